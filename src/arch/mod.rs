@@ -1,0 +1,1 @@
+//! Architecture tags (to be written).

@@ -1,0 +1,41 @@
+//! Subcommands of the `cutlet` binary.
+
+mod info;
+mod layout;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// cutlet: GEMM and tensor kernels for NVIDIA GPUs, and the CuTe layout algebra.
+#[derive(Parser, Debug)]
+#[command(name = "cutlet", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Evaluate a layout expression in CuTe notation, e.g. 'zipped_divide((8,8):(8,1), [2:1, 4:1])'.
+    Layout(layout::LayoutArgs),
+    /// Print the CUDA driver version and each GPU's compute capability, SM count and memory.
+    Info,
+}
+
+/// Parses the command line and runs the subcommand. Usage errors and
+/// failures exit with code 2 after one line on standard error.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Layout(args) => layout::run(&args),
+        Command::Info => info::run(),
+    }
+}

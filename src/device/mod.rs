@@ -1,0 +1,1 @@
+//! The driver runtime and device adapters (to be written).

@@ -1,0 +1,33 @@
+//! # cutlet
+//!
+//! GEMM and tensor kernels for NVIDIA GPUs, built the way CUTLASS 3.x is built:
+//! a hierarchy of small composable layers, from one PTX instruction up to a
+//! host-side adapter. Kernels are PTX assembled at run time from prewritten
+//! snippets (`ptx/`) and compiled by the CUDA driver's JIT, so a user needs the
+//! NVIDIA driver and cargo, nothing else.
+//!
+//! | layer | module | CUTLASS/CuTe counterpart |
+//! |---|---|---|
+//! | layout algebra | [`layout`] | `cute/layout.hpp`, `cute/swizzle.hpp` |
+//! | element types | [`numeric`] | `cutlass/numeric_types.h` |
+//! | arch tags | [`arch`] | `cutlass/arch/arch.h` |
+//! | PTX assembler | [`ptx`] | (nvcc's job in CUTLASS) |
+//! | atoms | [`atom`] | `cute/atom/mma_traits_sm*.hpp`, `copy_traits_sm*.hpp` |
+//! | tiled MMA and copy | [`tiled`] | `cute/atom/mma_atom.hpp`, `copy_atom.hpp` |
+//! | collectives | [`collective`] | `cutlass/gemm/collective/`, `cutlass/epilogue/collective/` |
+//! | kernels | [`kernel`] | `cutlass/gemm/kernel/` |
+//! | device adapter and runtime | [`device`] | `cutlass/gemm/device/gemm_universal_adapter.h` |
+#![warn(missing_docs)]
+
+pub mod arch;
+pub mod atom;
+pub mod collective;
+pub mod device;
+mod error;
+pub mod kernel;
+pub mod layout;
+pub mod numeric;
+pub mod ptx;
+pub mod tiled;
+
+pub use error::{Error, Result};

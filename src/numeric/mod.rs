@@ -1,0 +1,1 @@
+//! Element types (to be written).
