@@ -1,0 +1,1 @@
+//! GPU test helpers (to be written).

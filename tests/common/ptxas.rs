@@ -1,0 +1,1 @@
+//! ptxas test helper (to be written).
