@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 
 use common::gpu::{device_or_skip, first_mismatch, poisoned, random_vec, seeded_rng, POISON_U32};
+use cudarc::driver::sys::CUtensorMap;
 use cutlet::device::{
     device_count, driver_available, get_or_load, Device, KernelArgs, LaunchConfig, Module,
+    TensorMapArg,
 };
 use cutlet::Error;
 use rand::Rng;
@@ -460,4 +462,47 @@ fn a_block_over_1024_threads_is_a_typed_error() {
     let err = unsafe { function.launch(&config, args) }.expect_err("1025 threads");
     assert!(matches!(err, Error::InvalidLaunchConfig { .. }), "{err:?}");
     assert!(err.to_string().contains("1025"), "{err}");
+}
+
+/// One thread copies the 128 bytes of a by-value `.param .align 64 .b8
+/// tmap[128]` to `out`, the way a TMA kernel receives its tensor map.
+fn copy_tensor_map_ptx() -> String {
+    let mut ptx = String::from(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n\
+         .visible .entry copy_tensor_map(\n    .param .u64 out_ptr,\n\
+         .param .align 64 .b8 tmap[128]\n)\n{\n    .reg .b64 %rd<3>;\n\
+         ld.param.u64 %rd1, [out_ptr];\n    cvta.to.global.u64 %rd1, %rd1;\n",
+    );
+    for word in 0..16 {
+        let offset = 8 * word;
+        ptx.push_str(&format!(
+            "    ld.param.u64 %rd2, [tmap+{offset}];\n    st.global.u64 [%rd1+{offset}], %rd2;\n"
+        ));
+    }
+    ptx.push_str("    ret;\n}\n");
+    ptx
+}
+
+#[test]
+fn a_tensor_map_argument_reaches_the_kernel_by_value() {
+    let Some(device) = device_or_skip("a_tensor_map_argument_reaches_the_kernel_by_value") else {
+        return;
+    };
+    let module = Module::load(&device, "copy_tensor_map", &copy_tensor_map_ptx())
+        .expect("JIT of copy_tensor_map");
+    let function = module.function("copy_tensor_map").expect("kernel");
+    let words: Vec<u64> = random_vec(0x7A4A, 16, 0, u64::MAX);
+    let map = TensorMapArg(CUtensorMap {
+        opaque: words.clone().try_into().expect("16 words"),
+    });
+    let stream = device.default_stream();
+    let mut out = stream
+        .clone_htod(&poisoned(16, u64::from(POISON_U32)))
+        .expect("upload");
+    let mut args = KernelArgs::new(&stream);
+    args.output(&mut out).tensor_map(map);
+    // SAFETY: copy_tensor_map(.u64 out, .b8 tmap[128]) writes out[0..16); out holds 16 u64.
+    unsafe { function.launch(&LaunchConfig::for_elements(1, 1), args) }.expect("launch");
+    let got = stream.clone_dtoh(&out).expect("download");
+    assert_eq!(first_mismatch(&got, &words), None, "(word, got, want)");
 }
