@@ -1,9 +1,12 @@
 //! Which cutlet architecture a device runs.
 //!
-//! Note: `crate::arch::ArchKind::from_compute_capability` is being written on
-//! the `ptx` branch. Until it lands, this file holds the same mapping so the
-//! runtime and `cutlet info` can name the architecture; when it lands, this
-//! file is replaced by a re-export of `crate::arch::ArchKind`.
+//! Note: `crate::arch::ArchKind` (with `from_compute_capability` and a
+//! `Display` of the PTX target) is written on the `ptx` branch (commit
+//! fcf435d) and has not reached `main` yet. Until it does, this file holds
+//! the same enum and mapping so the runtime and `cutlet info` can name the
+//! architecture. When `ptx` is merged: delete this file and change the
+//! re-export in `device/mod.rs` to `pub use crate::arch::ArchKind;` (the rest
+//! of the device layer names it as `super::ArchKind`).
 
 use std::fmt;
 

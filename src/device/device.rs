@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use cudarc::driver::{sys::CUdevice_attribute as Attr, CudaContext, CudaStream};
 
-use super::arch_kind::ArchKind;
 use super::driver::device_count;
+use super::ArchKind;
 use crate::{Error, Result};
 
 /// One GPU, through its primary context. Cheap to clone: clones share the context.
