@@ -1,4 +1,10 @@
 //! `cutlet::Error`: every failure a caller can see, with its context.
+//!
+//! One enum for the whole crate. Messages are lowercase, name the offending
+//! value and what was expected, and keep the underlying cause reachable
+//! through [`std::error::Error::source`].
+
+use cudarc::driver::{sys::CUresult, DriverError};
 
 use crate::layout::LayoutError;
 use crate::ptx::PtxError;
@@ -16,4 +22,186 @@ pub enum Error {
     /// The PTX assembler was given something it cannot emit.
     #[error(transparent)]
     Ptx(#[from] PtxError),
+    /// The CUDA driver library (`libcuda`) could not be loaded.
+    #[error(
+        "no CUDA driver found: libcuda.so could not be loaded; cutlet needs the NVIDIA driver"
+    )]
+    NoDriver,
+    /// A device ordinal was asked for that the driver does not have.
+    #[error("no CUDA device with ordinal {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The ordinal that was asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+    /// A CUDA driver call failed; `context` says which step, for which kernel.
+    #[error("cuda driver error while {context}: {code:?}", code = .source.0)]
+    Driver {
+        /// The step that failed, e.g. "loading module for kernel `vector_add_f32_sm80`".
+        context: String,
+        /// The driver's error code.
+        #[source]
+        source: DriverError,
+    },
+    /// The driver's JIT could not compile a kernel's PTX.
+    #[error("jit compilation of kernel `{kernel}` failed with {code:?}: {log}")]
+    Jit {
+        /// The kernel (or module) whose PTX was compiled.
+        kernel: String,
+        /// The JIT's error log, as it wrote it.
+        log: String,
+        /// The driver's result code for the load.
+        code: CUresult,
+    },
+    /// A kernel needs an architecture the device does not have.
+    #[error("kernel `{kernel}` needs {required}, but device {ordinal} is cc {major}.{minor}")]
+    UnsupportedArch {
+        /// The kernel that cannot run.
+        kernel: String,
+        /// What the kernel needs, e.g. "sm_90a (compute capability 9.0)".
+        required: String,
+        /// The device's ordinal.
+        ordinal: usize,
+        /// The device's compute capability, major part.
+        major: u32,
+        /// The device's compute capability, minor part.
+        minor: u32,
+    },
+    /// A launch asked for more dynamic shared memory than the device allows per block.
+    #[error(
+        "kernel `{kernel}` asks for {requested} bytes of dynamic shared memory \
+         (plus {static_bytes} static), but the device allows at most {limit} bytes per block (opt-in limit)"
+    )]
+    SharedMemoryTooLarge {
+        /// The kernel being launched.
+        kernel: String,
+        /// Dynamic shared memory requested, in bytes.
+        requested: u32,
+        /// Static shared memory the kernel declares, in bytes.
+        static_bytes: u32,
+        /// The device's opt-in limit per block, in bytes.
+        limit: u32,
+    },
+    /// A launch configuration the device cannot run (block or grid dimensions).
+    #[error("invalid launch configuration for kernel `{kernel}`: {reason}")]
+    InvalidLaunchConfig {
+        /// The kernel being launched.
+        kernel: String,
+        /// What is wrong, naming the values and the limits.
+        reason: String,
+    },
+    /// A module has no kernel of the asked-for name.
+    #[error("kernel `{name}` not found in the module loaded for `{module}`")]
+    KernelNotFound {
+        /// The name that was looked up.
+        name: String,
+        /// The label the module was loaded under.
+        module: String,
+    },
+    /// An argument has a value the function cannot accept.
+    #[error("invalid argument `{name}` = {value}: expected {expected}")]
+    InvalidArgument {
+        /// The argument's name.
+        name: String,
+        /// The value that was given, formatted.
+        value: String,
+        /// What was expected instead.
+        expected: String,
+    },
+}
+
+impl Error {
+    /// A driver error with the step (and kernel) it happened in.
+    pub fn driver(context: impl Into<String>, source: DriverError) -> Self {
+        Error::Driver {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// An invalid argument: its name, the value given, and what was expected.
+    pub fn invalid_argument(
+        name: impl Into<String>,
+        value: impl std::fmt::Display,
+        expected: impl Into<String>,
+    ) -> Self {
+        Error::InvalidArgument {
+            name: name.into(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_error_names_step_and_code_and_keeps_source() {
+        let err = Error::driver(
+            "loading module for kernel `vector_add_f32_sm80`",
+            DriverError(CUresult::CUDA_ERROR_INVALID_PTX),
+        );
+        let text = err.to_string();
+        assert_eq!(
+            text,
+            "cuda driver error while loading module for kernel `vector_add_f32_sm80`: CUDA_ERROR_INVALID_PTX"
+        );
+        let source = std::error::Error::source(&err).expect("driver error keeps its source");
+        let driver = source
+            .downcast_ref::<DriverError>()
+            .expect("source is the DriverError");
+        assert_eq!(driver.0, CUresult::CUDA_ERROR_INVALID_PTX);
+    }
+
+    #[test]
+    fn messages_name_the_values() {
+        let no_device = Error::NoDevice {
+            ordinal: 3,
+            count: 1,
+        };
+        assert_eq!(
+            no_device.to_string(),
+            "no CUDA device with ordinal 3: the driver reports 1 device(s)"
+        );
+        let smem = Error::SharedMemoryTooLarge {
+            kernel: "k".into(),
+            requested: 300_000,
+            static_bytes: 16,
+            limit: 232_448,
+        };
+        let text = smem.to_string();
+        assert!(text.contains("300000") && text.contains("232448") && text.contains("`k`"));
+        let arg = Error::invalid_argument("lda", 7, "a multiple of 8");
+        assert_eq!(
+            arg.to_string(),
+            "invalid argument `lda` = 7: expected a multiple of 8"
+        );
+        let arch = Error::UnsupportedArch {
+            kernel: "gemm".into(),
+            required: "sm_90a".into(),
+            ordinal: 0,
+            major: 8,
+            minor: 6,
+        };
+        assert_eq!(
+            arch.to_string(),
+            "kernel `gemm` needs sm_90a, but device 0 is cc 8.6"
+        );
+    }
+
+    #[test]
+    fn jit_error_carries_the_log() {
+        let err = Error::Jit {
+            kernel: "broken".into(),
+            log: "ptxas application ptx input, line 5; error   : syntax error".into(),
+            code: CUresult::CUDA_ERROR_INVALID_PTX,
+        };
+        let text = err.to_string();
+        assert!(text.contains("`broken`"));
+        assert!(text.contains("CUDA_ERROR_INVALID_PTX"));
+        assert!(text.contains("syntax error"));
+    }
 }

@@ -1,1 +1,73 @@
-//! The driver runtime and device adapters (to be written).
+//! The device layer: the driver runtime that kernels run on, and (later) the
+//! device adapters.
+//!
+//! # Contract
+//!
+//! The device adapters come later: `GemmUniversalAdapter::<Config>` with
+//! CUTLASS's host contract, in this order: `can_implement` (says why not),
+//! `workspace_size`, `initialize` (arguments to kernel params), `run` (launch
+//! on the caller's stream). This module holds the runtime they stand on:
+//!
+//! | item | file | what it does |
+//! |---|---|---|
+//! | [`driver_available`], [`driver_version`], [`device_count`] | `driver.rs` | is `libcuda` there; never panics without it |
+//! | [`Device`], [`DeviceInfo`], [`DeviceLimits`] | `device.rs` | a GPU through its primary context; its limits, read once |
+//! | [`ArchKind`] | `arch_kind.rs` | which code family a compute capability gets |
+//! | [`Module`] | `jit.rs` | PTX compiled by the driver JIT, with its error and info logs |
+//! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
+//! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
+//! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
+//!
+//! # Assumptions
+//!
+//! - Every entry point checks for the driver first and returns
+//!   [`Error::NoDriver`](crate::Error::NoDriver) instead of letting cudarc panic.
+//! - Driver calls bind the owning context to the calling thread first, so
+//!   every type here may be used from any thread.
+//! - Launch limits are read when a [`Device`] opens; validating a launch
+//!   costs no driver call.
+//!
+//! # Example (needs a GPU)
+//!
+//! ```no_run
+//! use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
+//! # fn generate_ptx() -> cutlet::Result<String> {
+//! #     Ok(".version 8.0\n.target sm_80\n.address_size 64\n\
+//! #         .visible .entry times_three(.param .u64 out_ptr, .param .u32 n)\n{\n\
+//! #         .reg .pred %p<2>;\n.reg .b32 %r<7>;\n.reg .b64 %rd<4>;\n\
+//! #         ld.param.u64 %rd1, [out_ptr];\nld.param.u32 %r1, [n];\n\
+//! #         mov.u32 %r2, %ctaid.x;\nmov.u32 %r3, %ntid.x;\nmov.u32 %r4, %tid.x;\n\
+//! #         mad.lo.u32 %r5, %r2, %r3, %r4;\nsetp.ge.u32 %p1, %r5, %r1;\n@%p1 bra DONE;\n\
+//! #         cvta.to.global.u64 %rd1, %rd1;\nmul.wide.u32 %rd2, %r5, 4;\n\
+//! #         add.u64 %rd3, %rd1, %rd2;\nmul.lo.u32 %r6, %r5, 3;\n\
+//! #         st.global.u32 [%rd3], %r6;\nDONE:\nret;\n}\n".to_string())
+//! # }
+//! # fn main() -> cutlet::Result<()> {
+//! let device = Device::new(0)?;
+//! let stream = device.default_stream();
+//! let mut out = stream.alloc_zeros::<u32>(1000).expect("allocation");
+//! let kernel = get_or_load(&device, &"times_three", "times_three", generate_ptx)?;
+//! let mut args = KernelArgs::new(&stream);
+//! args.output(&mut out).scalar(1000u32);
+//! // SAFETY: `times_three(.u64 out, .u32 n)` writes out[0..n) and `out` holds n values.
+//! unsafe { kernel.function().launch(&LaunchConfig::for_elements(1000, 256), args)? };
+//! # Ok(())
+//! # }
+//! ```
+
+mod arch_kind;
+mod cache;
+#[allow(clippy::module_inception)]
+mod device;
+mod driver;
+mod function;
+mod jit;
+mod launch;
+
+pub use arch_kind::ArchKind;
+pub use cache::{get_or_load, LoadedKernel};
+pub use device::{Device, DeviceInfo, DeviceLimits};
+pub use driver::{device_count, driver_available, driver_version};
+pub use function::Function;
+pub use jit::Module;
+pub use launch::{KernelArgs, LaunchConfig, TensorMapArg};

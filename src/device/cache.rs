@@ -1,0 +1,204 @@
+//! The process-wide module cache: each kernel spec is generated and
+//! JIT-compiled once per device per process; later calls only look it up.
+//!
+//! A lookup is one hash of the spec, one short global lock, an equality
+//! check, and an atomic read of the slot: well under the 10 µs host budget
+//! of a cached GEMM call. Concurrent first calls for the same spec and device
+//! compile once: the first takes the slot's init lock and the others wait on
+//! it. If compiling fails, the error goes to the caller that compiled, the
+//! slot stays empty, and each waiting caller then tries again itself (so a
+//! failing spec is retried, never cached as failed).
+
+use std::any::{Any, TypeId};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::device::Device;
+use super::function::Function;
+use super::jit::Module;
+use crate::Result;
+
+/// A compiled kernel, as the cache hands it out.
+#[derive(Debug)]
+pub struct LoadedKernel {
+    module: Module,
+    function: Function,
+    generate_time: Duration,
+}
+
+impl LoadedKernel {
+    /// The compiled module (its JIT info log, compile time).
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The kernel to launch.
+    pub fn function(&self) -> &Function {
+        &self.function
+    }
+
+    /// Time spent generating the PTX (the closure given to [`get_or_load`]).
+    pub fn generate_time(&self) -> Duration {
+        self.generate_time
+    }
+
+    /// Time the driver spent compiling and loading the PTX.
+    pub fn compile_time(&self) -> Duration {
+        self.module.compile_time()
+    }
+
+    /// Total first-call cost: generating plus compiling.
+    pub fn first_call_time(&self) -> Duration {
+        self.generate_time + self.module.compile_time()
+    }
+}
+
+/// Returns the kernel compiled for (`spec`, `device`), generating its PTX
+/// with `generate` and compiling it on the first call in this process.
+///
+/// `kernel_name` is the `.entry` name to look up in the module (also the
+/// label in errors). Two specs are the same entry when they have the same
+/// type and compare equal, so the spec must hold every fact that changes the
+/// generated PTX.
+pub fn get_or_load<K, F>(
+    device: &Device,
+    spec: &K,
+    kernel_name: &str,
+    generate: F,
+) -> Result<Arc<LoadedKernel>>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+    F: FnOnce() -> Result<String>,
+{
+    global().get_or_load(device, spec, kernel_name, generate)
+}
+
+/// The process-wide cache behind [`get_or_load`].
+fn global() -> &'static ModuleCache {
+    static CACHE: OnceLock<ModuleCache> = OnceLock::new();
+    CACHE.get_or_init(ModuleCache::default)
+}
+
+/// A map from (spec type, spec hash, device ordinal) to the slots of the
+/// specs with that hash (a list, so a hash collision is told apart by `==`).
+#[derive(Default)]
+struct ModuleCache {
+    entries: Mutex<HashMap<(TypeId, u64, usize), Vec<Entry>>>,
+}
+
+struct Entry {
+    spec: Box<dyn Any + Send + Sync>,
+    slot: Arc<Slot>,
+}
+
+/// One (spec, device) entry: filled once, read without locking after.
+#[derive(Default)]
+struct Slot {
+    kernel: OnceLock<Arc<LoadedKernel>>,
+    init: Mutex<()>,
+}
+
+impl ModuleCache {
+    fn get_or_load<K, F>(
+        &self,
+        device: &Device,
+        spec: &K,
+        kernel_name: &str,
+        generate: F,
+    ) -> Result<Arc<LoadedKernel>>
+    where
+        K: Hash + Eq + Clone + Send + Sync + 'static,
+        F: FnOnce() -> Result<String>,
+    {
+        let slot = self.slot(spec, device.ordinal());
+        if let Some(kernel) = slot.kernel.get() {
+            return Ok(kernel.clone());
+        }
+        let _init = slot.init.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(kernel) = slot.kernel.get() {
+            return Ok(kernel.clone());
+        }
+        let start = Instant::now();
+        let ptx = generate()?;
+        let generate_time = start.elapsed();
+        let module = Module::load(device, kernel_name, &ptx)?;
+        let function = module.function(kernel_name)?;
+        let kernel = Arc::new(LoadedKernel {
+            module,
+            function,
+            generate_time,
+        });
+        Ok(slot.kernel.get_or_init(|| kernel).clone())
+    }
+
+    /// The slot of (`spec`, `ordinal`), created empty if new.
+    fn slot<K>(&self, spec: &K, ordinal: usize) -> Arc<Slot>
+    where
+        K: Hash + Eq + Clone + Send + Sync + 'static,
+    {
+        let mut hasher = DefaultHasher::new();
+        spec.hash(&mut hasher);
+        let key = (TypeId::of::<K>(), hasher.finish(), ordinal);
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let bucket = entries.entry(key).or_default();
+        let existing = bucket
+            .iter()
+            .find(|entry| entry.spec.downcast_ref::<K>() == Some(spec));
+        if let Some(entry) = existing {
+            return entry.slot.clone();
+        }
+        let slot = Arc::new(Slot::default());
+        bucket.push(Entry {
+            spec: Box::new(spec.clone()),
+            slot: slot.clone(),
+        });
+        slot
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, PartialEq, Eq)]
+    struct CollidingSpec(u32);
+
+    impl Hash for CollidingSpec {
+        fn hash<H: Hasher>(&self, state: &mut H) {
+            0u8.hash(state);
+        }
+    }
+
+    #[derive(Clone, PartialEq, Eq, Hash)]
+    struct OtherSpec(u32);
+
+    #[test]
+    fn same_spec_and_device_share_a_slot() {
+        let cache = ModuleCache::default();
+        let first = cache.slot(&OtherSpec(1), 0);
+        let again = cache.slot(&OtherSpec(1), 0);
+        assert!(Arc::ptr_eq(&first, &again));
+    }
+
+    #[test]
+    fn other_device_other_value_or_other_type_get_other_slots() {
+        let cache = ModuleCache::default();
+        let base = cache.slot(&OtherSpec(1), 0);
+        assert!(!Arc::ptr_eq(&base, &cache.slot(&OtherSpec(1), 1)));
+        assert!(!Arc::ptr_eq(&base, &cache.slot(&OtherSpec(2), 0)));
+        assert!(!Arc::ptr_eq(&base, &cache.slot(&1u32, 0)));
+    }
+
+    #[test]
+    fn hash_collisions_are_told_apart_by_equality() {
+        let cache = ModuleCache::default();
+        let a = cache.slot(&CollidingSpec(1), 0);
+        let b = cache.slot(&CollidingSpec(2), 0);
+        assert!(!Arc::ptr_eq(&a, &b));
+        assert!(Arc::ptr_eq(&a, &cache.slot(&CollidingSpec(1), 0)));
+        assert!(Arc::ptr_eq(&b, &cache.slot(&CollidingSpec(2), 0)));
+    }
+}

@@ -1,0 +1,243 @@
+//! Loading PTX through the driver's JIT, with its error and info logs.
+//!
+//! cudarc's `CudaContext::load_module` calls `cuModuleLoadData` without JIT
+//! options, so a bad kernel fails with a bare `CUDA_ERROR_INVALID_PTX`. cutlet
+//! calls `cuModuleLoadDataEx` itself and owns the module and function handles.
+
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{sys, CudaContext};
+
+use super::device::{Device, DeviceLimits};
+use super::function::Function;
+use crate::{Error, Result};
+
+/// Capacity of each JIT log buffer, in bytes (the driver caps its logs here).
+const JIT_LOG_BYTES: usize = 64 * 1024;
+
+/// A loaded module: its PTX compiled for one device. Cheap to clone; the
+/// driver module is unloaded when the last clone and the last [`Function`]
+/// taken from it are dropped.
+#[derive(Clone, Debug)]
+pub struct Module {
+    inner: Arc<ModuleHandle>,
+}
+
+/// The owned `CUmodule` and what the JIT said while compiling it.
+#[derive(Debug)]
+pub(crate) struct ModuleHandle {
+    pub(crate) raw: sys::CUmodule,
+    pub(crate) context: Arc<CudaContext>,
+    pub(crate) limits: DeviceLimits,
+    label: String,
+    info_log: String,
+    compile_time: Duration,
+}
+
+// SAFETY: a `CUmodule` is a driver handle, usable from any thread once its
+// context is bound there; every use below binds the context first, and the
+// handle is never mutated after creation.
+unsafe impl Send for ModuleHandle {}
+// SAFETY: as for `Send`; shared access only reads the handle and the logs.
+unsafe impl Sync for ModuleHandle {}
+
+impl Drop for ModuleHandle {
+    fn drop(&mut self) {
+        self.context.record_err(self.context.bind_to_thread());
+        // SAFETY: `raw` came from a successful `cuModuleLoadDataEx`, is
+        // unloaded only here, and no `Function` outlives this handle (each
+        // holds an `Arc` to it).
+        let unloaded = unsafe { sys::cuModuleUnload(self.raw) }.result();
+        self.context.record_err(unloaded);
+    }
+}
+
+impl Module {
+    /// JIT-compiles `ptx` for `device`. `label` names the kernel (or family)
+    /// in errors and logs.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `ptx` contains a NUL byte;
+    /// [`Error::Jit`] with the JIT's error log if the driver rejects the PTX;
+    /// [`Error::Driver`] for other driver failures (no log, e.g. out of memory).
+    pub fn load(device: &Device, label: &str, ptx: &str) -> Result<Module> {
+        let image = CString::new(ptx).map_err(|e| {
+            Error::invalid_argument(
+                format!("ptx of `{label}`"),
+                format!("text with a NUL byte at offset {}", e.nul_position()),
+                "PTX text without NUL bytes",
+            )
+        })?;
+        let context = device.context().clone();
+        context
+            .bind_to_thread()
+            .map_err(|e| Error::driver(format!("binding the context to load `{label}`"), e))?;
+
+        let mut error_log = vec![0u8; JIT_LOG_BYTES];
+        let mut info_log = vec![0u8; JIT_LOG_BYTES];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            sys::CUjit_option::CU_JIT_LOG_VERBOSE,
+        ];
+        // Option values are pointer-sized: buffers as pointers, sizes and
+        // flags as integers cast to pointers. The driver writes the number of
+        // log bytes used back into the size slots.
+        let mut values: [*mut c_void; 5] = [
+            error_log.as_mut_ptr().cast(),
+            JIT_LOG_BYTES as *mut c_void,
+            info_log.as_mut_ptr().cast(),
+            JIT_LOG_BYTES as *mut c_void,
+            1usize as *mut c_void,
+        ];
+        let mut raw: sys::CUmodule = std::ptr::null_mut();
+        let start = Instant::now();
+        // SAFETY: the context is bound to this thread; `image` is a
+        // NUL-terminated PTX string alive across the call; `options` and
+        // `values` have the same length (passed as the count) and outlive the
+        // call; both log buffers are `JIT_LOG_BYTES` long, as their size
+        // options say; `raw` is a valid out-pointer.
+        let loaded = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut raw,
+                image.as_ptr().cast(),
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        }
+        .result();
+        let compile_time = start.elapsed();
+        let error_text = log_text(&error_log, values[1]);
+        let info_text = log_text(&info_log, values[3]);
+
+        if let Err(e) = loaded {
+            return Err(if !error_text.is_empty() || is_jit_failure(e.0) {
+                Error::Jit {
+                    kernel: label.to_string(),
+                    log: error_text,
+                    code: e.0,
+                }
+            } else {
+                Error::driver(format!("loading module for kernel `{label}`"), e)
+            });
+        }
+        Ok(Module {
+            inner: Arc::new(ModuleHandle {
+                raw,
+                context,
+                limits: *device.limits(),
+                label: label.to_string(),
+                info_log: info_text,
+                compile_time,
+            }),
+        })
+    }
+
+    /// The kernel `name` of this module.
+    ///
+    /// Errors: [`Error::KernelNotFound`] naming it when the module has no such
+    /// entry; [`Error::InvalidArgument`] if `name` contains a NUL byte.
+    pub fn function(&self, name: &str) -> Result<Function> {
+        let label = &self.inner.label;
+        let c_name = CString::new(name).map_err(|_| {
+            Error::invalid_argument(
+                "kernel name",
+                format!("{name:?}"),
+                "a name without NUL bytes",
+            )
+        })?;
+        self.inner.context.bind_to_thread().map_err(|e| {
+            Error::driver(format!("binding the context to look up kernel `{name}`"), e)
+        })?;
+        let mut raw: sys::CUfunction = std::ptr::null_mut();
+        // SAFETY: the context is bound; `self.inner.raw` is a loaded module
+        // (alive while `self` is); `c_name` is NUL-terminated; `raw` is a
+        // valid out-pointer.
+        let found =
+            unsafe { sys::cuModuleGetFunction(&mut raw, self.inner.raw, c_name.as_ptr()) }.result();
+        match found {
+            Ok(()) => Function::new(raw, name, self.inner.clone()),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_FOUND => Err(Error::KernelNotFound {
+                name: name.to_string(),
+                module: label.clone(),
+            }),
+            Err(e) => Err(Error::driver(
+                format!("looking up kernel `{name}` in the module for `{label}`"),
+                e,
+            )),
+        }
+    }
+
+    /// The label the module was loaded under.
+    pub fn label(&self) -> &str {
+        &self.inner.label
+    }
+
+    /// What the JIT reported while compiling (verbose): `ptxas info : Used N
+    /// registers`, spill stores and loads, per kernel. Empty when the driver
+    /// served the module from its disk cache (`CUDA_CACHE_DISABLE=1` turns that off).
+    pub fn info_log(&self) -> &str {
+        &self.inner.info_log
+    }
+
+    /// Wall time the driver spent in `cuModuleLoadDataEx` (JIT compile and load).
+    pub fn compile_time(&self) -> Duration {
+        self.inner.compile_time
+    }
+}
+
+/// Result codes of `cuModuleLoadDataEx` that mean "the JIT could not compile this".
+fn is_jit_failure(code: sys::CUresult) -> bool {
+    use sys::CUresult as R;
+    matches!(
+        code,
+        R::CUDA_ERROR_INVALID_PTX
+            | R::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+            | R::CUDA_ERROR_INVALID_IMAGE
+            | R::CUDA_ERROR_NO_BINARY_FOR_GPU
+            | R::CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+            | R::CUDA_ERROR_JIT_COMPILATION_DISABLED
+            | R::CUDA_ERROR_INVALID_SOURCE
+    )
+}
+
+/// The text of a JIT log buffer: the driver's written size (read from the
+/// option slot, low 32 bits, since the option type is `unsigned int`), capped
+/// at the buffer, cut at the first NUL, trailing whitespace trimmed.
+fn log_text(buffer: &[u8], written: *mut c_void) -> String {
+    let written = (written as usize as u32) as usize;
+    let filled = &buffer[..written.min(buffer.len())];
+    let end = filled.iter().position(|&b| b == 0).unwrap_or(filled.len());
+    String::from_utf8_lossy(&filled[..end])
+        .trim_end()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_text_stops_at_the_written_size_and_the_first_nul() {
+        let mut buffer = b"ptxas info    : Used 8 registers\n\0garbage".to_vec();
+        buffer.resize(64, b'x');
+        let text = log_text(&buffer, 40usize as *mut c_void);
+        assert_eq!(text, "ptxas info    : Used 8 registers");
+        assert_eq!(log_text(&buffer, 5usize as *mut c_void), "ptxas");
+        assert_eq!(log_text(&buffer, std::ptr::null_mut()), "");
+        assert_eq!(log_text(&buffer, 1000usize as *mut c_void).len(), 32);
+    }
+
+    #[test]
+    fn jit_failures_are_told_apart_from_other_driver_errors() {
+        assert!(is_jit_failure(sys::CUresult::CUDA_ERROR_INVALID_PTX));
+        assert!(is_jit_failure(
+            sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+        ));
+        assert!(!is_jit_failure(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+    }
+}

@@ -1,0 +1,327 @@
+//! Launching a [`Function`] on a cudarc stream: the launch configuration, its
+//! validation against the device, and a typed argument list.
+
+use std::ffi::c_void;
+
+use cudarc::driver::{sys, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
+
+use super::device::DeviceLimits;
+use super::function::Function;
+use crate::{Error, Result};
+
+/// Grid, block and dynamic shared memory of one launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A 1-D launch of `threads_per_block`-thread blocks covering `n` items,
+    /// one per thread, with no dynamic shared memory (`n = 0` gives an empty
+    /// grid, which [`LaunchConfig::validate`] rejects).
+    ///
+    /// ```
+    /// # use cutlet::device::LaunchConfig;
+    /// let config = LaunchConfig::for_elements(1000, 256);
+    /// assert_eq!(config.grid, (4, 1, 1));
+    /// assert_eq!(config.block, (256, 1, 1));
+    /// ```
+    pub fn for_elements(n: u32, threads_per_block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: (n.div_ceil(threads_per_block.max(1)), 1, 1),
+            block: (threads_per_block, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// Threads per block (the product of the block extents).
+    pub fn threads_per_block(&self) -> u64 {
+        let (x, y, z) = self.block;
+        u64::from(x) * u64::from(y) * u64::from(z)
+    }
+
+    /// Checks the block and grid against `limits` (dynamic shared memory is
+    /// checked by the function, which knows its static shared memory).
+    ///
+    /// Errors: [`Error::InvalidLaunchConfig`] naming `kernel`, the values and the limit.
+    pub fn validate(&self, kernel: &str, limits: &DeviceLimits) -> Result<()> {
+        let invalid = |reason: String| Error::InvalidLaunchConfig {
+            kernel: kernel.to_string(),
+            reason,
+        };
+        let (bx, by, bz) = self.block;
+        let (gx, gy, gz) = self.grid;
+        if [bx, by, bz, gx, gy, gz].contains(&0) {
+            return Err(invalid(format!(
+                "grid {:?} and block {:?} must have every extent at least 1",
+                self.grid, self.block
+            )));
+        }
+        let threads = self.threads_per_block();
+        if threads > u64::from(limits.max_threads_per_block) {
+            return Err(invalid(format!(
+                "block {:?} has {threads} threads; the device allows at most {}",
+                self.block, limits.max_threads_per_block
+            )));
+        }
+        let (mx, my, mz) = limits.max_block_dim;
+        if bx > mx || by > my || bz > mz {
+            return Err(invalid(format!(
+                "block {:?} exceeds the device's largest block {:?}",
+                self.block, limits.max_block_dim
+            )));
+        }
+        let (mx, my, mz) = limits.max_grid_dim;
+        if gx > mx || gy > my || gz > mz {
+            return Err(invalid(format!(
+                "grid {:?} exceeds the device's largest grid {:?}",
+                self.grid, limits.max_grid_dim
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A `CUtensorMap` passed to a kernel by value (a `.param .align 64 .b8
+/// map[128]` parameter). The driver copies its 128 bytes at launch.
+///
+/// cudarc's `CUtensorMap` is itself `align(128)` at the `cuda-13000` level,
+/// so this wrapper is 128-byte aligned; 64 is what the driver requires.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug)]
+pub struct TensorMapArg(pub sys::CUtensorMap);
+
+/// The arguments of one launch, in the kernel's parameter order.
+///
+/// Buffers contribute their device address (and cudarc's stream ordering:
+/// a read waits for earlier writes, a write for earlier reads and writes;
+/// the read/write is recorded after the launch). Scalars and tensor maps
+/// are copied into storage the list owns.
+pub struct KernelArgs<'a> {
+    stream: &'a CudaStream,
+    values: Vec<Box<dyn ParamValue + 'a>>,
+    guards: Vec<SyncOnDrop<'a>>,
+}
+
+/// A host copy of one kernel parameter, whose address the driver reads.
+trait ParamValue {
+    fn address(&self) -> *mut c_void;
+}
+
+impl<T: DeviceRepr> ParamValue for T {
+    fn address(&self) -> *mut c_void {
+        (self as *const T).cast_mut().cast()
+    }
+}
+
+impl<'a> KernelArgs<'a> {
+    /// An empty argument list for a launch on `stream`.
+    pub fn new(stream: &'a CudaStream) -> Self {
+        KernelArgs {
+            stream,
+            values: Vec::new(),
+            guards: Vec::new(),
+        }
+    }
+
+    /// The stream the launch will go to.
+    pub fn stream(&self) -> &'a CudaStream {
+        self.stream
+    }
+
+    /// Number of arguments pushed so far.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no argument has been pushed.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// A buffer the kernel reads (`&CudaSlice<T>`, `&CudaView<T>`, `&CudaViewMut<T>`);
+    /// passed as its `u64` device address.
+    pub fn input<T, B: DevicePtr<T>>(&mut self, buffer: &'a B) -> &mut Self {
+        let (address, guard) = buffer.device_ptr(self.stream);
+        self.guards.push(guard);
+        self.scalar(address)
+    }
+
+    /// A buffer the kernel writes (`&mut CudaSlice<T>`, `&mut CudaViewMut<T>`);
+    /// passed as its `u64` device address.
+    pub fn output<T, B: DevicePtrMut<T>>(&mut self, buffer: &'a mut B) -> &mut Self {
+        let (address, guard) = buffer.device_ptr_mut(self.stream);
+        self.guards.push(guard);
+        self.scalar(address)
+    }
+
+    /// A value passed by copy (`u32`, `f32`, `u64`, a `#[repr(C)]` struct
+    /// implementing `DeviceRepr`, ...).
+    pub fn scalar<T: DeviceRepr + 'a>(&mut self, value: T) -> &mut Self {
+        self.values.push(Box::new(value));
+        self
+    }
+
+    /// A tensor map passed by value (128 bytes).
+    pub fn tensor_map(&mut self, map: TensorMapArg) -> &mut Self {
+        self.scalar(map)
+    }
+}
+
+// SAFETY: `TensorMapArg` is `repr(C)` around the driver's own `CUtensorMap`
+// (plain bytes), exactly what a `.param .align 64 .b8 [128]` parameter holds.
+unsafe impl DeviceRepr for TensorMapArg {}
+
+impl Function {
+    /// Launches this kernel with `config` and `args` on `args`' stream.
+    ///
+    /// Checks first, with no driver call: the block and grid against the
+    /// device's limits, the dynamic shared memory (plus the kernel's static
+    /// shared memory) against the opt-in limit, and that the stream belongs
+    /// to the kernel's context. Above 48 KiB of dynamic shared memory it
+    /// raises the function's limit first (once per new size).
+    ///
+    /// # Safety
+    ///
+    /// The caller guarantees that:
+    /// - `args` matches the kernel's parameter list exactly: the same count,
+    ///   in order, each with the size and meaning of its PTX parameter
+    ///   (`.u64` addresses for buffers, the scalar types as declared);
+    /// - every buffer is large enough for every element the kernel touches
+    ///   with this configuration and these scalars, and a buffer passed with
+    ///   [`KernelArgs::input`] is not written by the kernel;
+    /// - the kernel terminates and does not otherwise access memory it was
+    ///   not given.
+    pub unsafe fn launch(&self, config: &LaunchConfig, args: KernelArgs<'_>) -> Result<()> {
+        let context = &self.module.context;
+        config.validate(&self.name, &self.module.limits)?;
+        self.allow_dynamic_shared_memory(config.shared_mem_bytes)?;
+        if args.stream.context().cu_ctx() != context.cu_ctx() {
+            return Err(Error::invalid_argument(
+                "stream",
+                format!("a stream of device {}", args.stream.context().ordinal()),
+                format!(
+                    "a stream of device {}, where kernel `{}` is loaded",
+                    context.ordinal(),
+                    self.name
+                ),
+            ));
+        }
+        context.bind_to_thread().map_err(|e| {
+            Error::driver(format!("binding the context to launch `{}`", self.name), e)
+        })?;
+        let mut params: Vec<*mut c_void> = args.values.iter().map(|v| v.address()).collect();
+        let (gx, gy, gz) = config.grid;
+        let (bx, by, bz) = config.block;
+        // SAFETY: the context is bound; `self.raw` is a function of a loaded
+        // module; `params` holds one pointer per argument, each to a host copy
+        // owned by `args` and alive until after this call; argument types and
+        // buffer sizes are the caller's guarantee (see `# Safety`); the
+        // configuration was validated above.
+        unsafe {
+            sys::cuLaunchKernel(
+                self.raw,
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                config.shared_mem_bytes,
+                args.stream.cu_stream(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()
+        .map_err(|e| Error::driver(format!("launching kernel `{}`", self.name), e))?;
+        // The buffer guards record each read/write on the stream when `args`
+        // drops here, after the launch is enqueued.
+        drop(args);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h100_limits() -> DeviceLimits {
+        DeviceLimits {
+            max_threads_per_block: 1024,
+            max_block_dim: (1024, 1024, 64),
+            max_grid_dim: (2_147_483_647, 65_535, 65_535),
+            max_shared_memory_per_block: 48 * 1024,
+            max_shared_memory_per_block_optin: 227 * 1024,
+        }
+    }
+
+    fn config(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            block,
+            shared_mem_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn valid_configurations_pass() {
+        let limits = h100_limits();
+        assert!(config((1, 1, 1), (1024, 1, 1))
+            .validate("k", &limits)
+            .is_ok());
+        assert!(config((65_535, 65_535, 1), (32, 32, 1))
+            .validate("k", &limits)
+            .is_ok());
+    }
+
+    #[test]
+    fn too_many_threads_names_the_count_and_the_limit() {
+        let err = config((1, 1, 1), (32, 32, 2))
+            .validate("gemm", &h100_limits())
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::InvalidLaunchConfig { .. }));
+        assert!(
+            text.contains("`gemm`") && text.contains("2048") && text.contains("1024"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn empty_and_oversized_grids_are_rejected() {
+        let limits = h100_limits();
+        let empty = config((0, 1, 1), (128, 1, 1))
+            .validate("k", &limits)
+            .unwrap_err();
+        assert!(empty.to_string().contains("(0, 1, 1)"));
+        let tall = config((1, 65_536, 1), (128, 1, 1))
+            .validate("k", &limits)
+            .unwrap_err();
+        assert!(tall.to_string().contains("65536"));
+        let deep = config((1, 1, 1), (1, 1, 65))
+            .validate("k", &limits)
+            .unwrap_err();
+        assert!(deep.to_string().contains("(1, 1, 65)"));
+    }
+
+    #[test]
+    fn for_elements_covers_every_element() {
+        for (n, block) in [(1, 128), (128, 128), (129, 128), (1_000_003, 256)] {
+            let c = LaunchConfig::for_elements(n, block);
+            assert!(u64::from(c.grid.0) * u64::from(block) >= u64::from(n));
+            assert!(u64::from(c.grid.0 - 1) * u64::from(block) < u64::from(n));
+        }
+    }
+
+    #[test]
+    fn tensor_map_argument_is_128_bytes_and_64_aligned() {
+        assert_eq!(std::mem::size_of::<TensorMapArg>(), 128);
+        assert_eq!(std::mem::align_of::<TensorMapArg>() % 64, 0);
+    }
+}

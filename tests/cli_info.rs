@@ -1,0 +1,77 @@
+//! `cutlet info` as a user runs it: a report where a GPU is present, one
+//! plain error line and exit code 2 where none is.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::gpu::device_or_skip;
+
+use cutlet::device::{device_count, driver_available, Device};
+
+fn cutlet_info() -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cutlet"))
+        .arg("info")
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("the cutlet binary runs")
+}
+
+fn gpu_present() -> bool {
+    driver_available() && matches!(device_count(), Ok(n) if n > 0)
+}
+
+#[test]
+fn without_a_gpu_info_prints_one_error_line_and_exits_2() {
+    if gpu_present() {
+        eprintln!("skipped without_a_gpu_info_prints_one_error_line_and_exits_2: a GPU is present");
+        return;
+    }
+    let output = cutlet_info();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "stdout: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(stderr.lines().count(), 1, "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    let expected = if driver_available() {
+        "error: no CUDA GPU found"
+    } else {
+        "error: no CUDA driver found: libcuda.so could not be loaded; cutlet needs the NVIDIA driver"
+    };
+    assert_eq!(stderr.trim_end(), expected);
+}
+
+#[test]
+fn with_a_gpu_info_names_each_compute_capability() {
+    if device_or_skip("with_a_gpu_info_names_each_compute_capability").is_none() {
+        return;
+    }
+    let output = cutlet_info();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.starts_with("CUDA driver "), "{stdout}");
+    let count = device_count().expect("device count");
+    for ordinal in 0..count {
+        let info = Device::new(ordinal)
+            .and_then(|d| d.info())
+            .expect("device info");
+        let (major, minor) = info.compute_capability;
+        assert!(
+            stdout.contains(&format!("GPU {ordinal}: {}", info.name)),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("compute capability: {major}.{minor}")),
+            "{stdout}"
+        );
+    }
+}
