@@ -32,3 +32,17 @@ pub use int_tuple::IntTuple;
 pub use layout::{Layout, Major};
 pub use notation::{ParseError, Parser};
 pub use tiler::Tiler;
+
+mod composed;
+mod print;
+mod static_layout;
+mod static_tuple;
+mod svg;
+mod swizzle;
+
+pub use composed::{ComposedLayout, SmemSwizzle};
+pub use print::print_layout;
+pub use static_layout::{StaticLayout, StaticSwizzle};
+pub use static_tuple::{Congruent, StaticIntTuple};
+pub use svg::{layout_svg, tv_layout_svg};
+pub use swizzle::Swizzle;
