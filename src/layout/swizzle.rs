@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(sw.yyy_mask(), 0b111_000_000);
         assert_eq!(sw.zzz_mask(), 0b000_111_000);
         let neg = Swizzle::new(2, 1, -3).unwrap();
-        assert_eq!(neg.yyy_mask(), 0b00_0_11_0);
+        assert_eq!(neg.yyy_mask(), 0b110);
         assert_eq!(neg.zzz_mask(), 0b11_0000);
     }
 
