@@ -137,20 +137,22 @@ impl IntTuple {
         }
     }
 
-    /// Product of each top-level mode, as a flat tuple (CuTe's `product_each`).
+    /// Product of each top-level mode, as a flat tuple (CuTe's `product_each`);
+    /// an integer `n` becomes the one-mode tuple `(n)`, as CuTe wraps it.
     ///
     /// ```
     /// use cutlet::layout::IntTuple;
     /// let s: IntTuple = "((2,4),(8,16))".parse().unwrap();
     /// assert_eq!(s.product_each().to_string(), "(8,128)");
+    /// assert_eq!(IntTuple::Int(8).product_each().to_string(), "(8)");
     /// ```
     pub fn product_each(&self) -> IntTuple {
-        match self {
-            IntTuple::Int(_) => self.clone(),
-            IntTuple::Tuple(m) => {
-                IntTuple::Tuple(m.iter().map(|x| IntTuple::Int(x.size())).collect())
-            }
-        }
+        IntTuple::Tuple(
+            self.modes()
+                .iter()
+                .map(|x| IntTuple::Int(x.size()))
+                .collect(),
+        )
     }
 
     /// The exclusive prefix product of a shape (CuTe's `prefix_product`), congruent to it:
