@@ -184,3 +184,96 @@ fn svg_with_stdin_is_refused() {
     let out = cutlet_stdin(&["layout", "-", "--svg", "x.svg"], "4:1\n");
     assert_one_error(&out, "--svg");
 }
+
+/// Every operation on a known example (CuTe's documentation examples where it has one).
+#[test]
+fn each_operation_on_a_known_example() {
+    let cases = [
+        (
+            "composition((6,2):(8,2), (4,3):(3,1))",
+            "((2,2),3):((24,2),8)",
+        ),
+        ("composition((8,8):(8,1), [2:1, 4:2])", "(2,4):(8,2)"),
+        ("complement(4:1, 24)", "6:4"),
+        ("complement((2,2):(1,6), 24)", "(3,2):(2,12)"),
+        ("complement((2,2):(1,6))", "3:2"),
+        ("coalesce((2,(1,6)):(1,(6,2)))", "12:1"),
+        ("filter((4,2):(0,1))", "2:1"),
+        ("right_inverse((4,8):(8,1))", "(8,4):(4,1)"),
+        ("left_inverse((4,8):(8,1))", "(8,4):(4,1)"),
+        (
+            "logical_divide((4,2,3):(2,1,8), 4:2)",
+            "((2,2),(2,3)):((4,1),(2,8))",
+        ),
+        (
+            "zipped_divide((8,8):(8,1), [2:1, 4:1])",
+            "((2,4),(4,2)):((8,1),(16,4))",
+        ),
+        (
+            "tiled_divide((8,8):(8,1), [2:1, 4:1])",
+            "((2,4),4,2):((8,1),16,4)",
+        ),
+        ("flat_divide((8,8):(8,1), (2,4))", "(2,4,4,2):(8,1,16,4)"),
+        (
+            "logical_product((2,2):(4,1), 6:1)",
+            "((2,2),(2,3)):((4,1),(2,8))",
+        ),
+        (
+            "zipped_product((2,2):(4,1), [2:1, 3:1])",
+            "((2,2),(2,3)):((4,1),(1,2))",
+        ),
+        (
+            "tiled_product((2,2):(4,1), [2:1, 3:1])",
+            "((2,2),2,3):((4,1),1,2)",
+        ),
+        ("flat_product((2,2):(4,1), (2,3))", "(2,2,2,3):(4,1,1,2)"),
+        (
+            "blocked_product((2,5):(5,1), (3,4):(1,3))",
+            "((2,3),(5,4)):((5,10),(1,30))",
+        ),
+        (
+            "raked_product((2,5):(5,1), (3,4):(1,3))",
+            "((3,2),(4,5)):((10,5),(30,1))",
+        ),
+        (
+            "make_layout_tv((4,8):(8,1), 1:1)",
+            "(4,8) ((8,4),1):((4,1),0)",
+        ),
+        ("upcast((4,8):(8,1), 2)", "(4,4):(4,1)"),
+        ("downcast((4,8):(8,1), 2)", "(4,16):(16,1)"),
+        (
+            "composition(coalesce((2,(2,2)):(1,(2,4))), right_inverse((4,2):(2,1)))",
+            "(2,4):(4,1)",
+        ),
+    ];
+    let input: String = cases.iter().map(|(e, _)| format!("{e}\n")).collect();
+    let out = cutlet_stdin(&["layout", "-"], &input);
+    let stdout = text(&out.stdout);
+    for ((expr, expected), got) in cases.iter().zip(stdout.lines()) {
+        assert_eq!(got, *expected, "{expr}");
+    }
+    assert_eq!(stdout.lines().count(), cases.len());
+    assert!(out.status.success());
+}
+
+#[test]
+fn tv_svg_of_make_layout_tv() {
+    let path = std::env::temp_dir().join(format!("cutlet-tv-{}.svg", std::process::id()));
+    let out = cutlet(&[
+        "layout",
+        "make_layout_tv((4,8):(8,1), 1:1)",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(svg.matches("<rect").count(), 32);
+    assert!(svg.contains(">T31</text>") && svg.contains(">V0</text>"));
+}
+
+#[test]
+fn inadmissible_operation_fails_with_one_line() {
+    let out = cutlet(&["layout", "composition((8,8):(8,1), [(2,2), 4:2])"]);
+    assert_one_error(&out, "composition");
+}

@@ -245,3 +245,116 @@ fn checked(l: Layout, pos: usize, what: &str) -> Result<Layout, EvalError> {
     }
     Ok(l)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// Evaluates `src` and fails the test if the evaluator panics.
+    fn no_panic(src: &str) {
+        let owned = src.to_string();
+        let outcome = std::panic::catch_unwind(move || {
+            let _ = evaluate(&owned);
+        });
+        assert!(outcome.is_ok(), "evaluate panicked on {src:?}");
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut rng = StdRng::seed_from_u64(7);
+        const ALPHABET: &[u8] = b"()[],:- 0123456789_abcz\t\n";
+        for _ in 0..4000 {
+            let len = rng.random_range(0..40);
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    if rng.random_bool(0.8) {
+                        ALPHABET[rng.random_range(0..ALPHABET.len())]
+                    } else {
+                        rng.random()
+                    }
+                })
+                .collect();
+            no_panic(&String::from_utf8_lossy(&bytes));
+        }
+    }
+
+    fn random_int(rng: &mut StdRng) -> i64 {
+        match rng.random_range(0..10) {
+            0 => 0,
+            1 => -rng.random_range(1..5),
+            2 => [LIMIT, LIMIT - 1, 1 << 16, 3 << 20][rng.random_range(0..4)],
+            _ => rng.random_range(1..9),
+        }
+    }
+
+    fn random_tuple(rng: &mut StdRng, depth: usize) -> String {
+        if depth > 1 || rng.random_bool(0.5) {
+            return random_int(rng).to_string();
+        }
+        let n = rng.random_range(1..4);
+        let modes: Vec<String> = (0..n).map(|_| random_tuple(rng, depth + 1)).collect();
+        format!("({})", modes.join(","))
+    }
+
+    /// A layout whose stride mirrors the shape's structure (mostly congruent).
+    fn random_layout(rng: &mut StdRng) -> String {
+        let shape = random_tuple(rng, 0);
+        let stride: String = shape
+            .chars()
+            .map(|c| {
+                if c.is_ascii_digit() && rng.random_bool(0.4) {
+                    char::from(b'0' + rng.random_range(0..9))
+                } else {
+                    c
+                }
+            })
+            .collect();
+        if rng.random_bool(0.2) {
+            shape
+        } else {
+            format!("{shape}:{stride}")
+        }
+    }
+
+    fn random_expr(rng: &mut StdRng, depth: usize) -> String {
+        if depth > 2 || rng.random_bool(0.35) {
+            return random_layout(rng);
+        }
+        if rng.random_bool(0.1) {
+            let a = random_expr(rng, depth + 1);
+            let b = random_expr(rng, depth + 1);
+            return format!("[{a}, {b}]");
+        }
+        let (name, min, max) = FUNCTIONS[rng.random_range(0..FUNCTIONS.len())];
+        let n = rng.random_range(min.saturating_sub(1)..=max + 1).max(1);
+        let args: Vec<String> = (0..n)
+            .map(|i| {
+                if i == 1 && rng.random_bool(0.3) {
+                    random_int(rng).to_string()
+                } else {
+                    random_expr(rng, depth + 1)
+                }
+            })
+            .collect();
+        format!("{name}({})", args.join(", "))
+    }
+
+    #[test]
+    fn near_valid_expressions_never_panic() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut evaluated = 0;
+        for _ in 0..6000 {
+            let mut src = random_expr(&mut rng, 0);
+            if rng.random_bool(0.1) && !src.is_empty() {
+                let cut = rng.random_range(0..src.len());
+                src.truncate(cut);
+            }
+            no_panic(&src);
+            evaluated += usize::from(evaluate(&src).is_ok());
+        }
+        // the generator must reach the algebra, not only the parser's errors
+        assert!(evaluated > 500, "only {evaluated} expressions had a value");
+    }
+}
