@@ -53,3 +53,17 @@ pub use product::{
 pub use recast::{downcast, max_common_vector, recast, upcast};
 pub use tiler::Tiler;
 pub use tv::make_layout_tv;
+
+mod composed;
+mod print;
+mod static_layout;
+mod static_tuple;
+mod svg;
+mod swizzle;
+
+pub use composed::{ComposedLayout, SmemSwizzle};
+pub use print::print_layout;
+pub use static_layout::{StaticLayout, StaticSwizzle};
+pub use static_tuple::{Congruent, StaticIntTuple};
+pub use svg::{layout_svg, tv_layout_svg};
+pub use swizzle::Swizzle;
