@@ -6,7 +6,7 @@
 //!
 //! //@snippet NAME
 //! // One or more doc lines.
-//! 	instruction ${hole}, ...;
+//!     instruction ${hole}, ...;
 //! ```
 //! A snippet runs from its `//@snippet` line to the next one. The `//` lines
 //! right after the header are its doc; the rest is its body. Holes are
