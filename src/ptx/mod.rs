@@ -41,3 +41,6 @@ pub use param::{Param, ParamType};
 pub use reg::{Reg, RegClass};
 pub use shared::SharedVar;
 pub use snippet::{families, snippet, snippets, Snippet};
+
+#[cfg(test)]
+mod tests;

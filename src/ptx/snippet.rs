@@ -76,7 +76,7 @@ pub fn snippet(family: &str, name: &str) -> Result<Snippet> {
         })
 }
 
-fn parse_family(family: &'static str, text: &'static str) -> Result<Vec<Snippet>> {
+pub(super) fn parse_family(family: &'static str, text: &'static str) -> Result<Vec<Snippet>> {
     let malformed = |line: usize, detail: String| PtxError::MalformedSnippet {
         family: family.to_string(),
         line,
