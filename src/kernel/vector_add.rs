@@ -245,3 +245,48 @@ impl VectorAddSpec {
         Ok(k)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsupported_element_is_an_error_naming_it() {
+        let spec = VectorAddSpec {
+            element: ElementType::I8,
+            arch: ArchKind::Sm80,
+        };
+        let err = spec.ptx().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "vector_add does not support element type i8: expected one of f32, f16"
+        );
+    }
+
+    #[test]
+    fn ptx_has_vector_and_tail_paths() {
+        let spec = VectorAddSpec {
+            element: ElementType::F32,
+            arch: ArchKind::Sm70,
+        };
+        let ptx = spec.ptx().unwrap();
+        assert!(ptx.contains(".visible .entry vector_add_f32("), "{ptx}");
+        assert!(ptx.contains(".maxntid 256, 1, 1"), "{ptx}");
+        assert_eq!(ptx.matches("ld.global.v4.b32").count(), 2, "{ptx}");
+        assert_eq!(ptx.matches("add.rn.f32").count(), 5, "{ptx}");
+        assert!(ptx.contains("shr.u64 %rd6, %rd3, 2;"), "{ptx}");
+        assert!(ptx.contains("st.global.b32"), "{ptx}");
+    }
+
+    #[test]
+    fn grid_covers_every_vector_up_to_eight_blocks_per_sm() {
+        let f16 = VectorAddSpec {
+            element: ElementType::F16,
+            arch: ArchKind::Sm80,
+        };
+        assert_eq!(f16.grid(8 * 256, 108), (1, 256));
+        assert_eq!(f16.grid(8 * 256 + 1, 108), (2, 256));
+        assert_eq!(f16.grid(u64::MAX, 108), (864, 256));
+        assert_eq!(f16.grid(u64::MAX, 0), (8, 256));
+    }
+}
