@@ -21,9 +21,9 @@
 //!   elements of the spec's type;
 //! - `c` equals `a` or `b` or overlaps neither (in-place is fine, a shifted
 //!   overlap is not);
-//! - the launch uses [`VectorAddSpec::block_threads`] threads per block (the
+//! - the launch uses [`VectorAddSpec::block_threads`](crate::kernel::vector_add::VectorAddSpec::block_threads) threads per block (the
 //!   kernel declares `.maxntid`) and a grid of at least one block; any `n`
-//!   that fits in `u64` is accepted, [`VectorAddSpec::grid`] picks the grid.
+//!   that fits in `u64` is accepted, [`VectorAddSpec::grid`](crate::kernel::vector_add::VectorAddSpec::grid) picks the grid.
 
 use crate::arch::ArchKind;
 use crate::numeric::ElementType;
