@@ -107,11 +107,16 @@ fn leading_number(text: &str) -> u32 {
         .unwrap_or(0)
 }
 
-/// Where ptxas is, if anywhere.
+/// Where ptxas is, if anywhere; panics if `CUTLET_PTXAS` names no file.
 pub fn find_ptxas() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CUTLET_PTXAS") {
         let path = PathBuf::from(path);
-        return path.is_file().then_some(path);
+        assert!(
+            path.is_file(),
+            "CUTLET_PTXAS={} is not a file",
+            path.display()
+        );
+        return Some(path);
     }
     if let Some(paths) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&paths) {
