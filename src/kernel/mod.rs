@@ -8,3 +8,6 @@
 //! small hashable *kernel spec*, the value every static fact of a configuration
 //! type lowers to, so that the device layer can cache the compiled module by
 //! spec and device.
+
+/// The proving kernel: vectorized elementwise `c = a + b`, its spec and PTX.
+pub mod vector_add;

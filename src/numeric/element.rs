@@ -1,0 +1,78 @@
+//! [`Element`]: the Rust types that hold one element in host memory.
+
+use super::ElementType;
+
+/// A Rust type that holds one element of a cutlet kernel's input or output.
+///
+/// Implemented for `half::f16`, `half::bf16`, `f32`, [`Tf32`], `f64`, `i8`,
+/// `u8` and `i32`. `TYPE` ties the host type to the [`ElementType`] a kernel
+/// spec names, so typed front doors lower to the same spec as runtime ones.
+///
+/// ```
+/// use cutlet::numeric::{Element, ElementType};
+///
+/// fn type_of<T: Element>() -> ElementType {
+///     T::TYPE
+/// }
+/// assert_eq!(type_of::<half::f16>(), ElementType::F16);
+/// assert_eq!(type_of::<i8>().size_bytes(), 1);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a cutlet element type",
+    label = "this type cannot be a kernel's element",
+    note = "cutlet elements are half::f16, half::bf16, f32, cutlet::numeric::Tf32, f64, i8, u8 and i32"
+)]
+pub trait Element: bytemuck::Pod + Copy + Send + Sync + 'static {
+    /// The runtime element type this Rust type stores.
+    const TYPE: ElementType;
+}
+
+/// A TF32 element in host memory: an `f32` whose value the tensor cores read
+/// with a 10-bit mantissa (the low 13 bits are ignored).
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(transparent)]
+pub struct Tf32(pub f32);
+
+impl From<f32> for Tf32 {
+    fn from(value: f32) -> Self {
+        Tf32(value)
+    }
+}
+
+impl From<Tf32> for f32 {
+    fn from(value: Tf32) -> Self {
+        value.0
+    }
+}
+
+impl Element for half::f16 {
+    const TYPE: ElementType = ElementType::F16;
+}
+
+impl Element for half::bf16 {
+    const TYPE: ElementType = ElementType::BF16;
+}
+
+impl Element for f32 {
+    const TYPE: ElementType = ElementType::F32;
+}
+
+impl Element for Tf32 {
+    const TYPE: ElementType = ElementType::TF32;
+}
+
+impl Element for f64 {
+    const TYPE: ElementType = ElementType::F64;
+}
+
+impl Element for i8 {
+    const TYPE: ElementType = ElementType::I8;
+}
+
+impl Element for u8 {
+    const TYPE: ElementType = ElementType::U8;
+}
+
+impl Element for i32 {
+    const TYPE: ElementType = ElementType::I32;
+}

@@ -1,0 +1,27 @@
+//! The snippet store: every family file under `ptx/`, embedded at build time.
+//!
+//! A family is one instruction family for one architecture; its path is the
+//! file's path under `ptx/` without `.ptx`. Add a file here when you add it
+//! there.
+
+/// Family path -> file text.
+pub(crate) const FAMILIES: &[(&str, &str)] = &[
+    (
+        "common/elementwise_add",
+        include_str!("../../ptx/common/elementwise_add.ptx"),
+    ),
+    (
+        "common/global_memory",
+        include_str!("../../ptx/common/global_memory.ptx"),
+    ),
+    (
+        "common/thread_index",
+        include_str!("../../ptx/common/thread_index.ptx"),
+    ),
+    (
+        "sm70/shared_memory",
+        include_str!("../../ptx/sm70/shared_memory.ptx"),
+    ),
+    ("sm80/cp_async", include_str!("../../ptx/sm80/cp_async.ptx")),
+    ("sm90/mbarrier", include_str!("../../ptx/sm90/mbarrier.ptx")),
+];
