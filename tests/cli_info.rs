@@ -10,7 +10,7 @@ use common::gpu::device_or_skip;
 use cutlet::device::{device_count, driver_available, Device};
 
 fn cutlet_info() -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cutlet"))
+    Command::new(common::bin::cutlet_bin())
         .arg("info")
         .env("RUST_BACKTRACE", "1")
         .output()

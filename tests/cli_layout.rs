@@ -1,17 +1,19 @@
 //! `cutlet layout`, run as a process.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn cutlet(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cutlet"))
+    Command::new(common::bin::cutlet_bin())
         .args(args)
         .output()
         .expect("the cutlet binary runs")
 }
 
 fn cutlet_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cutlet"))
+    let mut child = Command::new(common::bin::cutlet_bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

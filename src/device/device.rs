@@ -5,7 +5,7 @@ use std::sync::Arc;
 use cudarc::driver::{sys::CUdevice_attribute as Attr, CudaContext, CudaStream};
 
 use super::driver::device_count;
-use super::ArchKind;
+use crate::arch::ArchKind;
 use crate::{Error, Result};
 
 /// One GPU, through its primary context. Cheap to clone: clones share the context.
@@ -34,6 +34,8 @@ pub struct DeviceLimits {
     /// Shared memory a block may use after opting in
     /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`): 227 KiB on H100.
     pub max_shared_memory_per_block_optin: u32,
+    /// Number of streaming multiprocessors (sizes persistent and grid-stride grids).
+    pub sm_count: u32,
 }
 
 /// What a device is, as `cutlet info` reports it.
@@ -131,6 +133,7 @@ impl Device {
             max_shared_memory_per_block_optin: read(
                 Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )?,
+            sm_count: read(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         };
         Ok(Device {
             context,

@@ -258,6 +258,7 @@ mod tests {
             max_grid_dim: (2_147_483_647, 65_535, 65_535),
             max_shared_memory_per_block: 48 * 1024,
             max_shared_memory_per_block_optin: 227 * 1024,
+            sm_count: 132,
         }
     }
 

@@ -12,11 +12,11 @@
 //! |---|---|---|
 //! | [`driver_available`], [`driver_version`], [`device_count`] | `driver.rs` | is `libcuda` there; never panics without it |
 //! | [`Device`], [`DeviceInfo`], [`DeviceLimits`] | `device.rs` | a GPU through its primary context; its limits, read once |
-//! | [`ArchKind`] | `arch_kind.rs` | which code family a compute capability gets |
 //! | [`Module`] | `jit.rs` | PTX compiled by the driver JIT, with its error and info logs |
 //! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
 //! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
+//! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
 //!
 //! # Assumptions
 //!
@@ -55,7 +55,6 @@
 //! # }
 //! ```
 
-mod arch_kind;
 mod cache;
 #[allow(clippy::module_inception)]
 mod device;
@@ -63,11 +62,12 @@ mod driver;
 mod function;
 mod jit;
 mod launch;
+mod vector_add;
 
-pub use arch_kind::ArchKind;
 pub use cache::{get_or_load, LoadedKernel};
 pub use device::{Device, DeviceInfo, DeviceLimits};
 pub use driver::{device_count, driver_available, driver_version};
 pub use function::Function;
 pub use jit::Module;
 pub use launch::{KernelArgs, LaunchConfig, TensorMapArg};
+pub use vector_add::vector_add;

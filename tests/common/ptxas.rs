@@ -135,6 +135,12 @@ pub fn find_ptxas() -> Option<PathBuf> {
 /// or `None` (after printing why) when no ptxas is installed. Panics with
 /// ptxas's message when assembly fails.
 pub fn assemble(ptx: &str, target: &str) -> Option<PtxasReport> {
+    try_assemble(ptx, target).map(|result| result.unwrap_or_else(|message| panic!("{message}")))
+}
+
+/// As [`assemble`], but a failed assembly is `Some(Err(message))`, the
+/// message holding ptxas's own words.
+pub fn try_assemble(ptx: &str, target: &str) -> Option<Result<PtxasReport, String>> {
     let Some(ptxas) = find_ptxas() else {
         let how = "set CUTLET_PTXAS, put ptxas on PATH, or run `python3 -m pip install -q \
                    --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86` in the repository";
@@ -167,10 +173,11 @@ pub fn assemble(ptx: &str, target: &str) -> Option<PtxasReport> {
     let _ = std::fs::remove_file(&cubin_path);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "ptxas failed for {target} ({}):\n{stderr}{stdout}",
-        output.status
-    );
-    Some(PtxasReport::parse(&format!("{stdout}{stderr}")))
+    if !output.status.success() {
+        return Some(Err(format!(
+            "ptxas failed for {target} ({}):\n{stderr}{stdout}",
+            output.status
+        )));
+    }
+    Some(Ok(PtxasReport::parse(&format!("{stdout}{stderr}"))))
 }
