@@ -90,12 +90,16 @@ pub fn run(args: &LayoutArgs) -> ExitCode {
 }
 
 /// The result line, then the table when asked for (a one-line note where
-/// there is none).
+/// there is none). `print_layout` opens with the layout itself, as CuTe's
+/// does; where that repeats the result line it is left out.
 fn write_value(out: &mut impl Write, value: &Value, table: bool) -> io::Result<()> {
-    writeln!(out, "{value}")?;
+    let line = format!("{value}\n");
+    out.write_all(line.as_bytes())?;
     if table {
         match value.layout().map(print_layout) {
-            Some(Ok(text)) => out.write_all(text.as_bytes())?,
+            Some(Ok(text)) => {
+                out.write_all(text.strip_prefix(line.as_str()).unwrap_or(&text).as_bytes())?
+            }
             Some(Err(e)) => writeln!(out, "note: no table: {e}")?,
             None => writeln!(out, "note: no table of a by-mode tiler")?,
         }
