@@ -277,3 +277,42 @@ fn inadmissible_operation_fails_with_one_line() {
     let out = cutlet(&["layout", "composition((8,8):(8,1), [(2,2), 4:2])"]);
     assert_one_error(&out, "composition");
 }
+
+/// A bare integer as composition's tiler is CuTe's integral tiler: C++
+/// `composition(layout, Int<N>)` calls `composition_impl(coalesce_x(layout),
+/// N, Int<1>)`, so the tiler's stride is 1 even for `N == 1`, and a size-1
+/// result keeps the stride of the mode it lands on (`Layout{rest_shape,
+/// rest_stride * last_stride}`). The divides and products instead build
+/// `make_layout(Int<1>)`, which is `1:0`.
+#[test]
+fn composition_with_a_bare_one_keeps_the_stride() {
+    let cases = [
+        // coalesce_x(3:8) = 3:8, an integral left side: 1:(1*8)
+        ("composition(3:8, 1)", "1:8"),
+        // a 1-tuple by-mode tiler of Int<1>: ((1)):((8)) in C++'s make_layout
+        ("composition(3:8, [1])", "(1):(8)"),
+        ("composition(3:8, (1))", "(1):(8)"),
+        // mode 1 is 1:60; coalesce_x turns it into 2:60, so Int<1> gives 1:60
+        (
+            "composition(((5,6,2),1):((1,5,30),60), (2,1))",
+            "(2,1):(1,60)",
+        ),
+        // mode 0 is 8:8, so its Int<1> gives 1:8
+        ("composition((8,8):(8,1), (1,4))", "(1,4):(8,1)"),
+        // an explicit layout 1:0 stays a stride-0 tiler
+        ("composition(3:8, 1:0)", "1:0"),
+        // divides keep make_layout(Int<1>) = 1:0, as the spec's example says
+        (
+            "zipped_divide((2048,2048):(2048,1), (1,8))",
+            "((1,8),(2048,256)):((0,1),(2048,8))",
+        ),
+    ];
+    let input: String = cases.iter().map(|(e, _)| format!("{e}\n")).collect();
+    let out = cutlet_stdin(&["layout", "-"], &input);
+    let stdout = text(&out.stdout);
+    for ((expr, expected), got) in cases.iter().zip(stdout.lines()) {
+        assert_eq!(got, *expected, "{expr}");
+    }
+    assert_eq!(stdout.lines().count(), cases.len());
+    assert!(out.status.success());
+}
