@@ -316,3 +316,34 @@ fn composition_with_a_bare_one_keeps_the_stride() {
     assert_eq!(stdout.lines().count(), cases.len());
     assert!(out.status.success());
 }
+
+/// A negative stride on a size-1 mode is harmless: C++ `complement` works on
+/// `filter(layout)` and `left_inverse` on `coalesce(layout)`, both of which
+/// drop size-1 modes, and CuTe's `cosize` is `1 + sum((s-1)*|d|)`.
+#[test]
+fn negative_stride_on_a_size_one_mode_is_accepted() {
+    let cases = [
+        // filter gives 5:56: the hole below it is 56:1, its span 280 covers the
+        // cotarget 112 (rest ceil(112/280) = 1), so coalesce((56,1):(1,0)) = 56:1
+        ("complement(((1),(5,1)):((-1),(56,0)), 112)", "56:1"),
+        // coalesce(1:-2) = 1:0: no non-zero stride, so left_inverse is (1):(0) -> 1:0
+        ("left_inverse(1:-2)", "1:0"),
+        // tile (11,1,1):(31,-6,1): filter = 11:31, complement to 1 is 31:1
+        // (shape 31/1, rest ceil(1/341) = 1); composition(1:1, ...) via coalesce_x = 2:1
+        (
+            "logical_divide(1:1, (11,1,1):(31,-6,1))",
+            "((11,1,1),31):((31,-6,1),1)",
+        ),
+    ];
+    let input: String = cases.iter().map(|(e, _)| format!("{e}\n")).collect();
+    let out = cutlet_stdin(&["layout", "-"], &input);
+    let stdout = text(&out.stdout);
+    for ((expr, expected), got) in cases.iter().zip(stdout.lines()) {
+        assert_eq!(got, *expected, "{expr}");
+    }
+    assert_eq!(stdout.lines().count(), cases.len());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // a negative stride on a mode of extent above 1 is still refused
+    let out = cutlet(&["layout", "complement(4:-1, 8)"]);
+    assert_one_error(&out, "negative stride -1 on a mode of extent 4");
+}

@@ -6,21 +6,9 @@ use super::rearrange::{tile_unzip, unpack_both, unpack_second, zip};
 use super::validate;
 use super::{Layout, LayoutError, Tiler};
 
-/// CuTe's `cosize`: one past the largest index reached, `sum((s-1)*|d|) + 1`.
-pub(crate) fn cosize(l: &Layout) -> i64 {
-    let shape = l.shape().flatten();
-    let stride = l.stride().flatten();
-    shape
-        .iter()
-        .zip(&stride)
-        .map(|(s, d)| (s - 1) * d.abs())
-        .sum::<i64>()
-        + 1
-}
-
 /// `(block, complement(block, size(block)*cosize(tile)) o tile)`.
 fn product_layouts(block: &Layout, tile: &Layout) -> Result<Layout, LayoutError> {
-    let rest = complement(block, block.size() * cosize(tile))?;
+    let rest = complement(block, block.size() * tile.cosize())?;
     Ok(Layout::from_modes([
         block.clone(),
         compose_layouts(&rest, tile)?,
