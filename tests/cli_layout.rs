@@ -347,3 +347,16 @@ fn negative_stride_on_a_size_one_mode_is_accepted() {
     let out = cutlet(&["layout", "complement(4:-1, 8)"]);
     assert_one_error(&out, "negative stride -1 on a mode of extent 4");
 }
+
+/// A by-mode product keeps the modes its tiler does not reach as they are
+/// (C++ `transform_layout` appends them untouched), so a negative stride
+/// there is no obstacle; only the complemented modes must be non-negative.
+#[test]
+fn by_mode_product_keeps_unreached_negative_modes() {
+    // mode 0 (5):(1) times 4:1: complement((5):(1), 20) = 4:5, so (5,4):(1,5);
+    // tiled_product unpacks mode 1 = (4, 1, 8) after the tile (5)
+    let out = cutlet(&["layout", "tiled_product((5,1,8):(1,25,-7), (4))"]);
+    assert_eq!(text(&out.stdout), "((5),4,1,8):((1),5,25,-7)\n");
+    let out = cutlet(&["layout", "logical_product((5,8):(1,-7), [1, 4])"]);
+    assert_one_error(&out, "negative stride -7 on a mode of extent 8");
+}

@@ -8,6 +8,7 @@ use super::{Layout, LayoutError, Tiler};
 
 /// `(block, complement(block, size(block)*cosize(tile)) o tile)`.
 fn product_layouts(block: &Layout, tile: &Layout) -> Result<Layout, LayoutError> {
+    validate::layout_nonneg("logical_product", block)?;
     let rest = complement(block, block.size() * tile.cosize())?;
     Ok(Layout::from_modes([
         block.clone(),
@@ -37,7 +38,9 @@ fn product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
 /// The product of `block` by the tiler `t` (CuTe's `logical_product`):
 /// `(block, block* o t)`, where `block*` is the complement of `block` up to
 /// `size(block)*cosize(t)`: mode 1 repeats `block` as `t` says. A by-mode
-/// tiler multiplies mode by mode and keeps the modes it does not reach.
+/// tiler multiplies mode by mode and keeps the modes it does not reach
+/// (those may have negative strides; a multiplied mode may not, on a mode of
+/// extent above 1).
 ///
 /// ```
 /// use cutlet::layout::{logical_product, Layout};
@@ -48,7 +51,7 @@ fn product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
 /// assert_eq!(logical_product(&a, &b.into()).unwrap().to_string(), "((2,2),(4,2)):((4,1),(8,2))");
 /// ```
 pub fn logical_product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
-    validate::layout_nonneg("logical_product", block)?;
+    validate::layout("logical_product", block)?;
     validate::tiler("logical_product", t)?;
     product(block, t)
 }
