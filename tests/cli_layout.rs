@@ -284,3 +284,86 @@ fn inadmissible_operation_fails_with_one_line() {
     let out = cutlet(&["layout", "composition((8,8):(8,1), [(2,2), 4:2])"]);
     assert_one_error(&out, "composition");
 }
+
+/// A bare integer as composition's tiler is CuTe's integral tiler: C++
+/// `composition(layout, Int<N>)` calls `composition_impl(coalesce_x(layout),
+/// N, Int<1>)`, so the tiler's stride is 1 even for `N == 1`, and a size-1
+/// result keeps the stride of the mode it lands on (`Layout{rest_shape,
+/// rest_stride * last_stride}`). The divides and products instead build
+/// `make_layout(Int<1>)`, which is `1:0`.
+#[test]
+fn composition_with_a_bare_one_keeps_the_stride() {
+    let cases = [
+        // coalesce_x(3:8) = 3:8, an integral left side: 1:(1*8)
+        ("composition(3:8, 1)", "1:8"),
+        // a 1-tuple by-mode tiler of Int<1>: ((1)):((8)) in C++'s make_layout
+        ("composition(3:8, [1])", "(1):(8)"),
+        ("composition(3:8, (1))", "(1):(8)"),
+        // mode 1 is 1:60; coalesce_x turns it into 2:60, so Int<1> gives 1:60
+        (
+            "composition(((5,6,2),1):((1,5,30),60), (2,1))",
+            "(2,1):(1,60)",
+        ),
+        // mode 0 is 8:8, so its Int<1> gives 1:8
+        ("composition((8,8):(8,1), (1,4))", "(1,4):(8,1)"),
+        // an explicit layout 1:0 stays a stride-0 tiler
+        ("composition(3:8, 1:0)", "1:0"),
+        // divides keep make_layout(Int<1>) = 1:0, as the spec's example says
+        (
+            "zipped_divide((2048,2048):(2048,1), (1,8))",
+            "((1,8),(2048,256)):((0,1),(2048,8))",
+        ),
+    ];
+    let input: String = cases.iter().map(|(e, _)| format!("{e}\n")).collect();
+    let out = cutlet_stdin(&["layout", "-"], &input);
+    let stdout = text(&out.stdout);
+    for ((expr, expected), got) in cases.iter().zip(stdout.lines()) {
+        assert_eq!(got, *expected, "{expr}");
+    }
+    assert_eq!(stdout.lines().count(), cases.len());
+    assert!(out.status.success());
+}
+
+/// A negative stride on a size-1 mode is harmless: C++ `complement` works on
+/// `filter(layout)` and `left_inverse` on `coalesce(layout)`, both of which
+/// drop size-1 modes, and CuTe's `cosize` is `1 + sum((s-1)*|d|)`.
+#[test]
+fn negative_stride_on_a_size_one_mode_is_accepted() {
+    let cases = [
+        // filter gives 5:56: the hole below it is 56:1, its span 280 covers the
+        // cotarget 112 (rest ceil(112/280) = 1), so coalesce((56,1):(1,0)) = 56:1
+        ("complement(((1),(5,1)):((-1),(56,0)), 112)", "56:1"),
+        // coalesce(1:-2) = 1:0: no non-zero stride, so left_inverse is (1):(0) -> 1:0
+        ("left_inverse(1:-2)", "1:0"),
+        // tile (11,1,1):(31,-6,1): filter = 11:31, complement to 1 is 31:1
+        // (shape 31/1, rest ceil(1/341) = 1); composition(1:1, ...) via coalesce_x = 2:1
+        (
+            "logical_divide(1:1, (11,1,1):(31,-6,1))",
+            "((11,1,1),31):((31,-6,1),1)",
+        ),
+    ];
+    let input: String = cases.iter().map(|(e, _)| format!("{e}\n")).collect();
+    let out = cutlet_stdin(&["layout", "-"], &input);
+    let stdout = text(&out.stdout);
+    for ((expr, expected), got) in cases.iter().zip(stdout.lines()) {
+        assert_eq!(got, *expected, "{expr}");
+    }
+    assert_eq!(stdout.lines().count(), cases.len());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // a negative stride on a mode of extent above 1 is still refused
+    let out = cutlet(&["layout", "complement(4:-1, 8)"]);
+    assert_one_error(&out, "negative stride -1 on a mode of extent 4");
+}
+
+/// A by-mode product keeps the modes its tiler does not reach as they are
+/// (C++ `transform_layout` appends them untouched), so a negative stride
+/// there is no obstacle; only the complemented modes must be non-negative.
+#[test]
+fn by_mode_product_keeps_unreached_negative_modes() {
+    // mode 0 (5):(1) times 4:1: complement((5):(1), 20) = 4:5, so (5,4):(1,5);
+    // tiled_product unpacks mode 1 = (4, 1, 8) after the tile (5)
+    let out = cutlet(&["layout", "tiled_product((5,1,8):(1,25,-7), (4))"]);
+    assert_eq!(text(&out.stdout), "((5),4,1,8):((1),5,25,-7)\n");
+    let out = cutlet(&["layout", "logical_product((5,8):(1,-7), [1, 4])"]);
+    assert_one_error(&out, "negative stride -7 on a mode of extent 8");
+}

@@ -159,3 +159,15 @@ fn doc_blocked_and_raked_products() {
     let raked = raked_product(&a, &b).unwrap();
     assert_eq!(raked.to_string(), "((3,2),(4,5)):((10,5),(30,1))");
 }
+
+/// CuTe's `cosize` is `1 + sum((s-1)*|d|)` (C++ `size(coshape(layout))`),
+/// not `layout(size-1) + 1`: for `(4,2):(-1,4)` that is 1 + 3 + 4 = 8.
+#[test]
+fn cosize_counts_negative_strides_by_magnitude() {
+    let l = cutlet::layout::Layout::new(
+        cutlet::layout::IntTuple::ints(&[4, 2]),
+        cutlet::layout::IntTuple::ints(&[-1, 4]),
+    )
+    .unwrap();
+    assert_eq!(l.cosize(), 8);
+}

@@ -73,7 +73,8 @@ pub(crate) fn complement_to(layout: &Layout, cotarget: &IntTuple) -> Result<Layo
 ///
 /// For an injective `layout` whose sorted strides divide each other's spans
 /// (`d[i+1]` a multiple of `s[i]*d[i]`), `(layout, R)` is a bijection onto
-/// `[0, size(layout)*size(R))`. Fails on negative strides and where CuTe
+/// `[0, size(layout)*size(R))`. Fails on a negative stride of a mode of
+/// extent above 1 (size-1 modes are filtered away first) and where CuTe
 /// detects a non-injective layout.
 ///
 /// ```

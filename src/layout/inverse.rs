@@ -70,7 +70,8 @@ pub fn right_inverse(layout: &Layout) -> Layout {
 /// `L` with `L(layout(i)) == i` for every `i < size(layout)` when `layout`
 /// is injective. Stride-0 modes are skipped.
 ///
-/// Fails on negative strides and where CuTe's divisibility assert fails
+/// Fails on a negative stride of a mode of extent above 1 (size-1 modes are
+/// coalesced away first) and where CuTe's divisibility assert fails
 /// (a stride that is not a multiple of the span of the smaller ones).
 ///
 /// ```

@@ -150,13 +150,22 @@ impl Layout {
         self.shape.size()
     }
 
-    /// Size of the codomain: one past the largest index the layout reaches
-    /// (0 for an empty layout). Assumes non-negative strides, as CuTe's `cosize`.
+    /// Size of the codomain, as CuTe's `cosize`: `1 + sum((s-1) * |d|)` over
+    /// the modes `s:d` (0 for an empty layout). With non-negative strides this
+    /// is one past the largest index the layout reaches; a negative stride
+    /// counts by its magnitude, so `4:-1` has cosize 4.
     pub fn cosize(&self) -> i64 {
         if self.size() == 0 {
             return 0;
         }
-        self.at(self.size() - 1) + 1
+        let shape = self.shape.flatten();
+        let stride = self.stride.flatten();
+        shape
+            .iter()
+            .zip(&stride)
+            .map(|(s, d)| (s - 1) * d.abs())
+            .sum::<i64>()
+            + 1
     }
 
     /// The index of the `i`-th element (linear coordinate, colexicographic).

@@ -6,21 +6,10 @@ use super::rearrange::{tile_unzip, unpack_both, unpack_second, zip};
 use super::validate;
 use super::{Layout, LayoutError, Tiler};
 
-/// CuTe's `cosize`: one past the largest index reached, `sum((s-1)*|d|) + 1`.
-pub(crate) fn cosize(l: &Layout) -> i64 {
-    let shape = l.shape().flatten();
-    let stride = l.stride().flatten();
-    shape
-        .iter()
-        .zip(&stride)
-        .map(|(s, d)| (s - 1) * d.abs())
-        .sum::<i64>()
-        + 1
-}
-
 /// `(block, complement(block, size(block)*cosize(tile)) o tile)`.
 fn product_layouts(block: &Layout, tile: &Layout) -> Result<Layout, LayoutError> {
-    let rest = complement(block, block.size() * cosize(tile))?;
+    validate::layout_nonneg("logical_product", block)?;
+    let rest = complement(block, block.size() * tile.cosize())?;
     Ok(Layout::from_modes([
         block.clone(),
         compose_layouts(&rest, tile)?,
@@ -49,7 +38,9 @@ fn product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
 /// The product of `block` by the tiler `t` (CuTe's `logical_product`):
 /// `(block, block* o t)`, where `block*` is the complement of `block` up to
 /// `size(block)*cosize(t)`: mode 1 repeats `block` as `t` says. A by-mode
-/// tiler multiplies mode by mode and keeps the modes it does not reach.
+/// tiler multiplies mode by mode and keeps the modes it does not reach
+/// (those may have negative strides; a multiplied mode may not, on a mode of
+/// extent above 1).
 ///
 /// ```
 /// use cutlet::layout::{logical_product, Layout};
@@ -60,7 +51,7 @@ fn product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
 /// assert_eq!(logical_product(&a, &b.into()).unwrap().to_string(), "((2,2),(4,2)):((4,1),(8,2))");
 /// ```
 pub fn logical_product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
-    validate::layout_nonneg("logical_product", block)?;
+    validate::layout("logical_product", block)?;
     validate::tiler("logical_product", t)?;
     product(block, t)
 }

@@ -26,13 +26,20 @@ pub(crate) fn layout(op: &'static str, layout: &Layout) -> Result<(), LayoutErro
     positive_shape(op, layout.shape())
 }
 
-/// Fails unless every extent of `layout` is positive and no stride is negative.
+/// Fails unless every extent of `layout` is positive and no mode of extent
+/// above 1 has a negative stride. A size-1 mode never moves the index, and
+/// CuTe's `filter` and `coalesce` drop it before `complement` and
+/// `left_inverse` look at strides, so its stride may be anything.
 pub(crate) fn layout_nonneg(op: &'static str, layout: &Layout) -> Result<(), LayoutError> {
     positive_shape(op, layout.shape())?;
-    match layout.stride().flatten().into_iter().find(|&d| d < 0) {
-        Some(d) => Err(inadmissible(
+    let shape = layout.shape().flatten();
+    let stride = layout.stride().flatten();
+    match shape.iter().zip(stride).find(|&(&s, d)| s > 1 && d < 0) {
+        Some((s, d)) => Err(inadmissible(
             op,
-            format!("layout {layout} has the negative stride {d}, expected strides >= 0"),
+            format!(
+                "layout {layout} has the negative stride {d} on a mode of extent {s}, expected strides >= 0"
+            ),
         )),
         None => Ok(()),
     }

@@ -128,6 +128,31 @@ fn tiler(e: &Expr) -> Result<Tiler, EvalError> {
     }
 }
 
+/// The tiler argument of `composition`: as [`tiler`], except that a bare
+/// integer `n` is CuTe's integral tiler, the layout `n:1` even for `n == 1`
+/// (C++ `composition(layout, Int<N>)` composes with stride `Int<1>`, so
+/// `composition(3:8, 1)` is `1:8`), where the divides and products build
+/// `make_layout(Int<1>)`, which is `1:0`.
+fn composition_tiler(e: &Expr) -> Result<Tiler, EvalError> {
+    match e {
+        Expr::Shape(IntTuple::Int(n), _) => Ok(Tiler::Layout(Layout::from_parts(
+            IntTuple::Int(*n),
+            IntTuple::Int(1),
+        ))),
+        Expr::Shape(IntTuple::Tuple(items), pos) => items
+            .iter()
+            .map(|s| composition_tiler(&Expr::Shape(s.clone(), *pos)))
+            .collect::<Result<_, _>>()
+            .map(Tiler::ByMode),
+        Expr::ByMode(items, _) => items
+            .iter()
+            .map(composition_tiler)
+            .collect::<Result<_, _>>()
+            .map(Tiler::ByMode),
+        _ => tiler(e),
+    }
+}
+
 /// An integer argument: a bare integer from 1 to 2^31.
 fn positive(e: &Expr, what: &str) -> Result<i64, EvalError> {
     match e {
@@ -165,7 +190,7 @@ fn call(name: &str, pos: usize, args: &[Expr]) -> Result<Value, EvalError> {
             let tv = checked(tv, pos, name)?;
             return Ok(Value::Tv(tile, tv));
         }
-        "composition" => algebra::composition(&a()?, &tiler(&args[1])?),
+        "composition" => algebra::composition(&a()?, &composition_tiler(&args[1])?),
         "complement" => {
             let l = a()?;
             let cotarget = match args.get(1) {
