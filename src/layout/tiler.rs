@@ -34,6 +34,29 @@ impl Tiler {
         }
     }
 
+    /// The tiler CuTe's `composition` makes of a bare shape: an integer `n`
+    /// is `n:1` even for `n = 1` (an integral tiler keeps stride 1, where
+    /// [`Tiler::from_shape`], as the divides and products use it, gives
+    /// `make_layout(_1)`, `1:0`), a tuple is by-mode.
+    ///
+    /// ```
+    /// use cutlet::layout::{composition, Tiler};
+    /// let t = Tiler::from_shape_for_composition(&"(1,8)".parse().unwrap());
+    /// assert_eq!(t.to_string(), "[1:1,8:1]");
+    /// let l = composition(&"3:8".parse().unwrap(), &Tiler::from_shape_for_composition(&1.into()));
+    /// assert_eq!(l.unwrap().to_string(), "1:8");
+    /// ```
+    pub fn from_shape_for_composition(shape: &IntTuple) -> Tiler {
+        match shape {
+            IntTuple::Int(n) => {
+                Tiler::Layout(Layout::from_parts(IntTuple::Int(*n), IntTuple::Int(1)))
+            }
+            IntTuple::Tuple(m) => {
+                Tiler::ByMode(m.iter().map(Tiler::from_shape_for_composition).collect())
+            }
+        }
+    }
+
     /// The tiler as one layout: a by-mode tiler becomes the layout whose modes
     /// are its parts (CuTe's `make_layout(T0, T1, ...)`).
     pub fn to_layout(&self) -> Layout {

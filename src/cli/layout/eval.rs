@@ -135,15 +135,7 @@ fn tiler(e: &Expr) -> Result<Tiler, EvalError> {
 /// `make_layout(Int<1>)`, which is `1:0`.
 fn composition_tiler(e: &Expr) -> Result<Tiler, EvalError> {
     match e {
-        Expr::Shape(IntTuple::Int(n), _) => Ok(Tiler::Layout(Layout::from_parts(
-            IntTuple::Int(*n),
-            IntTuple::Int(1),
-        ))),
-        Expr::Shape(IntTuple::Tuple(items), pos) => items
-            .iter()
-            .map(|s| composition_tiler(&Expr::Shape(s.clone(), *pos)))
-            .collect::<Result<_, _>>()
-            .map(Tiler::ByMode),
+        Expr::Shape(shape, _) => Ok(Tiler::from_shape_for_composition(shape)),
         Expr::ByMode(items, _) => items
             .iter()
             .map(composition_tiler)
