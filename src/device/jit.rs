@@ -86,12 +86,13 @@ impl Module {
         // Option values are pointer-sized: buffers as pointers, sizes and
         // flags as integers cast to pointers. The driver writes the number of
         // log bytes used back into the size slots.
+        let option_int = |value: usize| std::ptr::without_provenance_mut::<c_void>(value);
         let mut values: [*mut c_void; 5] = [
             error_log.as_mut_ptr().cast(),
-            JIT_LOG_BYTES as *mut c_void,
+            option_int(JIT_LOG_BYTES),
             info_log.as_mut_ptr().cast(),
-            JIT_LOG_BYTES as *mut c_void,
-            1usize as *mut c_void,
+            option_int(JIT_LOG_BYTES),
+            option_int(1),
         ];
         let mut raw: sys::CUmodule = std::ptr::null_mut();
         let start = Instant::now();
