@@ -3,7 +3,7 @@
 use super::coalesce::coalesce;
 use super::complement::complement_to;
 use super::composition::compose_layouts;
-use super::rearrange::{tile_unzip, unpack_both, unpack_second};
+use super::rearrange::{by_mode_keeping_rest, tile_unzip, unpack_both, unpack_second};
 use super::validate;
 use super::{Layout, LayoutError, Tiler};
 
@@ -13,19 +13,7 @@ fn divide(a: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
             let rest = complement_to(tile, coalesce(a).shape())?;
             compose_layouts(a, &Layout::from_modes([tile.clone(), rest]))
         }
-        Tiler::ByMode(parts) => {
-            validate::by_mode_rank("logical_divide", a, parts)?;
-            let modes = a
-                .modes()
-                .iter()
-                .enumerate()
-                .map(|(i, m)| match parts.get(i) {
-                    Some(p) => divide(m, p),
-                    None => Ok(m.clone()),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Layout::from_modes(modes))
-        }
+        Tiler::ByMode(parts) => by_mode_keeping_rest("logical_divide", a, parts, divide),
     }
 }
 

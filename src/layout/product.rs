@@ -2,7 +2,7 @@
 
 use super::complement::complement;
 use super::composition::compose_layouts;
-use super::rearrange::{tile_unzip, unpack_both, unpack_second, zip};
+use super::rearrange::{by_mode_keeping_rest, tile_unzip, unpack_both, unpack_second, zip};
 use super::validate;
 use super::{Layout, LayoutError, Tiler};
 
@@ -19,19 +19,7 @@ fn product_layouts(block: &Layout, tile: &Layout) -> Result<Layout, LayoutError>
 fn product(block: &Layout, t: &Tiler) -> Result<Layout, LayoutError> {
     match t {
         Tiler::Layout(tile) => product_layouts(block, tile),
-        Tiler::ByMode(parts) => {
-            validate::by_mode_rank("logical_product", block, parts)?;
-            let modes = block
-                .modes()
-                .iter()
-                .enumerate()
-                .map(|(i, m)| match parts.get(i) {
-                    Some(p) => product(m, p),
-                    None => Ok(m.clone()),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Layout::from_modes(modes))
-        }
+        Tiler::ByMode(parts) => by_mode_keeping_rest("logical_product", block, parts, product),
     }
 }
 

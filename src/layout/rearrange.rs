@@ -1,8 +1,30 @@
 //! Mode rearrangements shared by the divides and products: CuTe's `zip2_by`
 //! (behind `zipped_*`), the unpacking slices of `tiled_*`/`flat_*`, and `zip`.
 
-use super::validate::inadmissible;
+use super::validate::{self, inadmissible};
 use super::{Layout, LayoutError, Tiler};
+
+/// Applies `f` to each mode of `layout` that a by-mode tiler reaches, with
+/// that mode's part, and keeps the modes it does not reach as they are (the
+/// by-mode rule of CuTe's `logical_divide` and `logical_product`).
+pub(crate) fn by_mode_keeping_rest(
+    op: &'static str,
+    layout: &Layout,
+    parts: &[Tiler],
+    f: impl Fn(&Layout, &Tiler) -> Result<Layout, LayoutError>,
+) -> Result<Layout, LayoutError> {
+    validate::by_mode_rank(op, layout, parts)?;
+    let modes = layout
+        .modes()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match parts.get(i) {
+            Some(p) => f(m, p),
+            None => Ok(m.clone()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Layout::from_modes(modes))
+}
 
 /// CuTe's `tile_unzip`: gathers the rank-2 modes at the terminals of `tiler`
 /// into `((tiles...), (rests..., untouched modes...))`.
