@@ -160,6 +160,40 @@ impl<'a> KernelArgs<'a> {
         self.scalar(address)
     }
 
+    /// As [`KernelArgs::input`], after checking that the buffer's device
+    /// address is a multiple of `align` bytes (vectorized kernels need it).
+    ///
+    /// Errors: [`Error::InvalidArgument`] naming `name`, the address and the
+    /// alignment required.
+    pub fn aligned_input<T, B: DevicePtr<T>>(
+        &mut self,
+        name: &str,
+        buffer: &'a B,
+        align: u64,
+    ) -> Result<&mut Self> {
+        let (address, guard) = buffer.device_ptr(self.stream);
+        self.guards.push(guard);
+        check_alignment(name, address, align)?;
+        Ok(self.scalar(address))
+    }
+
+    /// As [`KernelArgs::output`], after checking that the buffer's device
+    /// address is a multiple of `align` bytes.
+    ///
+    /// Errors: [`Error::InvalidArgument`] naming `name`, the address and the
+    /// alignment required.
+    pub fn aligned_output<T, B: DevicePtrMut<T>>(
+        &mut self,
+        name: &str,
+        buffer: &'a mut B,
+        align: u64,
+    ) -> Result<&mut Self> {
+        let (address, guard) = buffer.device_ptr_mut(self.stream);
+        self.guards.push(guard);
+        check_alignment(name, address, align)?;
+        Ok(self.scalar(address))
+    }
+
     /// A value passed by copy (`u32`, `f32`, `u64`, a `#[repr(C)]` struct
     /// implementing `DeviceRepr`, ...).
     pub fn scalar<T: DeviceRepr + 'a>(&mut self, value: T) -> &mut Self {
@@ -171,6 +205,18 @@ impl<'a> KernelArgs<'a> {
     pub fn tensor_map(&mut self, map: TensorMapArg) -> &mut Self {
         self.scalar(map)
     }
+}
+
+/// `address` is a multiple of `align` bytes, or an error naming the buffer.
+fn check_alignment(name: &str, address: u64, align: u64) -> Result<()> {
+    if !address.is_multiple_of(align.max(1)) {
+        return Err(Error::invalid_argument(
+            format!("{name} (device address)"),
+            format!("{address:#x}"),
+            format!("a {align}-byte aligned address"),
+        ));
+    }
+    Ok(())
 }
 
 // SAFETY: `TensorMapArg` is `repr(C)` around the driver's own `CUtensorMap`
@@ -250,6 +296,17 @@ impl Function {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alignment_check_names_the_buffer_address_and_requirement() {
+        assert!(check_alignment("a", 0x7f00_0000_0100, 16).is_ok());
+        let err = check_alignment("b", 0x7f00_0000_0108, 16).unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{message}");
+        assert!(message.contains("b (device address)"), "{message}");
+        assert!(message.contains("0x7f0000000108"), "{message}");
+        assert!(message.contains("16-byte aligned"), "{message}");
+    }
 
     fn h100_limits() -> DeviceLimits {
         DeviceLimits {

@@ -1,6 +1,6 @@
 //! The host side of the proving kernel: `c = a + b`, checked, cached, launched.
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::cache::get_or_load;
 use super::device::Device;
@@ -71,10 +71,11 @@ pub fn vector_add<T: Element>(
             "f32 or f16 (the vector_add kernel's types)",
         ));
     }
-    for (name, buffer) in [("a", a), ("b", b)] {
-        check_aligned(name, buffer, stream)?;
-    }
-    check_aligned("c", c, stream)?;
+    let mut args = KernelArgs::new(stream);
+    args.aligned_input("a", a, 16)?
+        .aligned_input("b", b, 16)?
+        .aligned_output("c", c, 16)?
+        .scalar(n as u64);
     if n == 0 {
         return Ok(());
     }
@@ -85,25 +86,10 @@ pub fn vector_add<T: Element>(
         block: (block, 1, 1),
         shared_mem_bytes: 0,
     };
-    let mut args = KernelArgs::new(stream);
-    args.input(a).input(b).output(c).scalar(n as u64);
     // SAFETY: the kernel's params are (a: u64, b: u64, c: u64, n: u64), pushed in
     // that order; a, b and c each hold n elements of the spec's type (checked
     // above), are 16-byte aligned (checked above), and `c` is a distinct
     // allocation from `a` and `b` (it is borrowed mutably); the launch uses the
     // spec's block size, and the grid-stride loop stays below n.
     unsafe { kernel.function().launch(&config, args) }
-}
-
-/// The kernel loads and stores 16 bytes at a time.
-fn check_aligned<T>(name: &str, buffer: &CudaSlice<T>, stream: &CudaStream) -> Result<()> {
-    let (address, _guard) = buffer.device_ptr(stream);
-    if address % 16 != 0 {
-        return Err(Error::invalid_argument(
-            format!("{name} (device address)"),
-            format!("{address:#x}"),
-            "a 16-byte aligned address",
-        ));
-    }
-    Ok(())
 }
