@@ -11,3 +11,6 @@
 
 /// The proving kernel: vectorized elementwise `c = a + b`, its spec and PTX.
 pub mod vector_add;
+
+/// GEMM kernels: the spec every configuration lowers to and `GemmUniversal`.
+pub mod gemm;
