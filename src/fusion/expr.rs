@@ -189,6 +189,24 @@ impl Expr {
     }
 }
 
+impl Drop for Expr {
+    /// Frees a chain of nodes iteratively: the default recursive drop would
+    /// overflow the stack on a deep expression (a fold over 100 000 terms).
+    fn drop(&mut self) {
+        let mut pending: Vec<Expr> = Vec::new();
+        let mut take = |expr: &mut Expr, pending: &mut Vec<Expr>| {
+            if let Some(node) = Rc::get_mut(&mut expr.0) {
+                let node = std::mem::replace(node, Node::Const(0));
+                pending.extend(node.into_operands());
+            }
+        };
+        take(self, &mut pending);
+        while let Some(mut expr) = pending.pop() {
+            take(&mut expr, &mut pending);
+        }
+    }
+}
+
 impl fmt::Debug for Expr {
     /// Writes the canonical text of the expression this value ends.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -204,6 +204,16 @@ impl<C> Node<C> {
         }
     }
 
+    /// The operands, moved out, in order.
+    pub(crate) fn into_operands(self) -> Vec<C> {
+        match self {
+            Node::Input(_) | Node::Scalar(_) | Node::Const(_) => Vec::new(),
+            Node::Unary(_, a) | Node::Cast(_, a) => vec![a],
+            Node::Binary(_, a, b) | Node::Compare(_, a, b) => vec![a, b],
+            Node::Fma(a, b, c) | Node::Select(a, b, c) => vec![a, b, c],
+        }
+    }
+
     /// The same node with each operand mapped through `f`.
     pub(crate) fn map<D>(&self, mut f: impl FnMut(&C) -> D) -> Node<D> {
         match self {
