@@ -15,7 +15,7 @@
 //! | `TiledMma::layout_{a,b,c}_tv` | (thread, value) -> index of the (M,K), (N,K), (M,N) tile | `get_layoutA/B/C_TV` over a CTA tile |
 //! | `TiledMma::partition_{a,b,c}` | a thread's part of a tile in memory, as a [`ThreadPartition`] | `ThrMMA::partition_A/B/C` |
 //! | `TiledMma::fragment_{a,b,c}` | the register fragment's (FrgV, Rest0, Rest1) shape | `partition_fragment_A/B/C` |
-//! | `TiledMma::ldsm_tv_{a,b}` | the row addresses each lane gives to `ldmatrix` | `make_tiled_copy_A/B` + `partition_S` |
+//! | `TiledMma::ldsm_tv`, `partition_ldsm` | the row addresses each lane gives to `ldmatrix` | `make_tiled_copy_A/B` + `partition_S` |
 //! | `TiledCopy::layout_tv` | (thread, value) -> index of its tile | `TiledCopy::get_layoutS_TV` |
 //! | `TiledCopy::partition_s/d` | a thread's part of a source/destination tile | `ThrCopy::partition_S/D` |
 //!
@@ -31,6 +31,7 @@
 //! such warp).
 
 mod emit_offset;
+mod ldsm;
 mod partition;
 mod tiled_copy;
 mod tiled_mma;

@@ -1,8 +1,9 @@
 //! [`TiledCopy`]: a copy atom tiled over a thread layout and a value layout.
 
 use super::partition::ThreadPartition;
+use super::tiled_mma::{mode_layout, mode_of};
 use crate::atom::CopyAtom;
-use crate::layout::{make_layout_tv, ComposedLayout, IntTuple, Layout};
+use crate::layout::{composition, make_layout_tv, ComposedLayout, IntTuple, Layout};
 use crate::numeric::ElementType;
 use crate::{Error, Result};
 
@@ -122,23 +123,51 @@ impl TiledCopy {
         self.atom.bits_per_thread() / i64::from(self.element.size_bits())
     }
 
-    /// Thread `t`'s part of the source tile stored with `memory` (CuTe's
+    /// (thread, value) -> column-major index of a larger `tile` (`[rows,
+    /// cols]`, multiples of [`tile`](Self::tile)) that the copy covers in
+    /// steps: values are ordered (CPY, CPY_0, CPY_1) as CuTe's `partition_S`,
+    /// the copy's own values first, then its repeats along each mode.
+    pub fn layout_tv_over(&self, tile: [i64; 2]) -> Result<Layout> {
+        let step = self.tile.flatten();
+        if step.len() != 2 || tile.iter().zip(&step).any(|(t, s)| *t < 1 || t % s != 0) {
+            return Err(Error::invalid_argument(
+                "tile",
+                format!("{tile:?}"),
+                format!("positive multiples of the copy's tile {}", self.tile),
+            ));
+        }
+        let embed = Layout::from_parts(IntTuple::ints(&step), IntTuple::ints(&[1, tile[0]]));
+        let tv = composition(&embed, &self.layout_tv.clone().into())?;
+        let (thr, val) = (mode_of(&tv, 0)?, mode_of(&tv, 1)?);
+        let val = Layout::from_modes([
+            val,
+            mode_layout(tile[0] / step[0], step[0]),
+            mode_layout(tile[1] / step[1], tile[0] * step[1]),
+        ]);
+        Ok(Layout::from_modes([thr, val]))
+    }
+
+    /// Thread `t`'s part of the source `tile` stored with `memory` (CuTe's
     /// `ThrCopy::partition_S`); value `v` belongs to instruction
     /// `v / values_per_instruction`.
-    pub fn partition_s(&self, memory: &Layout) -> Result<ThreadPartition> {
-        ThreadPartition::new(&self.layout_tv, memory)
+    pub fn partition_s(&self, tile: [i64; 2], memory: &Layout) -> Result<ThreadPartition> {
+        ThreadPartition::new(&self.layout_tv_over(tile)?, memory)
     }
 
     /// Thread `t`'s part of the destination tile (CuTe's `partition_D`).
     /// The single-thread atoms here move values in order, so source and
     /// destination share the TV layout.
-    pub fn partition_d(&self, memory: &Layout) -> Result<ThreadPartition> {
-        ThreadPartition::new(&self.layout_tv, memory)
+    pub fn partition_d(&self, tile: [i64; 2], memory: &Layout) -> Result<ThreadPartition> {
+        ThreadPartition::new(&self.layout_tv_over(tile)?, memory)
     }
 
     /// As [`partition_d`](Self::partition_d) for a swizzled destination.
-    pub fn partition_d_swizzled(&self, memory: &ComposedLayout) -> Result<ThreadPartition> {
-        ThreadPartition::new_swizzled(&self.layout_tv, memory)
+    pub fn partition_d_swizzled(
+        &self,
+        tile: [i64; 2],
+        memory: &ComposedLayout,
+    ) -> Result<ThreadPartition> {
+        ThreadPartition::new_swizzled(&self.layout_tv_over(tile)?, memory)
     }
 
     /// Checks that every instruction of `partition` moves contiguous,
