@@ -1,22 +1,65 @@
 //! Atoms: one hardware instruction each, with its thread/value layouts.
 //!
-//! # Contract
-//! An MMA atom (CuTe's `MMA_Traits`) names one `mma`/`wgmma` instruction and
-//! describes it with layouts from [`crate::layout`]:
+//! # Contract: MMA atoms ([`MmaTraits`], CuTe's `MMA_Traits`)
+//! An MMA atom names one `mma` instruction (or one scalar FMA) and describes
+//! it with layouts from [`crate::layout`]. Each atom is a zero-sized tag type
+//! named as in CUTLASS (`SM80_16x8x16_F32BF16BF16F32_TN`) that implements
+//! [`MmaTraits`], and a variant of the plain value [`MmaAtom`], which a
+//! runtime builder picks from values; the tag's [`MmaTraits::ATOM`] is its
+//! value, and every fact is the same whichever door it is read through.
 //!
 //! | item | meaning |
 //! |---|---|
-//! | `ThrID` | the threads that execute it together (32 for a warp, 128 for a warpgroup) |
-//! | `Shape_MNK` | the (M,N,K) extent of one instruction |
-//! | `ALayout`, `BLayout`, `CLayout` | (thread, value) -> (m,k), (n,k), (m,n) coordinate in the atom's tile |
-//! | element types | D, A, B, C types, encoded in the name as `SM80_16x8x16_F32F16F16F32_TN` |
-//! | snippet | the `ptx/smXX/*.ptx` file that emits the instruction |
+//! | `NAME` | the CUTLASS name |
+//! | `SHAPE_MNK` | the (M,N,K) extent of one instruction |
+//! | `thr_id()` | the threads that execute it together: `32:1` for a warp, `1:0` for one thread |
+//! | `a_layout()` | (thread, value) -> (m,k) of the M x K tile, as a column-major index `m + M*k` |
+//! | `b_layout()` | (thread, value) -> (n,k) of the N x K tile, index `n + N*k` |
+//! | `c_layout()` | (thread, value) -> (m,n) of the M x N tile, index `m + M*n` (C and D) |
+//! | `TYPES` | D, A, B, C element types, the order of the name (`F32BF16BF16F32`) |
+//! | `REGS` | registers per thread for A, B, C/D and their classes; value `v` lives in register `v / per_reg`, the lower index in the low bits |
+//! | `SNIPPET` | the `ptx/` family and snippet that emit the instruction |
+//! | `MIN_ARCH` | the oldest architecture that has the instruction |
+//! | `emit(...)` | writes the instruction into a [`Kernel`](crate::ptx::Kernel) given its registers |
 //!
-//! A copy atom (CuTe's `Copy_Traits`) names one data-movement instruction
-//! (`cp.async`, `ldmatrix`, TMA, a vector load) with its source and
-//! destination (thread, value) -> bit layouts.
+//! `_TN` is CuTe's naming: A is K-major ("T", row-major M x K) and B is
+//! K-major ("N", column-major K x N) in the instruction's own fragments;
+//! the tiles in memory may have any major, which the copies handle.
 //!
-//! The raw snippet lives in `ptx/`, one file per instruction family per
+//! # Contract: copy atoms ([`CopyTraits`], CuTe's `Copy_Traits`)
+//! A copy atom names one data-movement instruction (`cp.async`, `ldmatrix`,
+//! a vector load or store) with its source and destination
+//! (thread, value) -> bit layouts:
+//!
+//! | item | meaning |
+//! |---|---|
+//! | `NAME` | the CUTLASS name |
+//! | `thr_id()` | the threads that execute it together |
+//! | `src_layout()` | (thread, value) -> bit of the source, as CuTe's `SrcLayout` |
+//! | `dst_layout()` | (thread, value) -> bit of the destination, as CuTe's `DstLayout` |
+//! | `ref_layout()` | the layout the partitioner tiles with (CuTe's `RefLayout`) |
+//! | `emit...` | on each tag: writes the instruction given registers and addresses |
+//!
+//! The raw snippets live in `ptx/`, one file per instruction family per
 //! architecture; the Rust metadata lives here, one file per family per
-//! architecture (`mma_sm80.rs`, `copy_sm80.rs`, ...). No atom exists yet: the
-//! SM80 GEMM issue adds the first ones.
+//! architecture (`mma_sm80.rs`, `copy_sm80.rs`, ...).
+
+mod copy_atom;
+mod copy_sm75;
+mod copy_sm80;
+mod copy_universal;
+mod emit;
+mod mma_atom;
+mod mma_sm80;
+mod mma_universal;
+
+pub use copy_atom::{CopyAtom, CopyTraits};
+pub use copy_sm75::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+pub use copy_universal::{MemorySpace, UniversalCopy};
+pub use mma_atom::{MmaAtom, MmaRegs, MmaTraits, MmaTypes, SnippetRef};
+pub use mma_sm80::{
+    SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
+    SM80_16x8x8_F32TF32TF32F32_TN,
+};
+pub use mma_universal::UniversalFMA;

@@ -14,6 +14,7 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "common/elementwise_add",
         include_str!("../../ptx/common/elementwise_add.ptx"),
     ),
+    ("common/fma", include_str!("../../ptx/common/fma.ptx")),
     (
         "common/global_memory",
         include_str!("../../ptx/common/global_memory.ptx"),
@@ -30,6 +31,15 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "sm70/shared_memory",
         include_str!("../../ptx/sm70/shared_memory.ptx"),
     ),
+    ("sm75/ldmatrix", include_str!("../../ptx/sm75/ldmatrix.ptx")),
     ("sm80/cp_async", include_str!("../../ptx/sm80/cp_async.ptx")),
+    (
+        "sm80/mma_m16n8k16",
+        include_str!("../../ptx/sm80/mma_m16n8k16.ptx"),
+    ),
+    (
+        "sm80/mma_m16n8k8",
+        include_str!("../../ptx/sm80/mma_m16n8k8.ptx"),
+    ),
     ("sm90/mbarrier", include_str!("../../ptx/sm90/mbarrier.ptx")),
 ];

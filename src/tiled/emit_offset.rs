@@ -1,0 +1,88 @@
+//! PTX that evaluates a layout at a run-time index.
+
+use crate::layout::Layout;
+use crate::ptx::{Kernel, Reg, RegClass};
+use crate::{Error, Result};
+
+/// Emits the PTX computing `layout(index)` for a run-time `.b32` `index`
+/// (e.g. `%tid.x`) and returns the `.b32` register holding it.
+///
+/// Each flat mode `(s, d)` contributes `((index / prefix) % s) * d`, where
+/// `prefix` is the product of the shapes before it; the last mode takes no
+/// `% s` (CuTe's `idx2crd`: an index past the size runs on in the last mode).
+/// Powers of two become shifts and masks, modes of size 1 or stride 0 emit
+/// nothing. Everything is 32-bit signed arithmetic: the layout's values must
+/// fit in `i32`.
+///
+/// ```
+/// use cutlet::layout::Layout;
+/// use cutlet::ptx::{Kernel, RegClass, SpecialReg};
+/// use cutlet::tiled::emit_layout_offset;
+///
+/// let mut k = Kernel::new("k").unwrap();
+/// let tid = k.special(SpecialReg::TidX);
+/// let layout: Layout = "(4,8):(2,64)".parse().unwrap();
+/// let offset = emit_layout_offset(&mut k, &layout, tid).unwrap();
+/// let text = k.emit().unwrap();
+/// assert!(text.contains("and.b32"));
+/// assert!(text.contains("shr.u32"));
+/// assert_eq!(offset.class(), RegClass::B32);
+/// ```
+pub fn emit_layout_offset(k: &mut Kernel, layout: &Layout, index: Reg) -> Result<Reg> {
+    if index.class() != RegClass::B32 {
+        return Err(Error::invalid_argument(
+            "layout index register",
+            format!("{index} of class {}", index.class()),
+            "a .b32 register",
+        ));
+    }
+    let shapes = layout.shape().flatten();
+    let strides = layout.stride().flatten();
+    let fits = |v: i64| i32::try_from(v).is_ok();
+    if !fits(layout.size()) || !strides.iter().all(|&d| fits(d)) || !fits(layout.cosize()) {
+        return Err(Error::invalid_argument(
+            "layout",
+            layout,
+            "sizes and strides that fit in 32-bit signed integers",
+        ));
+    }
+    let acc = k.reg(RegClass::B32);
+    k.push(format!("mov.b32 {acc}, 0;"));
+    let last = shapes.len().saturating_sub(1);
+    let mut prefix = 1i64;
+    for (i, (&s, &d)) in shapes.iter().zip(&strides).enumerate() {
+        if s != 1 && d != 0 {
+            let crd = k.reg(RegClass::B32);
+            emit_div(k, crd, index, prefix);
+            if i != last {
+                emit_mod(k, crd, s);
+            }
+            k.push(format!("mad.lo.s32 {acc}, {crd}, {d}, {acc};"));
+        }
+        prefix *= s;
+    }
+    Ok(acc)
+}
+
+/// `dst = index / divisor` (unsigned).
+fn emit_div(k: &mut Kernel, dst: Reg, index: Reg, divisor: i64) {
+    if divisor == 1 {
+        k.push(format!("mov.b32 {dst}, {index};"));
+    } else if divisor.count_ones() == 1 {
+        k.push(format!(
+            "shr.u32 {dst}, {index}, {};",
+            divisor.trailing_zeros()
+        ));
+    } else {
+        k.push(format!("div.u32 {dst}, {index}, {divisor};"));
+    }
+}
+
+/// `dst = dst % modulus` (unsigned).
+fn emit_mod(k: &mut Kernel, dst: Reg, modulus: i64) {
+    if modulus.count_ones() == 1 {
+        k.push(format!("and.b32 {dst}, {dst}, {};", modulus - 1));
+    } else {
+        k.push(format!("rem.u32 {dst}, {dst}, {modulus};"));
+    }
+}

@@ -1,0 +1,236 @@
+//! The atoms' thread/value layouts against the PTX ISA's fragment tables.
+//!
+//! Each oracle below is written from the ISA's text ("Matrix Fragments for
+//! mma.m16n8k16 / mma.m16n8k8", "ldmatrix"), not from the layouts: lane `l`
+//! is `groupID = l / 4`, `threadID_in_group = l % 4`; fragment element `i` is
+//! the ISA's `a_i`, `b_i`, `c_i` (register `i / per_reg`, low half first).
+
+use std::collections::HashSet;
+
+use cutlet::atom::{
+    CopyAtom, CopyTraits, MmaAtom, MmaTraits, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
+    SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
+    SM80_16x8x8_F32TF32TF32F32_TN, UniversalFMA,
+};
+use cutlet::layout::Layout;
+
+/// (row, col) of element `i` of a fragment for lane `lane`.
+type Oracle = fn(lane: i64, i: i64) -> (i64, i64);
+
+/// m16n8k16 A (16x16, row = m, col = k).
+fn isa_a_m16n8k16(lane: i64, i: i64) -> (i64, i64) {
+    let (group, tig) = (lane / 4, lane % 4);
+    let row = if matches!(i, 0 | 1 | 4 | 5) {
+        group
+    } else {
+        group + 8
+    };
+    let col = tig * 2 + (i & 1) + if i >= 4 { 8 } else { 0 };
+    (row, col)
+}
+
+/// m16n8k16 B (16x8, row = k, col = n).
+fn isa_b_m16n8k16(lane: i64, i: i64) -> (i64, i64) {
+    let (group, tig) = (lane / 4, lane % 4);
+    let row = tig * 2 + (i & 1) + if i >= 2 { 8 } else { 0 };
+    (row, group)
+}
+
+/// m16n8k16 and m16n8k8 C/D (16x8, row = m, col = n).
+fn isa_c_m16n8(lane: i64, i: i64) -> (i64, i64) {
+    let (group, tig) = (lane / 4, lane % 4);
+    let row = if i < 2 { group } else { group + 8 };
+    (row, tig * 2 + (i & 1))
+}
+
+/// m16n8k8 tf32 A (16x8, row = m, col = k).
+fn isa_a_m16n8k8_tf32(lane: i64, i: i64) -> (i64, i64) {
+    let (group, tig) = (lane / 4, lane % 4);
+    let row = if i == 0 || i == 2 { group } else { group + 8 };
+    let col = if i < 2 { tig } else { tig + 4 };
+    (row, col)
+}
+
+/// m16n8k8 tf32 B (8x8, row = k, col = n).
+fn isa_b_m16n8k8_tf32(lane: i64, i: i64) -> (i64, i64) {
+    let (group, tig) = (lane / 4, lane % 4);
+    (if i == 0 { tig } else { tig + 4 }, group)
+}
+
+/// Checks `layout` ((thread, value) -> column-major index of an
+/// `rows_of x cols_of` tile in (first, second) coordinates) against `oracle`.
+/// `swap` says the oracle's (row, col) is (second, first), as B's (k, n).
+fn check_against_isa(what: &str, layout: &Layout, first_extent: i64, oracle: Oracle, swap: bool) {
+    let threads = 32;
+    let values = layout.size() / threads;
+    for lane in 0..threads {
+        for i in 0..values {
+            let index = layout.at(lane + threads * i);
+            let (first, second) = (index % first_extent, index / first_extent);
+            let (row, col) = oracle(lane, i);
+            let want = if swap { (col, row) } else { (row, col) };
+            assert_eq!(
+                (first, second),
+                want,
+                "{what}: lane {lane} value {i} is at {:?} by the layout, {want:?} by the ISA",
+                (first, second)
+            );
+        }
+    }
+}
+
+/// Every (thread, value) maps to a distinct index and all of `0..extent` is hit.
+fn assert_bijection(what: &str, layout: &Layout, extent: i64) {
+    assert_eq!(layout.size(), extent, "{what}: size");
+    let hit: HashSet<i64> = (0..layout.size()).map(|i| layout.at(i)).collect();
+    assert_eq!(hit.len() as i64, extent, "{what}: some element owned twice");
+    assert!(
+        hit.iter().all(|&i| (0..extent).contains(&i)),
+        "{what}: outside the tile"
+    );
+}
+
+fn check_m16n8k16<T: MmaTraits>() {
+    assert_eq!(T::SHAPE_MNK, [16, 8, 16]);
+    assert_eq!(T::thr_id().to_string(), "32:1");
+    check_against_isa(T::NAME, &T::a_layout(), 16, isa_a_m16n8k16, false);
+    check_against_isa(T::NAME, &T::b_layout(), 8, isa_b_m16n8k16, true);
+    check_against_isa(T::NAME, &T::c_layout(), 16, isa_c_m16n8, false);
+}
+
+#[test]
+fn m16n8k16_f32_f16_layouts_match_the_isa() {
+    check_m16n8k16::<SM80_16x8x16_F32F16F16F32_TN>();
+}
+
+#[test]
+fn m16n8k16_f32_bf16_layouts_match_the_isa() {
+    check_m16n8k16::<SM80_16x8x16_F32BF16BF16F32_TN>();
+}
+
+#[test]
+fn m16n8k16_f16_accumulate_layouts_match_the_isa() {
+    check_m16n8k16::<SM80_16x8x16_F16F16F16F16_TN>();
+}
+
+#[test]
+fn m16n8k8_tf32_layouts_match_the_isa() {
+    type T = SM80_16x8x8_F32TF32TF32F32_TN;
+    assert_eq!(T::SHAPE_MNK, [16, 8, 8]);
+    check_against_isa(T::NAME, &T::a_layout(), 16, isa_a_m16n8k8_tf32, false);
+    check_against_isa(T::NAME, &T::b_layout(), 8, isa_b_m16n8k8_tf32, true);
+    check_against_isa(T::NAME, &T::c_layout(), 16, isa_c_m16n8, false);
+}
+
+#[test]
+fn every_mma_layout_is_a_bijection_onto_its_tile() {
+    for atom in MmaAtom::ALL {
+        let [m, n, k] = atom.shape_mnk();
+        assert_bijection(atom.name(), &atom.a_layout(), m * k);
+        assert_bijection(atom.name(), &atom.b_layout(), n * k);
+        assert_bijection(atom.name(), &atom.c_layout(), m * n);
+        let threads = atom.thr_id().size();
+        let regs = atom.regs();
+        let per = |class_bits: u32, t: cutlet::numeric::ElementType| {
+            (class_bits / t.size_bits()).max(1) as i64
+        };
+        let types = atom.types();
+        let bits = regs.ab_class.bits();
+        assert_eq!(
+            m * k / threads,
+            regs.a as i64 * per(bits, types.a),
+            "{atom} a regs"
+        );
+        assert_eq!(
+            n * k / threads,
+            regs.b as i64 * per(bits, types.b),
+            "{atom} b regs"
+        );
+        let cbits = regs.c_class.bits();
+        assert_eq!(
+            m * n / threads,
+            regs.c as i64 * per(cbits, types.c),
+            "{atom} c regs"
+        );
+    }
+}
+
+#[test]
+fn tags_and_values_agree() {
+    assert_eq!(UniversalFMA::ATOM.shape_mnk(), [1, 1, 1]);
+    assert_eq!(UniversalFMA::ATOM.thr_id().size(), 1);
+    for atom in MmaAtom::ALL {
+        assert_eq!(atom.to_string(), atom.name());
+    }
+    assert_eq!(
+        SM80_16x8x8_F32TF32TF32F32_TN::ATOM.a_layout(),
+        SM80_16x8x8_F32TF32TF32F32_TN::a_layout()
+    );
+}
+
+/// The bit of the stored 4-matrix block that lane `lane` supplies as bit
+/// `bit` of its row address: row `lane % 8` of matrix `lane / 8`.
+fn isa_ldsm_source_bit(lane: i64, bit: i64) -> i64 {
+    let (matrix, row) = (lane / 8, lane % 8);
+    1024 * matrix + 128 * row + bit
+}
+
+/// The stored bit that lane `lane` receives as bit `q` of register `j`.
+fn isa_ldsm_destination_bit(lane: i64, j: i64, q: i64, trans: bool) -> i64 {
+    let half = q / 16;
+    let (row, element) = if trans {
+        (2 * (lane % 4) + half, lane / 4)
+    } else {
+        (lane / 4, 2 * (lane % 4) + half)
+    };
+    1024 * j + 128 * row + 16 * element + q % 16
+}
+
+fn check_ldsm(atom: CopyAtom, trans: bool) {
+    let src = atom.src_layout();
+    let dst = atom.dst_layout();
+    assert_bijection(atom.name(), &src, 4096);
+    assert_bijection(atom.name(), &dst, 4096);
+    for lane in 0..32 {
+        for bit in 0..128 {
+            assert_eq!(
+                src.at(lane + 32 * bit),
+                isa_ldsm_source_bit(lane, bit),
+                "{atom} src lane {lane} bit {bit}"
+            );
+        }
+        for j in 0..4 {
+            for q in 0..32 {
+                assert_eq!(
+                    dst.at(lane + 32 * (q + 32 * j)),
+                    isa_ldsm_destination_bit(lane, j, q, trans),
+                    "{atom} dst lane {lane} register {j} bit {q}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ldmatrix_layouts_match_the_isa() {
+    check_ldsm(SM75_U32x4_LDSM_N::ATOM, false);
+    check_ldsm(SM75_U16x8_LDSM_T::ATOM, true);
+}
+
+#[test]
+fn single_thread_copies_move_their_bits_in_order() {
+    for (atom, bits) in [
+        (CopyAtom::Sm80CpAsyncCacheGlobalZfill, 128),
+        (CopyAtom::Universal32, 32),
+        (CopyAtom::Universal64, 64),
+        (CopyAtom::Universal128, 128),
+    ] {
+        assert_eq!(atom.threads(), 1, "{atom}");
+        assert_eq!(atom.bits_per_thread(), bits, "{atom}");
+        for layout in [atom.src_layout(), atom.dst_layout(), atom.ref_layout()] {
+            assert_bijection(atom.name(), &layout, bits);
+            assert!((0..bits).all(|b| layout.at(b) == b), "{atom}: {layout}");
+        }
+    }
+    assert_eq!(CopyAtom::ALL.len(), 6);
+}

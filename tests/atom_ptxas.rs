@@ -1,0 +1,130 @@
+//! Every atom's `emit` output assembles with ptxas for the targets that have
+//! its instruction: sm_80 and sm_90a for all, sm_70 for the SIMT ones.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::arch::ArchKind;
+use cutlet::atom::{
+    MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy,
+    SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+};
+use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
+
+/// A kernel that loads operands from `src`, runs each available atom once
+/// and stores what it produced to `dst`, so nothing is dead code.
+fn atoms_kernel(arch: ArchKind) -> String {
+    let mut k = Kernel::new("atoms").unwrap();
+    k.max_threads(32, 1, 1);
+    let src_param = k.param("src", ParamType::U64).unwrap();
+    let dst_param = k.param("dst", ParamType::U64).unwrap();
+    let tile = k.shared_static("tile", 128, 32 * 16).unwrap();
+    let src = k.load_param(&src_param).unwrap();
+    let dst = k.load_param(&dst_param).unwrap();
+    k.cvta_to_global(src, src);
+    k.cvta_to_global(dst, dst);
+    let tid = k.special(SpecialReg::TidX);
+    let offset = k.reg(RegClass::B32);
+    k.push(format!("shl.b32 {offset}, {tid}, 4;"));
+    let wide = k.reg(RegClass::B64);
+    k.push(format!("cvt.u64.u32 {wide}, {offset};"));
+    k.push(format!("add.s64 {src}, {src}, {wide};"));
+    k.push(format!("add.s64 {dst}, {dst}, {wide};"));
+    let smem = k.shared_address(&tile);
+    k.push(format!("add.s32 {smem}, {smem}, {offset};"));
+
+    let v = k.regs(RegClass::B32, 4);
+    UniversalCopy::<128>::emit_load(&mut k, MemorySpace::Global, &v, &src).unwrap();
+    UniversalCopy::<64>::emit_load(&mut k, MemorySpace::Global, &v[..2], &src).unwrap();
+    UniversalCopy::<32>::emit_load(&mut k, MemorySpace::Global, &v[..1], &src).unwrap();
+    UniversalCopy::<128>::emit_store(&mut k, MemorySpace::Shared, &smem, &v).unwrap();
+    UniversalCopy::<64>::emit_store(&mut k, MemorySpace::Shared, &smem, &v[..2]).unwrap();
+    UniversalCopy::<32>::emit_store(&mut k, MemorySpace::Shared, &smem, &v[..1]).unwrap();
+    k.snippet("sm70/shared_memory", "bar_sync", &[]).unwrap();
+    UniversalCopy::<128>::emit_load(&mut k, MemorySpace::Shared, &v, &smem).unwrap();
+
+    let f = k.regs(RegClass::F32, 4);
+    for (i, r) in f.iter().enumerate() {
+        k.push(format!("mov.b32 {r}, {};", v[i]));
+    }
+    MmaAtom::UniversalFma
+        .emit(&mut k, &f[..1], &f[1..2], &f[2..3], &f[3..4])
+        .unwrap();
+
+    if arch >= ArchKind::Sm80 {
+        SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit(&mut k, &smem, src, &16).unwrap();
+        SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit_commit(&mut k).unwrap();
+        SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit_wait(&mut k, 0).unwrap();
+        k.snippet("sm70/shared_memory", "bar_sync", &[]).unwrap();
+        let a = k.regs(RegClass::B32, 4);
+        let b = k.regs(RegClass::B32, 4);
+        SM75_U32x4_LDSM_N::emit(&mut k, &a, &smem).unwrap();
+        SM75_U16x8_LDSM_T::emit(&mut k, &b, &smem).unwrap();
+        let half = k.regs(RegClass::B32, 2);
+        for atom in MmaAtom::ALL {
+            if atom == MmaAtom::UniversalFma {
+                continue;
+            }
+            let c: &[_] = if atom.regs().c_class == RegClass::B32 {
+                &half
+            } else {
+                &f
+            };
+            atom.emit(&mut k, c, &a, &b[..2], c).unwrap();
+        }
+        for (i, r) in half.iter().enumerate() {
+            k.push(format!("add.u32 {}, {}, {r};", v[i], v[i]));
+        }
+    }
+    for (i, r) in f.iter().enumerate() {
+        k.push(format!("mov.b32 {}, {r};", v[i]));
+    }
+    UniversalCopy::<128>::emit_store(&mut k, MemorySpace::Global, &dst, &v).unwrap();
+    let mut module = Module::new(arch);
+    module.add_kernel(k).unwrap();
+    module.emit().unwrap()
+}
+
+#[test]
+fn atoms_assemble_for_every_arch_that_has_them() {
+    for arch in ArchKind::ALL {
+        let ptx = atoms_kernel(arch);
+        if arch >= ArchKind::Sm80 {
+            assert!(ptx.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
+            assert!(ptx.contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+        }
+        let Some(report) = assemble(&ptx, arch.ptx_target()) else {
+            return;
+        };
+        let f = report.function("atoms");
+        assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{arch:?}: {f:?}");
+    }
+}
+
+#[test]
+fn emit_rejects_wrong_registers_with_a_named_error() {
+    let mut k = Kernel::new("bad").unwrap();
+    let a = k.regs(RegClass::B32, 3);
+    let f = k.regs(RegClass::F32, 4);
+    let err = MmaAtom::Sm80F32Bf16Bf16F32
+        .emit(&mut k, &f, &a, &a[..2], &f)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("mma a") && err.contains("3 registers"),
+        "{err}"
+    );
+    let wrong_class = k.regs(RegClass::F32, 4);
+    let err = SM75_U32x4_LDSM_N::emit(&mut k, &wrong_class, &"tile")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("ldmatrix dst") && err.contains(".f32"),
+        "{err}"
+    );
+    let r = k.reg(RegClass::B32);
+    let err = UniversalCopy::<32>::emit_load(&mut k, MemorySpace::Global, &[r], &r)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("global address"), "{err}");
+}
