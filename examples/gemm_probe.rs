@@ -16,7 +16,7 @@
 
 use cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{sys::CUevent_flags, CudaSlice, CudaStream, DevicePtr, ValidAsZeroBits};
-use cutlet::collective::sm80_default_spec;
+use cutlet::collective::{sm80_default_spec, sm80_spec_for_problem};
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
@@ -81,7 +81,9 @@ fn probe<T>(
     CudaBlas: Gemm<T>,
 {
     let ty = T::TYPE;
-    let spec: GemmSpec = sm80_default_spec(
+    let (m, n, k) = (shape.m, shape.n, shape.k);
+    let sms = device.limits().sm_count;
+    let spec: GemmSpec = sm80_spec_for_problem(
         ty,
         ty,
         ty,
@@ -89,10 +91,13 @@ fn probe<T>(
         OperandMajor::K,
         OperandMajor::K,
         OutputMajor::N,
+        m as u32,
+        n as u32,
+        1,
+        sms,
     )
     .unwrap();
     let align = spec.alignment()[0] as usize;
-    let (m, n, k) = (shape.m, shape.n, shape.k);
     let (lda, ldb, ldd) = (
         k.div_ceil(align) * align,
         k.div_ceil(align) * align,
@@ -164,7 +169,8 @@ fn probe<T>(
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let (tf, tf_ref) = (flops / (ms as f64 * 1e9), flops / (ms_ref as f64 * 1e9));
     println!(
-        "{ty:>4} {m:>5}x{n:>5}x{k:>5} raster {raster}: cutlet {ms:8.3} ms {tf:7.1} TFLOP/s | cublas {ms_ref:8.3} ms {tf_ref:7.1} TFLOP/s | ratio {:.3} | rel err vs cublas {:.1e} | regs {} local {} B",
+        "{ty:>4} {m:>5}x{n:>5}x{k:>5} tile {:?} raster {raster}: cutlet {ms:8.3} ms {tf:7.1} TFLOP/s | cublas {ms_ref:8.3} ms {tf_ref:7.1} TFLOP/s | ratio {:.3} | rel err vs cublas {:.1e} | regs {} local {} B",
+        spec.tile,
         tf / tf_ref,
         (err / norm.max(1e-30)).sqrt(),
         f.num_regs().unwrap_or(0),

@@ -5,7 +5,7 @@
 mod common;
 
 use common::ptxas::assemble;
-use cutlet::collective::sm80_default_spec;
+use cutlet::collective::{sm80_default_spec, sm80_spec_for_problem};
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32};
 
@@ -36,14 +36,26 @@ fn default_configurations_assemble_for_sm80_without_spills() {
                         );
                         continue;
                     };
-                    let ptx = spec.ptx().unwrap();
-                    let Some(report) = assemble(&ptx, "sm_80") else {
-                        return;
-                    };
-                    let f = report.function(&spec.kernel_name());
-                    eprintln!("{}: {f:?}", spec.kernel_name());
-                    if (f.spill_stores, f.spill_loads) != (0, 0) {
-                        spilled.push(format!("{f:?}"));
+                    // The builder's tile for a 4095 x 4097 problem on 132 SMs
+                    // (256x128 for 16-bit inputs) as well as the default.
+                    let tall = sm80_spec_for_problem(
+                        ab, ab, d, acc, a_major, b_major, d_major, 4095, 4097, 1, 132,
+                    )
+                    .unwrap();
+                    let mut specs = vec![spec.clone()];
+                    if tall != spec {
+                        specs.push(tall);
+                    }
+                    for spec in specs {
+                        let ptx = spec.ptx().unwrap();
+                        let Some(report) = assemble(&ptx, "sm_80") else {
+                            return;
+                        };
+                        let f = report.function(&spec.kernel_name());
+                        eprintln!("{}: {f:?}", spec.kernel_name());
+                        if (f.spill_stores, f.spill_loads) != (0, 0) {
+                            spilled.push(format!("{f:?}"));
+                        }
                     }
                 }
             }

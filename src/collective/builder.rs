@@ -68,3 +68,60 @@ pub fn sm80_default_spec(
     spec.validate()?;
     Ok(spec)
 }
+
+/// The default SM80 GEMM for a problem of `m x n` outputs (per batch, `l`
+/// batches) on a GPU of `sm_count` SMs: [`sm80_default_spec`], with the
+/// 16-bit tile turned to 256x128 (warps 4x2) when that takes fewer waves of
+/// one-tile-per-SM blocks (e.g. 4095 x 4097: 544 tiles of 128x256 are 5
+/// waves on 132 SMs, 528 tiles of 256x128 are 4) and A is K-major.
+///
+/// ```
+/// use cutlet::collective::sm80_spec_for_problem;
+/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// let pick = |m, n| sm80_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, m, n, 1, 132).unwrap().tile;
+/// assert_eq!(pick(4096, 4096), [128, 256, 64]);
+/// assert_eq!(pick(4095, 4097), [256, 128, 64]);
+/// ```
+///
+/// # Errors
+/// As [`sm80_default_spec`].
+#[allow(clippy::too_many_arguments)]
+pub fn sm80_spec_for_problem(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+    m: u32,
+    n: u32,
+    l: u32,
+    sm_count: u32,
+) -> Result<GemmSpec, String> {
+    let wide = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
+    // The tall tile with an MN-major A (8 copies of A per stage and thread)
+    // spills under ptxas 12.9; it is offered for K-major A only.
+    if wide.tile != [128, 256, 64] || a_major == OperandMajor::MN {
+        return Ok(wide);
+    }
+    let tall = GemmSpec {
+        tile: [256, 128, 64],
+        warps: [4, 2, 1],
+        ..wide.clone()
+    };
+    if tall.validate().is_err() {
+        return Ok(wide);
+    }
+    let waves = |spec: &GemmSpec| {
+        let (gx, gy, _) = spec.grid(m.max(1), n.max(1), l.max(1));
+        (u64::from(gx) * u64::from(gy)).div_ceil(u64::from(sm_count.max(1)))
+    };
+    Ok(if waves(&tall) < waves(&wide) {
+        tall
+    } else {
+        wide
+    })
+}

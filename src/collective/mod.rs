@@ -33,7 +33,7 @@ mod mma_kind;
 mod sm80_mma_multistage;
 mod smem_layout;
 
-pub use builder::sm80_default_spec;
+pub use builder::{sm80_default_spec, sm80_spec_for_problem};
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80};
 pub use mma_kind::MmaKind;
 pub use sm80_mma_multistage::{Accumulators, MainloopInputs, Sm80MmaMultistage};
