@@ -19,4 +19,22 @@
 //! expressions). A collective builder picks atoms, shared-memory layouts and
 //! stage counts from the element types, majors and tile shape.
 //!
-//! Nothing lives here yet: the SM80 GEMM issue adds the first collectives.
+//! | item | file |
+//! |---|---|
+//! | [`MmaKind`] | the `mma.sync` family the element types pick |
+//! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
+//! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
+//! | [`EpilogueSm80`] | D = alpha * acc + beta * C, staged through shared memory |
+//! | [`sm80_default_spec`] | the collective builder |
+
+mod builder;
+mod epilogue_sm80;
+mod mma_kind;
+mod sm80_mma_multistage;
+mod smem_layout;
+
+pub use builder::{sm80_default_spec, sm80_spec_for_problem};
+pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80};
+pub use mma_kind::MmaKind;
+pub use sm80_mma_multistage::{Accumulators, MainloopInputs, Sm80MmaMultistage};
+pub use smem_layout::OperandSmem;

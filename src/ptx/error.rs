@@ -179,6 +179,16 @@ pub enum PtxError {
         /// The supported ones, comma-separated.
         supported: &'static str,
     },
+    /// A kernel generator was asked for a configuration it does not support.
+    #[error("{kernel} `{name}`: {reason}")]
+    UnsupportedSpec {
+        /// The kernel family, e.g. `gemm`.
+        kernel: &'static str,
+        /// The kernel name the spec would get.
+        name: String,
+        /// Why not, naming the value and what is expected.
+        reason: String,
+    },
 }
 
 /// The result type of the PTX assembler.

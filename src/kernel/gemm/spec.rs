@@ -82,3 +82,133 @@ pub struct GemmSpec {
     /// Shared-memory pipeline stages of the mainloop.
     pub stages: u32,
 }
+
+/// Bytes of one row of a shared-memory swizzle atom: every operand tile is
+/// stored in 128-byte rows (`Swizzle<3,4,3>` on byte addresses), so the CTA
+/// tile's K extent (K-major) or 64/32-element blocks of M or N (MN-major)
+/// fill exactly one row.
+pub(crate) const SMEM_ROW_BYTES: u32 = 128;
+
+/// Bytes of one `cp.async` copy and one epilogue vector.
+pub(crate) const VECTOR_BYTES: u32 = 16;
+
+/// f32 elements of padding per row of the epilogue's staging tile (N-major
+/// staging: rows of BN, M-major staging: rows of BM), so that the
+/// accumulator fragments store without bank conflicts.
+pub(crate) const fn epilogue_pad(major: OutputMajor) -> u32 {
+    match major {
+        OutputMajor::N => 8,
+        OutputMajor::M => 4,
+    }
+}
+
+impl OperandMajor {
+    /// The short name used in kernel names: `k` or `mn`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            OperandMajor::K => "k",
+            OperandMajor::MN => "mn",
+        }
+    }
+}
+
+impl OutputMajor {
+    /// The short name used in kernel names: `n` (row-major) or `m`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            OutputMajor::N => "n",
+            OutputMajor::M => "m",
+        }
+    }
+}
+
+impl GemmSpec {
+    /// The kernel's `.entry` name; it encodes every field, so two specs share
+    /// a name only if they are equal.
+    ///
+    /// ```
+    /// use cutlet::collective::sm80_default_spec;
+    /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let spec = sm80_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+    /// assert_eq!(spec.kernel_name(), "gemm_sm80_bf16_bf16_bf16_bf16_f32_k_k_n_n_128x256x64_w2x4x1_s3");
+    /// ```
+    pub fn kernel_name(&self) -> String {
+        let [bm, bn, bk] = self.tile;
+        let [wm, wn, wk] = self.warps;
+        let (cc_major, cc_minor) = self.arch.compute_capability();
+        format!(
+            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}",
+            self.a,
+            self.b,
+            self.c,
+            self.d,
+            self.acc,
+            self.a_major.name(),
+            self.b_major.name(),
+            self.c_major.name(),
+            self.d_major.name(),
+            self.stages
+        )
+    }
+
+    /// Threads per block the launch must use: 32 per warp of
+    /// [`warps`](Self::warps).
+    pub fn block_threads(&self) -> u32 {
+        self.warps.iter().product::<u32>() * 32
+    }
+
+    /// Bytes of one mainloop stage: the A tile and the B tile.
+    pub fn stage_bytes(&self) -> u32 {
+        let [bm, bn, bk] = self.tile;
+        bm * bk * self.a.size_bytes() + bn * bk * self.b.size_bytes()
+    }
+
+    /// Bytes of the epilogue's staging tile (f32 accumulators of the whole
+    /// CTA tile, rows padded against bank conflicts); it reuses the
+    /// mainloop's shared memory.
+    pub fn epilogue_bytes(&self) -> u32 {
+        let [bm, bn, _] = self.tile;
+        let pad = epilogue_pad(self.d_major);
+        match self.d_major {
+            OutputMajor::N => bm * (bn + pad) * 4,
+            OutputMajor::M => bn * (bm + pad) * 4,
+        }
+    }
+
+    /// Dynamic shared memory the launch must give: the larger of the
+    /// mainloop's `stages` stages and the epilogue's staging tile.
+    pub fn shared_mem_bytes(&self) -> u32 {
+        (self.stages * self.stage_bytes()).max(self.epilogue_bytes())
+    }
+
+    /// Output tiles of one batch for an `m x n` output: `(tiles_m, tiles_n)`.
+    pub fn tiles(&self, m: u32, n: u32) -> (u32, u32) {
+        (m.div_ceil(self.tile[0]), n.div_ceil(self.tile[1]))
+    }
+
+    /// The launch grid for problem `m x n` with `l` batches:
+    /// `(tiles_m * tiles_n, l, 1)`. The product of tiles saturates at
+    /// `u32::MAX`; the host checks it against the driver's grid limit.
+    pub fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32) {
+        let (tm, tn) = self.tiles(m, n);
+        (tm.saturating_mul(tn), l, 1)
+    }
+
+    /// Elements a pointer and a leading dimension of A, B, C and D must be a
+    /// multiple of: one 16-byte vector each (the kernel copies A and B with
+    /// 16-byte `cp.async` and reads C / writes D in 16-byte vectors of D's
+    /// element type).
+    pub fn alignment(&self) -> [u32; 4] {
+        let vec = |t: ElementType| VECTOR_BYTES / t.size_bytes();
+        let out = vec(self.d);
+        [vec(self.a), vec(self.b), out, out]
+    }
+
+    /// Batch-stride alignment equals [`alignment`](Self::alignment): each
+    /// batch's base address must keep 16-byte alignment.
+    pub fn batch_stride_alignment(&self) -> [u32; 4] {
+        self.alignment()
+    }
+}

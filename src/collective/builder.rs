@@ -1,0 +1,127 @@
+//! The SM80 collective builder: a good tile, warp layout and stage count for
+//! element types and majors (CUTLASS's `CollectiveBuilder` with
+//! `StageCountAuto`).
+
+use super::MmaKind;
+use crate::arch::ArchKind;
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::numeric::ElementType;
+
+/// The default SM80 GEMM for these types and majors, C and D of one type
+/// and one major.
+///
+/// The tile fills one 128-byte shared-memory row along K (BK = 64 for
+/// 16-bit inputs, 32 for tf32). 16-bit inputs: 128x256 over 2x4 warps (each
+/// 64x64: 128 f32 accumulators a thread). tf32: 128x128 over 2x4 warps.
+/// Stages: as many as fit in the arch's opt-in shared memory (the epilogue's
+/// staging tile reuses the same memory), at most 4.
+///
+/// ```
+/// use cutlet::collective::sm80_default_spec;
+/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{F16, F32};
+///
+/// let spec = sm80_default_spec(F16, F16, F16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+/// assert_eq!((spec.tile, spec.warps, spec.stages), ([128, 256, 64], [2, 4, 1], 3));
+/// assert_eq!(spec.shared_mem_bytes(), 3 * 48 * 1024);
+/// ```
+///
+/// # Errors
+/// A sentence naming the values when no kernel exists for them (see
+/// [`GemmSpec::validate`]).
+pub fn sm80_default_spec(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+) -> Result<GemmSpec, String> {
+    let arch = ArchKind::Sm80;
+    let mma = MmaKind::for_types(a, b, acc).ok_or_else(|| {
+        format!("element types a={a}, b={b}, acc={acc}: expected f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or f32/f32/f32 (tf32)")
+    })?;
+    let tile = match mma {
+        MmaKind::Tf32 => [128, 128, 32],
+        _ => [128, 256, 64],
+    };
+    let mut spec = GemmSpec {
+        arch,
+        a,
+        b,
+        c: d,
+        d,
+        acc,
+        a_major,
+        b_major,
+        c_major: d_major,
+        d_major,
+        tile,
+        warps: [2, 4, 1],
+        stages: 2,
+    };
+    let limit = arch.max_dynamic_shared_bytes();
+    while spec.stages < 4 && (spec.stages + 1) * spec.stage_bytes() <= limit {
+        spec.stages += 1;
+    }
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// The default SM80 GEMM for a problem of `m x n` outputs (per batch, `l`
+/// batches) on a GPU of `sm_count` SMs: [`sm80_default_spec`], with the
+/// 16-bit tile turned to 256x128 (warps 4x2) when that takes fewer waves of
+/// one-tile-per-SM blocks (e.g. 4095 x 4097: 544 tiles of 128x256 are 5
+/// waves on 132 SMs, 528 tiles of 256x128 are 4) and A is K-major.
+///
+/// ```
+/// use cutlet::collective::sm80_spec_for_problem;
+/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// let pick = |m, n| sm80_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, m, n, 1, 132).unwrap().tile;
+/// assert_eq!(pick(4096, 4096), [128, 256, 64]);
+/// assert_eq!(pick(4095, 4097), [256, 128, 64]);
+/// ```
+///
+/// # Errors
+/// As [`sm80_default_spec`].
+#[allow(clippy::too_many_arguments)]
+pub fn sm80_spec_for_problem(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+    m: u32,
+    n: u32,
+    l: u32,
+    sm_count: u32,
+) -> Result<GemmSpec, String> {
+    let wide = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
+    // The tall tile with an MN-major A (8 copies of A per stage and thread)
+    // spills under ptxas 12.9; it is offered for K-major A only.
+    if wide.tile != [128, 256, 64] || a_major == OperandMajor::MN {
+        return Ok(wide);
+    }
+    let tall = GemmSpec {
+        tile: [256, 128, 64],
+        warps: [4, 2, 1],
+        ..wide.clone()
+    };
+    if tall.validate().is_err() {
+        return Ok(wide);
+    }
+    let waves = |spec: &GemmSpec| {
+        let (gx, gy, _) = spec.grid(m.max(1), n.max(1), l.max(1));
+        (u64::from(gx) * u64::from(gy)).div_ceil(u64::from(sm_count.max(1)))
+    };
+    Ok(if waves(&tall) < waves(&wide) {
+        tall
+    } else {
+        wide
+    })
+}

@@ -1,0 +1,399 @@
+//! [`EpilogueSm80`]: D = alpha * acc + beta * C, staged through shared
+//! memory so that C is read and D written in coalesced 16-byte vectors.
+//!
+//! 1. Every thread writes its accumulators (as f32) into a staging tile of
+//!    the whole CTA tile in shared memory, laid out with D's contiguous
+//!    dimension innermost and rows padded against bank conflicts.
+//! 2. After `bar.sync`, each thread takes 16-byte vectors of D: a fixed
+//!    column of vectors, rows `rows_per_pass` apart. For each it reads the
+//!    staged accumulators, reads C's vector at the same place (only when
+//!    beta is not 0), computes `alpha * acc + beta * c` in f32, converts and
+//!    stores. Each element of C is read by the thread that then writes the
+//!    same element of D, so D may alias C.
+//! 3. Ragged edges: rows past the edge are skipped; a vector that straddles
+//!    the contiguous edge is read and written element by element.
+
+use super::sm80_mma_multistage::Accumulators;
+use crate::kernel::gemm::spec::{epilogue_pad, VECTOR_BYTES};
+use crate::kernel::gemm::{GemmSpec, OutputMajor};
+use crate::numeric::ElementType;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// Registers the kernel hands to the epilogue.
+#[derive(Clone, Copy, Debug)]
+pub struct EpilogueInputs {
+    /// `%tid.x`.
+    pub tid: Reg,
+    /// Shared-window address of the dynamic shared memory.
+    pub smem: Reg,
+    /// Global address of D's element (m0, n0) in this batch.
+    pub d_tile: Reg,
+    /// Global address of C's element (m0, n0) in this batch.
+    pub c_tile: Reg,
+    /// D's leading dimension in bytes (`.b64`).
+    pub ldd_bytes: Reg,
+    /// C's leading dimension in bytes (`.b64`).
+    pub ldc_bytes: Reg,
+    /// `M - m0` (`.b32`).
+    pub m_rem: Reg,
+    /// `N - n0` (`.b32`).
+    pub n_rem: Reg,
+    /// alpha (`.f32`).
+    pub alpha: Reg,
+    /// beta (`.f32`).
+    pub beta: Reg,
+}
+
+/// The linear-combination epilogue of one [`GemmSpec`].
+#[derive(Clone, Debug)]
+pub struct EpilogueSm80 {
+    spec: GemmSpec,
+}
+
+impl EpilogueSm80 {
+    /// The epilogue of `spec`.
+    pub fn new(spec: &GemmSpec) -> Self {
+        EpilogueSm80 { spec: spec.clone() }
+    }
+
+    /// Elements of D in one 16-byte vector.
+    pub fn vector_elements(&self) -> u32 {
+        VECTOR_BYTES / self.spec.d.size_bytes()
+    }
+
+    /// (rows, row length) of the staging tile: rows along D's strided
+    /// dimension, each row D's contiguous dimension.
+    fn staging_shape(&self) -> (u32, u32) {
+        let [bm, bn, _] = self.spec.tile;
+        match self.spec.d_major {
+            OutputMajor::N => (bm, bn),
+            OutputMajor::M => (bn, bm),
+        }
+    }
+
+    /// Threads per row of vectors, and rows per pass; `None` when the
+    /// vectors do not tile over the block's threads.
+    pub fn vector_mapping(&self) -> Option<(u32, u32)> {
+        let (rows, len) = self.staging_shape();
+        let vpr = len / self.vector_elements();
+        let threads = self.spec.block_threads();
+        if vpr == 0 || !threads.is_multiple_of(vpr) || rows % (threads / vpr) != 0 {
+            return None;
+        }
+        Some((vpr, threads / vpr))
+    }
+
+    /// Emits the epilogue.
+    pub fn emit(
+        &self,
+        k: &mut Kernel,
+        inp: &EpilogueInputs,
+        acc: &Accumulators,
+    ) -> Result<(), PtxError> {
+        self.stage_accumulators(k, inp, acc);
+        k.push("bar.sync 0;");
+        self.store_vectors(k, inp)
+    }
+
+    fn stage_accumulators(&self, k: &mut Kernel, inp: &EpilogueInputs, acc: &Accumulators) {
+        let (_, len) = self.staging_shape();
+        let pitch = (len + epilogue_pad(self.spec.d_major)) * 4;
+        let [wm_count, _, _] = self.spec.warps;
+        let (wtm, wtn) = (
+            self.spec.tile[0] / wm_count,
+            self.spec.tile[1] / self.spec.warps[1],
+        );
+        let (warp, lane, wm, wn, g, t2) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        k.push(format!("shr.u32 {warp}, {}, 5;", inp.tid));
+        k.push(format!("and.b32 {lane}, {}, 31;", inp.tid));
+        k.push(format!("rem.u32 {wm}, {warp}, {wm_count};"));
+        k.push(format!("div.u32 {wn}, {warp}, {wm_count};"));
+        k.push(format!("shr.u32 {g}, {lane}, 2;"));
+        k.push(format!("and.b32 {t2}, {lane}, 3;"));
+        k.push(format!("shl.b32 {t2}, {t2}, 1;"));
+        // Thread's (m, n) of c0 in the CTA tile.
+        let (m, n) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("mad.lo.u32 {m}, {wm}, {wtm}, {g};"));
+        k.push(format!("mad.lo.u32 {n}, {wn}, {wtn}, {t2};"));
+        let (outer, inner) = match self.spec.d_major {
+            OutputMajor::N => (m, n),
+            OutputMajor::M => (n, m),
+        };
+        let base = k.reg(RegClass::B32);
+        k.push(format!("mul.lo.u32 {base}, {outer}, {pitch};"));
+        k.push(format!("shl.b32 {inner}, {inner}, 2;"));
+        k.push(format!("add.u32 {base}, {base}, {inner};"));
+        k.push(format!("add.u32 {base}, {base}, {};", inp.smem));
+        let vals = k.regs(RegClass::F32, 4);
+        let halves = k.regs(RegClass::B16, 2);
+        for mi in 0..acc.m_tiles {
+            for ni in 0..acc.n_tiles {
+                let regs = acc.tile(mi, ni);
+                let v: Vec<Reg> = if acc.f32 {
+                    regs.to_vec()
+                } else {
+                    for (j, r) in regs.iter().enumerate() {
+                        k.push(format!("mov.b32 {{{}, {}}}, {r};", halves[0], halves[1]));
+                        k.push(format!("cvt.f32.f16 {}, {};", vals[2 * j], halves[0]));
+                        k.push(format!("cvt.f32.f16 {}, {};", vals[2 * j + 1], halves[1]));
+                    }
+                    vals.clone()
+                };
+                for half in 0..2u32 {
+                    let (dm, dn) = (mi * 16 + 8 * half, ni * 8);
+                    let (x, y) = (v[(2 * half) as usize], v[(2 * half + 1) as usize]);
+                    match self.spec.d_major {
+                        OutputMajor::N => {
+                            let imm = dm * pitch + dn * 4;
+                            k.push(format!("st.shared.v2.f32 [{base}+{imm}], {{{x}, {y}}};"));
+                        }
+                        OutputMajor::M => {
+                            let imm = dn * pitch + dm * 4;
+                            k.push(format!("st.shared.f32 [{base}+{imm}], {x};"));
+                            k.push(format!("st.shared.f32 [{base}+{}], {y};", imm + pitch));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn store_vectors(&self, k: &mut Kernel, inp: &EpilogueInputs) -> Result<(), PtxError> {
+        let (rows, len) = self.staging_shape();
+        let (vpr, rpp) = self
+            .vector_mapping()
+            .ok_or_else(|| PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: self.spec.kernel_name(),
+                reason: format!(
+                "the {rows}x{len} output tile does not split into 16-byte vectors over {} threads",
+                self.spec.block_threads()
+            ),
+            })?;
+        let vec = self.vector_elements();
+        let dsize = self.spec.d.size_bytes();
+        let pitch = (len + epilogue_pad(self.spec.d_major)) * 4;
+        let (outer_rem, inner_rem) = match self.spec.d_major {
+            OutputMajor::N => (inp.m_rem, inp.n_rem),
+            OutputMajor::M => (inp.n_rem, inp.m_rem),
+        };
+        let (row, colv) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("div.u32 {row}, {}, {vpr};", inp.tid));
+        k.push(format!("rem.u32 {colv}, {}, {vpr};", inp.tid));
+        let col = k.reg(RegClass::B32);
+        k.push(format!("mul.lo.u32 {col}, {colv}, {vec};"));
+        // Shared read address of the thread's first vector.
+        let sread = k.reg(RegClass::B32);
+        let tmp = k.reg(RegClass::B32);
+        k.push(format!("mul.lo.u32 {sread}, {row}, {pitch};"));
+        k.push(format!("shl.b32 {tmp}, {col}, 2;"));
+        k.push(format!("add.u32 {sread}, {sread}, {tmp};"));
+        k.push(format!("add.u32 {sread}, {sread}, {};", inp.smem));
+        // Global addresses of the thread's first vector of D and C.
+        let (dptr, cptr, wide, dstride, cstride) = (
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+        );
+        for (ptr, tile, ld, stride) in [
+            (dptr, inp.d_tile, inp.ldd_bytes, dstride),
+            (cptr, inp.c_tile, inp.ldc_bytes, cstride),
+        ] {
+            k.push(format!("cvt.u64.u32 {wide}, {row};"));
+            k.push(format!("mul.lo.u64 {ptr}, {wide}, {ld};"));
+            k.push(format!("add.u64 {ptr}, {ptr}, {tile};"));
+            k.push(format!("mul.wide.u32 {wide}, {col}, {dsize};"));
+            k.push(format!("add.u64 {ptr}, {ptr}, {wide};"));
+            k.push(format!("mul.lo.u64 {stride}, {ld}, {rpp};"));
+        }
+        // Predicates: rows left, whole / partial vector, beta != 0.
+        let (rrem, irem) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("sub.s32 {rrem}, {outer_rem}, {row};"));
+        k.push(format!("sub.s32 {irem}, {inner_rem}, {col};"));
+        let (p_full, p_part, p_beta, p_row, p_st, p_ld) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+        );
+        k.push(format!("setp.ge.s32 {p_full}, {irem}, {vec};"));
+        k.push(format!("setp.gt.s32 {p_part}, {irem}, 0;"));
+        k.push(format!("and.pred {p_part}, {p_part}, !{p_full};"));
+        k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", inp.beta));
+        let acc = k.regs(RegClass::F32, vec as usize);
+        let cval = k.regs(RegClass::F32, vec as usize);
+        let res = k.regs(RegClass::F32, vec as usize);
+        let packed = k.regs(RegClass::B32, 4);
+        let passes = rows / rpp;
+        for pass in 0..passes {
+            if pass > 0 {
+                k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
+                k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
+            }
+            let simm = pass * rpp * pitch;
+            for q in 0..vec / 4 {
+                k.push(format!(
+                    "ld.shared.v4.f32 {{{}, {}, {}, {}}}, [{sread}+{}];",
+                    acc[(4 * q) as usize],
+                    acc[(4 * q + 1) as usize],
+                    acc[(4 * q + 2) as usize],
+                    acc[(4 * q + 3) as usize],
+                    simm + 16 * q
+                ));
+            }
+            k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", pass * rpp));
+            k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
+            k.push(format!("and.pred {p_ld}, {p_st}, {p_beta};"));
+            // Whole vector.
+            for r in &packed {
+                k.push(format!("mov.b32 {r}, 0;"));
+            }
+            let words = (vec * dsize / 4) as usize;
+            let w = &packed[..words];
+            k.push(format!(
+                "@{p_ld} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{cptr}];",
+                w[0], w[1], w[2], w[3]
+            ));
+            self.unpack(k, w, &cval);
+            self.combine(k, &acc, &cval, &res, inp);
+            self.pack(k, &res, w);
+            k.push(format!(
+                "@{p_st} st.global.v4.b32 [{dptr}], {{{}, {}, {}, {}}};",
+                w[0], w[1], w[2], w[3]
+            ));
+            // Partial vector at the contiguous edge, element by element.
+            let skip = k.new_label("epilogue_whole")?;
+            let p_edge = k.reg(RegClass::Pred);
+            k.push(format!("and.pred {p_edge}, {p_row}, {p_part};"));
+            k.push(format!("@!{p_edge} bra {skip};"));
+            self.store_partial(k, &acc, &cval, inp, dptr, cptr, irem, p_beta);
+            k.place_label(&skip);
+        }
+        Ok(())
+    }
+
+    /// f32 values of C from packed words (16-bit types: two per word).
+    fn unpack(&self, k: &mut Kernel, words: &[Reg], out: &[Reg]) {
+        match self.spec.c {
+            ElementType::F32 => {
+                for (w, o) in words.iter().zip(out) {
+                    k.push(format!("mov.b32 {o}, {w};"));
+                }
+            }
+            ElementType::BF16 => {
+                for (j, w) in words.iter().enumerate() {
+                    k.push(format!("shl.b32 {}, {w}, 16;", out[2 * j]));
+                    k.push(format!("and.b32 {}, {w}, -65536;", out[2 * j + 1]));
+                }
+            }
+            _ => {
+                let h = k.regs(RegClass::B16, 2);
+                for (j, w) in words.iter().enumerate() {
+                    k.push(format!("mov.b32 {{{}, {}}}, {w};", h[0], h[1]));
+                    k.push(format!("cvt.f32.f16 {}, {};", out[2 * j], h[0]));
+                    k.push(format!("cvt.f32.f16 {}, {};", out[2 * j + 1], h[1]));
+                }
+            }
+        }
+    }
+
+    /// `out = alpha * acc + beta * c`.
+    fn combine(&self, k: &mut Kernel, acc: &[Reg], c: &[Reg], out: &[Reg], inp: &EpilogueInputs) {
+        for ((a, cv), o) in acc.iter().zip(c).zip(out) {
+            k.push(format!("mul.f32 {o}, {a}, {};", inp.alpha));
+            k.push(format!("fma.rn.f32 {o}, {cv}, {}, {o};", inp.beta));
+        }
+    }
+
+    /// Packs f32 values into D's words.
+    fn pack(&self, k: &mut Kernel, vals: &[Reg], words: &[Reg]) {
+        match self.spec.d {
+            ElementType::F32 => {
+                for (v, w) in vals.iter().zip(words) {
+                    k.push(format!("mov.b32 {w}, {v};"));
+                }
+            }
+            d => {
+                let ty = if d == ElementType::BF16 {
+                    "bf16x2"
+                } else {
+                    "f16x2"
+                };
+                for (j, w) in words.iter().enumerate() {
+                    k.push(format!(
+                        "cvt.rn.{ty}.f32 {w}, {}, {};",
+                        vals[2 * j + 1],
+                        vals[2 * j]
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Element-by-element C read and D write of a vector with `irem` (< vec)
+    /// elements inside the edge. `acc` holds the staged accumulators.
+    #[allow(clippy::too_many_arguments)]
+    fn store_partial(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        cval: &[Reg],
+        inp: &EpilogueInputs,
+        dptr: Reg,
+        cptr: Reg,
+        irem: Reg,
+        p_beta: Reg,
+    ) {
+        let dsize = self.spec.d.size_bytes();
+        let (p_e, p_c) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        let bits = k.reg(RegClass::B32);
+        let h = k.reg(RegClass::B16);
+        for (e, (a, cv)) in acc.iter().zip(cval).enumerate() {
+            let off = e as u32 * dsize;
+            k.push(format!("setp.gt.s32 {p_e}, {irem}, {e};"));
+            k.push(format!("and.pred {p_c}, {p_e}, {p_beta};"));
+            k.push(format!("mov.f32 {cv}, 0f00000000;"));
+            match self.spec.c {
+                ElementType::F32 => {
+                    k.push(format!("@{p_c} ld.global.f32 {cv}, [{cptr}+{off}];"));
+                }
+                ElementType::BF16 => {
+                    k.push(format!("mov.b32 {bits}, 0;"));
+                    k.push(format!("@{p_c} ld.global.u16 {bits}, [{cptr}+{off}];"));
+                    k.push(format!("shl.b32 {bits}, {bits}, 16;"));
+                    k.push(format!("mov.b32 {cv}, {bits};"));
+                }
+                _ => {
+                    k.push(format!("mov.b16 {h}, 0;"));
+                    k.push(format!("@{p_c} ld.global.b16 {h}, [{cptr}+{off}];"));
+                    k.push(format!("cvt.f32.f16 {cv}, {h};"));
+                }
+            }
+            k.push(format!("mul.f32 {a}, {a}, {};", inp.alpha));
+            k.push(format!("fma.rn.f32 {a}, {cv}, {}, {a};", inp.beta));
+            match self.spec.d {
+                ElementType::F32 => k.push(format!("@{p_e} st.global.f32 [{dptr}+{off}], {a};")),
+                d => {
+                    let ty = if d == ElementType::BF16 {
+                        "bf16"
+                    } else {
+                        "f16"
+                    };
+                    k.push(format!("cvt.rn.{ty}.f32 {h}, {a};"));
+                    k.push(format!("@{p_e} st.global.b16 [{dptr}+{off}], {h};"));
+                }
+            }
+        }
+    }
+}
