@@ -1,5 +1,6 @@
 //! Subcommands of the `cutlet` binary.
 
+mod gemm;
 mod info;
 mod layout;
 
@@ -17,6 +18,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run a GEMM with CuTe DSL dense_gemm.py's options (--mnkl, --a_dtype, ...), timed against cuBLAS; --emit-ptx prints the kernel.
+    Gemm(gemm::GemmArgs),
     /// Evaluate a layout expression in CuTe notation, e.g. 'zipped_divide((8,8):(8,1), [2:1, 4:1])'.
     Layout(layout::LayoutArgs),
     /// Print the CUDA driver version and each GPU's compute capability, SM count and memory.
@@ -35,6 +38,7 @@ pub fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Gemm(args) => gemm::run(&args),
         Command::Layout(args) => layout::run(&args),
         Command::Info => info::run(),
     }

@@ -17,6 +17,7 @@
 //! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
+//! | [`gemm`] | `gemm/` | `GemmUniversalAdapter`, the runtime `Gemm` builder, arguments and their checks |
 //!
 //! # Assumptions
 //!
@@ -60,6 +61,7 @@ mod cache;
 mod device;
 mod driver;
 mod function;
+pub mod gemm;
 mod jit;
 mod launch;
 mod vector_add;

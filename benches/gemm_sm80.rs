@@ -1,0 +1,105 @@
+//! The SM80 GEMM against cuBLAS in the same process (the shapes,
+//! bf16 and f16 in, f32 accumulate), and the host time of a cached `run`.
+//!
+//! Each shape: 5 warm-up runs, then the median of 20 CUDA-event-timed runs,
+//! for cutlet and for cuBLAS (`cublasGemmStridedBatchedEx`), printed with
+//! TFLOP/s and the ratio. Then criterion times `Gemm::run` on a 128 x 128 x 64
+//! problem from the host's side (check, argument packing, launch), in
+//! batches of 256 calls with a synchronize between batches (not timed).
+//!
+//! Run: `cargo bench --bench gemm_sm80` (needs a GPU; skips without one).
+
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use cutlet::device::gemm::reference::{run_dense_gemm, DenseGemmArgs};
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::{device_count, driver_available, Device};
+use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType;
+use half::bf16;
+
+const SHAPES: [(usize, usize, usize); 5] = [
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 14336, 4096),
+    (8192, 8192, 1024),
+    (4095, 4097, 4093),
+];
+
+fn device() -> Option<Device> {
+    if !driver_available() || !matches!(device_count(), Ok(n) if n > 0) {
+        eprintln!("skipped gemm_sm80: no CUDA driver or GPU");
+        return None;
+    }
+    Some(Device::new(0).expect("device 0 opens"))
+}
+
+fn versus_cublas(device: &Device) {
+    for element in [ElementType::BF16, ElementType::F16] {
+        for (m, n, k) in SHAPES {
+            let options = DenseGemmArgs {
+                mnkl: GemmShape::new(m, n, k, 1),
+                tile_shape_mnk: None,
+                a_dtype: element,
+                b_dtype: element,
+                c_dtype: element,
+                acc_dtype: ElementType::F32,
+                a_major: OperandMajor::K,
+                b_major: OperandMajor::K,
+                c_major: OutputMajor::N,
+                warmup_iterations: 5,
+                iterations: 20,
+                skip_ref_check: false,
+            };
+            match run_dense_gemm(&options, device) {
+                Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),
+                Err(e) => println!("{element} {m}x{n}x{k}: error: {e}\n"),
+            }
+        }
+    }
+}
+
+fn cached_run_host_time(c: &mut Criterion, device: &Device) {
+    let stream = device.default_stream();
+    let (m, n, k) = (128, 128, 64);
+    let a = stream.alloc_zeros::<bf16>(m * k).unwrap();
+    let b = stream.alloc_zeros::<bf16>(n * k).unwrap();
+    let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap();
+    let gemm = Gemm::builder().build(device).unwrap();
+    gemm.initialize().unwrap();
+    let mut args = Arguments::in_place(
+        GemmShape::new(m, n, k, 1),
+        Operand::new(a.as_view(), k, 0),
+        Operand::new(b.as_view(), k, 0),
+        OutputOperand::new(d.as_view_mut(), n, 0),
+        1.0,
+        0.0,
+    );
+    c.bench_function("gemm run host time (cached, 128x128x64 bf16)", |bench| {
+        bench.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                let batch = left.min(256);
+                let start = Instant::now();
+                for _ in 0..batch {
+                    gemm.run(&mut args, &stream).unwrap();
+                }
+                total += start.elapsed();
+                stream.synchronize().unwrap();
+                left -= batch;
+            }
+            total
+        })
+    });
+}
+
+fn benches(c: &mut Criterion) {
+    let Some(device) = device() else { return };
+    versus_cublas(&device);
+    cached_run_host_time(c, &device);
+}
+
+criterion_group!(gemm, benches);
+criterion_main!(gemm);

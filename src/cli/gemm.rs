@@ -1,0 +1,48 @@
+//! `cutlet gemm`: CuTe DSL `dense_gemm.py`'s options on cutlet's SM80 GEMM,
+//! timed against cuBLAS in the same process; `--emit-ptx` prints the
+//! generated kernel without a GPU.
+
+use std::process::ExitCode;
+
+use cutlet::device::gemm::reference::{run_dense_gemm, DenseGemmArgs};
+use cutlet::device::Device;
+
+/// The options of `cutlet gemm`.
+#[derive(clap::Args, Debug)]
+pub struct GemmArgs {
+    #[command(flatten)]
+    dense: DenseGemmArgs,
+    /// Print the generated PTX of the selected kernel and exit (no GPU needed).
+    #[arg(long = "emit-ptx")]
+    emit_ptx: bool,
+}
+
+/// Runs `cutlet gemm`: exit 0 on success, 1 when the result check fails, 2
+/// with one `error: ...` line for a bad configuration, no driver or no GPU.
+pub fn run(args: &GemmArgs) -> ExitCode {
+    match report(args) {
+        Ok((text, passed)) => {
+            println!("{text}");
+            if passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn report(args: &GemmArgs) -> Result<(String, bool), String> {
+    let spec = args.dense.spec().map_err(|e| e.to_string())?;
+    if args.emit_ptx {
+        return spec.ptx().map(|ptx| (ptx, true)).map_err(|e| e.to_string());
+    }
+    let device = Device::new(0).map_err(|e| e.to_string())?;
+    let report = run_dense_gemm(&args.dense, &device).map_err(|e| e.to_string())?;
+    let passed = report.passed();
+    Ok((report.to_string(), passed))
+}

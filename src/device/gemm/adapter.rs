@@ -1,0 +1,132 @@
+//! [`GemmUniversalAdapter`]: the typed front door, CUTLASS's
+//! `gemm::device::GemmUniversalAdapter<GemmKernel>` host contract.
+
+use std::marker::PhantomData;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+
+use super::arguments::Arguments;
+use super::config::Config;
+use super::launcher::Launcher;
+use super::tags::GemmElement;
+use crate::device::Device;
+use crate::kernel::gemm::GemmSpec;
+use crate::{Error, Result};
+
+/// The argument type of configuration `C`: buffers of its storage types.
+pub type ArgumentsOf<'a, C> = Arguments<
+    'a,
+    <<C as Config>::A as GemmElement>::Storage,
+    <<C as Config>::B as GemmElement>::Storage,
+    <<C as Config>::C as GemmElement>::Storage,
+    <<C as Config>::D as GemmElement>::Storage,
+>;
+
+/// Runs the GEMM of configuration `C` on one device, in CUTLASS's order:
+/// [`can_implement`](Self::can_implement), [`workspace_size`](Self::workspace_size),
+/// [`initialize`](Self::initialize), [`run`](Self::run).
+///
+/// The kernel is generated and JIT-compiled once per process and device (on
+/// `initialize` or the first `run`); a later `run` checks the arguments and
+/// launches.
+///
+/// Semantics, as CUTLASS's: D = alpha · A · B + beta · C for every batch.
+/// M, N or L zero is a no-op (nothing is read or written, no launch). K zero
+/// launches and writes D = beta · C (alpha · 0 added), as CUTLASS and BLAS do.
+///
+/// ```no_run
+/// use cutlet::device::gemm::{Arguments, DefaultBf16Sm80, GemmShape, GemmUniversalAdapter, Operand, OutputOperand};
+/// use cutlet::device::Device;
+/// use half::bf16;
+/// # fn main() -> cutlet::Result<()> {
+/// let device = Device::new(0)?;
+/// let stream = device.default_stream();
+/// let (m, n, k) = (256, 512, 128);
+/// let a = stream.alloc_zeros::<bf16>(m * k).unwrap(); // row-major M x K
+/// let b = stream.alloc_zeros::<bf16>(n * k).unwrap(); // column-major K x N
+/// let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap(); // row-major M x N
+/// let gemm = GemmUniversalAdapter::<DefaultBf16Sm80>::new(&device);
+/// let mut args = Arguments::in_place(
+///     GemmShape::new(m, n, k, 1),
+///     Operand::new(a.as_view(), k, 0),
+///     Operand::new(b.as_view(), k, 0),
+///     OutputOperand::new(d.as_view_mut(), n, 0),
+///     1.0,
+///     0.0,
+/// );
+/// gemm.run(&mut args, &stream)?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct GemmUniversalAdapter<C: Config> {
+    launcher: Launcher,
+    config: PhantomData<C>,
+}
+
+impl<C: Config> GemmUniversalAdapter<C> {
+    /// The adapter of configuration `C` on `device`. A configuration that
+    /// breaks a rule of [`Config::CHECK`] does not compile.
+    pub fn new(device: &Device) -> Self {
+        let () = C::CHECK;
+        GemmUniversalAdapter {
+            launcher: Launcher::new(device, C::spec()),
+            config: PhantomData,
+        }
+    }
+
+    /// The kernel spec `C` lowers to.
+    pub fn spec(&self) -> &GemmSpec {
+        self.launcher.spec()
+    }
+
+    /// The device the kernel runs on.
+    pub fn device(&self) -> &Device {
+        self.launcher.device()
+    }
+
+    /// Whether this kernel can compute `args` on this device, and why not:
+    /// [`Error::UnsupportedArch`] for a device that cannot run it,
+    /// [`Error::InvalidArgument`] naming the operand and the value for a
+    /// misaligned pointer, leading dimension or batch stride (with the
+    /// alignment required), a buffer shorter than the shape and strides
+    /// need, a size beyond 32-bit indexing, or a C that cannot be D.
+    /// Reads the buffers' addresses on the device's default stream.
+    pub fn can_implement(&self, args: &ArgumentsOf<'_, C>) -> Result<()> {
+        self.launcher
+            .can_implement(args, &self.device().default_stream())
+    }
+
+    /// Bytes of device workspace `run` needs: 0 (the data-parallel tile
+    /// scheduler keeps no state between CTAs).
+    pub fn workspace_size(&self, _args: &ArgumentsOf<'_, C>) -> usize {
+        0
+    }
+
+    /// Checks `args` and compiles the kernel (so that the first `run` only
+    /// launches). `workspace` must hold [`workspace_size`](Self::workspace_size)
+    /// bytes when that is not zero.
+    pub fn initialize(
+        &mut self,
+        args: &ArgumentsOf<'_, C>,
+        workspace: Option<&mut CudaSlice<u8>>,
+    ) -> Result<()> {
+        let needed = self.workspace_size(args);
+        let given = workspace.map_or(0, |w| w.len());
+        if given < needed {
+            return Err(Error::invalid_argument(
+                "workspace.len()",
+                given,
+                format!("at least {needed} bytes (workspace_size)"),
+            ));
+        }
+        self.can_implement(args)?;
+        self.launcher.kernel().map(|_| ())
+    }
+
+    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`.
+    /// `args` is borrowed mutably because D is written.
+    pub fn run(&self, args: &mut ArgumentsOf<'_, C>, stream: &CudaStream) -> Result<()> {
+        self.launcher.run(args, stream)
+    }
+}

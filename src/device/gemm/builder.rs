@@ -1,0 +1,228 @@
+//! [`Gemm`] and [`GemmBuilder`]: the runtime front door. The same
+//! [`GemmSpec`]s as the typed [`Config`](super::Config), from values a
+//! program learns at run time, validated with errors instead of compile errors.
+
+use cudarc::driver::{CudaStream, DeviceRepr};
+
+use super::arguments::Arguments;
+use super::launcher::Launcher;
+use crate::arch::ArchKind;
+use crate::collective::sm80_default_spec;
+use crate::device::{Device, LoadedKernel};
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::numeric::{Element, ElementType};
+use crate::{Error, Result};
+
+/// A GEMM kernel chosen at run time, bound to a device.
+///
+/// ```no_run
+/// use cutlet::device::gemm::Gemm;
+/// use cutlet::device::Device;
+/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType;
+/// # fn main() -> cutlet::Result<()> {
+/// let device = Device::new(0)?;
+/// let gemm = Gemm::builder()
+///     .a(ElementType::BF16, OperandMajor::K)
+///     .b(ElementType::BF16, OperandMajor::K)
+///     .d(ElementType::BF16, OutputMajor::N)
+///     .build(&device)?;
+/// assert_eq!(gemm.spec().tile, [128, 256, 64]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Gemm {
+    launcher: Launcher,
+}
+
+/// Builds a [`Gemm`]: element types and majors of A, B and D (C has D's),
+/// the accumulator, and optionally the tile, warps and stages. Unset fields
+/// come from the SM80 collective builder
+/// ([`sm80_default_spec`](crate::collective::sm80_default_spec)).
+#[must_use]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GemmBuilder {
+    a: Option<(ElementType, OperandMajor)>,
+    b: Option<(ElementType, OperandMajor)>,
+    d: Option<(ElementType, OutputMajor)>,
+    acc: Option<ElementType>,
+    tile: Option<[u32; 3]>,
+    warps: Option<[u32; 2]>,
+    stages: Option<u32>,
+    arch: Option<ArchKind>,
+}
+
+/// Most stages the builder picks by itself (as the collective builder).
+const MAX_AUTO_STAGES: u32 = 4;
+
+impl GemmBuilder {
+    /// A's element type and major (default bf16, K-major).
+    pub fn a(mut self, element: ElementType, major: OperandMajor) -> Self {
+        self.a = Some((element, major));
+        self
+    }
+
+    /// B's element type and major (default A's type, K-major).
+    pub fn b(mut self, element: ElementType, major: OperandMajor) -> Self {
+        self.b = Some((element, major));
+        self
+    }
+
+    /// C's and D's element type and major (default A's type, row-major).
+    pub fn d(mut self, element: ElementType, major: OutputMajor) -> Self {
+        self.d = Some((element, major));
+        self
+    }
+
+    /// The accumulator type (default f32).
+    pub fn accumulator(mut self, element: ElementType) -> Self {
+        self.acc = Some(element);
+        self
+    }
+
+    /// The CTA tile (BM, BN, BK).
+    pub fn tile(mut self, tile: [u32; 3]) -> Self {
+        self.tile = Some(tile);
+        self
+    }
+
+    /// The warps along M and N.
+    pub fn warps(mut self, warps: [u32; 2]) -> Self {
+        self.warps = Some(warps);
+        self
+    }
+
+    /// The shared-memory stages (default: as many as fit, at most 4).
+    pub fn stages(mut self, stages: u32) -> Self {
+        self.stages = Some(stages);
+        self
+    }
+
+    /// The architecture to generate for (default `Sm80`, whose PTX runs on
+    /// every GPU of compute capability 8.0 or newer).
+    pub fn arch(mut self, arch: ArchKind) -> Self {
+        self.arch = Some(arch);
+        self
+    }
+
+    /// The spec these values give, validated; no device needed.
+    ///
+    /// Errors: [`Error::InvalidArgument`] naming the value and what the
+    /// kernel generator supports.
+    pub fn spec(&self) -> Result<GemmSpec> {
+        let (a, a_major) = self.a.unwrap_or((ElementType::BF16, OperandMajor::K));
+        let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
+        let d_default = if a == ElementType::TF32 {
+            ElementType::F32
+        } else {
+            a
+        };
+        let (d, d_major) = self.d.unwrap_or((d_default, OutputMajor::N));
+        let acc = self.acc.unwrap_or(ElementType::F32);
+        let invalid = |reason: String| {
+            Error::invalid_argument(
+                "gemm configuration",
+                format!("a={a} b={b} d={d} acc={acc}"),
+                reason,
+            )
+        };
+        let mut spec =
+            sm80_default_spec(a, b, d, acc, a_major, b_major, d_major).map_err(invalid)?;
+        if let Some(arch) = self.arch {
+            spec.arch = arch;
+        }
+        if let Some(tile) = self.tile {
+            spec.tile = tile;
+        }
+        if let Some([wm, wn]) = self.warps {
+            spec.warps = [wm, wn, 1];
+        }
+        spec.stages = match self.stages {
+            Some(stages) => stages,
+            None if self.tile.is_some() => auto_stages(&spec),
+            None => spec.stages,
+        };
+        spec.validate().map_err(|reason| {
+            Error::invalid_argument("gemm configuration", spec.kernel_name(), reason)
+        })?;
+        Ok(spec)
+    }
+
+    /// The [`Gemm`] of these values on `device`; the kernel compiles on the
+    /// first run (or [`Gemm::initialize`]).
+    ///
+    /// Errors: as [`spec`](Self::spec), and [`Error::UnsupportedArch`] when
+    /// `device` cannot run the kernel.
+    pub fn build(self, device: &Device) -> Result<Gemm> {
+        let spec = self.spec()?;
+        super::can_implement::check_arch(&spec, device.ordinal(), device.compute_capability())?;
+        Ok(Gemm::from_spec(device, spec))
+    }
+}
+
+/// As many stages as fit in the arch's opt-in shared memory, 2 to [`MAX_AUTO_STAGES`].
+fn auto_stages(spec: &GemmSpec) -> u32 {
+    let limit = spec.arch.max_dynamic_shared_bytes();
+    let per_stage = spec.stage_bytes().max(1);
+    (limit / per_stage).clamp(2, MAX_AUTO_STAGES)
+}
+
+impl Gemm {
+    /// A builder with every field unset.
+    pub fn builder() -> GemmBuilder {
+        GemmBuilder::default()
+    }
+
+    /// The GEMM of an already validated `spec` (a typed config's
+    /// [`spec`](super::Config::spec), or one from [`GemmBuilder::spec`]).
+    pub fn from_spec(device: &Device, spec: GemmSpec) -> Gemm {
+        Gemm {
+            launcher: Launcher::new(device, spec),
+        }
+    }
+
+    /// The kernel spec.
+    pub fn spec(&self) -> &GemmSpec {
+        self.launcher.spec()
+    }
+
+    /// Whether the kernel can compute `args`, and why not (see
+    /// [`GemmUniversalAdapter::can_implement`](super::GemmUniversalAdapter::can_implement)).
+    pub fn can_implement<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        let stream = self.launcher.device().default_stream();
+        self.launcher.can_implement(args, &stream)
+    }
+
+    /// Bytes of device workspace `run` needs: 0.
+    pub fn workspace_size(&self) -> usize {
+        0
+    }
+
+    /// Generates and compiles the kernel now (or returns it from the cache),
+    /// so that the first `run` only launches.
+    pub fn initialize(&self) -> Result<&LoadedKernel> {
+        self.launcher.kernel().map(|kernel| kernel.as_ref())
+    }
+
+    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`.
+    pub fn run<A, B, C, D>(
+        &self,
+        args: &mut Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        self.launcher.run(args, stream)
+    }
+}

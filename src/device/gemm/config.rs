@@ -1,0 +1,272 @@
+//! [`Config`]: a GEMM configuration as a type. Tile shape, warp layout and
+//! stage count are typenum numbers; element types, majors and arch are tag
+//! types. A bad combination fails to compile with a sentence naming the
+//! values; a good one lowers to the [`GemmSpec`] the kernel is generated from.
+
+use std::marker::PhantomData;
+
+use typenum::Unsigned;
+
+use super::tags::{GemmElement, OperandMajorTag, OutputMajorTag};
+use crate::arch::Arch;
+use crate::kernel::gemm::GemmSpec;
+use crate::numeric::ElementType;
+
+/// A GEMM configuration, as CUTLASS's `CollectiveMma` + `CollectiveEpilogue`
+/// template arguments, with named associated types instead of a positional list.
+///
+/// | item | meaning |
+/// |---|---|
+/// | `A`, `B`, `C`, `D`, `Acc` | element tags ([`GemmElement`]) of the operands and the accumulator |
+/// | `MajorA`, `MajorB` | [`KMajor`](super::KMajor) or [`MnMajor`](super::MnMajor) |
+/// | `MajorC` | [`RowMajor`](super::RowMajor) or [`ColumnMajor`](super::ColumnMajor) (D has C's major) |
+/// | `Arch` | the architecture tag ([`Sm80`](crate::arch::Sm80)) |
+/// | `TileM`, `TileN`, `TileK` | the CTA tile (BM, BN, BK), typenum numbers |
+/// | `WarpsM`, `WarpsN` | warps of the CTA along M and N |
+/// | `Stages` | shared-memory pipeline stages |
+/// | `CHECK` | the compile-time check; evaluated by every front door |
+///
+/// Most users name a [`GemmConfig`] through an alias such as
+/// [`DefaultBf16Sm80`](super::DefaultBf16Sm80).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a GEMM configuration",
+    note = "write one as cutlet::device::gemm::GemmConfig<Types<..>, Majors<..>, Tile<..>, Warps<..>, Stages> or use an alias such as DefaultBf16Sm80"
+)]
+pub trait Config: Send + Sync + 'static {
+    /// Element of A.
+    type A: GemmElement;
+    /// Element of B.
+    type B: GemmElement;
+    /// Element of C.
+    type C: GemmElement;
+    /// Element of D.
+    type D: GemmElement;
+    /// Accumulator element.
+    type Acc: GemmElement;
+    /// Contiguous dimension of A.
+    type MajorA: OperandMajorTag;
+    /// Contiguous dimension of B.
+    type MajorB: OperandMajorTag;
+    /// Contiguous dimension of C and D.
+    type MajorC: OutputMajorTag;
+    /// Architecture the PTX targets.
+    type Arch: Arch;
+    /// BM.
+    type TileM: Unsigned;
+    /// BN.
+    type TileN: Unsigned;
+    /// BK.
+    type TileK: Unsigned;
+    /// Warps along M.
+    type WarpsM: Unsigned;
+    /// Warps along N.
+    type WarpsN: Unsigned;
+    /// Shared-memory stages.
+    type Stages: Unsigned;
+
+    /// Fails to compile (when a front door evaluates it) for a combination
+    /// the SM80 kernel cannot be generated for, with a sentence naming the
+    /// parameters; the compiler's note names the configuration type, and so
+    /// the values.
+    const CHECK: () = check_config(
+        [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
+        [Self::WarpsM::U32, Self::WarpsN::U32],
+        Self::Stages::U32,
+        [
+            <Self::A as GemmElement>::TYPE,
+            <Self::B as GemmElement>::TYPE,
+            <Self::C as GemmElement>::TYPE,
+            <Self::D as GemmElement>::TYPE,
+            <Self::Acc as GemmElement>::TYPE,
+        ],
+        <Self::Arch as Arch>::MAX_DYNAMIC_SHARED_BYTES,
+    );
+
+    /// The kernel spec this configuration lowers to.
+    fn spec() -> GemmSpec {
+        GemmSpec {
+            arch: <Self::Arch as Arch>::KIND,
+            a: <Self::A as GemmElement>::TYPE,
+            b: <Self::B as GemmElement>::TYPE,
+            c: <Self::C as GemmElement>::TYPE,
+            d: <Self::D as GemmElement>::TYPE,
+            acc: <Self::Acc as GemmElement>::TYPE,
+            a_major: <Self::MajorA as OperandMajorTag>::MAJOR,
+            b_major: <Self::MajorB as OperandMajorTag>::MAJOR,
+            c_major: <Self::MajorC as OutputMajorTag>::MAJOR,
+            d_major: <Self::MajorC as OutputMajorTag>::MAJOR,
+            tile: [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
+            warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],
+            stages: Self::Stages::U32,
+        }
+    }
+}
+
+/// The compile-time rules of an SM80 mma.sync configuration (the runtime
+/// builder checks the same rules with [`GemmSpec::validate`]).
+const fn check_config(
+    [bm, bn, bk]: [u32; 3],
+    [wm, wn]: [u32; 2],
+    stages: u32,
+    [a, b, c, d, acc]: [ElementType; 5],
+    max_shared: u32,
+) {
+    assert!(
+        wm > 0 && wn > 0 && wm * wn <= 32,
+        "GEMM Config: WarpsM x WarpsN must be between 1 and 32 warps (1024 threads)"
+    );
+    assert!(
+        bm % (16 * wm) == 0,
+        "GEMM Config: TileM must be a multiple of 16 x WarpsM (each warp's M tile is whole 16-row mma atoms)"
+    );
+    assert!(
+        bn % (16 * wn) == 0,
+        "GEMM Config: TileN must be a multiple of 16 x WarpsN (each warp's N tile is whole pairs of 8-column mma atoms)"
+    );
+    assert!(
+        (a as u32) == (b as u32),
+        "GEMM Config: A and B must have the same element type (f16, bf16 or tf32)"
+    );
+    let is_16_bit = matches!(a, ElementType::F16 | ElementType::BF16);
+    assert!(
+        is_16_bit || matches!(a, ElementType::TF32),
+        "GEMM Config: A and B must be f16, bf16 or Tf32 (f32 data on the tensor cores is Tf32)"
+    );
+    assert!(
+        matches!(acc, ElementType::F32)
+            || (matches!(acc, ElementType::F16) && matches!(a, ElementType::F16)),
+        "GEMM Config: the accumulator must be f32, or f16 with f16 inputs"
+    );
+    assert!(
+        (c as u32) == (d as u32)
+            && matches!(d, ElementType::F16 | ElementType::BF16 | ElementType::F32),
+        "GEMM Config: C and D must have one element type, f16, bf16 or f32"
+    );
+    assert!(
+        bk * a.size_bytes() == 128,
+        "GEMM Config: TileK x element bytes must be 128, one swizzled shared-memory row (TileK = 64 for f16/bf16, 32 for tf32)"
+    );
+    assert!(
+        stages >= 2,
+        "GEMM Config: Stages must be at least 2 (the cp.async pipeline double-buffers)"
+    );
+    assert!(
+        stages * (bm + bn) * bk * a.size_bytes() <= max_shared,
+        "GEMM Config: Stages x (TileM + TileN) x TileK x element bytes exceeds the arch's shared memory per block"
+    );
+}
+
+/// Element types of a [`GemmConfig`]: A, B, C, D and the accumulator.
+pub struct Types<A, B, C, D, Acc>(PhantomData<(A, B, C, D, Acc)>);
+
+/// Majors of a [`GemmConfig`]: A, B, and C (D has C's major).
+pub struct Majors<A, B, C>(PhantomData<(A, B, C)>);
+
+/// CTA tile (BM, BN, BK) of a [`GemmConfig`], typenum numbers.
+pub struct Tile<M, N, K>(PhantomData<(M, N, K)>);
+
+/// Warp layout (along M, along N) of a [`GemmConfig`], typenum numbers.
+pub struct Warps<M, N>(PhantomData<(M, N)>);
+
+/// A GEMM configuration built from its parts.
+///
+/// ```
+/// use cutlet::arch::{ArchKind, Sm80};
+/// use cutlet::device::gemm::{Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use half::bf16;
+/// use typenum::{U128, U2, U256, U3, U4, U64};
+///
+/// type MyGemm = GemmConfig<
+///     Types<bf16, bf16, bf16, bf16, f32>,
+///     Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U256, U64>,
+///     Warps<U2, U4>,
+///     U3,
+///     Sm80,
+/// >;
+/// let spec = MyGemm::spec();
+/// assert_eq!(spec.tile, [128, 256, 64]);
+/// assert_eq!(spec.arch, ArchKind::Sm80);
+/// ```
+///
+/// A warp layout that does not divide the tile does not compile:
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm80;
+/// use cutlet::device::gemm::{Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use half::f16;
+/// use typenum::{U128, U3, U4, U64};
+/// type Bad = GemmConfig<Types<f16, f16, f16, f16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///                       Tile<U128, U128, U64>, Warps<U3, U4>, U3, Sm80>;
+/// let () = <Bad as Config>::CHECK;
+/// ```
+///
+/// One stage is not a pipeline:
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm80;
+/// use cutlet::device::gemm::{Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use half::f16;
+/// use typenum::{U1, U128, U2, U64};
+/// type Bad = GemmConfig<Types<f16, f16, f16, f16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///                       Tile<U128, U128, U64>, Warps<U2, U2>, U1, Sm80>;
+/// let () = <Bad as Config>::CHECK;
+/// ```
+///
+/// Eight stages of a 256 x 256 x 64 bf16 tile need 512 KiB of shared memory:
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm80;
+/// use cutlet::device::gemm::{Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use half::bf16;
+/// use typenum::{U2, U256, U4, U64, U8};
+/// type Bad = GemmConfig<Types<bf16, bf16, bf16, bf16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///                       Tile<U256, U256, U64>, Warps<U2, U4>, U8, Sm80>;
+/// let () = <Bad as Config>::CHECK;
+/// ```
+pub struct GemmConfig<Ty, Maj, Tl, Wp, Stages, Ar = crate::arch::Sm80>(
+    PhantomData<(Ty, Maj, Tl, Wp, Stages, Ar)>,
+);
+
+impl<A, B, C, D, Acc, MA, MB, MC, BM, BN, BK, WM, WN, S, Ar> Config
+    for GemmConfig<
+        Types<A, B, C, D, Acc>,
+        Majors<MA, MB, MC>,
+        Tile<BM, BN, BK>,
+        Warps<WM, WN>,
+        S,
+        Ar,
+    >
+where
+    A: GemmElement,
+    B: GemmElement,
+    C: GemmElement,
+    D: GemmElement,
+    Acc: GemmElement,
+    MA: OperandMajorTag,
+    MB: OperandMajorTag,
+    MC: OutputMajorTag,
+    BM: Unsigned + Send + Sync + 'static,
+    BN: Unsigned + Send + Sync + 'static,
+    BK: Unsigned + Send + Sync + 'static,
+    WM: Unsigned + Send + Sync + 'static,
+    WN: Unsigned + Send + Sync + 'static,
+    S: Unsigned + Send + Sync + 'static,
+    Ar: Arch,
+{
+    type A = A;
+    type B = B;
+    type C = C;
+    type D = D;
+    type Acc = Acc;
+    type MajorA = MA;
+    type MajorB = MB;
+    type MajorC = MC;
+    type Arch = Ar;
+    type TileM = BM;
+    type TileN = BN;
+    type TileK = BK;
+    type WarpsM = WM;
+    type WarpsN = WN;
+    type Stages = S;
+}

@@ -1,0 +1,233 @@
+//! The one path behind both front doors: a [`GemmSpec`] on a [`Device`],
+//! its kernel loaded once, arguments checked and launched per the kernel
+//! parameter ABI (`crate::kernel::gemm`'s table).
+
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
+
+use super::arguments::{Arguments, Source};
+use super::can_implement::{check_arch, check_problem, OperandFacts, ProblemFacts};
+use crate::device::{get_or_load, Device, KernelArgs, LaunchConfig, LoadedKernel};
+use crate::kernel::gemm::GemmSpec;
+use crate::numeric::Element;
+use crate::{Error, Result};
+
+/// Rasterization swizzle passed to the kernel (`raster_log`): tiles are
+/// walked in groups of 2^3 = 8 along the swizzled dimension, so that
+/// concurrently running CTAs share rows of A and columns of B in L2.
+pub const DEFAULT_RASTER_LOG: u32 = 3;
+
+/// A spec bound to a device, with its kernel compiled on first use.
+#[derive(Debug)]
+pub(crate) struct Launcher {
+    device: Device,
+    spec: GemmSpec,
+    kernel: OnceLock<Arc<LoadedKernel>>,
+}
+
+impl Launcher {
+    pub(crate) fn new(device: &Device, spec: GemmSpec) -> Self {
+        Launcher {
+            device: device.clone(),
+            spec,
+            kernel: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn spec(&self) -> &GemmSpec {
+        &self.spec
+    }
+
+    pub(crate) fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The compiled kernel: validated, generated and JIT-compiled on the
+    /// first call (through the process-wide module cache), then reused.
+    pub(crate) fn kernel(&self) -> Result<&Arc<LoadedKernel>> {
+        if let Some(kernel) = self.kernel.get() {
+            return Ok(kernel);
+        }
+        check_arch(
+            &self.spec,
+            self.device.ordinal(),
+            self.device.compute_capability(),
+        )?;
+        let spec = &self.spec;
+        let name = spec.kernel_name();
+        spec.validate()
+            .map_err(|reason| Error::invalid_argument("gemm configuration", &name, reason))?;
+        let kernel = get_or_load(&self.device, spec, &name, || Ok(spec.ptx()?))?;
+        Ok(self.kernel.get_or_init(|| kernel))
+    }
+
+    /// Every check of `args` against the spec and the device, reading the
+    /// buffers' addresses on `stream`.
+    pub(crate) fn can_implement<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        check_arch(
+            &self.spec,
+            self.device.ordinal(),
+            self.device.compute_capability(),
+        )?;
+        self.spec.validate().map_err(|reason| {
+            Error::invalid_argument("gemm configuration", self.spec.kernel_name(), reason)
+        })?;
+        let (a, _a) = args.a.data.device_ptr(stream);
+        let (b, _b) = args.b.data.device_ptr(stream);
+        let (d, _d) = args.d.data.device_ptr(stream);
+        let c = match &args.c {
+            Source::Buffer(c) => Some(c.data.device_ptr(stream).0),
+            Source::D => None,
+        };
+        check_problem(&self.spec, &facts(args, [a, b, c.unwrap_or(d), d]))
+    }
+
+    /// Checks `args` and launches the kernel on `stream`. An empty output
+    /// (M, N or L zero) returns after the checks without a launch.
+    pub(crate) fn run<A, B, C, D>(
+        &self,
+        args: &mut Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        check_arch(
+            &self.spec,
+            self.device.ordinal(),
+            self.device.compute_capability(),
+        )?;
+        let spec = &self.spec;
+        let shape = args.shape;
+        // The guards record each buffer's read (or D's write) on `stream`
+        // when they drop, after the launch is enqueued.
+        let (a, _a_read): (u64, SyncOnDrop<'_>) = args.a.data.device_ptr(stream);
+        let (b, _b_read) = args.b.data.device_ptr(stream);
+        let (c, _c_read) = match &args.c {
+            Source::Buffer(c) => {
+                let (address, guard) = c.data.device_ptr(stream);
+                (Some(address), Some(guard))
+            }
+            Source::D => (None, None),
+        };
+        let (ldc, batch_c) = match &args.c {
+            Source::Buffer(c) => (c.ld, c.batch_stride),
+            Source::D => (args.d.ld, args.d.batch_stride),
+        };
+        let (lda, batch_a, ldb, batch_b, ldd, batch_d) = (
+            args.a.ld,
+            args.a.batch_stride,
+            args.b.ld,
+            args.b.batch_stride,
+            args.d.ld,
+            args.d.batch_stride,
+        );
+        let (alpha, beta) = (args.alpha, args.beta);
+        let problem = facts(args, [a, b, c.unwrap_or(0), 0]);
+        let (d, _d_write) = args.d.data.device_ptr_mut(stream);
+        let problem = ProblemFacts {
+            c: problem.c.map(|c_facts| OperandFacts {
+                address: c,
+                ..c_facts
+            }),
+            d: OperandFacts {
+                address: Some(d),
+                ..problem.d
+            },
+            ..problem
+        };
+        check_problem(spec, &problem)?;
+        if shape.is_empty_output() {
+            return Ok(());
+        }
+        let kernel = self.kernel()?;
+        let (m, n, k, l) = (
+            shape.m as u32,
+            shape.n as u32,
+            shape.k as u32,
+            shape.l as u32,
+        );
+        let mut params = KernelArgs::new(stream);
+        params.scalar(a).scalar(b).scalar(c.unwrap_or(d)).scalar(d);
+        params.scalar(m).scalar(n).scalar(k).scalar(l);
+        for value in [lda, ldb, ldc, ldd, batch_a, batch_b, batch_c, batch_d] {
+            params.scalar(value as u64);
+        }
+        params.scalar(alpha).scalar(beta).scalar(DEFAULT_RASTER_LOG);
+        let config = LaunchConfig {
+            grid: spec.grid(m, n, l),
+            block: (spec.block_threads(), 1, 1),
+            shared_mem_bytes: spec.shared_mem_bytes(),
+        };
+        // SAFETY: the params follow the ABI table of `crate::kernel::gemm`
+        // (a, b, c, d addresses; m, n, k, l as u32; lda..ldd and the batch
+        // strides as u64; alpha, beta as f32; raster_log as u32), in order.
+        // `check_problem` proved every buffer holds the elements the shape,
+        // leading dimensions and batch strides address, with the element
+        // types and alignment of the spec, and that D's batches do not
+        // overlap; A, B and C are only read; C is either a buffer distinct
+        // from D (Rust borrows) or D itself, which the kernel reads element by
+        // element before the same thread writes it. The grid, block and shared
+        // memory are the spec's own.
+        unsafe { kernel.function().launch(&config, params) }
+    }
+}
+
+/// The checkable facts of `args`, with the addresses `[a, b, c, d]` (0 = unknown).
+fn facts<A, B, C, D>(args: &Arguments<'_, A, B, C, D>, [a, b, c, d]: [u64; 4]) -> ProblemFacts
+where
+    A: Element,
+    B: Element,
+    C: Element,
+    D: Element,
+{
+    let known = |address: u64| (address != 0).then_some(address);
+    ProblemFacts {
+        shape: args.shape,
+        a: OperandFacts {
+            element: A::TYPE,
+            address: known(a),
+            len: args.a.data.len(),
+            ld: args.a.ld,
+            batch_stride: args.a.batch_stride,
+        },
+        b: OperandFacts {
+            element: B::TYPE,
+            address: known(b),
+            len: args.b.data.len(),
+            ld: args.b.ld,
+            batch_stride: args.b.batch_stride,
+        },
+        c: match &args.c {
+            Source::Buffer(operand) => Some(OperandFacts {
+                element: C::TYPE,
+                address: known(c),
+                len: operand.data.len(),
+                ld: operand.ld,
+                batch_stride: operand.batch_stride,
+            }),
+            Source::D => None,
+        },
+        d: OperandFacts {
+            element: D::TYPE,
+            address: known(d),
+            len: args.d.data.len(),
+            ld: args.d.ld,
+            batch_stride: args.d.batch_stride,
+        },
+    }
+}

@@ -1,0 +1,153 @@
+//! The arguments of CuTe DSL's `dense_gemm.py`, shared by
+//! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
+
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::numeric::ElementType;
+use crate::Result;
+
+use crate::device::gemm::{Gemm, GemmShape};
+
+/// `dense_gemm.py`'s options, with its spellings (`--mnkl 4096,4096,4096,1`,
+/// `--a_dtype BFloat16`, `--a_major k`, ...). Types take the DSL names
+/// (Float16, BFloat16, Float32, TFloat32) or the short ones (f16, bf16, f32, tf32).
+#[derive(Clone, Debug, clap::Args)]
+pub struct DenseGemmArgs {
+    /// Problem shape M,N,K,L.
+    #[arg(long = "mnkl", value_parser = parse_mnkl, default_value = "4096,4096,4096,1")]
+    pub mnkl: GemmShape,
+    /// CTA tile BM,BN,BK (default: the collective builder's choice).
+    #[arg(long = "tile_shape_mnk", value_parser = parse_tile)]
+    pub tile_shape_mnk: Option<[u32; 3]>,
+    /// Element type of A.
+    #[arg(long = "a_dtype", value_parser = parse_dtype, default_value = "BFloat16")]
+    pub a_dtype: ElementType,
+    /// Element type of B.
+    #[arg(long = "b_dtype", value_parser = parse_dtype, default_value = "BFloat16")]
+    pub b_dtype: ElementType,
+    /// Element type of C (and D).
+    #[arg(long = "c_dtype", value_parser = parse_dtype, default_value = "BFloat16")]
+    pub c_dtype: ElementType,
+    /// Accumulator type.
+    #[arg(long = "acc_dtype", value_parser = parse_dtype, default_value = "Float32")]
+    pub acc_dtype: ElementType,
+    /// Contiguous dimension of A: k or m.
+    #[arg(long = "a_major", value_parser = parse_a_major, default_value = "k")]
+    pub a_major: OperandMajor,
+    /// Contiguous dimension of B: k or n.
+    #[arg(long = "b_major", value_parser = parse_b_major, default_value = "k")]
+    pub b_major: OperandMajor,
+    /// Contiguous dimension of C: n or m.
+    #[arg(long = "c_major", value_parser = parse_c_major, default_value = "n")]
+    pub c_major: OutputMajor,
+    /// Untimed runs before timing.
+    #[arg(long = "warmup_iterations", default_value_t = 2)]
+    pub warmup_iterations: usize,
+    /// Timed runs (the median is reported).
+    #[arg(long = "iterations", default_value_t = 10)]
+    pub iterations: usize,
+    /// Skip checking the result.
+    #[arg(long = "skip_ref_check")]
+    pub skip_ref_check: bool,
+}
+
+impl DenseGemmArgs {
+    /// The kernel spec these options select (no GPU needed).
+    ///
+    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// naming what the kernel generator cannot build.
+    pub fn spec(&self) -> Result<GemmSpec> {
+        let mut builder = Gemm::builder()
+            .a(self.a_dtype, self.a_major)
+            .b(self.b_dtype, self.b_major)
+            .d(self.c_dtype, self.c_major)
+            .accumulator(self.acc_dtype);
+        if let Some(tile) = self.tile_shape_mnk {
+            builder = builder.tile(tile);
+        }
+        builder.spec()
+    }
+}
+
+/// `Float16`/`f16`, `BFloat16`/`bf16`, `Float32`/`f32`, `TFloat32`/`tf32`.
+///
+/// ```
+/// use cutlet::device::gemm::reference::parse_dtype;
+/// use cutlet::numeric::ElementType;
+/// assert_eq!(parse_dtype("BFloat16"), Ok(ElementType::BF16));
+/// assert_eq!(parse_dtype("tf32"), Ok(ElementType::TF32));
+/// assert!(parse_dtype("Int8").unwrap_err().contains("Float16"));
+/// ```
+pub fn parse_dtype(text: &str) -> Result<ElementType, String> {
+    match text {
+        "Float16" | "f16" => Ok(ElementType::F16),
+        "BFloat16" | "bf16" => Ok(ElementType::BF16),
+        "Float32" | "f32" => Ok(ElementType::F32),
+        "TFloat32" | "tf32" => Ok(ElementType::TF32),
+        other => Err(format!(
+            "unknown element type `{other}`: expected Float16, BFloat16, Float32, TFloat32 (or f16, bf16, f32, tf32)"
+        )),
+    }
+}
+
+/// `M,N,K,L`.
+///
+/// ```
+/// use cutlet::device::gemm::reference::parse_mnkl;
+/// assert_eq!(parse_mnkl("4095,4097,4093,1").unwrap().k, 4093);
+/// assert!(parse_mnkl("1,2,3").is_err());
+/// ```
+pub fn parse_mnkl(text: &str) -> Result<GemmShape, String> {
+    let values = parse_list(text, 4, "M,N,K,L")?;
+    Ok(GemmShape::new(values[0], values[1], values[2], values[3]))
+}
+
+fn parse_tile(text: &str) -> Result<[u32; 3], String> {
+    let values = parse_list(text, 3, "BM,BN,BK")?;
+    let mut tile = [0u32; 3];
+    for (slot, value) in tile.iter_mut().zip(values) {
+        *slot = u32::try_from(value)
+            .map_err(|_| format!("tile extent {value} does not fit in 32 bits"))?;
+    }
+    Ok(tile)
+}
+
+fn parse_list(text: &str, count: usize, what: &str) -> Result<Vec<usize>, String> {
+    let values: Vec<usize> = text
+        .split(',')
+        .map(|part| part.trim().parse::<usize>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| {
+            format!("`{text}`: expected {what}, {count} non-negative integers separated by commas")
+        })?;
+    if values.len() != count {
+        return Err(format!(
+            "`{text}` has {} values: expected {what}, {count} values",
+            values.len()
+        ));
+    }
+    Ok(values)
+}
+
+fn parse_a_major(text: &str) -> Result<OperandMajor, String> {
+    match text {
+        "k" => Ok(OperandMajor::K),
+        "m" => Ok(OperandMajor::MN),
+        other => Err(format!("unknown a_major `{other}`: expected k or m")),
+    }
+}
+
+fn parse_b_major(text: &str) -> Result<OperandMajor, String> {
+    match text {
+        "k" => Ok(OperandMajor::K),
+        "n" => Ok(OperandMajor::MN),
+        other => Err(format!("unknown b_major `{other}`: expected k or n")),
+    }
+}
+
+fn parse_c_major(text: &str) -> Result<OutputMajor, String> {
+    match text {
+        "n" => Ok(OutputMajor::N),
+        "m" => Ok(OutputMajor::M),
+        other => Err(format!("unknown c_major `{other}`: expected n or m")),
+    }
+}

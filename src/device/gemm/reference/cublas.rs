@@ -1,0 +1,203 @@
+//! cuBLAS as the reference GEMM (`cublasGemmStridedBatchedEx`), for any
+//! majors through the transpose trick: cuBLAS is column-major, so a
+//! row-major D is computed as Dᵀ = Bᵀ · Aᵀ.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::cublas::sys::{
+    cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType_t,
+};
+use cudarc::cublas::{result, CudaBlas};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
+
+use crate::device::gemm::{Arguments, GemmShape, Source};
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::numeric::ElementType;
+use crate::{Error, Result};
+
+/// A cuBLAS handle on one stream.
+pub struct CublasGemm {
+    blas: CudaBlas,
+    stream: Arc<CudaStream>,
+}
+
+impl std::fmt::Debug for CublasGemm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CublasGemm")
+    }
+}
+
+impl CublasGemm {
+    /// Loads cuBLAS and creates a handle on `stream`.
+    ///
+    /// Errors: [`Error::InvalidArgument`] naming cuBLAS when the library is
+    /// missing or the handle cannot be made (cudarc panics without the
+    /// library; that panic is caught here).
+    pub fn new(stream: Arc<CudaStream>) -> Result<Self> {
+        let keep = stream.clone();
+        let made = std::panic::catch_unwind(move || CudaBlas::new(stream));
+        match made {
+            Ok(Ok(blas)) => Ok(CublasGemm { blas, stream: keep }),
+            Ok(Err(e)) => Err(Error::invalid_argument(
+                "cublas handle",
+                format!("{e:?}"),
+                "a cuBLAS handle",
+            )),
+            Err(_) => Err(Error::invalid_argument(
+                "cublas",
+                "not loadable",
+                "libcublas on the library path (the cuBLAS reference needs it)",
+            )),
+        }
+    }
+
+    /// D = alpha · A · B + beta · D with cuBLAS, the types and majors of
+    /// `spec` (C is taken to be D: copy C into D first for beta ≠ 0). The
+    /// accumulator is `spec.acc` (tf32 inputs use `CUBLAS_COMPUTE_32F_FAST_TF32`).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for element types cuBLAS is not
+    /// asked for here, sizes beyond `i32`, and cuBLAS failures.
+    pub fn run<A, B, C, D>(
+        &self,
+        spec: &GemmSpec,
+        args: &mut Arguments<'_, A, B, C, D>,
+    ) -> Result<()> {
+        if args.shape.is_empty_output() {
+            return Ok(());
+        }
+        if !matches!(args.c, Source::D) {
+            return Err(Error::invalid_argument(
+                "c",
+                "a separate buffer",
+                "Source::D (the cuBLAS reference writes in place)",
+            ));
+        }
+        let stream = self.stream.clone();
+        let GemmShape { m, n, k, l } = args.shape;
+        let (a, _a) = args.a.data.device_ptr(&stream);
+        let (b, _b) = args.b.data.device_ptr(&stream);
+        let (d, _d) = args.d.data.device_ptr_mut(&stream);
+        let column_major_d = spec.d_major == OutputMajor::M;
+        // Column-major D: D = op(A) · op(B). Row-major D: Dᵀ = op(B)ᵀ · op(A)ᵀ.
+        let (first, second) = if column_major_d {
+            (
+                (
+                    a,
+                    args.a.ld,
+                    args.a.batch_stride,
+                    spec.a,
+                    spec.a_major == OperandMajor::K,
+                ),
+                (
+                    b,
+                    args.b.ld,
+                    args.b.batch_stride,
+                    spec.b,
+                    spec.b_major == OperandMajor::MN,
+                ),
+            )
+        } else {
+            (
+                (
+                    b,
+                    args.b.ld,
+                    args.b.batch_stride,
+                    spec.b,
+                    spec.b_major == OperandMajor::K,
+                ),
+                (
+                    a,
+                    args.a.ld,
+                    args.a.batch_stride,
+                    spec.a,
+                    spec.a_major == OperandMajor::MN,
+                ),
+            )
+        };
+        let (rows, cols) = if column_major_d { (m, n) } else { (n, m) };
+        let int = |name: &str, value: usize| {
+            i32::try_from(value)
+                .map_err(|_| Error::invalid_argument(name, value, "at most i32::MAX for cuBLAS"))
+        };
+        let op = |transpose: bool| {
+            if transpose {
+                cublasOperation_t::CUBLAS_OP_T
+            } else {
+                cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let compute = match (spec.acc, spec.a) {
+            (ElementType::F16, _) => cublasComputeType_t::CUBLAS_COMPUTE_16F,
+            (_, ElementType::TF32) => cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
+            _ => cublasComputeType_t::CUBLAS_COMPUTE_32F,
+        };
+        let (alpha32, beta32) = (args.alpha, args.beta);
+        let (alpha16, beta16) = (half::f16::from_f32(alpha32), half::f16::from_f32(beta32));
+        let (alpha, beta): (*const c_void, *const c_void) =
+            if compute == cublasComputeType_t::CUBLAS_COMPUTE_16F {
+                (
+                    (&alpha16 as *const half::f16).cast(),
+                    (&beta16 as *const half::f16).cast(),
+                )
+            } else {
+                (
+                    (&alpha32 as *const f32).cast(),
+                    (&beta32 as *const f32).cast(),
+                )
+            };
+        // SAFETY: the handle is bound to `stream`, on which every buffer's
+        // address was taken; the caller's `Arguments` hold buffers of the
+        // shape and strides given (the same facts `can_implement` checks for
+        // cutlet's kernel); the scalars live until the call returns, and
+        // cuBLAS reads them before returning (host pointer mode).
+        unsafe {
+            result::gemm_strided_batched_ex(
+                *self.blas.handle(),
+                op(first.4),
+                op(second.4),
+                int("m", rows)?,
+                int("n", cols)?,
+                int("k", k)?,
+                alpha,
+                first.0 as *const c_void,
+                data_type(first.3)?,
+                int("ld", first.1)?,
+                first.2 as i64,
+                second.0 as *const c_void,
+                data_type(second.3)?,
+                int("ld", second.1)?,
+                second.2 as i64,
+                beta,
+                d as *mut c_void,
+                data_type(spec.d)?,
+                int("ldd", args.d.ld)?,
+                args.d.batch_stride as i64,
+                int("l", l)?,
+                compute,
+                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(|e| {
+            Error::invalid_argument(
+                "cublasGemmStridedBatchedEx",
+                format!("{e:?}"),
+                "CUBLAS_STATUS_SUCCESS",
+            )
+        })
+    }
+}
+
+/// The cuBLAS data type of an element (tf32 data is stored as f32).
+fn data_type(element: ElementType) -> Result<cudaDataType_t> {
+    match element {
+        ElementType::F16 => Ok(cudaDataType_t::CUDA_R_16F),
+        ElementType::BF16 => Ok(cudaDataType_t::CUDA_R_16BF),
+        ElementType::F32 | ElementType::TF32 => Ok(cudaDataType_t::CUDA_R_32F),
+        other => Err(Error::invalid_argument(
+            "element type",
+            other,
+            "f16, bf16, f32 or tf32 for the cuBLAS reference",
+        )),
+    }
+}

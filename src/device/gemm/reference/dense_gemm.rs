@@ -1,0 +1,345 @@
+//! One `dense_gemm.py`-style run: random operands, cutlet's kernel timed
+//! against cuBLAS in the same process, and the result checked (against the
+//! host f64 reference for small problems, cuBLAS for large ones).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+use half::{bf16, f16};
+
+use super::args::DenseGemmArgs;
+use super::cublas::CublasGemm;
+use super::host::{host_gemm, output_index, HostMatrix, HostValue};
+use super::timing::{median_ms, time_ms};
+use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use crate::device::Device;
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::numeric::{Element, ElementType};
+use crate::{Error, Result};
+
+/// Problems of at most this many multiply-adds are checked against the host
+/// reference; larger ones against cuBLAS.
+pub const HOST_CHECK_MACS: f64 = (1u64 << 27) as f64;
+
+/// What one run measured.
+#[derive(Clone, Debug)]
+pub struct DenseGemmReport {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The problem.
+    pub shape: GemmShape,
+    /// First call: PTX generation plus JIT, in milliseconds.
+    pub first_call_ms: f64,
+    /// cutlet's median time in milliseconds.
+    pub cutlet_ms: f64,
+    /// cuBLAS's median time in milliseconds (`None` if cuBLAS is not loadable).
+    pub cublas_ms: Option<f64>,
+    /// The check: `(reference name, normalized max error, tolerance)`; `None` when skipped.
+    pub check: Option<(&'static str, f64, f64)>,
+}
+
+impl DenseGemmReport {
+    /// TFLOP/s of a time in milliseconds for this problem.
+    pub fn tflops(&self, ms: f64) -> f64 {
+        self.shape.flops() / (ms * 1e-3) / 1e12
+    }
+
+    /// Whether the check ran and passed (or was skipped).
+    pub fn passed(&self) -> bool {
+        self.check
+            .is_none_or(|(_, error, tolerance)| error <= tolerance)
+    }
+}
+
+impl fmt::Display for DenseGemmReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let GemmShape { m, n, k, l } = self.shape;
+        writeln!(f, "kernel:   {}", self.kernel)?;
+        writeln!(f, "problem:  M={m} N={n} K={k} L={l}")?;
+        writeln!(
+            f,
+            "first call (generate + jit): {:.1} ms",
+            self.first_call_ms
+        )?;
+        writeln!(
+            f,
+            "cutlet:   {:.4} ms  {:.1} TFLOP/s",
+            self.cutlet_ms,
+            self.tflops(self.cutlet_ms)
+        )?;
+        match self.cublas_ms {
+            Some(ms) => writeln!(
+                f,
+                "cublas:   {ms:.4} ms  {:.1} TFLOP/s  (cutlet / cublas = {:.3})",
+                self.tflops(ms),
+                ms / self.cutlet_ms
+            )?,
+            None => writeln!(f, "cublas:   not available (libcublas not found)")?,
+        }
+        match self.check {
+            Some((reference, error, tolerance)) => {
+                let verdict = if error <= tolerance { "PASS" } else { "FAIL" };
+                write!(f, "check vs {reference}: max error {error:.3e} (of the largest |value|), tolerance {tolerance:.1e}: {verdict}")
+            }
+            None => write!(f, "check: skipped"),
+        }
+    }
+}
+
+/// The tolerance on `max |got - want| / max |want|` for an output type and
+/// accumulator: a few units in the last place of the output, more for f16
+/// accumulation (its K-long sums round at every step).
+pub fn check_tolerance(spec: &GemmSpec) -> f64 {
+    let output: f64 = match spec.d {
+        ElementType::F16 => 2e-3,
+        ElementType::BF16 => 1.6e-2,
+        _ => 1e-4,
+    };
+    let inputs: f64 = if matches!(spec.a, ElementType::TF32 | ElementType::F32) {
+        2e-3
+    } else {
+        0.0
+    };
+    let accumulator: f64 = if spec.acc == ElementType::F16 {
+        1e-2
+    } else {
+        0.0
+    };
+    output.max(inputs).max(accumulator)
+}
+
+/// Runs the options on `device`: generates (or fetches) the kernel, times it
+/// and cuBLAS, and checks the result unless `--skip_ref_check`.
+///
+/// Errors: an invalid configuration or problem, driver and JIT errors.
+pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseGemmReport> {
+    let spec = options.spec()?;
+    match (storage(spec.a), storage(spec.d)) {
+        (ElementType::F16, ElementType::F16) => run_typed::<f16, f16>(options, spec, device),
+        (ElementType::F16, ElementType::BF16) => run_typed::<f16, bf16>(options, spec, device),
+        (ElementType::F16, _) => run_typed::<f16, f32>(options, spec, device),
+        (ElementType::BF16, ElementType::F16) => run_typed::<bf16, f16>(options, spec, device),
+        (ElementType::BF16, ElementType::BF16) => run_typed::<bf16, bf16>(options, spec, device),
+        (ElementType::BF16, _) => run_typed::<bf16, f32>(options, spec, device),
+        (_, ElementType::F16) => run_typed::<f32, f16>(options, spec, device),
+        (_, ElementType::BF16) => run_typed::<f32, bf16>(options, spec, device),
+        _ => run_typed::<f32, f32>(options, spec, device),
+    }
+}
+
+/// The host type of a buffer of `element` (tf32 is stored as f32).
+fn storage(element: ElementType) -> ElementType {
+    if element == ElementType::TF32 {
+        ElementType::F32
+    } else {
+        element
+    }
+}
+
+/// Leading dimension and batch stride of a packed operand, the leading
+/// dimension rounded up to `align` elements (so that ragged sizes keep the
+/// kernel's 16-byte vectors).
+pub fn packed(strided: usize, contiguous: usize, align: u32) -> (usize, usize) {
+    let ld = contiguous.next_multiple_of(align.max(1) as usize).max(1);
+    (ld, ld * strided)
+}
+
+fn run_typed<T, D>(
+    options: &DenseGemmArgs,
+    spec: GemmSpec,
+    device: &Device,
+) -> Result<DenseGemmReport>
+where
+    T: Element + DeviceRepr + HostValue,
+    D: Element + DeviceRepr + HostValue,
+{
+    let shape = options.mnkl;
+    let GemmShape { m, n, k, l } = shape;
+    let [align_a, align_b, _, align_d] = spec.alignment();
+    let (a_strided, a_contiguous) = if spec.a_major == OperandMajor::K {
+        (m, k)
+    } else {
+        (k, m)
+    };
+    let (b_strided, b_contiguous) = if spec.b_major == OperandMajor::K {
+        (n, k)
+    } else {
+        (k, n)
+    };
+    let (d_strided, d_contiguous) = if spec.d_major == OutputMajor::N {
+        (m, n)
+    } else {
+        (n, m)
+    };
+    let (lda, batch_a) = packed(a_strided, a_contiguous, align_a);
+    let (ldb, batch_b) = packed(b_strided, b_contiguous, align_b);
+    let (ldd, batch_d) = packed(d_strided, d_contiguous, align_d);
+    let stream = device.default_stream();
+    let host_a = random_values::<T>(batch_a * l, 1);
+    let host_b = random_values::<T>(batch_b * l, 2);
+    let upload = |what: &str, values: &[T]| copy_to_device(&stream, what, values);
+    let a = upload("a", &host_a)?;
+    let b = upload("b", &host_b)?;
+    let poison = vec![D::from_f64(f64::NAN); batch_d * l];
+    let mut d = copy_to_device(&stream, "d", &poison)?;
+    let gemm = Gemm::from_spec(device, spec.clone());
+    let start = Instant::now();
+    gemm.initialize()?;
+    let first_call_ms = start.elapsed().as_secs_f64() * 1e3;
+    let mut args = Arguments::in_place(
+        shape,
+        Operand::new(a.as_view(), lda, batch_a),
+        Operand::new(b.as_view(), ldb, batch_b),
+        OutputOperand::new(d.as_view_mut(), ldd, batch_d),
+        1.0,
+        0.0,
+    );
+    let cutlet_times = time_ms(
+        &stream,
+        options.warmup_iterations,
+        options.iterations.max(1),
+        || gemm.run(&mut args, &stream),
+    )?;
+    let got: Vec<D> = stream
+        .clone_dtoh(&d)
+        .map_err(|e| Error::driver("copying d to the host", e))?;
+    let cublas = CublasGemm::new(stream.clone()).ok();
+    let mut reference = copy_to_device(&stream, "reference d", &poison)?;
+    let cublas_ms = match &cublas {
+        Some(blas) => {
+            let mut ref_args = Arguments::in_place(
+                shape,
+                Operand::new(a.as_view(), lda, batch_a),
+                Operand::new(b.as_view(), ldb, batch_b),
+                OutputOperand::new(reference.as_view_mut(), ldd, batch_d),
+                1.0,
+                0.0,
+            );
+            let times = time_ms(
+                &stream,
+                options.warmup_iterations,
+                options.iterations.max(1),
+                || blas.run(&spec, &mut ref_args),
+            )?;
+            Some(median_ms(&times))
+        }
+        None => None,
+    };
+    let check = if options.skip_ref_check {
+        None
+    } else {
+        let want: Vec<f64> =
+            if (m * n) as f64 * k as f64 * l as f64 <= HOST_CHECK_MACS || cublas.is_none() {
+                let host_d = vec![D::from_f64(0.0); batch_d * l];
+                host_gemm(
+                    &spec,
+                    shape,
+                    HostMatrix {
+                        data: &host_a,
+                        ld: lda,
+                        batch_stride: batch_a,
+                    },
+                    HostMatrix {
+                        data: &host_b,
+                        ld: ldb,
+                        batch_stride: batch_b,
+                    },
+                    HostMatrix {
+                        data: &host_d,
+                        ld: ldd,
+                        batch_stride: batch_d,
+                    },
+                    1.0,
+                    0.0,
+                )
+            } else {
+                let values: Vec<D> = stream
+                    .clone_dtoh(&reference)
+                    .map_err(|e| Error::driver("copying the cuBLAS result", e))?;
+                dense_output(&spec, shape, &values, ldd, batch_d)
+            };
+        let reference_name =
+            if (m * n) as f64 * k as f64 * l as f64 <= HOST_CHECK_MACS || cublas.is_none() {
+                "host f64"
+            } else {
+                "cublas"
+            };
+        let got = dense_output(&spec, shape, &got, ldd, batch_d);
+        Some((
+            reference_name,
+            normalized_error(&got, &want),
+            check_tolerance(&spec),
+        ))
+    };
+    Ok(DenseGemmReport {
+        kernel: spec.kernel_name(),
+        shape,
+        first_call_ms,
+        cutlet_ms: median_ms(&cutlet_times),
+        cublas_ms,
+        check,
+    })
+}
+
+/// D's values as f64, densely, batch after batch, each row-major M × N.
+pub fn dense_output<D: HostValue>(
+    spec: &GemmSpec,
+    shape: GemmShape,
+    d: &[D],
+    ld: usize,
+    batch: usize,
+) -> Vec<f64> {
+    let GemmShape { m, n, l, .. } = shape;
+    let mut out = Vec::with_capacity(m * n * l);
+    for batch_index in 0..l {
+        for row in 0..m {
+            for col in 0..n {
+                out.push(
+                    d[batch_index * batch + output_index(spec.d_major, row, col, ld)].to_f64(),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// `max |got - want| / max |want|` (at least 1 in the denominator); infinite
+/// where `got` holds a NaN (an element left poisoned).
+pub fn normalized_error(got: &[f64], want: &[f64]) -> f64 {
+    let scale = want.iter().fold(1.0f64, |acc, w| acc.max(w.abs()));
+    got.iter()
+        .zip(want)
+        .map(|(g, w)| {
+            if g.is_nan() {
+                f64::INFINITY
+            } else {
+                (g - w).abs() / scale
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// `len` values uniform in [-1, 1), rounded to `T`, from a xorshift generator seeded by `seed`.
+pub fn random_values<T: HostValue>(len: usize, seed: u64) -> Vec<T> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            T::from_f64((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+        })
+        .collect()
+}
+
+fn copy_to_device<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    what: &str,
+    values: &[T],
+) -> Result<CudaSlice<T>> {
+    stream
+        .clone_htod(values)
+        .map_err(|e| Error::driver(format!("copying {what} to the device"), e))
+}

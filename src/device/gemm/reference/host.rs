@@ -1,0 +1,117 @@
+//! The host reference: D = alpha · A · B + beta · C with f64 accumulation.
+
+use half::{bf16, f16};
+
+use crate::device::gemm::GemmShape;
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+
+/// A host element the reference reads and writes.
+pub trait HostValue: Copy + Send + Sync + 'static {
+    /// The value as f64 (exact for f16, bf16, f32).
+    fn to_f64(self) -> f64;
+    /// `value` rounded to this type (to nearest).
+    fn from_f64(value: f64) -> Self;
+}
+
+impl HostValue for f16 {
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    fn from_f64(value: f64) -> Self {
+        f16::from_f64(value)
+    }
+}
+
+impl HostValue for bf16 {
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    fn from_f64(value: f64) -> Self {
+        bf16::from_f64(value)
+    }
+}
+
+impl HostValue for f32 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(value: f64) -> Self {
+        value as f32
+    }
+}
+
+/// A matrix in host memory: its elements, leading dimension and batch stride.
+#[derive(Clone, Copy, Debug)]
+pub struct HostMatrix<'a, T> {
+    /// The elements.
+    pub data: &'a [T],
+    /// Leading dimension in elements.
+    pub ld: usize,
+    /// Batch stride in elements.
+    pub batch_stride: usize,
+}
+
+/// Where element (`row`, `col`) of an M × N output of major `major` lives.
+///
+/// ```
+/// use cutlet::device::gemm::reference::output_index;
+/// use cutlet::kernel::gemm::OutputMajor;
+/// assert_eq!(output_index(OutputMajor::N, 2, 3, 10), 23);
+/// assert_eq!(output_index(OutputMajor::M, 2, 3, 10), 32);
+/// ```
+pub fn output_index(major: OutputMajor, row: usize, col: usize, ld: usize) -> usize {
+    match major {
+        OutputMajor::N => row * ld + col,
+        OutputMajor::M => col * ld + row,
+    }
+}
+
+/// Where element (`mn`, `k`) of an M × K (or N × K) operand of major `major` lives.
+fn operand_index(major: OperandMajor, mn: usize, k: usize, ld: usize) -> usize {
+    match major {
+        OperandMajor::K => mn * ld + k,
+        OperandMajor::MN => k * ld + mn,
+    }
+}
+
+/// D = alpha · A · B + beta · C in f64, with the majors of `spec`; returns D
+/// densely, batch after batch, each row-major M × N (index
+/// `l · M · N + row · N + col`). `c` is read with `spec.c_major`.
+/// Panics if a slice is shorter than the shape needs (a bug in the caller).
+pub fn host_gemm<A: HostValue, B: HostValue, C: HostValue>(
+    spec: &GemmSpec,
+    shape: GemmShape,
+    a: HostMatrix<'_, A>,
+    b: HostMatrix<'_, B>,
+    c: HostMatrix<'_, C>,
+    alpha: f64,
+    beta: f64,
+) -> Vec<f64> {
+    let GemmShape { m, n, k, l } = shape;
+    let mut d = vec![0.0; m * n * l];
+    let mut a_row = vec![0.0; k];
+    for batch in 0..l {
+        let (a_base, b_base, c_base) = (
+            batch * a.batch_stride,
+            batch * b.batch_stride,
+            batch * c.batch_stride,
+        );
+        for row in 0..m {
+            for (kk, value) in a_row.iter_mut().enumerate() {
+                *value = a.data[a_base + operand_index(spec.a_major, row, kk, a.ld)].to_f64();
+            }
+            for col in 0..n {
+                let dot: f64 = a_row
+                    .iter()
+                    .enumerate()
+                    .map(|(kk, &x)| {
+                        x * b.data[b_base + operand_index(spec.b_major, col, kk, b.ld)].to_f64()
+                    })
+                    .sum();
+                let source = c.data[c_base + output_index(spec.c_major, row, col, c.ld)].to_f64();
+                d[batch * m * n + row * n + col] = alpha * dot + beta * source;
+            }
+        }
+    }
+    d
+}

@@ -1,0 +1,98 @@
+//! Tag types a GEMM [`Config`](super::Config) is written with: element types
+//! (with the host type their buffers hold), operand majors and output majors.
+
+use half::{bf16, f16};
+
+use crate::kernel::gemm::{OperandMajor, OutputMajor};
+use crate::numeric::{ElementType, Tf32};
+
+/// An element type a GEMM operand can have, and the host type its buffers hold.
+///
+/// | tag | [`ElementType`] | `Storage` |
+/// |---|---|---|
+/// | `half::f16` | f16 | `half::f16` |
+/// | `half::bf16` | bf16 | `half::bf16` |
+/// | `f32` | f32 | `f32` |
+/// | [`Tf32`] | tf32 | `f32` (the tensor cores read 10 mantissa bits) |
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a GEMM element type",
+    note = "GEMM element types are half::f16, half::bf16, f32 and cutlet::numeric::Tf32"
+)]
+pub trait GemmElement: Copy + Send + Sync + 'static {
+    /// The runtime element type.
+    const TYPE: ElementType;
+    /// What a device buffer of this operand holds.
+    type Storage: cudarc::driver::DeviceRepr + crate::numeric::Element;
+}
+
+impl GemmElement for f16 {
+    const TYPE: ElementType = ElementType::F16;
+    type Storage = f16;
+}
+
+impl GemmElement for bf16 {
+    const TYPE: ElementType = ElementType::BF16;
+    type Storage = bf16;
+}
+
+impl GemmElement for f32 {
+    const TYPE: ElementType = ElementType::F32;
+    type Storage = f32;
+}
+
+impl GemmElement for Tf32 {
+    const TYPE: ElementType = ElementType::TF32;
+    type Storage = f32;
+}
+
+/// A type-level [`OperandMajor`] for A and B.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an operand major",
+    note = "A and B majors are cutlet::device::gemm::KMajor and MnMajor"
+)]
+pub trait OperandMajorTag: Copy + Send + Sync + 'static {
+    /// The runtime value.
+    const MAJOR: OperandMajor;
+}
+
+/// A type-level [`OutputMajor`] for C and D.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an output major",
+    note = "C and D majors are cutlet::device::gemm::RowMajor and ColumnMajor"
+)]
+pub trait OutputMajorTag: Copy + Send + Sync + 'static {
+    /// The runtime value.
+    const MAJOR: OutputMajor;
+}
+
+/// K is contiguous (A row-major, B column-major; `--a_major k`, `--b_major k`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KMajor;
+
+/// M (for A) or N (for B) is contiguous (`--a_major m`, `--b_major n`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MnMajor;
+
+/// N is contiguous in C and D (`--c_major n`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowMajor;
+
+/// M is contiguous in C and D (`--c_major m`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ColumnMajor;
+
+impl OperandMajorTag for KMajor {
+    const MAJOR: OperandMajor = OperandMajor::K;
+}
+
+impl OperandMajorTag for MnMajor {
+    const MAJOR: OperandMajor = OperandMajor::MN;
+}
+
+impl OutputMajorTag for RowMajor {
+    const MAJOR: OutputMajor = OutputMajor::N;
+}
+
+impl OutputMajorTag for ColumnMajor {
+    const MAJOR: OutputMajor = OutputMajor::M;
+}

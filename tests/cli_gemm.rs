@@ -1,0 +1,97 @@
+//! `cutlet gemm` as a user runs it: `--emit-ptx` prints the kernel without a
+//! GPU; without a GPU a run is one error line and exit code 2; bad options
+//! name the value.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use cutlet::device::{device_count, driver_available};
+
+fn cutlet_gemm(args: &[&str]) -> Output {
+    Command::new(common::bin::cutlet_bin())
+        .arg("gemm")
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("the cutlet binary runs")
+}
+
+fn gpu_present() -> bool {
+    driver_available() && matches!(device_count(), Ok(n) if n > 0)
+}
+
+#[test]
+fn emit_ptx_prints_the_selected_kernel_without_a_gpu() {
+    let output = cutlet_gemm(&[
+        "--emit-ptx",
+        "--mnkl",
+        "512,512,512,1",
+        "--a_dtype",
+        "Float16",
+        "--b_dtype",
+        "f16",
+        "--c_dtype",
+        "Float32",
+        "--a_major",
+        "m",
+        "--b_major",
+        "n",
+        "--c_major",
+        "m",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stdout.contains(".target sm_80"), "{stdout}");
+    assert!(
+        stdout.contains(".entry gemm_sm80_f16_f16_f32_f32_f32_mn_mn_m_m_"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_bad_dtype_names_the_value_and_exits_2() {
+    let output = cutlet_gemm(&["--emit-ptx", "--a_dtype", "Int8"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("Int8") && stderr.contains("BFloat16"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_unbuildable_configuration_is_one_error_line() {
+    let output = cutlet_gemm(&[
+        "--emit-ptx",
+        "--a_dtype",
+        "Float16",
+        "--b_dtype",
+        "BFloat16",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("a=f16 b=bf16"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn without_a_gpu_a_run_prints_one_error_line_and_exits_2() {
+    if gpu_present() {
+        eprintln!(
+            "skipped without_a_gpu_a_run_prints_one_error_line_and_exits_2: a GPU is present"
+        );
+        return;
+    }
+    let output = cutlet_gemm(&["--mnkl", "256,256,256,1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.starts_with("error: no CUDA"), "{stderr}");
+}
