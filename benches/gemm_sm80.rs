@@ -7,12 +7,17 @@
 //! problem from the host's side (check, argument packing, launch), in
 //! batches of 256 calls with a synchronize between batches (not timed).
 //!
-//! Run: `cargo bench --bench gemm_sm80` (needs a GPU; skips without one).
+//! Before criterion, `measure_host_overhead` prints the host time of a
+//! cached `run` against a raw launch of the same function (the issue's
+//! budget: run adds under 10 us).
+//!
+//! Run: `cargo bench --bench gemm_sm80 -- --warm-up-time 1 --measurement-time 3`
+//! (needs a GPU; skips without one).
 
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use cutlet::device::gemm::reference::{run_dense_gemm, DenseGemmArgs};
+use cutlet::device::gemm::reference::{measure_host_overhead, run_dense_gemm, DenseGemmArgs};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::{device_count, driver_available, Device};
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
@@ -98,6 +103,10 @@ fn cached_run_host_time(c: &mut Criterion, device: &Device) {
 fn benches(c: &mut Criterion) {
     let Some(device) = device() else { return };
     versus_cublas(&device);
+    match measure_host_overhead(&device, 20, 200) {
+        Ok(overhead) => println!("{overhead}\n"),
+        Err(e) => println!("host overhead: error: {e}\n"),
+    }
     cached_run_host_time(c, &device);
 }
 

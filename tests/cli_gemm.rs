@@ -95,3 +95,34 @@ fn without_a_gpu_a_run_prints_one_error_line_and_exits_2() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.starts_with("error: no CUDA"), "{stderr}");
 }
+
+#[test]
+fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
+    let Some(_device) =
+        common::gpu::device_or_skip("with_a_gpu_a_small_run_checks_and_reports_cublas")
+    else {
+        return;
+    };
+    let output = cutlet_gemm(&[
+        "--mnkl",
+        "300,200,100,2",
+        "--a_dtype",
+        "Float16",
+        "--b_dtype",
+        "Float16",
+        "--c_dtype",
+        "Float32",
+        "--a_major",
+        "m",
+        "--iterations",
+        "3",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("check vs host f64") && stdout.contains("PASS"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("TFLOP/s"), "{stdout}");
+}

@@ -1,9 +1,10 @@
 //! The arguments of CuTe DSL's `dense_gemm.py`, shared by
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
+use crate::collective::sm80_spec_for_problem;
 use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
-use crate::Result;
+use crate::{Error, Result};
 
 use crate::device::gemm::{Gemm, GemmShape};
 
@@ -65,6 +66,39 @@ impl DenseGemmArgs {
             builder = builder.tile(tile);
         }
         builder.spec()
+    }
+
+    /// The kernel spec for a run on a GPU of `sm_count` SMs: [`spec`](Self::spec),
+    /// except that without `--tile_shape_mnk` the tile is chosen for the
+    /// problem ([`sm80_spec_for_problem`]: 256x128 where that takes fewer
+    /// waves than 128x256, e.g. for 4095 x 4097).
+    ///
+    /// Errors: as [`spec`](Self::spec).
+    pub fn spec_for_device(&self, sm_count: u32) -> Result<GemmSpec> {
+        let spec = self.spec()?;
+        if self.tile_shape_mnk.is_some() {
+            return Ok(spec);
+        }
+        let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
+        let GemmShape { m, n, l, .. } = self.mnkl;
+        sm80_spec_for_problem(
+            spec.a,
+            spec.b,
+            spec.d,
+            spec.acc,
+            spec.a_major,
+            spec.b_major,
+            spec.d_major,
+            extent(m),
+            extent(n),
+            extent(l),
+            sm_count,
+        )
+        .map(|chosen| GemmSpec {
+            arch: spec.arch,
+            ..chosen
+        })
+        .map_err(|reason| Error::invalid_argument("gemm configuration", spec.kernel_name(), reason))
     }
 }
 

@@ -7,6 +7,7 @@ mod args;
 mod cublas;
 mod dense_gemm;
 mod host;
+mod overhead;
 mod timing;
 
 pub use args::{parse_dtype, parse_mnkl, DenseGemmArgs};
@@ -16,4 +17,5 @@ pub use dense_gemm::{
     DenseGemmReport, HOST_CHECK_MACS,
 };
 pub use host::{host_gemm, output_index, HostMatrix, HostValue};
+pub use overhead::{measure_host_overhead, HostOverhead};
 pub use timing::{median_ms, time_ms};
