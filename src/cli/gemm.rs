@@ -12,7 +12,9 @@ use cutlet::device::Device;
 pub struct GemmArgs {
     #[command(flatten)]
     dense: DenseGemmArgs,
-    /// Print the generated PTX of the selected kernel and exit (no GPU needed).
+    /// Print the generated PTX of the selected kernel and exit (no GPU needed;
+    /// without --tile_shape_mnk, the default tile, which a run may replace by
+    /// 256x128 for the problem and the GPU's SM count).
     #[arg(long = "emit-ptx")]
     emit_ptx: bool,
 }
