@@ -165,12 +165,12 @@ impl ViewLayout {
             shape,
             strides: self.strides,
         };
-        for mode in 0..2 {
-            if self.shape[mode] != shape[mode] {
-                if self.shape[mode] != 1 {
+        for ((have, want), stride) in self.shape.iter().zip(shape).zip(&mut out.strides) {
+            if *have != want {
+                if *have != 1 {
                     return None;
                 }
-                out.strides[mode] = 0;
+                *stride = 0;
             }
         }
         Some(out)
