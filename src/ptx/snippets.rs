@@ -7,12 +7,20 @@
 /// Family path -> file text.
 pub(crate) const FAMILIES: &[(&str, &str)] = &[
     (
+        "common/convert",
+        include_str!("../../ptx/common/convert.ptx"),
+    ),
+    (
         "common/elementwise_add",
         include_str!("../../ptx/common/elementwise_add.ptx"),
     ),
     (
         "common/global_memory",
         include_str!("../../ptx/common/global_memory.ptx"),
+    ),
+    (
+        "common/math_f32",
+        include_str!("../../ptx/common/math_f32.ptx"),
     ),
     (
         "common/thread_index",
