@@ -142,3 +142,30 @@ fn mixed_types_assemble() {
         check(&s, target);
     }
 }
+
+/// The tilings `tests/elementwise_gpu.rs` and `examples/elementwise_add.rs` use.
+#[test]
+fn custom_tilings_assemble() {
+    let tilings = [
+        ("(4,32):(32,1)", "(2,8):(8,1)"),
+        ("(32,4):(1,32)", "(1,4):(4,1)"),
+        ("(2,64):(64,1)", "(8,1):(1,1)"),
+        ("(8,32):(32,1)", "(1,1):(1,1)"),
+        ("(8,32):(32,1)", "(1,8):(8,1)"),
+    ];
+    for (arch, target) in TARGETS {
+        for (thr, val) in tilings {
+            let mut s = spec(
+                arch,
+                elementwise_cases::add(),
+                ElementType::F16,
+                Access::Contiguous { width: 8 },
+            );
+            s.tiling = Tiling {
+                thr: thr.parse().unwrap(),
+                val: val.parse().unwrap(),
+            };
+            check(&s, target);
+        }
+    }
+}

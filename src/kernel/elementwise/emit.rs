@@ -481,7 +481,7 @@ impl TensorRegs {
     ) -> Result<()> {
         let count = u32::try_from(results.len()).unwrap_or(1);
         match self.op.access {
-            Access::Contiguous { width } if width > 1 => {
+            Access::Contiguous { width } if width.min(count) > 1 => {
                 let width = width.min(count);
                 for (chunk, values) in results.chunks(width as usize).enumerate() {
                     let offset = chunk as u32 * width * self.size();
