@@ -266,7 +266,9 @@ fn access(element: ElementType, addr: u64, row_stride: u64, col_stride: u64) -> 
         1 => {
             let size = u64::from(element.size_bytes());
             let mut width = 16 / size;
-            while width > 1 && (row_stride % width != 0 || addr % (width * size) != 0) {
+            while width > 1
+                && (!row_stride.is_multiple_of(width) || !addr.is_multiple_of(width * size))
+            {
                 width /= 2;
             }
             Access::Contiguous {
