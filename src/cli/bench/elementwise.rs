@@ -8,6 +8,7 @@ use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use cutlet::device::{driver_available, Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
+use cutlet::layout::Layout;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
 
@@ -27,6 +28,12 @@ pub struct ElementwiseArgs {
     /// Timed runs (the median is reported), after two warm-ups.
     #[arg(long, default_value_t = 30)]
     runs: usize,
+    /// Thread layout in CuTe notation, e.g. `(8,32):(32,1)` (with --val; default: cutlet's tiling).
+    #[arg(long, requires = "val")]
+    thr: Option<String>,
+    /// Value layout in CuTe notation, e.g. `(4,8):(8,1)` (with --thr).
+    #[arg(long, requires = "thr")]
+    val: Option<String>,
 }
 
 /// The expression named `op`, or the list of names.
@@ -63,12 +70,22 @@ pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
     if !driver_available() {
         return Err("no CUDA driver found: `cutlet bench` needs an NVIDIA GPU".into());
     }
+    let mut op = Elementwise::new(expression);
+    if let (Some(thr), Some(val)) = (&args.thr, &args.val) {
+        let parse = |s: &str| {
+            s.parse::<Layout>()
+                .map_err(|e| format!("invalid layout `{s}`: {e}"))
+        };
+        op = op
+            .with_layouts(parse(thr)?, parse(val)?)
+            .map_err(|e| e.to_string())?;
+    }
     let device = Device::new(0).map_err(|e| e.to_string())?;
     match dtype {
-        ElementType::F16 => bench::<half::f16>(&device, expression, rows, cols, args.runs),
-        ElementType::BF16 => bench::<half::bf16>(&device, expression, rows, cols, args.runs),
-        ElementType::F32 => bench::<f32>(&device, expression, rows, cols, args.runs),
-        ElementType::F64 => bench::<f64>(&device, expression, rows, cols, args.runs),
+        ElementType::F16 => bench::<half::f16>(&device, op, rows, cols, args.runs),
+        ElementType::BF16 => bench::<half::bf16>(&device, op, rows, cols, args.runs),
+        ElementType::F32 => bench::<f32>(&device, op, rows, cols, args.runs),
+        ElementType::F64 => bench::<f64>(&device, op, rows, cols, args.runs),
         other => Err(format!(
             "unsupported --dtype {other}: expected f16, bf16, f32 or f64"
         )),
@@ -77,7 +94,7 @@ pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
 
 fn bench<T: Element + DeviceRepr + ValidAsZeroBits>(
     device: &Device,
-    expression: Expression,
+    op: Elementwise,
     rows: usize,
     cols: usize,
     runs: usize,
@@ -87,13 +104,12 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits>(
     let ceiling = info.dram_bandwidth_gbps();
     let stream = device.default_stream();
     let n = rows.checked_mul(cols).ok_or("shape overflows")?;
-    let arity = expression.arity();
+    let arity = op.expression().arity();
     let inputs: Vec<CudaSlice<T>> = (0..arity)
         .map(|_| stream.alloc_zeros::<T>(n))
         .collect::<Result<_, _>>()
         .map_err(|e| err(&e))?;
     let mut output = stream.alloc_zeros::<T>(n).map_err(|e| err(&e))?;
-    let op = Elementwise::new(expression);
     let mut launch = || -> Result<(), String> {
         let views = inputs
             .iter()

@@ -10,6 +10,8 @@
 
 mod problem;
 
+use std::sync::OnceLock;
+
 use cudarc::driver::CudaStream;
 
 pub use problem::{check_arguments, check_overlap, plan_problem, Problem, TensorDesc, MAX_INPUTS};
@@ -107,10 +109,18 @@ impl Elementwise {
             .map(|e| e.size_bytes())
             .min()
             .unwrap_or(4)
-            .max(1);
+            .clamp(1, 16);
+        // The default plans are computed once per vector width: checking a
+        // TV layout's coverage walks every (thread, value) pair, far more
+        // than a cached call may spend.
+        static DEFAULT_PLANS: [OnceLock<(Tiling, TvPlan)>; 5] = [const { OnceLock::new() }; 5];
+        let slot = &DEFAULT_PLANS[narrowest.trailing_zeros() as usize];
+        if let Some(plan) = slot.get() {
+            return Ok(plan.clone());
+        }
         let tiling = Tiling::for_vector(16 / narrowest);
         let plan = tiling.plan()?;
-        Ok((tiling, plan))
+        Ok(slot.get_or_init(|| (tiling, plan)).clone())
     }
 
     /// Host-only validation of a call on tensors described by `inputs` and
