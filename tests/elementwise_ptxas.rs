@@ -9,7 +9,7 @@ mod elementwise_cases;
 
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
-use cutlet::kernel::elementwise::{Access, ElementwiseSpec, Operand, Tiling};
+use cutlet::kernel::elementwise::{Access, ElementwiseSpec, Operand, Schedule, Tiling};
 use cutlet::numeric::ElementType;
 
 fn spec(
@@ -38,23 +38,33 @@ fn spec(
         expression,
         compute,
         tiling: Tiling::for_vector(16 / element.size_bytes()),
+        schedule: Schedule::default(),
+        flat: false,
     }
 }
 
+/// Assembles `spec` as given and with the launcher's 1-D view (`flat`)
+/// toggled; asserts no spills.
 fn check(spec: &ElementwiseSpec, target: &str) {
-    let ptx = spec
-        .ptx()
-        .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
-    let Some(report) = assemble(&ptx, target) else {
-        return;
-    };
-    let f = report.function(&spec.kernel_name());
-    assert_eq!(
-        f.spill_stores + f.spill_loads,
-        0,
-        "{} spills on {target}: {f:?}",
-        spec.kernel_name()
-    );
+    for flat in [false, true] {
+        let spec = ElementwiseSpec {
+            flat,
+            ..spec.clone()
+        };
+        let ptx = spec
+            .ptx()
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+        let Some(report) = assemble(&ptx, target) else {
+            return;
+        };
+        let f = report.function(&spec.kernel_name());
+        assert_eq!(
+            f.spill_stores + f.spill_loads,
+            0,
+            "{} (flat {flat}) spills on {target}: {f:?}",
+            spec.kernel_name()
+        );
+    }
 }
 
 const TARGETS: [(ArchKind, &str); 3] = [
@@ -166,6 +176,57 @@ fn custom_tilings_assemble() {
                 val: val.parse().unwrap(),
             };
             check(&s, target);
+        }
+    }
+}
+
+/// Every schedule variant (persistent walk, cache hints, occupancy
+/// directive) for the two benchmark expressions, contiguous and
+/// strided (one tile per block only: see `Schedule::persistent`).
+#[test]
+fn schedules_assemble() {
+    use cutlet::kernel::elementwise::{Prefetch, StoreHint};
+    let schedules = [
+        Schedule::default(),
+        Schedule {
+            persistent: 4,
+            ..Schedule::default()
+        },
+        Schedule {
+            l1_no_allocate: true,
+            prefetch: Prefetch::B256,
+            store: StoreHint::NoAllocate,
+            ..Schedule::default()
+        },
+        Schedule {
+            prefetch: Prefetch::B128,
+            store: StoreHint::WriteBack,
+            min_blocks_per_sm: 4,
+            ..Schedule::default()
+        },
+        Schedule {
+            persistent: 2,
+            ..Schedule::default()
+        },
+    ];
+    for (arch, target) in TARGETS {
+        for schedule in schedules {
+            for (expression, element) in [
+                (elementwise_cases::add(), ElementType::F16),
+                (elementwise_cases::gelu3(), ElementType::BF16),
+            ] {
+                for access in [Access::Contiguous { width: 8 }, Access::Strided] {
+                    // The launcher walks strided operands one tile per block;
+                    // a register cap is for the vector path.
+                    let tuned = schedule.persistent > 0 || schedule.min_blocks_per_sm > 0;
+                    if tuned && access == Access::Strided {
+                        continue;
+                    }
+                    let mut s = spec(arch, expression.clone(), element, access);
+                    s.schedule = schedule;
+                    check(&s, target);
+                }
+            }
         }
     }
 }

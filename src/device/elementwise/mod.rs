@@ -20,7 +20,7 @@ use super::cache::get_or_load;
 use super::device::Device;
 use super::launch::{KernelArgs, LaunchConfig};
 use crate::fusion::Expression;
-use crate::kernel::elementwise::{Access, ElementwiseSpec, Operand, Tiling, TvPlan};
+use crate::kernel::elementwise::{Access, ElementwiseSpec, Operand, Schedule, Tiling, TvPlan};
 use crate::layout::Layout;
 use crate::numeric::ElementType;
 use crate::tensor::{TensorArg, TensorArgMut};
@@ -52,6 +52,7 @@ pub struct Elementwise {
     tiling: Option<(Tiling, TvPlan)>,
     compute: Option<ElementType>,
     check_scalars: bool,
+    schedule: Schedule,
 }
 
 impl Elementwise {
@@ -63,6 +64,7 @@ impl Elementwise {
             tiling: None,
             compute: None,
             check_scalars: false,
+            schedule: Schedule::default(),
         }
     }
 
@@ -89,6 +91,19 @@ impl Elementwise {
     pub fn check_scalars(mut self, check: bool) -> Elementwise {
         self.check_scalars = check;
         self
+    }
+
+    /// Walks the tiles and hints the accesses as `schedule` says (the
+    /// default, [`Schedule::default`], is the measured best on an H200).
+    #[must_use]
+    pub fn schedule(mut self, schedule: Schedule) -> Elementwise {
+        self.schedule = schedule;
+        self
+    }
+
+    /// The schedule this operation asks for.
+    pub fn schedule_in_use(&self) -> Schedule {
+        self.schedule
     }
 
     /// The expression.
@@ -239,10 +254,20 @@ impl Elementwise {
                 .collect(),
             output: operand(&out_desc, out_addr, problem.strides[0], false),
             tiling,
+            schedule: self.schedule,
+            flat: problem.flat,
         };
+        let mut spec = spec;
+        if std::iter::once(&spec.output)
+            .chain(&spec.inputs)
+            .any(|o| o.access == Access::Strided)
+        {
+            spec.schedule.persistent = 0;
+        }
         args.scalar(problem.n)
             .scalar(problem.len)
-            .scalar(problem.tiles_n);
+            .scalar(problem.tiles_n)
+            .scalar(problem.blocks);
         for s in scalars {
             if compute == ElementType::F64 {
                 args.scalar(*s);
@@ -251,20 +276,27 @@ impl Elementwise {
             }
         }
         let kernel = get_or_load(device, &spec, &spec.kernel_name(), || spec.ptx())?;
+        let grid = match spec.schedule.persistent {
+            0 => problem.blocks,
+            k => problem
+                .blocks
+                .min(k.saturating_mul(device.limits().sm_count).max(1)),
+        };
         let config = LaunchConfig {
-            grid: (problem.blocks, 1, 1),
+            grid: (grid, 1, 1),
             block: (plan.threads as u32, 1, 1),
             shared_mem_bytes: 0,
         };
         // SAFETY: the params are pushed in the spec's order (output, inputs:
-        // ptr, row stride, col stride; n, len, tiles_n; scalars in the
+        // ptr, row stride, col stride; n, len, tiles_n, tiles; scalars in the
         // compute type). Every view was checked against its buffer when it
         // was built, and the kernel touches only elements (row, col) with
         // col < n and row * n + col < len of the kernel's view, which map
         // to elements of those views; the output is written only where it
         // shares no memory with an input or is that input in place (checked
         // above); vector accesses were chosen from the actual addresses and
-        // strides; the block has the plan's thread count.
+        // strides; the block has the plan's thread count; a grid smaller
+        // than `tiles` only with a persistent schedule, which walks them all.
         unsafe { kernel.function().launch(&config, args) }
     }
 }

@@ -34,6 +34,9 @@ pub struct Problem {
     pub blocks: u32,
     /// `(row stride, col stride)` of the output, then of each input.
     pub strides: Vec<(u64, u64)>,
+    /// Whether the view is the 1-D flattening (rows of `tile_n` elements:
+    /// every row stride is `tile_n` times the column stride).
+    pub flat: bool,
 }
 
 /// The expected-arity, scalar and element-type checks of a call.
@@ -146,6 +149,7 @@ pub fn plan_problem(inputs: &[TensorDesc], output: &TensorDesc, tv: &TvPlan) -> 
             tiles_n: 0,
             blocks: 0,
             strides: Vec::new(),
+            flat: false,
         });
     }
     // Orientation: the output's smaller-stride mode (of extent > 1) is N.
@@ -205,6 +209,7 @@ pub fn plan_problem(inputs: &[TensorDesc], output: &TensorDesc, tv: &TvPlan) -> 
         tiles_n: tiles_n as u32,
         blocks: blocks as u32,
         strides,
+        flat,
     })
 }
 

@@ -1,38 +1,70 @@
-//! PTX generation for [`ElementwiseSpec`]: the tile walk, the unpredicated
-//! vector path for full tiles and the predicated scalar path for edge tiles.
+//! PTX generation for [`ElementwiseSpec`]: the tile walk (one tile per
+//! block, or a persistent grid-stride loop with two register sets), the
+//! unpredicated vector path for full tiles and the predicated scalar path
+//! for edge tiles.
 
-use super::spec::{Access, ElementwiseSpec, Operand};
+use super::access::{class_type, storage_class, Loaded, TensorRegs};
+use super::spec::ElementwiseSpec;
 use super::tiling::TvPlan;
 use crate::fusion::{emit_convert_for, EmitOptions, Value};
 use crate::numeric::ElementType;
-use crate::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
+use crate::ptx::{Kernel, Label, Module, ParamType, Reg, RegClass, SpecialReg};
 use crate::Result;
 
-/// One tensor's registers: its global base address and its two strides.
-struct TensorRegs {
-    ptr: crate::ptx::Reg,
-    row_stride: crate::ptx::Reg,
-    col_stride: crate::ptx::Reg,
-    op: Operand,
+/// What every part of the kernel shares.
+struct Ctx<'a> {
+    plan: &'a TvPlan,
+    tensors: &'a [TensorRegs],
+    scalars: &'a [Value],
+    thread_index: Reg,
+    /// Values per vector group.
+    group: i64,
+    /// `n`, `len`, `tiles_n` and `tiles` (the tile count).
+    n: Reg,
+    len: Reg,
+    tiles_n: Reg,
+    tiles: Reg,
+    load_hints: String,
+    store_hints: &'static str,
+    /// Per value, `(dm, dn)` from value 0 when the same for every thread
+    /// (then each tensor's group addresses are one base plus offsets).
+    deltas: Option<Vec<(i64, i64)>>,
+    /// This thread's value 0 in the tile, `(m, n)` (u32).
+    thread_m0: Reg,
+    thread_n0: Reg,
+    /// `Some(tile_n)` when the spec is flat.
+    flat: Option<i64>,
 }
 
-/// The register class an element is held in before and after the expression.
-fn storage_class(element: ElementType) -> RegClass {
-    match element {
-        ElementType::F16 | ElementType::BF16 => RegClass::B16,
-        ElementType::F32 => RegClass::F32,
-        ElementType::F64 => RegClass::F64,
-        _ => RegClass::B32,
-    }
+/// One tile's registers: its origin, whether it is full, and the inputs'
+/// loaded groups (`(group, input)`).
+struct TileSet {
+    row0: Reg,
+    col0: Reg,
+    full: Reg,
+    loaded: Vec<Vec<Loaded>>,
+    /// Per tensor (output first), the address of this thread's value 0
+    /// (with [`Ctx::deltas`] only).
+    bases: Vec<Reg>,
 }
 
-/// The `{a, b, ...}` or `a` operand list of a vector or scalar access.
-fn reg_list(regs: &[crate::ptx::Reg]) -> (String, String) {
-    let names: Vec<String> = regs.iter().map(|r| r.to_string()).collect();
-    match regs.len() {
-        1 => (String::new(), names[0].clone()),
-        n => (format!(".v{n}"), format!("{{{}}}", names.join(", "))),
-    }
+/// Per value `v`, the tile coordinate `(dm, dn)` it adds to value 0 when
+/// that is the same for every thread and never negative: the TV layout's
+/// thread and value parts do not carry into each other.
+fn value_deltas(plan: &TvPlan) -> Option<Vec<(i64, i64)>> {
+    let coord = |i: i64| (i % plan.tile_m, i / plan.tile_m);
+    (0..plan.values)
+        .map(|v| {
+            let (m0, n0) = coord(plan.index(0, 0));
+            let (mv, nv) = coord(plan.index(0, v));
+            let delta = (mv - m0, nv - n0);
+            let same = (0..plan.threads).all(|t| {
+                let (a, b) = (coord(plan.index(t, 0)), coord(plan.index(t, v)));
+                (b.0 - a.0, b.1 - a.1) == delta
+            });
+            (same && delta.0 >= 0 && delta.1 >= 0).then_some(delta)
+        })
+        .collect()
 }
 
 impl ElementwiseSpec {
@@ -43,6 +75,9 @@ impl ElementwiseSpec {
     /// and the expression's emission errors (e.g. a transcendental in f64).
     pub fn ptx(&self) -> Result<String> {
         let mut module = Module::new(self.arch);
+        if let Some((major, minor)) = self.schedule.ptx_version(self.arch) {
+            module = module.with_ptx_version(major, minor)?;
+        }
         module.add_kernel(self.kernel()?)?;
         Ok(module.emit()?)
     }
@@ -61,8 +96,10 @@ impl ElementwiseSpec {
         let group = plan.vector_group(i64::from(self.vector_elements()));
         let mut k = Kernel::new(&self.kernel_name())?;
         k.max_threads(u32::try_from(plan.threads).unwrap_or(1024), 1, 1);
+        if self.schedule.min_blocks_per_sm > 0 {
+            k.min_blocks_per_sm(self.schedule.min_blocks_per_sm);
+        }
 
-        let mut tensors = Vec::with_capacity(1 + self.inputs.len());
         let mut declared = Vec::new();
         for (i, op) in std::iter::once(&self.output)
             .chain(&self.inputs)
@@ -83,6 +120,7 @@ impl ElementwiseSpec {
         let n_param = k.param("n", ParamType::U64)?;
         let len_param = k.param("len", ParamType::U64)?;
         let tiles_n_param = k.param("tiles_n", ParamType::U32)?;
+        let tiles_param = k.param("tiles", ParamType::U32)?;
         let scalar_type = if self.compute == ElementType::F64 {
             ParamType::F64
         } else {
@@ -92,21 +130,29 @@ impl ElementwiseSpec {
             .map(|j| k.param(&format!("scalar{j}"), scalar_type))
             .collect::<std::result::Result<Vec<_>, _>>()?;
 
+        let mut tensors = Vec::with_capacity(declared.len());
         for (ptr, row, col, op) in &declared {
             let ptr = k.load_param(ptr)?;
             k.cvta_to_global(ptr, ptr);
             let row_stride = k.load_param(row)?;
             let col_stride = k.load_param(col)?;
+            let (row_bytes, col_bytes) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+            let size = op.element.size_bytes();
+            k.push(format!("mul.lo.u64 {row_bytes}, {row_stride}, {size};"));
+            k.push(format!("mul.lo.u64 {col_bytes}, {col_stride}, {size};"));
             tensors.push(TensorRegs {
                 ptr,
                 row_stride,
                 col_stride,
+                row_bytes,
+                col_bytes,
                 op: *op,
             });
         }
         let n = k.load_param(&n_param)?;
         let len = k.load_param(&len_param)?;
         let tiles_n = k.load_param(&tiles_n_param)?;
+        let tiles = k.load_param(&tiles_param)?;
         let mut scalars = Vec::with_capacity(scalar_params.len());
         for p in &scalar_params {
             scalars.push(Value {
@@ -115,19 +161,8 @@ impl ElementwiseSpec {
             });
         }
 
-        // Block remap: block b owns tile (b / tiles_n, b % tiles_n) of the
-        // zipped_divide rest mode; (row0, col0) is its first element.
-        let bid = k.special(SpecialReg::CtaidX);
-        let tid = k.special(SpecialReg::TidX);
-        let (bm, bn) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("div.u32 {bm}, {bid}, {tiles_n};"));
-        k.push(format!("mul.lo.u32 {bn}, {bm}, {tiles_n};"));
-        k.push(format!("sub.u32 {bn}, {bid}, {bn};"));
-        let (row0, col0) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
-        k.push(format!("mul.wide.u32 {row0}, {bm}, {};", plan.tile_m));
-        k.push(format!("mul.wide.u32 {col0}, {bn}, {};", plan.tile_n));
-
         // The thread mode of the TV layout on %tid.x: tile index of value 0.
+        let tid = k.special(SpecialReg::TidX);
         let thread_index = k.reg(RegClass::B32);
         k.push(format!("mov.u32 {thread_index}, 0;"));
         let rest = k.reg(RegClass::B32);
@@ -144,71 +179,123 @@ impl ElementwiseSpec {
             ));
         }
 
-        // Full tile: its last element (row0 + TM - 1, col0 + TN - 1) exists.
-        let full = k.reg(RegClass::Pred);
-        let last = k.reg(RegClass::B64);
-        let end_col = k.reg(RegClass::B64);
-        k.push(format!("add.u64 {end_col}, {col0}, {};", plan.tile_n));
-        k.push(format!("add.u64 {last}, {row0}, {};", plan.tile_m - 1));
-        k.push(format!("mad.lo.u64 {last}, {last}, {n}, {end_col};"));
-        k.push(format!("setp.le.u64 {full}, {end_col}, {n};"));
-        k.push(format!("setp.le.and.u64 {full}, {last}, {len}, {full};"));
-        let edge = k.new_label("edge_tile")?;
-        let exit = k.new_label("exit")?;
-        k.push(format!("@!{full} bra {};", edge.name()));
-
+        let (thread_m0, thread_n0) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!(
+            "add.s32 {thread_n0}, {thread_index}, {};",
+            plan.value_offsets[0]
+        ));
+        k.push(format!(
+            "rem.u32 {thread_m0}, {thread_n0}, {};",
+            plan.tile_m
+        ));
+        k.push(format!(
+            "div.u32 {thread_n0}, {thread_n0}, {};",
+            plan.tile_m
+        ));
         let ctx = Ctx {
+            deltas: value_deltas(&plan),
+            thread_m0,
+            thread_n0,
+            flat: self.flat.then_some(plan.tile_n),
             plan: &plan,
             tensors: &tensors,
             scalars: &scalars,
             thread_index,
-            row0,
-            col0,
+            group,
+            n,
+            len,
+            tiles_n,
+            tiles,
+            load_hints: self.schedule.load_qualifiers(self.arch),
+            store_hints: self.schedule.store_qualifiers(),
         };
-        self.full_tile(&mut k, &ctx, group)?;
-        k.push(format!("bra.uni {};", exit.name()));
-        k.place_label(&edge);
-        self.edge_tile(&mut k, &ctx, n, len)?;
+        let tile = k.special(SpecialReg::CtaidX);
+        let edge = k.new_label("edge_tile")?;
+        let exit = k.new_label("exit")?;
+        let a = ctx.tile_set(&mut k);
+        if self.schedule.persistent == 0 {
+            ctx.origin(&mut k, tile, &a, false);
+            k.push(format!("@!{} bra {};", a.full, edge.name()));
+            ctx.load(&mut k, &a);
+            self.compute_store(&mut k, &ctx, &a)?;
+            k.push(format!("bra.uni {};", exit.name()));
+            k.place_label(&edge);
+            self.edge_tile(&mut k, &ctx, &a)?;
+        } else {
+            self.persistent_walk(&mut k, &ctx, tile, a, (&edge, &exit))?;
+        }
         k.place_label(&exit);
         k.push("ret;");
         Ok(k)
     }
 
-    /// Applies the expression to one element's inputs; returns the output in storage form.
-    fn apply(
+    /// The persistent walk: block `b` takes tiles `b, b + G, b + 2G, ...`
+    /// (`G` blocks). Full tiles alternate between two register sets so the
+    /// next tile's loads are issued before the current tile's stores; a
+    /// tile that is not full (or past the end) goes back to the top, which
+    /// exits past the end or runs the edge path.
+    fn persistent_walk(
         &self,
         k: &mut Kernel,
-        inputs: &[Value],
-        scalars: &[Value],
-    ) -> Result<crate::ptx::Reg> {
+        ctx: &Ctx<'_>,
+        tile: Reg,
+        a: TileSet,
+        (edge, exit): (&Label, &Label),
+    ) -> Result<()> {
+        let stride = k.special(SpecialReg::NctaidX);
+        let b = ctx.tile_set(k);
+        let (top, pipe) = (k.new_label("next_tile")?, k.new_label("pipeline")?);
+        let (skip_a, skip_b) = (k.new_label("skip_a")?, k.new_label("skip_b")?);
+        let past = k.reg(RegClass::Pred);
+        let next = k.reg(RegClass::B32);
+        k.place_label(&top);
+        k.push(format!("setp.ge.u32 {past}, {tile}, {};", ctx.tiles));
+        k.push(format!("@{past} bra {};", exit.name()));
+        ctx.origin(k, tile, &a, false);
+        k.push(format!("@!{} bra {};", a.full, edge.name()));
+        ctx.load(k, &a);
+        k.place_label(&pipe);
+        for (cur, nxt, skip) in [(&a, &b, &skip_b), (&b, &a, &skip_a)] {
+            k.push(format!("add.u32 {next}, {tile}, {stride};"));
+            ctx.origin(k, next, nxt, true);
+            k.push(format!("@!{} bra {};", nxt.full, skip.name()));
+            ctx.load(k, nxt);
+            k.place_label(skip);
+            self.compute_store(k, ctx, cur)?;
+            k.push(format!("mov.u32 {tile}, {next};"));
+            if std::ptr::eq(cur, &a) {
+                k.push(format!("@!{} bra {};", nxt.full, top.name()));
+            } else {
+                k.push(format!("@{} bra {};", nxt.full, pipe.name()));
+                k.push(format!("bra.uni {};", top.name()));
+            }
+        }
+        k.place_label(edge);
+        self.edge_tile(k, ctx, &a)?;
+        k.push(format!("add.u32 {tile}, {tile}, {stride};"));
+        k.push(format!("bra.uni {};", top.name()));
+        Ok(())
+    }
+
+    /// Applies the expression to one element's inputs; returns the output in storage form.
+    fn apply(&self, k: &mut Kernel, inputs: &[Value], scalars: &[Value]) -> Result<Reg> {
         let options = EmitOptions::new(self.compute, self.arch);
         let result = self.expression.emit(k, inputs, scalars, &options)?;
         Ok(emit_convert_for(k, result, self.output.element, self.arch)?.reg)
     }
 
-    /// Full tiles: every access unpredicated; all loads of all value groups
-    /// are issued before the first use.
-    fn full_tile(&self, k: &mut Kernel, ctx: &Ctx<'_>, group: i64) -> Result<()> {
-        let groups = ctx.plan.values / group;
-        let mut loaded: Vec<Vec<Vec<crate::ptx::Reg>>> = Vec::new(); // (group, input, element)
-        let mut out_addrs = Vec::new();
-        for g in 0..groups {
-            let (row, col) = ctx.coordinates(k, g * group);
-            let mut per_input = Vec::new();
-            for (i, t) in ctx.tensors.iter().enumerate() {
-                let addr = t.address(k, row, col);
-                if i == 0 {
-                    out_addrs.push(addr);
-                    continue;
-                }
-                per_input.push(t.load_group(k, addr, col, group)?);
-            }
-            loaded.push(per_input);
-        }
-        for (g, per_input) in loaded.iter().enumerate() {
+    /// A full tile's second half: the expression on every loaded group, then
+    /// the stores.
+    fn compute_store(&self, k: &mut Kernel, ctx: &Ctx<'_>, set: &TileSet) -> Result<()> {
+        for (g, per_input) in set.loaded.iter().enumerate() {
+            let elements: Vec<Vec<Reg>> = per_input
+                .iter()
+                .zip(&ctx.tensors[1..])
+                .map(|(l, t)| t.unpack(k, l))
+                .collect();
             let mut results = Vec::new();
-            for j in 0..usize::try_from(group).unwrap_or(1) {
-                let inputs: Vec<Value> = per_input
+            for j in 0..usize::try_from(ctx.group).unwrap_or(1) {
+                let inputs: Vec<Value> = elements
                     .iter()
                     .zip(&self.inputs)
                     .map(|(regs, op)| Value {
@@ -218,78 +305,173 @@ impl ElementwiseSpec {
                     .collect();
                 results.push(self.apply(k, &inputs, ctx.scalars)?);
             }
-            ctx.tensors[0].store_group(k, out_addrs[g], &results)?;
+            let addr = ctx.group_address(k, set, 0, g);
+            ctx.tensors[0].store_group(k, addr, &results, ctx.store_hints);
         }
         Ok(())
     }
 
-    /// Edge tiles: one element at a time, each access predicated on the
-    /// identity tensor's coordinate: `col < n && row * n + col < len`.
-    fn edge_tile(
-        &self,
-        k: &mut Kernel,
-        ctx: &Ctx<'_>,
-        n: crate::ptx::Reg,
-        len: crate::ptx::Reg,
-    ) -> Result<()> {
+    /// Edge tiles: a loop over the thread's values, one element at a time
+    /// (the value mode evaluated on the counter), each access predicated on
+    /// the identity tensor's coordinate: `col < n && row * n + col < len`.
+    fn edge_tile(&self, k: &mut Kernel, ctx: &Ctx<'_>, set: &TileSet) -> Result<()> {
+        let (n, len, plan) = (ctx.n, ctx.len, ctx.plan);
         let pred = k.reg(RegClass::Pred);
         let linear = k.reg(RegClass::B64);
-        for v in 0..ctx.plan.values {
-            let (row, col) = ctx.coordinates(k, v);
-            k.push(format!("setp.lt.u64 {pred}, {col}, {n};"));
-            k.push(format!("mad.lo.u64 {linear}, {row}, {n}, {col};"));
-            k.push(format!("setp.lt.and.u64 {pred}, {linear}, {len}, {pred};"));
-            let mut inputs = Vec::new();
-            let mut out_addr = None;
-            for (i, t) in ctx.tensors.iter().enumerate() {
-                let addr = t.general_address(k, row, col);
-                if i == 0 {
-                    out_addr = Some(addr);
-                    continue;
-                }
-                let reg = k.reg(storage_class(t.op.element));
-                let ty = class_type(reg.class());
-                k.push(format!("@{pred} ld.global{ty} {reg}, [{addr}];"));
-                inputs.push(Value {
-                    reg,
-                    ty: t.op.element,
-                });
+        let (v, rest, digit, idx) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        let top = k.new_label("edge_value")?;
+        k.push(format!("mov.u32 {v}, 0;"));
+        k.place_label(&top);
+        k.push(format!("mov.u32 {rest}, {v};"));
+        k.push(format!("mov.u32 {idx}, {};", ctx.thread_index));
+        for (extent, stride) in &plan.value_modes {
+            if *extent == 1 {
+                continue;
             }
-            let result = self.apply(k, &inputs, ctx.scalars)?;
-            if let Some(addr) = out_addr {
-                let ty = class_type(result.class());
-                k.push(format!("@{pred} st.global.cs{ty} [{addr}], {result};"));
-            }
+            k.push(format!("rem.u32 {digit}, {rest}, {extent};"));
+            k.push(format!("div.u32 {rest}, {rest}, {extent};"));
+            k.push(format!("mad.lo.s32 {idx}, {digit}, {stride}, {idx};"));
         }
+        let (m, nn) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("rem.u32 {m}, {idx}, {};", plan.tile_m));
+        k.push(format!("div.u32 {nn}, {idx}, {};", plan.tile_m));
+        let (row, col) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        k.push(format!("cvt.u64.u32 {row}, {m};"));
+        k.push(format!("add.u64 {row}, {row}, {};", set.row0));
+        k.push(format!("cvt.u64.u32 {col}, {nn};"));
+        k.push(format!("add.u64 {col}, {col}, {};", set.col0));
+        k.push(format!("setp.lt.u64 {pred}, {col}, {n};"));
+        k.push(format!("mad.lo.u64 {linear}, {row}, {n}, {col};"));
+        k.push(format!("setp.lt.and.u64 {pred}, {linear}, {len}, {pred};"));
+        let mut inputs = Vec::new();
+        let mut out_addr = None;
+        for (i, t) in ctx.tensors.iter().enumerate() {
+            let addr = t.general_address(k, row, col);
+            if i == 0 {
+                out_addr = Some(addr);
+                continue;
+            }
+            let reg = k.reg(storage_class(t.op.element));
+            let ty = class_type(reg.class());
+            k.push(format!("@{pred} ld.global{ty} {reg}, [{addr}];"));
+            inputs.push(Value {
+                reg,
+                ty: t.op.element,
+            });
+        }
+        let result = self.apply(k, &inputs, ctx.scalars)?;
+        if let Some(addr) = out_addr {
+            let ty = class_type(result.class());
+            let hints = ctx.store_hints;
+            k.push(format!("@{pred} st.global{hints}{ty} [{addr}], {result};"));
+        }
+        k.push(format!("add.u32 {v}, {v}, 1;"));
+        k.push(format!("setp.lt.u32 {pred}, {v}, {};", plan.values));
+        k.push(format!("@{pred} bra {};", top.name()));
         Ok(())
     }
-}
-
-/// The PTX type suffix that moves a register of `class`.
-fn class_type(class: RegClass) -> &'static str {
-    match class {
-        RegClass::B16 => ".b16",
-        RegClass::F32 => ".f32",
-        RegClass::F64 => ".f64",
-        RegClass::B64 => ".b64",
-        _ => ".b32",
-    }
-}
-
-/// What the two tile paths share.
-struct Ctx<'a> {
-    plan: &'a TvPlan,
-    tensors: &'a [TensorRegs],
-    scalars: &'a [Value],
-    thread_index: crate::ptx::Reg,
-    row0: crate::ptx::Reg,
-    col0: crate::ptx::Reg,
 }
 
 impl Ctx<'_> {
-    /// `(row, col)` (u64) of value `v` of this thread: the TV layout's tile
-    /// index split column-major into `(m, n)`, plus the tile's origin.
-    fn coordinates(&self, k: &mut Kernel, v: i64) -> (crate::ptx::Reg, crate::ptx::Reg) {
+    /// Fresh registers for one tile.
+    fn tile_set(&self, k: &mut Kernel) -> TileSet {
+        let groups = self.plan.values / self.group;
+        let count = u32::try_from(self.group).unwrap_or(1);
+        let loaded = (0..groups)
+            .map(|_| {
+                self.tensors[1..]
+                    .iter()
+                    .map(|t| t.alloc_group(k, count))
+                    .collect()
+            })
+            .collect();
+        let bases = match self.deltas {
+            Some(_) => k.regs(RegClass::B64, self.tensors.len()),
+            None => Vec::new(),
+        };
+        TileSet {
+            row0: k.reg(RegClass::B64),
+            col0: k.reg(RegClass::B64),
+            full: k.reg(RegClass::Pred),
+            loaded,
+            bases,
+        }
+    }
+
+    /// Block remap of tile `tile` (the zipped_divide rest mode): its origin
+    /// `(tile / tiles_n * TM, tile % tiles_n * TN)` and whether its last
+    /// element `(row0 + TM - 1, col0 + TN - 1)` exists (and, when
+    /// `check_range`, whether `tile < tiles`).
+    fn origin(&self, k: &mut Kernel, tile: Reg, set: &TileSet, check_range: bool) {
+        let (tm, tn) = (self.plan.tile_m, self.plan.tile_n);
+        let (bm, bn) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("div.u32 {bm}, {tile}, {};", self.tiles_n));
+        k.push(format!("mul.lo.u32 {bn}, {bm}, {};", self.tiles_n));
+        k.push(format!("sub.u32 {bn}, {tile}, {bn};"));
+        k.push(format!("mul.wide.u32 {}, {bm}, {tm};", set.row0));
+        k.push(format!("mul.wide.u32 {}, {bn}, {tn};", set.col0));
+        let (last, end_col) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        let full = set.full;
+        k.push(format!("add.u64 {end_col}, {}, {tn};", set.col0));
+        k.push(format!("add.u64 {last}, {}, {};", set.row0, tm - 1));
+        k.push(format!("mad.lo.u64 {last}, {last}, {}, {end_col};", self.n));
+        k.push(format!("setp.le.u64 {full}, {end_col}, {};", self.n));
+        k.push(format!(
+            "setp.le.and.u64 {full}, {last}, {}, {full};",
+            self.len
+        ));
+        if check_range {
+            k.push(format!(
+                "setp.lt.and.u32 {full}, {tile}, {}, {full};",
+                self.tiles
+            ));
+        }
+        if set.bases.is_empty() {
+            return;
+        }
+        let (row, col) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        k.push(format!("cvt.u64.u32 {row}, {};", self.thread_m0));
+        k.push(format!("add.u64 {row}, {row}, {};", set.row0));
+        k.push(format!("cvt.u64.u32 {col}, {};", self.thread_n0));
+        k.push(format!("add.u64 {col}, {col}, {};", set.col0));
+        for (t, base) in self.tensors.iter().zip(&set.bases) {
+            let addr = t.address(k, row, col);
+            k.push(format!("mov.b64 {base}, {addr};"));
+        }
+    }
+
+    /// Address (register and immediate) of group `g` of tensor `t` in `set`'s tile.
+    fn group_address(&self, k: &mut Kernel, set: &TileSet, t: usize, g: usize) -> (Reg, i64) {
+        let v = g as i64 * self.group;
+        let tensor = &self.tensors[t];
+        match &self.deltas {
+            Some(deltas) => tensor.offset_address(k, set.bases[t], deltas[v as usize], self.flat),
+            None => {
+                let (row, col) = self.coordinates(k, set, v);
+                (tensor.address(k, row, col), 0)
+            }
+        }
+    }
+
+    /// A full tile's first half: every input's groups loaded, unpredicated.
+    fn load(&self, k: &mut Kernel, set: &TileSet) {
+        for (g, per_input) in set.loaded.iter().enumerate() {
+            for (i, dst) in per_input.iter().enumerate() {
+                let addr = self.group_address(k, set, i + 1, g);
+                self.tensors[i + 1].load_group(k, addr, dst, &self.load_hints);
+            }
+        }
+    }
+
+    /// `(row, col)` (u64) of value `v` of this thread in `set`'s tile: the
+    /// TV layout's tile index split column-major into `(m, n)`, plus the
+    /// tile's origin.
+    fn coordinates(&self, k: &mut Kernel, set: &TileSet, v: i64) -> (Reg, Reg) {
         let offset = self.plan.value_offsets[usize::try_from(v).unwrap_or(0)];
         let idx = k.reg(RegClass::B32);
         let (m, nn) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
@@ -298,261 +480,9 @@ impl Ctx<'_> {
         k.push(format!("div.u32 {nn}, {idx}, {};", self.plan.tile_m));
         let (row, col) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
         k.push(format!("cvt.u64.u32 {row}, {m};"));
-        k.push(format!("add.u64 {row}, {row}, {};", self.row0));
+        k.push(format!("add.u64 {row}, {row}, {};", set.row0));
         k.push(format!("cvt.u64.u32 {col}, {nn};"));
-        k.push(format!("add.u64 {col}, {col}, {};", self.col0));
+        k.push(format!("add.u64 {col}, {col}, {};", set.col0));
         (row, col)
-    }
-}
-
-impl TensorRegs {
-    fn size(&self) -> u32 {
-        self.op.element.size_bytes()
-    }
-
-    /// Address of `(row, col)` with the column stride the access fixes
-    /// (1 contiguous, 0 broadcast) as an immediate.
-    fn address(
-        &self,
-        k: &mut Kernel,
-        row: crate::ptx::Reg,
-        col: crate::ptx::Reg,
-    ) -> crate::ptx::Reg {
-        match self.op.access {
-            Access::Strided => self.general_address(k, row, col),
-            Access::Contiguous { .. } => {
-                let addr = k.reg(RegClass::B64);
-                k.push(format!(
-                    "mad.lo.u64 {addr}, {row}, {}, {col};",
-                    self.row_stride
-                ));
-                k.push(format!(
-                    "mad.lo.u64 {addr}, {addr}, {}, {};",
-                    self.size(),
-                    self.ptr
-                ));
-                addr
-            }
-            Access::Broadcast => {
-                let addr = k.reg(RegClass::B64);
-                k.push(format!("mul.lo.u64 {addr}, {row}, {};", self.row_stride));
-                k.push(format!(
-                    "mad.lo.u64 {addr}, {addr}, {}, {};",
-                    self.size(),
-                    self.ptr
-                ));
-                addr
-            }
-        }
-    }
-
-    /// Address of `(row, col)` with both strides from params.
-    fn general_address(
-        &self,
-        k: &mut Kernel,
-        row: crate::ptx::Reg,
-        col: crate::ptx::Reg,
-    ) -> crate::ptx::Reg {
-        let addr = k.reg(RegClass::B64);
-        k.push(format!("mul.lo.u64 {addr}, {col}, {};", self.col_stride));
-        k.push(format!(
-            "mad.lo.u64 {addr}, {row}, {}, {addr};",
-            self.row_stride
-        ));
-        k.push(format!(
-            "mad.lo.u64 {addr}, {addr}, {}, {};",
-            self.size(),
-            self.ptr
-        ));
-        addr
-    }
-
-    /// Loads `group` consecutive elements starting at `addr` (column `col`);
-    /// returns one storage register per element.
-    fn load_group(
-        &self,
-        k: &mut Kernel,
-        addr: crate::ptx::Reg,
-        col: crate::ptx::Reg,
-        group: i64,
-    ) -> Result<Vec<crate::ptx::Reg>> {
-        let cache = if self.op.read_only { ".nc" } else { "" };
-        let count = u32::try_from(group).unwrap_or(1);
-        match self.op.access {
-            Access::Broadcast => {
-                let reg = k.reg(storage_class(self.op.element));
-                k.push(format!(
-                    "ld.global{cache}{} {reg}, [{addr}];",
-                    class_type(reg.class())
-                ));
-                Ok(vec![reg; count as usize])
-            }
-            Access::Strided => {
-                let mut regs = Vec::new();
-                let step = k.reg(RegClass::B64);
-                k.push(format!(
-                    "mul.lo.u64 {step}, {}, {};",
-                    self.col_stride,
-                    self.size()
-                ));
-                let a = k.reg(RegClass::B64);
-                k.push(format!("mov.b64 {a}, {addr};"));
-                for j in 0..count {
-                    if j > 0 {
-                        k.push(format!("add.u64 {a}, {a}, {step};"));
-                    }
-                    let reg = k.reg(storage_class(self.op.element));
-                    k.push(format!(
-                        "ld.global{cache}{} {reg}, [{a}];",
-                        class_type(reg.class())
-                    ));
-                    regs.push(reg);
-                }
-                let _ = col;
-                Ok(regs)
-            }
-            Access::Contiguous { width } => {
-                let width = width.min(count).max(1);
-                let mut regs = Vec::new();
-                for chunk in 0..count / width {
-                    let offset = chunk * width * self.size();
-                    regs.extend(self.load_chunk(k, cache, addr, offset, width));
-                }
-                Ok(regs)
-            }
-        }
-    }
-
-    /// `count` consecutive elements at `[addr + offset]` in one access.
-    fn load_chunk(
-        &self,
-        k: &mut Kernel,
-        cache: &str,
-        addr: crate::ptx::Reg,
-        offset: u32,
-        count: u32,
-    ) -> Vec<crate::ptx::Reg> {
-        let element = self.op.element;
-        let bytes = count * element.size_bytes();
-        if count == 1 {
-            let reg = k.reg(storage_class(element));
-            k.push(format!(
-                "ld.global{cache}{} {reg}, [{addr}+{offset}];",
-                class_type(reg.class())
-            ));
-            return vec![reg];
-        }
-        let (word_class, word_bytes) = if element.size_bytes() == 8 {
-            (RegClass::B64, 8)
-        } else {
-            (RegClass::B32, 4)
-        };
-        let words = k.regs(word_class, (bytes / word_bytes) as usize);
-        let (vec, list) = reg_list(&words);
-        k.push(format!(
-            "ld.global{cache}{vec}{} {list}, [{addr}+{offset}];",
-            class_type(word_class)
-        ));
-        let mut regs = Vec::new();
-        for w in words {
-            match element.size_bytes() {
-                2 => {
-                    let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
-                    k.push(format!("mov.b32 {{{lo}, {hi}}}, {w};"));
-                    regs.extend([lo, hi]);
-                }
-                _ if storage_class(element) == word_class => regs.push(w),
-                size => {
-                    let reg = k.reg(storage_class(element));
-                    k.push(format!("mov.b{} {reg}, {w};", size * 8));
-                    regs.push(reg);
-                }
-            }
-        }
-        regs
-    }
-
-    /// Stores one group's results (storage registers, consecutive columns).
-    fn store_group(
-        &self,
-        k: &mut Kernel,
-        addr: crate::ptx::Reg,
-        results: &[crate::ptx::Reg],
-    ) -> Result<()> {
-        let count = u32::try_from(results.len()).unwrap_or(1);
-        match self.op.access {
-            Access::Contiguous { width } if width.min(count) > 1 => {
-                let width = width.min(count);
-                for (chunk, values) in results.chunks(width as usize).enumerate() {
-                    let offset = chunk as u32 * width * self.size();
-                    self.store_chunk(k, addr, offset, values);
-                }
-            }
-            Access::Contiguous { .. } => {
-                for (j, r) in results.iter().enumerate() {
-                    let offset = j as u32 * self.size();
-                    k.push(format!(
-                        "st.global.cs{} [{addr}+{offset}], {r};",
-                        class_type(r.class())
-                    ));
-                }
-            }
-            Access::Strided | Access::Broadcast => {
-                let step = k.reg(RegClass::B64);
-                k.push(format!(
-                    "mul.lo.u64 {step}, {}, {};",
-                    self.col_stride,
-                    self.size()
-                ));
-                let a = k.reg(RegClass::B64);
-                k.push(format!("mov.b64 {a}, {addr};"));
-                for (j, r) in results.iter().enumerate() {
-                    if j > 0 {
-                        k.push(format!("add.u64 {a}, {a}, {step};"));
-                    }
-                    k.push(format!("st.global.cs{} [{a}], {r};", class_type(r.class())));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Packs consecutive results into words and stores them in one access.
-    fn store_chunk(
-        &self,
-        k: &mut Kernel,
-        addr: crate::ptx::Reg,
-        offset: u32,
-        values: &[crate::ptx::Reg],
-    ) {
-        let element = self.op.element;
-        let (word_class, per_word) = match element.size_bytes() {
-            2 => (RegClass::B32, 2),
-            8 => (RegClass::B64, 1),
-            _ => (RegClass::B32, 1),
-        };
-        let mut words = Vec::new();
-        for pack in values.chunks(per_word) {
-            if per_word == 2 {
-                let w = k.reg(RegClass::B32);
-                k.push(format!("mov.b32 {w}, {{{}, {}}};", pack[0], pack[1]));
-                words.push(w);
-            } else if pack[0].class() == word_class {
-                words.push(pack[0]);
-            } else {
-                let w = k.reg(word_class);
-                k.push(format!(
-                    "mov.b{} {w}, {};",
-                    element.size_bytes() * 8,
-                    pack[0]
-                ));
-                words.push(w);
-            }
-        }
-        let (vec, list) = reg_list(&words);
-        k.push(format!(
-            "st.global.cs{vec}{} [{addr}+{offset}], {list};",
-            class_type(word_class)
-        ));
     }
 }

@@ -34,11 +34,16 @@
 //! |---|---|
 //! | [`ElementwiseSpec`], [`Operand`], [`Access`], the params | `spec.rs` |
 //! | [`Tiling`], [`TvPlan`] | `tiling.rs` |
-//! | PTX generation | `emit.rs` |
+//! | [`Schedule`] (persistent walk, cache hints) | `schedule.rs` |
+//! | PTX generation: tile walk, full and edge tiles | `emit.rs` |
+//! | one tensor's loads, stores and addresses | `access.rs` |
 
+mod access;
 mod emit;
+mod schedule;
 mod spec;
 mod tiling;
 
+pub use schedule::{Prefetch, Schedule, StoreHint};
 pub use spec::{Access, ElementwiseSpec, Operand, SUPPORTED_ELEMENTS};
 pub use tiling::{Tiling, TvPlan};

@@ -4,6 +4,7 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
+use super::schedule::Schedule;
 use super::tiling::Tiling;
 use crate::arch::ArchKind;
 use crate::fusion::Expression;
@@ -53,9 +54,11 @@ pub struct Operand {
 /// Params, in launch order: for the output and then each input, `ptr: u64`,
 /// `row_stride: u64`, `col_stride: u64` (elements); then `n: u64` (columns),
 /// `len: u64` (an element `(row, col)` exists when `col < n` and
-/// `row * n + col < len`), `tiles_n: u32` (tiles along `N`), then one
-/// scalar per [`Expression::scalar_count`] in the compute type (`.f32` or `.f64`).
-/// The grid is `tiles_m * tiles_n` blocks of `Tiling::plan().threads` threads.
+/// `row * n + col < len`), `tiles_n: u32` (tiles along `N`), `tiles: u32`
+/// (`tiles_m * tiles_n`), then one scalar per [`Expression::scalar_count`]
+/// in the compute type (`.f32` or `.f64`). The grid is `tiles` blocks of
+/// `Tiling::plan().threads` threads, or any number of blocks with a
+/// persistent [`Schedule`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ElementwiseSpec {
     /// Architecture the PTX targets.
@@ -70,6 +73,13 @@ pub struct ElementwiseSpec {
     pub output: Operand,
     /// Thread and value layouts.
     pub tiling: Tiling,
+    /// Tile walk and cache hints.
+    pub schedule: Schedule,
+    /// The launcher's 1-D view of a contiguous problem: every tensor's row
+    /// stride is `tile_n` times its column stride, so a contiguous or
+    /// broadcast tensor's offsets within a tile are immediates (the row
+    /// stride params are then unused).
+    pub flat: bool,
 }
 
 impl ElementwiseSpec {

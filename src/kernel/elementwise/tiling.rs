@@ -45,6 +45,9 @@ pub struct TvPlan {
     pub thread_modes: Vec<(i64, i64)>,
     /// Tile index of each value for thread 0 (the value mode of the TV layout).
     pub value_offsets: Vec<i64>,
+    /// The value mode of the TV layout, flattened: `(extent, stride)` pairs
+    /// (the edge path evaluates it on a loop counter).
+    pub value_modes: Vec<(i64, i64)>,
     /// The TV layout itself, for printing.
     pub layout_tv: Layout,
 }
@@ -137,6 +140,12 @@ impl Tiling {
             .zip(thread_mode.stride().flatten())
             .collect();
         let value_offsets = (0..values).map(|v| value_mode.at(v)).collect();
+        let value_modes = value_mode
+            .shape()
+            .flatten()
+            .into_iter()
+            .zip(value_mode.stride().flatten())
+            .collect();
         Ok(TvPlan {
             tile_m,
             tile_n,
@@ -144,6 +153,7 @@ impl Tiling {
             values,
             thread_modes,
             value_offsets,
+            value_modes,
             layout_tv,
         })
     }
