@@ -9,8 +9,8 @@
 //!
 //! How (every step evaluated on the host at generation time):
 //! 1. **Tiling.** A thread layout `(8,32):(32,1)` and a value layout
-//!    `(4,V):(V,1)` with `V` elements = 16 bytes of the narrowest type;
-//!    `make_layout_tv(thr, val)` gives the tile `(32, 32*V)` and the TV layout
+//!    `(2,V):(V,1)` with `V` elements = 16 bytes of the narrowest type;
+//!    `make_layout_tv(thr, val)` gives the tile `(16, 32*V)` and the TV layout
 //!    `(thread, value) -> tile index`; [`Tiling::plan`] checks that it covers
 //!    the tile exactly once and finds the widest run of values each thread
 //!    holds along `N` ([`TvPlan::vector_group`]).
@@ -18,13 +18,21 @@
 //!    the tile is `((TM,TN),(M/TM,N/TN))`: block `b` takes rest coordinate
 //!    `(b / tiles_n, b % tiles_n)`, so its origin is `(row0, col0)`; the
 //!    thread mode of the TV layout is evaluated on `%tid.x` with immediates,
-//!    the value mode is an immediate per value.
+//!    the value mode is an immediate per value: where the thread and value
+//!    parts never carry into each other, each tensor gets one base address
+//!    per tile and every value group is an immediate offset from it (all
+//!    immediates in the launcher's flat view).
 //! 3. **Predication from the identity tensor.** A tile whose last coordinate
 //!    exists takes the unpredicated path: all loads of all value groups are
 //!    issued first (`ld.global.nc.v4.b32` for 16-byte contiguous accesses,
 //!    narrower where alignment or the leading dimension forbids), then the
 //!    expression per element, then streaming stores (`st.global.cs`). Edge
-//!    tiles take a per-element path predicated on `col < n && row*n + col < len`.
+//!    tiles take a loop over the values, one element per iteration, predicated
+//!    on `col < n && row*n + col < len` (a loop keeps the register count of
+//!    the whole kernel at the vector path's: 32 for an f16 add).
+//! 4. **Schedule.** [`Schedule`] selects a persistent grid-stride walk with
+//!    software pipelining, cache hints and `.minnctapersm`; the default (one
+//!    tile per block, `ld.global.nc`, `st.global.cs`) measured best.
 //!
 //! A contiguous problem is flattened by the launcher to `len` elements viewed
 //! as rows of `TN`, so any ragged length keeps the vector path except in

@@ -17,9 +17,9 @@ const MAX_VALUES: i64 = 64;
 /// use cutlet::kernel::elementwise::Tiling;
 /// let t = Tiling::for_vector(8); // f16: 8 elements = 16 bytes per access
 /// assert_eq!(t.thr.to_string(), "(8,32):(32,1)");
-/// assert_eq!(t.val.to_string(), "(4,8):(8,1)");
+/// assert_eq!(t.val.to_string(), "(2,8):(8,1)");
 /// let plan = t.plan().unwrap();
-/// assert_eq!((plan.tile_m, plan.tile_n, plan.threads, plan.values), (32, 256, 256, 32));
+/// assert_eq!((plan.tile_m, plan.tile_n, plan.threads, plan.values), (16, 256, 256, 16));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Tiling {
@@ -54,9 +54,12 @@ pub struct TvPlan {
 
 impl Tiling {
     /// The default tiling for `vector` elements per 16-byte access: 256
-    /// threads `(8,32):(32,1)`, each holding `(4, vector):(vector, 1)`
+    /// threads `(8,32):(32,1)`, each holding `(2, vector):(vector, 1)`
     /// values, so every warp moves 512 contiguous bytes per access and every
-    /// thread issues four 16-byte loads per input before using them.
+    /// thread issues two 16-byte loads per input before using them. Measured
+    /// on an H200 (BENCHMARKS.md): two loads per input at 32 registers (full
+    /// occupancy) beat four at 38-48 registers by 1-2% for bf16 gelu3 and
+    /// match it for f16 add; eight, and persistent grids, are slower.
     pub fn for_vector(vector: u32) -> Tiling {
         let v = i64::from(vector.max(1));
         Tiling {
@@ -65,7 +68,7 @@ impl Tiling {
                 crate::layout::IntTuple::ints(&[32, 1]),
             ),
             val: Layout::from_parts(
-                crate::layout::IntTuple::ints(&[4, v]),
+                crate::layout::IntTuple::ints(&[2, v]),
                 crate::layout::IntTuple::ints(&[v, 1]),
             ),
         }
