@@ -1,5 +1,6 @@
 //! Subcommands of the `cutlet` binary.
 
+mod bench;
 mod gemm;
 mod info;
 mod layout;
@@ -24,6 +25,8 @@ enum Command {
     Layout(layout::LayoutArgs),
     /// Print the CUDA driver version and each GPU's compute capability, SM count and memory.
     Info,
+    /// Benchmark a kernel against the DRAM bandwidth ceiling, e.g. `cutlet bench elementwise --op add`.
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line and runs the subcommand. Usage errors and
@@ -41,5 +44,6 @@ pub fn main() -> ExitCode {
         Command::Gemm(args) => gemm::run(&args),
         Command::Layout(args) => layout::run(&args),
         Command::Info => info::run(),
+        Command::Bench(args) => bench::run(&args),
     }
 }

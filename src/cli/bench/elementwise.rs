@@ -1,0 +1,282 @@
+//! `cutlet bench elementwise`: one elementwise expression, timed with CUDA
+//! events, reported as GB/s and share of the DRAM ceiling.
+
+use std::io::Write as _;
+
+use clap::Args;
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use cutlet::device::{driver_available, Device, Elementwise};
+use cutlet::fusion::{Expr, Expression};
+use cutlet::kernel::elementwise::{Prefetch, Schedule, StoreHint};
+use cutlet::layout::Layout;
+use cutlet::numeric::{Element, ElementType};
+use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
+
+/// Arguments of `cutlet bench elementwise`.
+#[derive(Args, Debug)]
+pub struct ElementwiseArgs {
+    /// The expression: add (a+b), mul (a*b), relu (a.relu()), silu (a.silu()),
+    /// gelu3 ((a*b+c).gelu()), copy (a).
+    #[arg(long, default_value = "add")]
+    op: String,
+    /// ROWSxCOLS of every tensor (row-major).
+    #[arg(long, default_value = "16384x8192")]
+    shape: String,
+    /// Element type of every tensor: f16, bf16, f32 or f64.
+    #[arg(long, default_value = "f16")]
+    dtype: String,
+    /// Timed runs (the median is reported), after two warm-ups.
+    #[arg(long, default_value_t = 30)]
+    runs: usize,
+    /// Launches timed back to back between one event pair (the batch
+    /// figure; 0 skips it).
+    #[arg(long, default_value_t = 20)]
+    batch: usize,
+    /// Persistent grid: blocks per SM walking the tiles (0: one tile per block).
+    #[arg(long, default_value_t = 0)]
+    persistent: u32,
+    /// L2 prefetch size of the loads: none, 64, 128 or 256.
+    #[arg(long, default_value = "none")]
+    prefetch: String,
+    /// Loads carry `.L1::no_allocate`.
+    #[arg(long)]
+    l1_no_allocate: bool,
+    /// Store cache operator: cs (streaming), wb (plain) or no-allocate.
+    #[arg(long, default_value = "cs")]
+    store: String,
+    /// `.minnctapersm` of the kernel (0: none).
+    #[arg(long, default_value_t = 0)]
+    min_blocks: u32,
+    /// Thread layout in CuTe notation, e.g. `(8,32):(32,1)` (with --val; default: cutlet's tiling).
+    #[arg(long, requires = "val")]
+    thr: Option<String>,
+    /// Value layout in CuTe notation, e.g. `(4,8):(8,1)` (with --thr).
+    #[arg(long, requires = "thr")]
+    val: Option<String>,
+}
+
+/// The expression named `op`, or the list of names.
+fn expression(op: &str) -> Result<Expression, String> {
+    Ok(match op {
+        "add" => Expression::from_fn(|a: Expr, b: Expr| a + b),
+        "mul" => Expression::from_fn(|a: Expr, b: Expr| a * b),
+        "relu" => Expression::from_fn(|a: Expr| a.relu()),
+        "silu" => Expression::from_fn(|a: Expr| a.silu()),
+        "gelu3" => Expression::from_fn(|a: Expr, b: Expr, c: Expr| (a * b + c).gelu()),
+        "copy" => Expression::from_fn(|a: Expr| a),
+        other => {
+            return Err(format!(
+                "unknown --op `{other}`: expected add, mul, relu, silu, gelu3 or copy"
+            ))
+        }
+    })
+}
+
+/// The schedule the flags name.
+fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
+    let prefetch = match args.prefetch.as_str() {
+        "none" => Prefetch::None,
+        "64" => Prefetch::B64,
+        "128" => Prefetch::B128,
+        "256" => Prefetch::B256,
+        other => {
+            return Err(format!(
+                "invalid --prefetch `{other}`: expected none, 64, 128 or 256"
+            ))
+        }
+    };
+    let store = match args.store.as_str() {
+        "cs" => StoreHint::Streaming,
+        "wb" => StoreHint::WriteBack,
+        "no-allocate" => StoreHint::NoAllocate,
+        other => {
+            return Err(format!(
+                "invalid --store `{other}`: expected cs, wb or no-allocate"
+            ))
+        }
+    };
+    Ok(Schedule {
+        persistent: args.persistent,
+        l1_no_allocate: args.l1_no_allocate,
+        prefetch,
+        store,
+        min_blocks_per_sm: args.min_blocks,
+    })
+}
+
+fn parse_shape(shape: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("invalid --shape `{shape}`: expected ROWSxCOLS, e.g. 16384x8192");
+    let (r, c) = shape.split_once('x').ok_or_else(bad)?;
+    Ok((r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
+}
+
+/// Runs the benchmark; `Err` is the one line to print.
+pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
+    let expression = expression(&args.op)?;
+    let (rows, cols) = parse_shape(&args.shape)?;
+    let dtype: ElementType = args.dtype.parse().map_err(|e| format!("{e}"))?;
+    if args.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    if !driver_available() {
+        return Err("no CUDA driver found: `cutlet bench` needs an NVIDIA GPU".into());
+    }
+    let mut op = Elementwise::new(expression).schedule(schedule(args)?);
+    if let (Some(thr), Some(val)) = (&args.thr, &args.val) {
+        let parse = |s: &str| {
+            s.parse::<Layout>()
+                .map_err(|e| format!("invalid layout `{s}`: {e}"))
+        };
+        op = op
+            .with_layouts(parse(thr)?, parse(val)?)
+            .map_err(|e| e.to_string())?;
+    }
+    let device = Device::new(0).map_err(|e| e.to_string())?;
+    match dtype {
+        ElementType::F16 => bench::<half::f16>(&device, op, rows, cols, args),
+        ElementType::BF16 => bench::<half::bf16>(&device, op, rows, cols, args),
+        ElementType::F32 => bench::<f32>(&device, op, rows, cols, args),
+        ElementType::F64 => bench::<f64>(&device, op, rows, cols, args),
+        other => Err(format!(
+            "unsupported --dtype {other}: expected f16, bf16, f32 or f64"
+        )),
+    }
+}
+
+/// Values in [1, 2) of any float type, as bits: the bench never times zeros.
+fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Vec<T> {
+    let size = T::TYPE.size_bytes() as usize;
+    let mut state = seed | 1;
+    let mut bytes = vec![0u8; n * size];
+    for chunk in bytes.chunks_exact_mut(size) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let bits = match T::TYPE {
+            ElementType::F16 => 0x3C00 | (state & 0x03FF),
+            ElementType::BF16 => 0x3F80 | (state & 0x7F),
+            ElementType::F32 => 0x3F80_0000 | (state & 0x7F_FFFF),
+            _ => 0x3FF0_0000_0000_0000 | (state & 0xF_FFFF_FFFF_FFFF),
+        };
+        chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
+    }
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
+/// Median of `runs` event-timed windows of `count` calls of `f`, per call, in ms.
+fn time_per_call(
+    stream: &cudarc::driver::CudaStream,
+    runs: usize,
+    count: usize,
+    progress: &str,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<f64, String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..runs {
+        eprint!("\r{progress}: run {}/{runs}   ", i + 1);
+        let _ = std::io::stderr().flush();
+        let start = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| err(&e))?;
+        for _ in 0..count {
+            f()?;
+        }
+        let end = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| err(&e))?;
+        end.synchronize().map_err(|e| err(&e))?;
+        times.push(f64::from(start.elapsed_ms(&end).map_err(|e| err(&e))?) / count as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[runs / 2])
+}
+
+fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
+    device: &Device,
+    op: Elementwise,
+    rows: usize,
+    cols: usize,
+    args: &ElementwiseArgs,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let info = device.info().map_err(|e| err(&e))?;
+    let ceiling = info.dram_bandwidth_gbps();
+    let stream = device.default_stream();
+    let n = rows.checked_mul(cols).ok_or("shape overflows")?;
+    let arity = op.expression().arity();
+    let inputs: Vec<CudaSlice<T>> = (0..arity)
+        .map(|i| stream.clone_htod(&random_bits::<T>(n, 0x9E37_79B9 + i as u64)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| err(&e))?;
+    let mut output = stream.alloc_zeros::<T>(n).map_err(|e| err(&e))?;
+    let mut launch = || -> Result<(), String> {
+        let views = inputs
+            .iter()
+            .map(|b| TensorRef::row_major(b, rows, cols).map(TensorArg::from))
+            .collect::<cutlet::Result<Vec<_>>>()
+            .map_err(|e| err(&e))?;
+        let out = TensorMut::row_major(&mut output, rows, cols).map_err(|e| err(&e))?;
+        op.run(device, &stream, &views, out.into(), &[])
+            .map_err(|e| err(&e))
+    };
+    launch()?;
+    launch()?;
+    let label = format!("{} {rows}x{cols} {}", op.expression(), T::TYPE);
+    let bytes = ((arity + 1) * n) as f64 * f64::from(T::TYPE.size_bytes());
+    let ms = time_per_call(&stream, args.runs, 1, &label, &mut launch)?;
+    let batch_ms = match args.batch {
+        0 => None,
+        b => Some(time_per_call(&stream, args.runs, b, &label, &mut launch)?),
+    };
+    // The driver's device-to-device copy of the same byte count (half read,
+    // half written): the practical ceiling of a streaming kernel.
+    let half = (bytes / 2.0) as usize;
+    let src = stream
+        .clone_htod(&random_bits::<half::f16>(half / 2, 7))
+        .map_err(|e| err(&e))?;
+    let mut dst = stream
+        .alloc_zeros::<half::f16>(half / 2)
+        .map_err(|e| err(&e))?;
+    let mut copy = || stream.memcpy_dtod(&src, &mut dst).map_err(|e| err(&e));
+    copy()?;
+    let copy_ms = time_per_call(&stream, args.runs, 1, "cuMemcpyDtoDAsync", &mut copy)?;
+    let copy_batch_ms = match args.batch {
+        0 => None,
+        b => Some(time_per_call(
+            &stream,
+            args.runs,
+            b,
+            "cuMemcpyDtoDAsync",
+            &mut copy,
+        )?),
+    };
+    eprintln!();
+    let gbps = |ms: f64| bytes / (ms * 1e-3) / 1e9;
+    let line = |what: &str, ms: f64, copy_ms: f64| {
+        println!(
+            "  {what}: {ms:.4} ms, {:.0} GB/s, {:.1}% of the ceiling, {:.1}% of the copy ({:.0} GB/s, {:.1}%)",
+            gbps(ms),
+            100.0 * gbps(ms) / ceiling,
+            100.0 * copy_ms / ms,
+            gbps(copy_ms),
+            100.0 * gbps(copy_ms) / ceiling
+        );
+    };
+    println!(
+        "{}: {label} ({:?}), {:.0} MB moved, ceiling {ceiling:.0} GB/s:",
+        info.name,
+        op.schedule_in_use(),
+        bytes / 1e6
+    );
+    line("per launch (median)", ms, copy_ms);
+    if let (Some(b), Some(c)) = (batch_ms, copy_batch_ms) {
+        line(
+            &format!("batch of {} (median per launch)", args.batch),
+            b,
+            c,
+        );
+    }
+    Ok(())
+}
