@@ -143,18 +143,31 @@ impl Sm80MmaMultistage {
         let bytes = k.reg(RegClass::B32);
         let kr = k.reg(RegClass::B32);
         let (p_row, p_k) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        let (p_part, p_cp, p_slow) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+        );
         if predicated {
             k.push(format!("sub.s32 {kr}, {}, {kload};", c.k_rem));
         }
-        if predicated && smem.major == OperandMajor::K {
+        let partial_bytes = |k: &mut Kernel, b: Reg| {
+            k.push(format!("setp.gt.s32 {p_part}, {b}, 0;"));
+            k.push(format!("setp.lt.and.s32 {p_part}, {b}, 16, {p_part};"));
+        };
+        let partial_k = predicated && smem.major == OperandMajor::K;
+        if partial_k {
             // K - k of this thread's chunk, as bytes clamped to 0..16.
             k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
             k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
             k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
             k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
+            partial_bytes(k, bytes);
         }
         if smem.major == OperandMajor::MN {
-            k.push(format!("setp.ne.s32 {p_row}, {}, 0;", c.mn_bytes));
+            // Whole chunks by cp.async; a chunk cut by the M/N edge by loads.
+            k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
+            partial_bytes(k, c.mn_bytes);
         }
         k.mov(src, c.gptr);
         for pass in 0..smem.passes() {
@@ -172,22 +185,30 @@ impl Sm80MmaMultistage {
                     ));
                     if predicated {
                         k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, addr, &bytes)
+                        k.push(format!("and.pred {p_cp}, {p_row}, !{p_part};"));
+                        CpAsync::emit_predicated(k, p_cp, &dst_imm, addr, &bytes)
+                            .map_err(atom_error)?;
+                        k.push(format!("and.pred {p_slow}, {p_row}, {p_part};"));
+                        emit_partial_chunk(k, esize, p_slow, addr, &dst_imm, bytes)?;
                     } else {
                         CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
+                            .map_err(atom_error)?;
                     }
-                    .map_err(atom_error)?;
                 }
                 OperandMajor::MN => {
                     if predicated {
                         k.push(format!("setp.gt.s32 {p_k}, {kr}, {};", pass * rpp));
-                        k.push(format!("selp.b32 {bytes}, {}, 0, {p_k};", c.mn_bytes));
+                        k.push(format!("selp.b32 {bytes}, 16, 0, {p_k};"));
                         k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
                         CpAsync::emit_predicated(k, p_row, &dst_imm, addr, &bytes)
+                            .map_err(atom_error)?;
+                        k.push(format!("and.pred {p_slow}, {p_part}, {p_k};"));
                     } else {
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &c.mn_bytes)
+                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
+                            .map_err(atom_error)?;
+                        k.push(format!("mov.pred {p_slow}, {p_part};"));
                     }
-                    .map_err(atom_error)?;
+                    emit_partial_chunk(k, esize, p_slow, src, &dst_imm, c.mn_bytes)?;
                 }
             }
         }
@@ -202,4 +223,55 @@ impl Sm80MmaMultistage {
         }
         Ok(())
     }
+}
+
+/// Where `pred` holds, copies the first `valid` bytes (1..15, a `.b32`
+/// register) of the 16-byte chunk at global `src` into shared `dst` with
+/// element loads and one 16-byte `st.shared`, zero-filling the rest: a chunk
+/// cut by the tensor's edge, which a 16-byte `cp.async` (even with a smaller
+/// src-size) would read past the end of the buffer. The stage it writes is
+/// the one the `cp.async` copies write, under the same barriers.
+fn emit_partial_chunk(
+    k: &mut Kernel,
+    esize: u32,
+    pred: Reg,
+    src: Reg,
+    dst: &str,
+    valid: Reg,
+) -> Result<(), PtxError> {
+    let skip = k.new_label("g2s_whole_chunks")?;
+    k.push(format!("@!{pred} bra {skip};"));
+    let words = k.regs(RegClass::B32, 4);
+    let p_e = k.reg(RegClass::Pred);
+    let elements = 16 / esize;
+    let regs: Vec<Reg> = match esize {
+        2 => k.regs(RegClass::B16, elements as usize),
+        _ => words.clone(),
+    };
+    for (e, r) in regs.iter().enumerate() {
+        let off = e as u32 * esize;
+        k.push(format!("setp.gt.s32 {p_e}, {valid}, {off};"));
+        if esize == 2 {
+            k.push(format!("mov.b16 {r}, 0;"));
+            k.push(format!("@{p_e} ld.global.b16 {r}, [{src}+{off}];"));
+        } else {
+            k.push(format!("mov.b32 {r}, 0;"));
+            k.push(format!("@{p_e} ld.global.b32 {r}, [{src}+{off}];"));
+        }
+    }
+    if esize == 2 {
+        for (j, w) in words.iter().enumerate() {
+            k.push(format!(
+                "mov.b32 {w}, {{{}, {}}};",
+                regs[2 * j],
+                regs[2 * j + 1]
+            ));
+        }
+    }
+    k.push(format!(
+        "st.shared.v4.b32 [{dst}], {{{}, {}, {}, {}}};",
+        words[0], words[1], words[2], words[3]
+    ));
+    k.place_label(&skip);
+    Ok(())
 }
