@@ -202,13 +202,14 @@ impl Sm80MmaMultistage {
                         k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
                         CpAsync::emit_predicated(k, p_row, &dst_imm, addr, &bytes)
                             .map_err(atom_error)?;
-                        k.push(format!("and.pred {p_slow}, {p_part}, {p_k};"));
+                        // A cut chunk on a row past K is written as zeros.
+                        k.push(format!("selp.b32 {bytes}, {}, 0, {p_k};", c.mn_bytes));
+                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, bytes)?;
                     } else {
                         CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
                             .map_err(atom_error)?;
-                        k.push(format!("mov.pred {p_slow}, {p_part};"));
+                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, c.mn_bytes)?;
                     }
-                    emit_partial_chunk(k, esize, p_slow, src, &dst_imm, c.mn_bytes)?;
                 }
             }
         }
@@ -225,8 +226,8 @@ impl Sm80MmaMultistage {
     }
 }
 
-/// Where `pred` holds, copies the first `valid` bytes (1..15, a `.b32`
-/// register) of the 16-byte chunk at global `src` into shared `dst` with
+/// Where `pred` holds, copies the first `valid` bytes (0..15, a `.b32`
+/// register; 0 writes zeros) of the 16-byte chunk at global `src` into shared `dst` with
 /// element loads and one 16-byte `st.shared`, zero-filling the rest: a chunk
 /// cut by the tensor's edge, which a 16-byte `cp.async` (even with a smaller
 /// src-size) would read past the end of the buffer. The stage it writes is
