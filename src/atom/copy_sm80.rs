@@ -41,6 +41,30 @@ impl SM80_CP_ASYNC_CACHEGLOBAL_ZFILL {
         Ok(())
     }
 
+    /// As [`emit`](Self::emit), guarded by predicate register `pred`: the
+    /// copy is issued only where `pred` holds.
+    pub fn emit_predicated(
+        k: &mut Kernel,
+        pred: Reg,
+        dst: &dyn fmt::Display,
+        src: Reg,
+        src_size: &dyn fmt::Display,
+    ) -> Result<()> {
+        check_regs("cp.async pred", &[pred], 1, RegClass::Pred)?;
+        check_regs("cp.async src", &[src], 1, RegClass::B64)?;
+        k.snippet(
+            "sm80/cp_async",
+            "cp_async_16_zfill_pred",
+            &[
+                ("pred", &pred),
+                ("dst", dst),
+                ("src", &src),
+                ("src_size", src_size),
+            ],
+        )?;
+        Ok(())
+    }
+
     /// Writes `cp.async.commit_group;`.
     pub fn emit_commit(k: &mut Kernel) -> Result<()> {
         k.snippet("sm80/cp_async", "cp_async_commit", &[])?;

@@ -4,7 +4,7 @@
 
 use super::MmaKind;
 use crate::arch::ArchKind;
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
 /// The default SM80 GEMM for these types and majors, C and D of one type
@@ -60,6 +60,7 @@ pub fn sm80_default_spec(
         tile,
         warps: [2, 4, 1],
         stages: 2,
+        epilogue: Epilogue::default(),
     };
     let limit = arch.max_dynamic_shared_bytes();
     while spec.stages < 4 && (spec.stages + 1) * spec.stage_bytes() <= limit {

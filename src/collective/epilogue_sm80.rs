@@ -12,7 +12,12 @@
 //!    same element of D, so D may alias C.
 //! 3. Ragged edges: rows past the edge are skipped; a vector that straddles
 //!    the contiguous edge is read and written element by element.
+//!
+//! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
+//! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
+//! the bias vectors read as `epilogue_fusion.rs` says.
 
+use super::epilogue_fusion::{apply, load_f32, load_outer_biases, setup_biases, BiasRegs};
 use super::sm80_mma_multistage::Accumulators;
 use crate::kernel::gemm::spec::{epilogue_pad, VECTOR_BYTES};
 use crate::kernel::gemm::{GemmSpec, OutputMajor};
@@ -20,7 +25,7 @@ use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 /// Registers the kernel hands to the epilogue.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct EpilogueInputs {
     /// `%tid.x`.
     pub tid: Reg,
@@ -42,6 +47,12 @@ pub struct EpilogueInputs {
     pub alpha: Reg,
     /// beta (`.f32`).
     pub beta: Reg,
+    /// Per bias vector of the spec's epilogue: the global address (`.b64`)
+    /// of its element at the tile's origin along its axis (m0 for a row
+    /// bias, n0 for a column bias).
+    pub biases: Vec<Reg>,
+    /// The epilogue's extra scalars s2, s3, ... (`.f32`).
+    pub scalars: Vec<Reg>,
 }
 
 /// The linear-combination epilogue of one [`GemmSpec`].
@@ -231,9 +242,9 @@ impl EpilogueSm80 {
         k.push(format!("setp.gt.s32 {p_part}, {irem}, 0;"));
         k.push(format!("and.pred {p_part}, {p_part}, !{p_full};"));
         k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", inp.beta));
+        let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec);
         let acc = k.regs(RegClass::F32, vec as usize);
         let cval = k.regs(RegClass::F32, vec as usize);
-        let res = k.regs(RegClass::F32, vec as usize);
         let packed = k.regs(RegClass::B32, 4);
         let passes = rows / rpp;
         for pass in 0..passes {
@@ -253,6 +264,7 @@ impl EpilogueSm80 {
                 ));
             }
             k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", pass * rpp));
+            load_outer_biases(k, &self.spec, &biases, pass * rpp, p_row);
             k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
             k.push(format!("and.pred {p_ld}, {p_st}, {p_beta};"));
             // Whole vector.
@@ -266,7 +278,7 @@ impl EpilogueSm80 {
                 w[0], w[1], w[2], w[3]
             ));
             self.unpack(k, w, &cval);
-            self.combine(k, &acc, &cval, &res, inp);
+            let res = self.combine(k, &acc, &cval, &biases, inp)?;
             self.pack(k, &res, w);
             k.push(format!(
                 "@{p_st} st.global.v4.b32 [{dptr}], {{{}, {}, {}, {}}};",
@@ -277,7 +289,7 @@ impl EpilogueSm80 {
             let p_edge = k.reg(RegClass::Pred);
             k.push(format!("and.pred {p_edge}, {p_row}, {p_part};"));
             k.push(format!("@!{p_edge} bra {skip};"));
-            self.store_partial(k, &acc, &cval, inp, dptr, cptr, irem, p_beta);
+            self.store_partial(k, &acc, &biases, inp, dptr, cptr, irem, p_beta)?;
             k.place_label(&skip);
         }
         Ok(())
@@ -308,12 +320,30 @@ impl EpilogueSm80 {
         }
     }
 
-    /// `out = alpha * acc + beta * c`.
-    fn combine(&self, k: &mut Kernel, acc: &[Reg], c: &[Reg], out: &[Reg], inp: &EpilogueInputs) {
-        for ((a, cv), o) in acc.iter().zip(c).zip(out) {
-            k.push(format!("mul.f32 {o}, {a}, {};", inp.alpha));
-            k.push(format!("fma.rn.f32 {o}, {cv}, {}, {o};", inp.beta));
-        }
+    /// The epilogue at each element of a vector: f32 results.
+    fn combine(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        c: &[Reg],
+        biases: &[BiasRegs],
+        inp: &EpilogueInputs,
+    ) -> Result<Vec<Reg>, PtxError> {
+        (0..acc.len())
+            .map(|e| {
+                let bias: Vec<Reg> = biases.iter().map(|b| b.value(e)).collect();
+                apply(
+                    k,
+                    &self.spec,
+                    acc[e],
+                    c[e],
+                    &bias,
+                    inp.alpha,
+                    inp.beta,
+                    &inp.scalars,
+                )
+            })
+            .collect()
     }
 
     /// Packs f32 values into D's words.
@@ -348,52 +378,45 @@ impl EpilogueSm80 {
         &self,
         k: &mut Kernel,
         acc: &[Reg],
-        cval: &[Reg],
+        biases: &[BiasRegs],
         inp: &EpilogueInputs,
         dptr: Reg,
         cptr: Reg,
         irem: Reg,
         p_beta: Reg,
-    ) {
+    ) -> Result<(), PtxError> {
         let dsize = self.spec.d.size_bytes();
         let (p_e, p_c) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
-        let bits = k.reg(RegClass::B32);
         let h = k.reg(RegClass::B16);
-        for (e, (a, cv)) in acc.iter().zip(cval).enumerate() {
+        for (e, &a) in acc.iter().enumerate() {
             let off = e as u32 * dsize;
             k.push(format!("setp.gt.s32 {p_e}, {irem}, {e};"));
             k.push(format!("and.pred {p_c}, {p_e}, {p_beta};"));
-            k.push(format!("mov.f32 {cv}, 0f00000000;"));
-            match self.spec.c {
-                ElementType::F32 => {
-                    k.push(format!("@{p_c} ld.global.f32 {cv}, [{cptr}+{off}];"));
-                }
-                ElementType::BF16 => {
-                    k.push(format!("mov.b32 {bits}, 0;"));
-                    k.push(format!("@{p_c} ld.global.u16 {bits}, [{cptr}+{off}];"));
-                    k.push(format!("shl.b32 {bits}, {bits}, 16;"));
-                    k.push(format!("mov.b32 {cv}, {bits};"));
-                }
-                _ => {
-                    k.push(format!("mov.b16 {h}, 0;"));
-                    k.push(format!("@{p_c} ld.global.b16 {h}, [{cptr}+{off}];"));
-                    k.push(format!("cvt.f32.f16 {cv}, {h};"));
-                }
-            }
-            k.push(format!("mul.f32 {a}, {a}, {};", inp.alpha));
-            k.push(format!("fma.rn.f32 {a}, {cv}, {}, {a};", inp.beta));
+            let cv = load_f32(k, self.spec.c, p_c, cptr, off);
+            let bias: Vec<Reg> = biases.iter().map(|b| b.value(e)).collect();
+            let v = apply(
+                k,
+                &self.spec,
+                a,
+                cv,
+                &bias,
+                inp.alpha,
+                inp.beta,
+                &inp.scalars,
+            )?;
             match self.spec.d {
-                ElementType::F32 => k.push(format!("@{p_e} st.global.f32 [{dptr}+{off}], {a};")),
+                ElementType::F32 => k.push(format!("@{p_e} st.global.f32 [{dptr}+{off}], {v};")),
                 d => {
                     let ty = if d == ElementType::BF16 {
                         "bf16"
                     } else {
                         "f16"
                     };
-                    k.push(format!("cvt.rn.{ty}.f32 {h}, {a};"));
+                    k.push(format!("cvt.rn.{ty}.f32 {h}, {v};"));
                     k.push(format!("@{p_e} st.global.b16 [{dptr}+{off}], {h};"));
                 }
             }
         }
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! [`MmaKind`]: which SM80 tensor-core instruction a GEMM's element types pick.
 
+use crate::atom::MmaAtom;
 use crate::numeric::ElementType;
 
 /// The `mma.sync` instruction family for one (A, B, accumulator) type triple,
@@ -36,6 +37,16 @@ impl MmaKind {
             (F16, F16, F16) => Some(MmaKind::F16F16F16F16),
             (F32 | TF32, F32 | TF32, F32) if a == b => Some(MmaKind::Tf32),
             _ => None,
+        }
+    }
+
+    /// The MMA atom of this instruction.
+    pub fn atom(self) -> MmaAtom {
+        match self {
+            MmaKind::F32F16F16F32 => MmaAtom::Sm80F32F16F16F32,
+            MmaKind::F32BF16BF16F32 => MmaAtom::Sm80F32Bf16Bf16F32,
+            MmaKind::F16F16F16F16 => MmaAtom::Sm80F16F16F16F16,
+            MmaKind::Tf32 => MmaAtom::Sm80F32Tf32Tf32F32,
         }
     }
 

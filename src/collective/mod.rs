@@ -28,6 +28,7 @@
 //! | [`sm80_default_spec`] | the collective builder |
 
 mod builder;
+mod epilogue_fusion;
 mod epilogue_sm80;
 mod mma_kind;
 mod sm80_mma_multistage;

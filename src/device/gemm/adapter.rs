@@ -10,7 +10,7 @@ use super::config::Config;
 use super::launcher::Launcher;
 use super::tags::GemmElement;
 use crate::device::Device;
-use crate::kernel::gemm::GemmSpec;
+use crate::kernel::gemm::{Epilogue, GemmSpec};
 use crate::{Error, Result};
 
 /// The argument type of configuration `C`: buffers of its storage types.
@@ -73,6 +73,27 @@ impl<C: Config> GemmUniversalAdapter<C> {
             launcher: Launcher::new(device, C::spec()),
             config: PhantomData,
         }
+    }
+
+    /// The adapter of configuration `C` with a fused `epilogue` in place of
+    /// the linear combination.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the epilogue does not fit the spec
+    /// (e.g. its arity does not match its bias vectors).
+    pub fn with_epilogue(device: &Device, epilogue: Epilogue) -> Result<Self> {
+        let () = C::CHECK;
+        let spec = GemmSpec {
+            epilogue,
+            ..C::spec()
+        };
+        spec.validate().map_err(|reason| {
+            Error::invalid_argument("gemm configuration", spec.kernel_name(), reason)
+        })?;
+        Ok(GemmUniversalAdapter {
+            launcher: Launcher::new(device, spec),
+            config: PhantomData,
+        })
     }
 
     /// The kernel spec `C` lowers to.

@@ -129,6 +129,44 @@ pub struct Arguments<'a, A, B, C, D> {
     pub alpha: f32,
     /// Scale of C.
     pub beta: f32,
+    /// Inputs of a fused epilogue (none for the default linear combination).
+    pub epilogue: EpilogueArgs<'a, C>,
+}
+
+/// What a fused [`Epilogue`](crate::kernel::gemm::Epilogue) reads beyond
+/// C, alpha and beta: one bias vector per [`Epilogue::biases`](crate::kernel::gemm::Epilogue::biases)
+/// entry (C's element type; length at least M for a row bias, N for a column
+/// bias; shared by every batch), and the extra scalars s2, s3, ...
+#[derive(Debug)]
+pub struct EpilogueArgs<'a, C> {
+    /// The bias vectors, in the epilogue's order.
+    pub biases: Vec<CudaView<'a, C>>,
+    /// The extra scalars, s2 first.
+    pub scalars: Vec<f32>,
+}
+
+impl<C> Default for EpilogueArgs<'_, C> {
+    /// No bias, no extra scalar.
+    fn default() -> Self {
+        EpilogueArgs {
+            biases: Vec::new(),
+            scalars: Vec::new(),
+        }
+    }
+}
+
+impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
+    /// These arguments with bias vectors `biases` for a fused epilogue.
+    pub fn with_biases(mut self, biases: Vec<CudaView<'a, C>>) -> Self {
+        self.epilogue.biases = biases;
+        self
+    }
+
+    /// These arguments with extra epilogue scalars (s2, s3, ...).
+    pub fn with_scalars(mut self, scalars: Vec<f32>) -> Self {
+        self.epilogue.scalars = scalars;
+        self
+    }
 }
 
 impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
@@ -150,6 +188,7 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
             d,
             alpha,
             beta,
+            epilogue: EpilogueArgs::default(),
         }
     }
 }
@@ -173,6 +212,7 @@ impl<'a, A, B, D> Arguments<'a, A, B, D, D> {
             d,
             alpha,
             beta,
+            epilogue: EpilogueArgs::default(),
         }
     }
 }

@@ -9,7 +9,7 @@ use super::launcher::Launcher;
 use crate::arch::ArchKind;
 use crate::collective::sm80_default_spec;
 use crate::device::{Device, LoadedKernel};
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::{Element, ElementType};
 use crate::{Error, Result};
 
@@ -51,6 +51,7 @@ pub struct GemmBuilder {
     warps: Option<[u32; 2]>,
     stages: Option<u32>,
     arch: Option<ArchKind>,
+    epilogue: Option<Epilogue>,
 }
 
 /// Most stages the builder picks by itself (as the collective builder).
@@ -106,6 +107,14 @@ impl GemmBuilder {
         self
     }
 
+    /// The fused epilogue (default: D = alpha · acc + beta · C): an
+    /// [`Epilogue`] with bias vectors, or an
+    /// [`Expression`](crate::fusion::Expression) over (acc, c).
+    pub fn epilogue(mut self, epilogue: impl Into<Epilogue>) -> Self {
+        self.epilogue = Some(epilogue.into());
+        self
+    }
+
     /// The spec these values give, validated; no device needed.
     ///
     /// Errors: [`Error::InvalidArgument`] naming the value and what the
@@ -129,6 +138,9 @@ impl GemmBuilder {
         };
         let mut spec =
             sm80_default_spec(a, b, d, acc, a_major, b_major, d_major).map_err(invalid)?;
+        if let Some(epilogue) = &self.epilogue {
+            spec.epilogue = epilogue.clone();
+        }
         if let Some(arch) = self.arch {
             spec.arch = arch;
         }

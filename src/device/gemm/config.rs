@@ -98,6 +98,7 @@ pub trait Config: Send + Sync + 'static {
             tile: [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
             warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],
             stages: Self::Stages::U32,
+            epilogue: crate::kernel::gemm::Epilogue::default(),
         }
     }
 }

@@ -8,6 +8,7 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop
 
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem, OperandFacts, ProblemFacts};
+use super::epilogue_check::check_epilogue;
 use crate::device::{get_or_load, Device, KernelArgs, LaunchConfig, LoadedKernel};
 use crate::kernel::gemm::GemmSpec;
 use crate::numeric::Element;
@@ -90,7 +91,8 @@ impl Launcher {
             Source::Buffer(c) => Some(c.data.device_ptr(stream).0),
             Source::D => None,
         };
-        check_problem(&self.spec, &facts(args, [a, b, c.unwrap_or(d), d]))
+        check_problem(&self.spec, &facts(args, [a, b, c.unwrap_or(d), d]))?;
+        check_epilogue_args(&self.spec, args)
     }
 
     /// Checks `args` and launches the kernel on `stream`. An empty output
@@ -138,6 +140,7 @@ impl Launcher {
         );
         let (alpha, beta) = (args.alpha, args.beta);
         let problem = facts(args, [a, b, c.unwrap_or(0), 0]);
+        check_epilogue_args(spec, args)?;
         let (d, _d_write) = args.d.data.device_ptr_mut(stream);
         let problem = ProblemFacts {
             c: problem.c.map(|c_facts| OperandFacts {
@@ -168,6 +171,15 @@ impl Launcher {
             params.scalar(value as u64);
         }
         params.scalar(alpha).scalar(beta).scalar(DEFAULT_RASTER_LOG);
+        let mut _bias_reads = Vec::new();
+        for bias in &args.epilogue.biases {
+            let (address, guard) = bias.device_ptr(stream);
+            params.scalar(address);
+            _bias_reads.push(guard);
+        }
+        for &value in &args.epilogue.scalars {
+            params.scalar(value);
+        }
         let config = LaunchConfig {
             grid: spec.grid(m, n, l),
             block: (spec.block_threads(), 1, 1),
@@ -175,7 +187,10 @@ impl Launcher {
         };
         // SAFETY: the params follow the ABI table of `crate::kernel::gemm`
         // (a, b, c, d addresses; m, n, k, l as u32; lda..ldd and the batch
-        // strides as u64; alpha, beta as f32; raster_log as u32), in order.
+        // strides as u64; alpha, beta as f32; raster_log as u32; the bias
+        // addresses as u64 and extra scalars as f32), in order.
+        // `check_epilogue` proved the bias count, their lengths (M or N
+        // elements of C's type) and the scalar count match the epilogue.
         // `check_problem` proved every buffer holds the elements the shape,
         // leading dimensions and batch strides address, with the element
         // types and alignment of the spec, and that D's batches do not
@@ -230,4 +245,13 @@ where
             batch_stride: args.d.batch_stride,
         },
     }
+}
+
+/// [`check_epilogue`] on `args`' epilogue inputs.
+fn check_epilogue_args<A, B, C, D>(
+    spec: &GemmSpec,
+    args: &Arguments<'_, A, B, C, D>,
+) -> Result<()> {
+    let lens: Vec<usize> = args.epilogue.biases.iter().map(|b| b.len()).collect();
+    check_epilogue(spec, &args.shape, &lens, args.epilogue.scalars.len())
 }

@@ -8,8 +8,9 @@
 //! | [`DefaultBf16Sm80`], ... | `defaults.rs` | the default configurations, named |
 //! | [`GemmUniversalAdapter`] | `adapter.rs` | the typed front door: `can_implement`, `workspace_size`, `initialize`, `run` |
 //! | [`Gemm`], [`GemmBuilder`] | `builder.rs` | the runtime front door: the same specs from runtime values |
-//! | [`Arguments`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
+//! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
+//! | [`check_epilogue`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count |
 //! | [`reference`] | `reference/` | host f64 reference and cuBLAS, for tests, benches, the example and the CLI |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
@@ -28,18 +29,20 @@ mod builder;
 mod can_implement;
 mod config;
 mod defaults;
+mod epilogue_check;
 mod launcher;
 pub mod reference;
 mod tags;
 
 pub use adapter::{ArgumentsOf, GemmUniversalAdapter};
-pub use arguments::{Arguments, GemmShape, Operand, OutputOperand, Source};
+pub use arguments::{Arguments, EpilogueArgs, GemmShape, Operand, OutputOperand, Source};
 pub use builder::{Gemm, GemmBuilder};
 pub use can_implement::{
     check_arch, check_problem, OperandFacts, ProblemFacts, MAX_BATCH, MAX_EXTENT,
 };
 pub use config::{Config, GemmConfig, Majors, Tile, Types, Warps};
 pub use defaults::{DefaultBf16Sm80, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultTf32Sm80};
+pub use epilogue_check::check_epilogue;
 pub use launcher::DEFAULT_RASTER_LOG;
 pub use tags::{
     ColumnMajor, GemmElement, KMajor, MnMajor, OperandMajorTag, OutputMajorTag, RowMajor,

@@ -7,7 +7,8 @@
 //! 1. The tile scheduler maps `blockIdx.x` to an output tile (rasterized in
 //!    groups of `2^raster_log` M tiles) and `blockIdx.y` to the batch.
 //! 2. The [`Sm80MmaMultistage`] mainloop accumulates the tile.
-//! 3. The [`EpilogueSm80`] writes D = alpha * acc + beta * C.
+//! 3. The [`EpilogueSm80`] writes D = alpha * acc + beta * C, or the
+//!    spec's fused [`Epilogue`](super::Epilogue) expression.
 //!
 //! Params: the ABI table in [`spec`](super::spec). Constraints the host must
 //! check: [`GemmSpec::alignment`] for pointers, leading dimensions and batch
@@ -16,7 +17,7 @@
 //! [`GemmSpec::shared_mem_bytes`] (with the opt-in attribute above 48 KiB).
 
 use super::tile_scheduler::emit_tile_coord;
-use super::{GemmSpec, OperandMajor, OutputMajor};
+use super::{BiasAxis, GemmSpec, OperandMajor, OutputMajor};
 use crate::collective::{EpilogueInputs, EpilogueSm80, MainloopInputs, Sm80MmaMultistage};
 use crate::ptx::{Kernel, Module, ParamType, PtxError, Reg, RegClass, SpecialReg};
 
@@ -57,7 +58,7 @@ impl GemmSpec {
         epilogue: &EpilogueSm80,
     ) -> Result<Kernel, PtxError> {
         let mut k = Kernel::new(&self.kernel_name())?;
-        k.max_threads(self.block_threads(), 1, 1);
+        k.required_threads(self.block_threads(), 1, 1);
         k.min_blocks_per_sm(1);
         let smem_var = k.shared_dynamic("gemm_smem", 1024)?;
         let mut ptrs = Vec::new();
@@ -79,6 +80,14 @@ impl GemmSpec {
         let alpha_p = k.param("alpha", ParamType::F32)?;
         let beta_p = k.param("beta", ParamType::F32)?;
         let raster_p = k.param("raster_log", ParamType::U32)?;
+        let mut bias_ps = Vec::new();
+        for i in 0..self.epilogue.biases().len() {
+            bias_ps.push(k.param(&format!("bias{i}"), ParamType::U64)?);
+        }
+        let mut scalar_ps = Vec::new();
+        for j in 0..self.epilogue.extra_scalars() {
+            scalar_ps.push(k.param(&format!("s{}", j + 2), ParamType::F32)?);
+        }
 
         let tid = k.special(SpecialReg::TidX);
         let smem = k.shared_address(&smem_var);
@@ -161,6 +170,26 @@ impl GemmSpec {
             self.d.size_bytes(),
         );
 
+        let mut bias_tiles = Vec::new();
+        for (param, axis) in bias_ps.iter().zip(self.epilogue.biases()) {
+            let base = k.load_param(param)?;
+            k.cvta_to_global(base, base);
+            let origin = match axis {
+                BiasAxis::Row => m0,
+                BiasAxis::Column => n0,
+            };
+            let wide = k.reg(RegClass::B64);
+            k.push(format!(
+                "mul.wide.u32 {wide}, {origin}, {};",
+                self.c.size_bytes()
+            ));
+            k.push(format!("add.u64 {base}, {base}, {wide};"));
+            bias_tiles.push(base);
+        }
+        let mut scalars = Vec::new();
+        for param in &scalar_ps {
+            scalars.push(k.load_param(param)?);
+        }
         let acc = mainloop.emit(
             &mut k,
             &MainloopInputs {
@@ -190,6 +219,8 @@ impl GemmSpec {
                 n_rem,
                 alpha,
                 beta,
+                biases: bias_tiles,
+                scalars,
             },
             &acc,
         )?;

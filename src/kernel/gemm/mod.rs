@@ -2,10 +2,12 @@
 //! and the `GemmUniversal` kernel generated from it
 //! ([`GemmSpec::ptx`], `gemm_universal.rs`), with its tile scheduler.
 
+mod epilogue;
 mod gemm_universal;
 pub(crate) mod spec;
 mod tile_scheduler;
 mod validate;
 
+pub use epilogue::{BiasAxis, Epilogue, MAX_BIASES};
 pub use spec::{GemmSpec, OperandMajor, OutputMajor};
 pub use tile_scheduler::{emit_tile_coord, raster_tile, TileCoord};

@@ -19,13 +19,18 @@
 //! | 16, 17 | `alpha`, `beta` | `.f32` | epilogue scalars |
 //! | 18 | `raster_log` | `.u32` | rasterization swizzle: tiles are walked in groups of `2^raster_log` along the swizzled dimension |
 //!
-//! Epilogue inputs beyond C (bias vectors, ...) and further scalars are
-//! appended after these, in the order the epilogue declares them.
+//! Then, for a fused [`Epilogue`] (none for the default linear combination):
+//!
+//! | # | name | PTX type | meaning |
+//! |---|---|---|---|
+//! | 19 + i | `bias{i}` | `.u64` | bias vector `i`'s global address (element 0; C's element type; length M for a row bias, N for a column bias; shared by every batch), one per [`Epilogue::biases`] |
+//! | after the biases | `s{j}` | `.f32` | extra scalar `j` (j = 2, 3, ...), one per [`Epilogue::extra_scalars`] |
 //!
 //! Grid: x = output tiles of one batch (`ceil(M/BM) * ceil(N/BN)`), y = L;
 //! block: [`GemmSpec::block_threads`] threads in x; dynamic shared memory:
 //! [`GemmSpec::shared_mem_bytes`].
 
+use super::Epilogue;
 use crate::arch::ArchKind;
 use crate::numeric::ElementType;
 
@@ -81,6 +86,9 @@ pub struct GemmSpec {
     pub warps: [u32; 3],
     /// Shared-memory pipeline stages of the mainloop.
     pub stages: u32,
+    /// The expression applied to the accumulators before the store
+    /// (default: D = alpha * acc + beta * C).
+    pub epilogue: Epilogue,
 }
 
 /// Bytes of one row of a shared-memory swizzle atom: every operand tile is
@@ -134,12 +142,19 @@ impl GemmSpec {
     /// let spec = sm80_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
     /// assert_eq!(spec.kernel_name(), "gemm_sm80_bf16_bf16_bf16_bf16_f32_k_k_n_n_128x256x64_w2x4x1_s3");
     /// ```
+    ///
+    /// A fused epilogue adds `_e` and its [`tag`](Epilogue::tag).
     pub fn kernel_name(&self) -> String {
         let [bm, bn, bk] = self.tile;
         let [wm, wn, wk] = self.warps;
         let (cc_major, cc_minor) = self.arch.compute_capability();
+        let fused = if self.epilogue.is_linear_combination() {
+            String::new()
+        } else {
+            format!("_e{}", self.epilogue.tag())
+        };
         format!(
-            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}",
+            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}{fused}",
             self.a,
             self.b,
             self.c,

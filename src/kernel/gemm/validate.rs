@@ -73,6 +73,7 @@ impl GemmSpec {
             ));
         }
         self.validate_tile()?;
+        self.epilogue.check()?;
         if EpilogueSm80::new(self).vector_mapping().is_none() {
             return Err(format!(
                 "the {}x{} output tile does not split into rows of 16-byte vectors over {} threads: expected threads a multiple of the vectors per row",

@@ -1,0 +1,172 @@
+//! The fused part of [`EpilogueSm80`](super::EpilogueSm80): bias vectors
+//! read for a thread's output vectors, and the epilogue expression applied
+//! to one element.
+//!
+//! A thread's output vectors share one position along D's contiguous
+//! ("inner") dimension and step along the strided ("outer") one. A bias that
+//! follows the inner dimension (a column bias of row-major D, a row bias of
+//! column-major D) is therefore read once, one value per vector element; a
+//! bias that follows the outer dimension is read once per pass, one value
+//! per vector. Reads are element by element and predicated on the edge.
+
+use crate::fusion::{EmitOptions, Value};
+use crate::kernel::gemm::{BiasAxis, GemmSpec, OutputMajor};
+use crate::numeric::ElementType;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// The registers of one bias vector in a thread.
+#[derive(Clone, Debug)]
+pub(super) enum BiasRegs {
+    /// Along the inner dimension: one f32 value per vector element.
+    Inner(Vec<Reg>),
+    /// Along the outer dimension: the address of the thread's first row's
+    /// value (`.b64`) and the current pass's value (`.f32`).
+    Outer {
+        /// Address of the value of the thread's row in pass 0.
+        ptr: Reg,
+        /// The value of the current pass.
+        value: Reg,
+    },
+}
+
+impl BiasRegs {
+    /// The value for element `e` of the current vector.
+    pub(super) fn value(&self, e: usize) -> Reg {
+        match self {
+            BiasRegs::Inner(values) => values[e],
+            BiasRegs::Outer { value, .. } => *value,
+        }
+    }
+}
+
+/// Whether a bias on `axis` follows D's inner (contiguous) dimension.
+fn is_inner(axis: BiasAxis, major: OutputMajor) -> bool {
+    matches!(
+        (axis, major),
+        (BiasAxis::Column, OutputMajor::N) | (BiasAxis::Row, OutputMajor::M)
+    )
+}
+
+/// Reads element `[addr + imm]` of type `ty` as f32 where `pred` holds, 0
+/// elsewhere.
+pub(super) fn load_f32(k: &mut Kernel, ty: ElementType, pred: Reg, addr: Reg, imm: u32) -> Reg {
+    let out = k.reg(RegClass::F32);
+    k.push(format!("mov.f32 {out}, 0f00000000;"));
+    match ty {
+        ElementType::F32 => k.push(format!("@{pred} ld.global.f32 {out}, [{addr}+{imm}];")),
+        ElementType::BF16 => {
+            let bits = k.reg(RegClass::B32);
+            k.push(format!("mov.b32 {bits}, 0;"));
+            k.push(format!("@{pred} ld.global.u16 {bits}, [{addr}+{imm}];"));
+            k.push(format!("shl.b32 {bits}, {bits}, 16;"));
+            k.push(format!("mov.b32 {out}, {bits};"));
+        }
+        _ => {
+            let h = k.reg(RegClass::B16);
+            k.push(format!("mov.b16 {h}, 0;"));
+            k.push(format!("@{pred} ld.global.b16 {h}, [{addr}+{imm}];"));
+            k.push(format!("cvt.f32.f16 {out}, {h};"));
+        }
+    }
+    out
+}
+
+/// Sets up every bias of `spec`'s epilogue for a thread whose vectors start
+/// at outer index `row` and inner index `col` of the tile, with `irem`
+/// elements left along the inner edge. `tiles[i]` is bias `i`'s address at
+/// the tile's origin along its axis. Inner biases are read here.
+pub(super) fn setup_biases(
+    k: &mut Kernel,
+    spec: &GemmSpec,
+    tiles: &[Reg],
+    row: Reg,
+    col: Reg,
+    irem: Reg,
+    vec: u32,
+) -> Vec<BiasRegs> {
+    let size = spec.c.size_bytes();
+    let mut out = Vec::new();
+    for (&axis, &tile) in spec.epilogue.biases().iter().zip(tiles) {
+        let ptr = k.reg(RegClass::B64);
+        let wide = k.reg(RegClass::B64);
+        let inner = is_inner(axis, spec.d_major);
+        let index = if inner { col } else { row };
+        k.push(format!("mul.wide.u32 {wide}, {index}, {size};"));
+        k.push(format!("add.u64 {ptr}, {tile}, {wide};"));
+        if inner {
+            let p = k.reg(RegClass::Pred);
+            let values = (0..vec)
+                .map(|e| {
+                    k.push(format!("setp.gt.s32 {p}, {irem}, {e};"));
+                    load_f32(k, spec.c, p, ptr, e * size)
+                })
+                .collect();
+            out.push(BiasRegs::Inner(values));
+        } else {
+            let value = k.reg(RegClass::F32);
+            out.push(BiasRegs::Outer { ptr, value });
+        }
+    }
+    out
+}
+
+/// Reads the outer biases' values of the pass whose rows start `offset`
+/// rows after the thread's first, where `p_row` holds (0 elsewhere).
+pub(super) fn load_outer_biases(
+    k: &mut Kernel,
+    spec: &GemmSpec,
+    biases: &[BiasRegs],
+    offset: u32,
+    p_row: Reg,
+) {
+    let size = spec.c.size_bytes();
+    for bias in biases {
+        if let BiasRegs::Outer { ptr, value } = bias {
+            let loaded = load_f32(k, spec.c, p_row, *ptr, offset * size);
+            k.push(format!("mov.f32 {value}, {loaded};"));
+        }
+    }
+}
+
+/// `spec`'s epilogue at one element: the f32 result of the expression over
+/// (`acc`, `c`, `bias`...) with scalars (`alpha`, `beta`, `extra`...). The
+/// default linear combination is `mul` then `fma` (one rounding fewer than
+/// the traced `acc*s0 + c*s1`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn apply(
+    k: &mut Kernel,
+    spec: &GemmSpec,
+    acc: Reg,
+    c: Reg,
+    bias: &[Reg],
+    alpha: Reg,
+    beta: Reg,
+    extra: &[Reg],
+) -> Result<Reg, PtxError> {
+    let epilogue = &spec.epilogue;
+    if epilogue.is_linear_combination() {
+        let out = k.reg(RegClass::F32);
+        k.push(format!("mul.f32 {out}, {acc}, {alpha};"));
+        k.push(format!("fma.rn.f32 {out}, {c}, {beta}, {out};"));
+        return Ok(out);
+    }
+    let f32v = |reg: Reg| Value {
+        reg,
+        ty: ElementType::F32,
+    };
+    let mut inputs = vec![f32v(acc), f32v(c)];
+    inputs.extend(bias.iter().copied().map(f32v));
+    inputs.truncate(epilogue.expression().arity());
+    let mut scalars = vec![f32v(alpha), f32v(beta)];
+    scalars.extend(extra.iter().copied().map(f32v));
+    let options = EmitOptions::new(ElementType::F32, spec.arch);
+    let value = epilogue
+        .expression()
+        .emit(k, &inputs, &scalars, &options)
+        .map_err(|e| PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: spec.kernel_name(),
+            reason: format!("epilogue `{epilogue}`: {e}"),
+        })?;
+    Ok(value.reg)
+}

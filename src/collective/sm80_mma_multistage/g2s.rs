@@ -1,0 +1,278 @@
+//! The global-to-shared copies of [`Sm80MmaMultistage`]: each thread's
+//! `cp.async` (atom [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`]) of 16-byte chunks of
+//! an operand's tile into its swizzled stage, row predicates computed once
+//! per tile, the K predicate only in the residue loop.
+
+use super::super::smem_layout::{emit_swizzled_offset, LINE_BYTES};
+use super::super::OperandSmem;
+use super::{atom_error, MainloopInputs, Sm80MmaMultistage};
+use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
+use crate::kernel::gemm::OperandMajor;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// Per-operand copy state kept across the loop.
+pub(super) struct CopyState {
+    smem: OperandSmem,
+    gptr: Reg,
+    pass_stride: Reg,
+    tile_advance: Option<Reg>,
+    smem_off: Reg,
+    row_rem: Reg,
+    mn_bytes: Reg,
+    k_rem: Reg,
+    safe: Reg,
+}
+
+impl Sm80MmaMultistage {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn copy_setup(
+        &self,
+        k: &mut Kernel,
+        inp: &MainloopInputs,
+        smem: OperandSmem,
+        tile: Reg,
+        ld_bytes: Reg,
+        mn_rem: Reg,
+        safe: Reg,
+        stage_offset: u32,
+    ) -> CopyState {
+        let cpr = smem.chunks_per_row();
+        let (row, chunk) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("div.u32 {row}, {}, {cpr};", inp.tid));
+        k.push(format!("rem.u32 {chunk}, {}, {cpr};", inp.tid));
+        // Global: tile + row * ld + chunk * 16, for both majors.
+        let gptr = k.reg(RegClass::B64);
+        let wide = k.reg(RegClass::B64);
+        k.push(format!("cvt.u64.u32 {wide}, {row};"));
+        k.push(format!("mul.lo.u64 {gptr}, {wide}, {ld_bytes};"));
+        k.push(format!("add.u64 {gptr}, {gptr}, {tile};"));
+        k.push(format!("mul.wide.u32 {wide}, {chunk}, 16;"));
+        k.push(format!("add.u64 {gptr}, {gptr}, {wide};"));
+        let pass_stride = k.reg(RegClass::B64);
+        k.push(format!(
+            "mul.lo.u64 {pass_stride}, {ld_bytes}, {};",
+            smem.rows_per_pass()
+        ));
+        let tile_advance = match smem.major {
+            OperandMajor::K => None,
+            OperandMajor::MN => {
+                let r = k.reg(RegClass::B64);
+                k.push(format!("mul.lo.u64 {r}, {ld_bytes}, {};", smem.bk));
+                Some(r)
+            }
+        };
+        // Shared: the swizzled offset of the thread's first chunk.
+        let (line, c16) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        match smem.major {
+            OperandMajor::K => {
+                k.mov(line, row);
+                k.mov(c16, chunk);
+            }
+            OperandMajor::MN => {
+                k.push(format!("shr.u32 {line}, {chunk}, 3;"));
+                k.push(format!("mul.lo.u32 {line}, {line}, {};", smem.bk));
+                k.push(format!("add.u32 {line}, {line}, {row};"));
+                k.push(format!("and.b32 {c16}, {chunk}, 7;"));
+            }
+        }
+        let smem_off = k.reg(RegClass::B32);
+        emit_swizzled_offset(k, smem_off, line, c16);
+        if stage_offset != 0 {
+            k.push(format!("add.u32 {smem_off}, {smem_off}, {stage_offset};"));
+        }
+        // Predicates' inputs.
+        let (row_rem, mn_bytes, k_rem) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        let esize = smem.element_bytes;
+        match smem.major {
+            OperandMajor::K => {
+                k.push(format!("sub.s32 {row_rem}, {mn_rem}, {row};"));
+                k.push(format!(
+                    "mul.lo.u32 {k_rem}, {chunk}, {};",
+                    smem.chunk_elements()
+                ));
+                k.push(format!("sub.s32 {k_rem}, {}, {k_rem};", inp.k));
+                k.mov(mn_bytes, 16);
+            }
+            OperandMajor::MN => {
+                k.push(format!(
+                    "mul.lo.u32 {mn_bytes}, {chunk}, {};",
+                    smem.chunk_elements()
+                ));
+                k.push(format!("sub.s32 {mn_bytes}, {mn_rem}, {mn_bytes};"));
+                k.push(format!("mul.lo.s32 {mn_bytes}, {mn_bytes}, {esize};"));
+                k.push(format!("max.s32 {mn_bytes}, {mn_bytes}, 0;"));
+                k.push(format!("min.s32 {mn_bytes}, {mn_bytes}, 16;"));
+                k.push(format!("sub.s32 {k_rem}, {}, {row};", inp.k));
+                k.mov(row_rem, 0);
+            }
+        }
+        CopyState {
+            smem,
+            gptr,
+            pass_stride,
+            tile_advance,
+            smem_off,
+            row_rem,
+            mn_bytes,
+            k_rem,
+            safe,
+        }
+    }
+
+    /// Issues one stage's copies of one operand; `predicated` adds the K
+    /// predicate (zero-fill beyond K).
+    pub(super) fn load_tile(
+        &self,
+        k: &mut Kernel,
+        c: &mut CopyState,
+        stage_w: Reg,
+        kload: Reg,
+        predicated: bool,
+    ) -> Result<(), PtxError> {
+        let smem = c.smem;
+        let rpp = smem.rows_per_pass();
+        let esize = smem.element_bytes;
+        let dst = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
+        let src = k.reg(RegClass::B64);
+        let addr = k.reg(RegClass::B64);
+        let bytes = k.reg(RegClass::B32);
+        let kr = k.reg(RegClass::B32);
+        let (p_row, p_k) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        let (p_part, p_cp, p_slow) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+        );
+        if predicated {
+            k.push(format!("sub.s32 {kr}, {}, {kload};", c.k_rem));
+        }
+        let partial_bytes = |k: &mut Kernel, b: Reg| {
+            k.push(format!("setp.gt.s32 {p_part}, {b}, 0;"));
+            k.push(format!("setp.lt.and.s32 {p_part}, {b}, 16, {p_part};"));
+        };
+        let partial_k = predicated && smem.major == OperandMajor::K;
+        if partial_k {
+            // K - k of this thread's chunk, as bytes clamped to 0..16.
+            k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
+            k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
+            k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
+            k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
+            partial_bytes(k, bytes);
+        }
+        if smem.major == OperandMajor::MN {
+            // Whole chunks by cp.async; a chunk cut by the M/N edge by loads.
+            k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
+            partial_bytes(k, c.mn_bytes);
+        }
+        k.mov(src, c.gptr);
+        for pass in 0..smem.passes() {
+            if pass > 0 {
+                k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
+            }
+            let imm = pass * rpp * LINE_BYTES;
+            let dst_imm = format!("{dst}+{imm}");
+            match smem.major {
+                OperandMajor::K => {
+                    k.push(format!(
+                        "setp.gt.s32 {p_row}, {}, {};",
+                        c.row_rem,
+                        pass * rpp
+                    ));
+                    if predicated {
+                        k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
+                        k.push(format!("and.pred {p_cp}, {p_row}, !{p_part};"));
+                        CpAsync::emit_predicated(k, p_cp, &dst_imm, addr, &bytes)
+                            .map_err(atom_error)?;
+                        k.push(format!("and.pred {p_slow}, {p_row}, {p_part};"));
+                        emit_partial_chunk(k, esize, p_slow, addr, &dst_imm, bytes)?;
+                    } else {
+                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
+                            .map_err(atom_error)?;
+                    }
+                }
+                OperandMajor::MN => {
+                    if predicated {
+                        k.push(format!("setp.gt.s32 {p_k}, {kr}, {};", pass * rpp));
+                        k.push(format!("selp.b32 {bytes}, 16, 0, {p_k};"));
+                        k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
+                        CpAsync::emit_predicated(k, p_row, &dst_imm, addr, &bytes)
+                            .map_err(atom_error)?;
+                        // A cut chunk on a row past K is written as zeros.
+                        k.push(format!("selp.b32 {bytes}, {}, 0, {p_k};", c.mn_bytes));
+                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, bytes)?;
+                    } else {
+                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
+                            .map_err(atom_error)?;
+                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, c.mn_bytes)?;
+                    }
+                }
+            }
+        }
+        match c.tile_advance {
+            Some(adv) => k.push(format!("add.u64 {}, {}, {adv};", c.gptr, c.gptr)),
+            None => k.push(format!(
+                "add.u64 {}, {}, {};",
+                c.gptr,
+                c.gptr,
+                smem.bk * esize
+            )),
+        }
+        Ok(())
+    }
+}
+
+/// Where `pred` holds, copies the first `valid` bytes (0..15, a `.b32`
+/// register; 0 writes zeros) of the 16-byte chunk at global `src` into shared `dst` with
+/// element loads and one 16-byte `st.shared`, zero-filling the rest: a chunk
+/// cut by the tensor's edge, which a 16-byte `cp.async` (even with a smaller
+/// src-size) would read past the end of the buffer. The stage it writes is
+/// the one the `cp.async` copies write, under the same barriers.
+fn emit_partial_chunk(
+    k: &mut Kernel,
+    esize: u32,
+    pred: Reg,
+    src: Reg,
+    dst: &str,
+    valid: Reg,
+) -> Result<(), PtxError> {
+    let skip = k.new_label("g2s_whole_chunks")?;
+    k.push(format!("@!{pred} bra {skip};"));
+    let words = k.regs(RegClass::B32, 4);
+    let p_e = k.reg(RegClass::Pred);
+    let elements = 16 / esize;
+    let regs: Vec<Reg> = match esize {
+        2 => k.regs(RegClass::B16, elements as usize),
+        _ => words.clone(),
+    };
+    for (e, r) in regs.iter().enumerate() {
+        let off = e as u32 * esize;
+        k.push(format!("setp.gt.s32 {p_e}, {valid}, {off};"));
+        if esize == 2 {
+            k.push(format!("mov.b16 {r}, 0;"));
+            k.push(format!("@{p_e} ld.global.b16 {r}, [{src}+{off}];"));
+        } else {
+            k.push(format!("mov.b32 {r}, 0;"));
+            k.push(format!("@{p_e} ld.global.b32 {r}, [{src}+{off}];"));
+        }
+    }
+    if esize == 2 {
+        for (j, w) in words.iter().enumerate() {
+            k.push(format!(
+                "mov.b32 {w}, {{{}, {}}};",
+                regs[2 * j],
+                regs[2 * j + 1]
+            ));
+        }
+    }
+    k.push(format!(
+        "st.shared.v4.b32 [{dst}], {{{}, {}, {}, {}}};",
+        words[0], words[1], words[2], words[3]
+    ));
+    k.place_label(&skip);
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! [`Epilogue`]: the fused expression a GEMM applies to its accumulators
+//! before the store, and the bias vectors it reads.
+//!
+//! The expression's per-element inputs are, in order: `acc` (the f32
+//! accumulator, x0), `c` (C's element, x1, as f32), then one value per bias
+//! vector (x2, x3, ...). Its scalars are `alpha` (s0), `beta` (s1), then the
+//! extra scalars (s2, ...). Everything is computed in f32 and rounded once
+//! to D's type. As CUTLASS's `is_source_needed`, C is read only when
+//! `beta` is not 0; otherwise `c` is 0.
+
+use std::fmt;
+
+use crate::fusion::Expression;
+
+/// Most bias vectors one epilogue reads.
+pub const MAX_BIASES: usize = 4;
+
+/// Which output dimension a bias vector follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BiasAxis {
+    /// One value per row of D: element `m` is added to row `m` (length M).
+    Row,
+    /// One value per column of D: element `n` is added to column `n` (length N).
+    Column,
+}
+
+impl BiasAxis {
+    /// `row` or `col`, as kernel names and messages write it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BiasAxis::Row => "row",
+            BiasAxis::Column => "col",
+        }
+    }
+}
+
+/// The epilogue of a GEMM: an [`Expression`] over `(acc, c, bias...)` with
+/// scalars `(alpha, beta, extra...)`, and the axis of each bias vector.
+/// Bias vectors have C's element type, are read element by element and are
+/// shared by every batch.
+///
+/// ```
+/// use cutlet::fusion::{scalar, Expr, Expression};
+/// use cutlet::kernel::gemm::{BiasAxis, Epilogue};
+///
+/// // relu(alpha * acc + beta * c + bias[m])
+/// let e = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
+///     (acc * scalar(0) + c * scalar(1) + bias).relu()
+/// });
+/// let epilogue = Epilogue::new(e, &[BiasAxis::Row]).unwrap();
+/// assert_eq!(epilogue.extra_scalars(), 0);
+/// assert_eq!(epilogue.eval(2.0, 1.0, &[-10.0], 3.0, 0.5, &[]), 0.0);
+/// assert!(Epilogue::default().is_linear_combination());
+/// assert!(Epilogue::new(Expression::from_fn(|a, b| a + b), &[BiasAxis::Row]).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Epilogue {
+    expression: Expression,
+    biases: Vec<BiasAxis>,
+}
+
+impl Default for Epilogue {
+    /// [`Epilogue::linear_combination`].
+    fn default() -> Epilogue {
+        Epilogue::linear_combination()
+    }
+}
+
+impl From<Expression> for Epilogue {
+    /// The epilogue of `expression` with no bias vector (its arity must be
+    /// at most 2; [`GemmSpec::validate`](super::GemmSpec::validate) checks).
+    fn from(expression: Expression) -> Epilogue {
+        Epilogue {
+            expression,
+            biases: Vec::new(),
+        }
+    }
+}
+
+impl Epilogue {
+    /// CUTLASS's default, `D = alpha * acc + beta * C`.
+    pub fn linear_combination() -> Epilogue {
+        Epilogue::from(Expression::linear_combination())
+    }
+
+    /// The epilogue of `expression` reading one bias vector per entry of
+    /// `biases`.
+    ///
+    /// # Errors
+    /// [`check`](Self::check)'s message, naming the value and what is expected.
+    pub fn new(expression: Expression, biases: &[BiasAxis]) -> Result<Epilogue, String> {
+        let epilogue = Epilogue {
+            expression,
+            biases: biases.to_vec(),
+        };
+        epilogue.check()?;
+        Ok(epilogue)
+    }
+
+    /// Whether the expression's inputs fit: at most [`MAX_BIASES`] biases;
+    /// arity at most 2 without biases, exactly `2 + biases` with them.
+    pub fn check(&self) -> Result<(), String> {
+        let arity = self.expression.arity();
+        let nb = self.biases.len();
+        if nb > MAX_BIASES {
+            return Err(format!("{nb} bias vectors: expected at most {MAX_BIASES}"));
+        }
+        let ok = if nb == 0 { arity <= 2 } else { arity == 2 + nb };
+        if !ok {
+            return Err(format!(
+                "epilogue expression `{}` takes {arity} inputs with {nb} bias vectors: expected inputs (acc, c{})",
+                self.expression,
+                ", bias".repeat(nb)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The expression.
+    pub fn expression(&self) -> &Expression {
+        &self.expression
+    }
+
+    /// The axis of each bias vector, in input order (x2, x3, ...).
+    pub fn biases(&self) -> &[BiasAxis] {
+        &self.biases
+    }
+
+    /// Scalars beyond alpha and beta the expression reads (s2, s3, ...).
+    pub fn extra_scalars(&self) -> usize {
+        self.expression.scalar_count().saturating_sub(2)
+    }
+
+    /// Whether this is exactly [`linear_combination`](Self::linear_combination).
+    pub fn is_linear_combination(&self) -> bool {
+        *self == Epilogue::linear_combination()
+    }
+
+    /// The host reference of one output element (f64, before D's rounding):
+    /// `acc`, `c` (pass 0 when beta is 0), this element's bias values, and
+    /// the scalars.
+    pub fn eval(
+        &self,
+        acc: f64,
+        c: f64,
+        bias: &[f64],
+        alpha: f64,
+        beta: f64,
+        extra: &[f64],
+    ) -> f64 {
+        let mut inputs = vec![acc, c];
+        inputs.extend_from_slice(bias);
+        inputs.truncate(self.expression.arity());
+        let mut scalars = vec![alpha, beta];
+        scalars.extend_from_slice(extra);
+        self.expression.eval(&inputs, &scalars)
+    }
+
+    /// A short stable tag of the expression and biases for kernel names:
+    /// 16 hex digits of the FNV-1a hash of [`Display`](fmt::Display)'s text.
+    pub fn tag(&self) -> String {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in self.to_string().bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{hash:016x}")
+    }
+}
+
+impl fmt::Display for Epilogue {
+    /// The expression's key, then the bias axes: `|x0, x1| ... [row, col]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let axes: Vec<&str> = self.biases.iter().map(|b| b.name()).collect();
+        write!(f, "{} [{}]", self.expression, axes.join(", "))
+    }
+}

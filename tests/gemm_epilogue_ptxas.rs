@@ -1,0 +1,94 @@
+//! Fused epilogues on the default SM80 GEMM configurations assemble for
+//! sm_80 with no register spills, and their params follow the ABI table.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::collective::sm80_default_spec;
+use cutlet::fusion::{scalar, Expr, Expression};
+use cutlet::kernel::gemm::{BiasAxis, Epilogue, GemmSpec, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType::{self, BF16, F16, F32};
+
+/// The fused epilogues the GPU tests run.
+fn epilogues() -> Vec<Epilogue> {
+    let relu_row = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
+        (acc * scalar(0) + c * scalar(1) + bias).relu()
+    });
+    let gelu_col =
+        Expression::from_fn(|acc: Expr, _c: Expr, bias: Expr| (acc * scalar(0) + bias).gelu());
+    let custom = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        let x = acc * scalar(0) + c * scalar(1) + row * col;
+        x.gt(scalar(2)).select(x.clone() * scalar(3), x.sigmoid())
+    });
+    vec![
+        Epilogue::new(relu_row, &[BiasAxis::Row]).unwrap(),
+        Epilogue::new(gelu_col, &[BiasAxis::Column]).unwrap(),
+        Epilogue::new(custom, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+    ]
+}
+
+fn spec(ab: ElementType, d: ElementType, a_major: OperandMajor, d_major: OutputMajor) -> GemmSpec {
+    sm80_default_spec(ab, ab, d, F32, a_major, OperandMajor::K, d_major).unwrap()
+}
+
+#[test]
+fn fused_epilogues_assemble_for_sm80_without_spills() {
+    let mut spilled = Vec::new();
+    for (ab, d) in [(BF16, BF16), (F16, F32)] {
+        for a_major in [OperandMajor::K, OperandMajor::MN] {
+            for d_major in [OutputMajor::N, OutputMajor::M] {
+                for epilogue in epilogues() {
+                    let mut spec = spec(ab, d, a_major, d_major);
+                    spec.epilogue = epilogue;
+                    let ptx = spec.ptx().unwrap();
+                    let Some(report) = assemble(&ptx, "sm_80") else {
+                        return;
+                    };
+                    let f = report.function(&spec.kernel_name());
+                    eprintln!("{}: {f:?}", spec.kernel_name());
+                    if (f.spill_stores, f.spill_loads) != (0, 0) {
+                        spilled.push(format!("{f:?}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        spilled.is_empty(),
+        "kernels that spill:\n{}",
+        spilled.join("\n")
+    );
+}
+
+#[test]
+fn fused_epilogue_params_follow_the_abi() {
+    let mut spec = spec(BF16, BF16, OperandMajor::K, OutputMajor::N);
+    spec.epilogue = epilogues().pop().unwrap();
+    let ptx = spec.ptx().unwrap();
+    let order = ["raster_log", "bias0", "bias1", "s2", "s3"];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|name| {
+            ptx.find(&format!("{}_{name}", spec.kernel_name()))
+                .or_else(|| ptx.find(&format!(" {name}")))
+                .unwrap_or_else(|| panic!("param {name} missing"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+    assert!(spec.kernel_name().contains("_e"));
+    let default = spec_default_name();
+    assert!(!default.contains("_e"));
+}
+
+fn spec_default_name() -> String {
+    spec(BF16, BF16, OperandMajor::K, OutputMajor::N).kernel_name()
+}
+
+#[test]
+fn an_epilogue_whose_arity_does_not_match_its_biases_is_refused() {
+    let mut spec = spec(BF16, BF16, OperandMajor::K, OutputMajor::N);
+    spec.epilogue = Epilogue::from(Expression::from_fn(|a: Expr, b: Expr, c: Expr| a + b + c));
+    let err = spec.validate().unwrap_err();
+    assert!(err.contains("3 inputs with 0 bias vectors"), "{err}");
+    assert!(spec.ptx().is_err());
+}
