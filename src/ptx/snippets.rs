@@ -14,6 +14,7 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "common/global_memory",
         include_str!("../../ptx/common/global_memory.ptx"),
     ),
+    ("common/reduce", include_str!("../../ptx/common/reduce.ptx")),
     (
         "common/thread_index",
         include_str!("../../ptx/common/thread_index.ptx"),

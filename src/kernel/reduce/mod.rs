@@ -1,0 +1,294 @@
+//! Reductions: sum, mean, max and min of a 2-D tensor along one dimension,
+//! or of all of it, with f32 accumulation.
+//!
+//! What: each output element is `op` over one line of the input (a row or a
+//! column, any strides), of `f(x)` where `f` is the spec's per-element map;
+//! the whole tensor reduces to one value through the same kernels.
+//!
+//! How (two kernel shapes, chosen by which dimension is contiguous):
+//! 1. [`ReduceLayout::Rows`]: the reduced dimension is the contiguous one.
+//!    One CTA of 256 threads reduces one *work item*, a row or a chunk of a
+//!    row: rows stride over the grid's x, chunks are the grid's y (the
+//!    reduced extent is split over CTAs when there are too few rows to fill
+//!    the GPU). Each thread loads 16 bytes at a time, four loads in
+//!    flight, with scalar loads for the unaligned head and the tail of the
+//!    row, then a warp butterfly (`shfl.sync.bfly`) and a shared-memory step
+//!    across the 8 warps. A non-contiguous reduced dimension uses the same
+//!    kernel with scalar strided loads.
+//! 2. [`ReduceLayout::Columns`]: the kept dimension is the contiguous one.
+//!    A CTA is 32 column strips by 8 row groups; each thread owns one strip
+//!    of `vector` adjacent columns (up to 16 bytes) and walks rows 8 apart,
+//!    four rows in flight; shared memory combines the 8 row groups. Column
+//!    tiles stride over the grid's x; the reduced dimension is split over
+//!    the grid's y so that the grid fills the GPU.
+//! 3. A split writes f32 partial results to a workspace (`finish: false`);
+//!    a second launch of one of these kernels over that workspace (f32
+//!    input, no map) finishes: it combines the partials in a fixed order,
+//!    divides by the count for a mean, converts to the output type.
+//!
+//! Order and accuracy: every thread accumulates sequentially into a few
+//! independent f32 accumulators, which are then combined as a balanced tree
+//! (accumulators, warp butterfly, warps, splits): the order depends only on
+//! the shape, the strides' contiguity and the split count, never on timing,
+//! so results are deterministic (bitwise reproducible) for a given device.
+//! No atomics.
+//!
+//! Params, in launch order (all `u64` unless said; counts and strides in
+//! elements): see [`ReduceSpec::param_names`].
+//!
+//! Constraints (the launcher checks them): 256 threads per block; the input
+//! holds every addressed element; a `Columns` kernel with `vector` > 1 needs
+//! the input address and row stride to be multiples of `vector` elements
+//! times the element size; outputs do not overlap the input.
+
+mod columns;
+mod emit;
+mod plan;
+mod rows;
+
+use std::fmt;
+
+use crate::arch::ArchKind;
+use crate::numeric::ElementType;
+use crate::ptx::{Kernel, Module, PtxError};
+
+pub use plan::{plan, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace};
+
+/// Threads per block of both reduction kernels.
+pub const BLOCK_THREADS: u32 = 256;
+
+/// Loads each thread keeps in flight in the main loops.
+pub(crate) const UNROLL: usize = 4;
+
+/// The reduction operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// The sum; 0 over an empty line.
+    Sum,
+    /// The sum divided by the line's length; NaN over an empty line (0 / 0).
+    Mean,
+    /// The largest value; NaN if any value is NaN.
+    Max,
+    /// The smallest value; NaN if any value is NaN.
+    Min,
+}
+
+impl ReduceOp {
+    /// Every operator.
+    pub const ALL: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max, ReduceOp::Min];
+
+    /// The operator's name: `sum`, `mean`, `max` or `min`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        }
+    }
+
+    /// The identity of the combining step as a PTX f32 immediate: 0 for sum
+    /// and mean, -inf for max, +inf for min.
+    pub const fn identity_ptx(self) -> &'static str {
+        match self {
+            ReduceOp::Sum | ReduceOp::Mean => "0f00000000",
+            ReduceOp::Max => "0fFF800000",
+            ReduceOp::Min => "0f7F800000",
+        }
+    }
+}
+
+impl fmt::Display for ReduceOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which of the two kernel shapes a spec generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceLayout {
+    /// Reduce along each row (a *line*): 16-byte loads along a contiguous
+    /// line when `vectorized`, scalar loads at `elem_stride` otherwise.
+    Rows {
+        /// Lines are contiguous (element stride 1).
+        vectorized: bool,
+    },
+    /// Reduce down each column: each thread owns `vector` adjacent columns
+    /// (1, 2, 4 or 8 elements, at most 16 bytes).
+    Columns {
+        /// Columns per thread.
+        vector: u32,
+    },
+}
+
+/// The static description of one reduction kernel. A module-cache key.
+///
+/// ```
+/// use cutlet::arch::ArchKind;
+/// use cutlet::kernel::reduce::{ReduceLayout, ReduceOp, ReduceSpec};
+/// use cutlet::numeric::ElementType;
+///
+/// let spec = ReduceSpec {
+///     op: ReduceOp::Sum,
+///     input: ElementType::F16,
+///     output: ElementType::F16,
+///     layout: ReduceLayout::Rows { vectorized: true },
+///     finish: true,
+///     arch: ArchKind::Sm80,
+/// };
+/// assert_eq!(spec.kernel_name(), "reduce_rows_v_sum_f16_f16");
+/// let ptx = spec.ptx().unwrap();
+/// assert!(ptx.contains("ld.global.nc.v4.b32"));
+/// assert!(ptx.contains("shfl.sync.bfly.b32"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReduceSpec {
+    /// The operator.
+    pub op: ReduceOp,
+    /// Element type read: f32, f16 or bf16.
+    pub input: ElementType,
+    /// Element type of the final result: f32, f16 or bf16 (partials are
+    /// always f32).
+    pub output: ElementType,
+    /// Kernel shape.
+    pub layout: ReduceLayout,
+    /// `true`: write final results (mean divided, converted to `output`);
+    /// `false`: write f32 partials for a finishing launch.
+    pub finish: bool,
+    /// Architecture the PTX targets.
+    pub arch: ArchKind,
+}
+
+/// Input and output types the reduction kernels support.
+pub const SUPPORTED: [ElementType; 3] = [ElementType::F32, ElementType::F16, ElementType::BF16];
+
+impl ReduceSpec {
+    /// The kernel's `.entry` name, e.g. `reduce_cols4_max_f32_f32_partial`.
+    pub fn kernel_name(&self) -> String {
+        let layout = match self.layout {
+            ReduceLayout::Rows { vectorized: true } => "rows_v".to_string(),
+            ReduceLayout::Rows { vectorized: false } => "rows_s".to_string(),
+            ReduceLayout::Columns { vector } => format!("cols{vector}"),
+        };
+        let stage = if self.finish { "" } else { "_partial" };
+        format!(
+            "reduce_{layout}_{}_{}_{}{stage}",
+            self.op,
+            self.input,
+            self.written_type()
+        )
+    }
+
+    /// The type the kernel writes: `output` when finishing, f32 otherwise.
+    pub fn written_type(&self) -> ElementType {
+        if self.finish {
+            self.output
+        } else {
+            ElementType::F32
+        }
+    }
+
+    /// The kernel's params, in launch order.
+    ///
+    /// - `Rows`: `input, output, lines, len, line_stride, elem_stride,
+    ///   splits, chunk, out_stride` (u64) and `count` (f32). Work item
+    ///   `w = line * splits + split` (split = `%ctaid.y`, `splits` = the
+    ///   grid's y extent) reduces elements
+    ///   `[split * chunk, min(len, (split + 1) * chunk))` of its line and
+    ///   writes `output[w * out_stride]`.
+    /// - `Columns`: `input, output, cols, len, row_stride, splits, chunk,
+    ///   out_stride, out_split_stride` (u64) and `count` (f32). Split `s`
+    ///   (`%ctaid.y`; `splits` is the grid's y extent)
+    ///   reduces rows `[s * chunk, min(len, (s + 1) * chunk))` of column `c`
+    ///   into `output[s * out_split_stride + c * out_stride]`.
+    ///
+    /// `count` divides a finishing mean (the full reduced length).
+    pub fn param_names(&self) -> &'static [&'static str] {
+        match self.layout {
+            ReduceLayout::Rows { .. } => &[
+                "input",
+                "output",
+                "lines",
+                "len",
+                "line_stride",
+                "elem_stride",
+                "splits",
+                "chunk",
+                "out_stride",
+                "count",
+            ],
+            ReduceLayout::Columns { .. } => &[
+                "input",
+                "output",
+                "cols",
+                "len",
+                "row_stride",
+                "splits",
+                "chunk",
+                "out_stride",
+                "out_split_stride",
+                "count",
+            ],
+        }
+    }
+
+    /// Checks the types and the vector width.
+    pub fn check(&self) -> Result<(), PtxError> {
+        for (role, ty) in [("input", self.input), ("output", self.output)] {
+            if !SUPPORTED.contains(&ty) {
+                return Err(PtxError::UnsupportedElement {
+                    kernel: "reduce",
+                    element: format!("{ty} ({role})"),
+                    supported: "f32, f16, bf16",
+                });
+            }
+        }
+        if let ReduceLayout::Columns { vector } = self.layout {
+            let bytes = u64::from(vector) * u64::from(self.input.size_bytes());
+            if !vector.is_power_of_two() || bytes > 16 {
+                return Err(PtxError::UnsupportedElement {
+                    kernel: "reduce",
+                    element: format!("{vector} columns of {} per thread", self.input),
+                    supported: "1, 2, 4 or 8 columns per thread, at most 16 bytes",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The module's PTX text: one kernel named [`kernel_name`](Self::kernel_name).
+    pub fn ptx(&self) -> Result<String, PtxError> {
+        self.check()?;
+        let kernel = match self.layout {
+            ReduceLayout::Rows { vectorized } => rows::kernel(self, vectorized)?,
+            ReduceLayout::Columns { vector } => columns::kernel(self, vector)?,
+        };
+        let mut module = Module::new(self.arch);
+        module.add_kernel(kernel)?;
+        module.emit()
+    }
+
+    /// A kernel with the spec's name, block size and params declared; the
+    /// params' registers in declaration order (pointers converted to global).
+    fn start_kernel(&self) -> Result<(Kernel, Vec<crate::ptx::Reg>), PtxError> {
+        use crate::ptx::ParamType;
+        let mut k = Kernel::new(&self.kernel_name())?;
+        k.max_threads(BLOCK_THREADS, 1, 1);
+        let names = self.param_names();
+        let mut regs = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            let ty = if i + 1 == names.len() {
+                ParamType::F32
+            } else {
+                ParamType::U64
+            };
+            let param = k.param(name, ty)?;
+            let reg = k.load_param(&param)?;
+            if i < 2 {
+                k.cvta_to_global(reg, reg);
+            }
+            regs.push(reg);
+        }
+        Ok((k, regs))
+    }
+}

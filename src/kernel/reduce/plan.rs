@@ -1,0 +1,512 @@
+//! Planning a reduction: which kernels, how many splits, which workspace.
+//!
+//! [`plan`] turns a [`Problem`] (shape, strides, dimension, types, the
+//! device's SM count) into one to three [`Launch`]es and the f32 workspace
+//! they share. It is pure host arithmetic, so every decision is testable
+//! without a GPU.
+
+use super::{ReduceLayout, ReduceOp, ReduceSpec, BLOCK_THREADS};
+use crate::arch::ArchKind;
+use crate::numeric::ElementType;
+
+/// CTAs per SM a pass aims for (8 x 256 threads = 2048, a full SM).
+const CTAS_PER_SM: u64 = 8;
+/// Fewest elements a `Rows` split reduces (16 vectors per thread of a CTA).
+const MIN_ROW_CHUNK: u64 = 16 * 1024;
+/// Most elements a `Rows` split reduces (bounds each thread's sequential sum).
+const MAX_ROW_CHUNK: u64 = 1 << 20;
+/// Fewest rows a `Columns` split reduces.
+const MIN_COL_CHUNK: u64 = 64;
+/// Most rows a `Columns` split reduces.
+const MAX_COL_CHUNK: u64 = 8192;
+/// Most splits of one launch (the grid's y extent).
+const MAX_SPLITS: u64 = 65535;
+/// Most partials one finishing CTA reads before another split pass is added.
+const MAX_FINISH: u64 = 1 << 16;
+/// Largest grid a launch uses (the kernels loop over the remaining items).
+const MAX_GRID: u64 = 1 << 20;
+
+/// Which dimension of a 2-D tensor a reduction removes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceDim {
+    /// Dim -1 (or 1): each row becomes one value; the output has `rows` values.
+    Last,
+    /// Dim 0: each column becomes one value; the output has `cols` values.
+    First,
+    /// Every element: the output has one value.
+    All,
+}
+
+impl ReduceDim {
+    /// The dimension PyTorch-style: -1 and 1 are [`Last`](Self::Last), 0 is
+    /// [`First`](Self::First); anything else is `None`.
+    ///
+    /// ```
+    /// use cutlet::kernel::reduce::ReduceDim;
+    /// assert_eq!(ReduceDim::from_index(-1), Some(ReduceDim::Last));
+    /// assert_eq!(ReduceDim::from_index(0), Some(ReduceDim::First));
+    /// assert_eq!(ReduceDim::from_index(2), None);
+    /// ```
+    pub fn from_index(dim: i64) -> Option<ReduceDim> {
+        match dim {
+            -1 | 1 => Some(ReduceDim::Last),
+            0 => Some(ReduceDim::First),
+            _ => None,
+        }
+    }
+}
+
+/// Everything a plan depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The operator.
+    pub op: ReduceOp,
+    /// Input element type.
+    pub input: ElementType,
+    /// Output element type.
+    pub output: ElementType,
+    /// `(rows, cols)` of the input.
+    pub shape: [u64; 2],
+    /// Strides of the input in elements, `(row, col)`.
+    pub strides: [u64; 2],
+    /// Device address of the input's first element (for vector alignment).
+    pub address: u64,
+    /// Stride between output elements, in elements.
+    pub out_stride: u64,
+    /// The dimension reduced.
+    pub dim: ReduceDim,
+    /// Architecture of the kernels.
+    pub arch: ArchKind,
+    /// SMs of the device.
+    pub sm_count: u32,
+}
+
+/// Where a launch reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workspace {
+    /// The user's input tensor.
+    Input,
+    /// The user's output tensor.
+    Output,
+    /// The f32 workspace, from this element offset.
+    At(u64),
+}
+
+/// The grid-facing numbers of one launch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LaunchShape {
+    /// The u64 params after `input` and `output`, in the spec's order.
+    pub params: [u64; 7],
+    /// The f32 `count` param (a finishing mean divides by it).
+    pub count: f32,
+    /// Blocks `(x, y)`: x strides over lines (or column tiles), y is the
+    /// split; threads per block are [`BLOCK_THREADS`].
+    pub grid: (u32, u32),
+}
+
+/// One kernel launch of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    /// The kernel.
+    pub spec: ReduceSpec,
+    /// What it reads.
+    pub source: Workspace,
+    /// What it writes.
+    pub target: Workspace,
+    /// Its params and grid.
+    pub shape: LaunchShape,
+}
+
+/// The launches of one reduction, in order, and the f32 workspace they need.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Kernel launches, in stream order (none for an empty output).
+    pub launches: Vec<Launch>,
+    /// f32 elements of workspace the launches use.
+    pub workspace: u64,
+}
+
+/// The reduction as lines: `lines` lines of `len` elements.
+#[derive(Clone, Copy, Debug)]
+struct Lines {
+    lines: u64,
+    len: u64,
+    line_stride: u64,
+    elem_stride: u64,
+}
+
+/// Plans `problem`. The number of splits depends on the shape and on
+/// `sm_count` only, so one device always reduces in the same order.
+///
+/// ```
+/// use cutlet::arch::ArchKind;
+/// use cutlet::kernel::reduce::{plan, Problem, ReduceDim, ReduceLayout, ReduceOp};
+/// use cutlet::numeric::ElementType;
+///
+/// let problem = Problem {
+///     op: ReduceOp::Sum, input: ElementType::F32, output: ElementType::F32,
+///     shape: [16384, 8192], strides: [8192, 1], address: 0, out_stride: 1,
+///     dim: ReduceDim::First, arch: ArchKind::Sm90, sm_count: 132,
+/// };
+/// let plan = plan(&problem);
+/// // 16 row splits of 1024 rows into an f32 workspace, then one finishing pass.
+/// assert_eq!(plan.launches.len(), 2);
+/// assert_eq!(plan.launches[0].spec.layout, ReduceLayout::Columns { vector: 4 });
+/// assert_eq!(plan.workspace, 17 * 8192);
+/// ```
+pub fn plan(problem: &Problem) -> Plan {
+    let [rows, cols] = problem.shape;
+    let [row_stride, col_stride] = problem.strides;
+    let mut plan = Plan::default();
+    let kept = match problem.dim {
+        ReduceDim::Last => rows,
+        ReduceDim::First => cols,
+        ReduceDim::All => 1,
+    };
+    if kept == 0 {
+        return plan;
+    }
+    let spec = |layout, finish, input| ReduceSpec {
+        op: problem.op,
+        input,
+        output: problem.output,
+        layout,
+        finish,
+        arch: problem.arch,
+    };
+    let (len, lines) = match problem.dim {
+        ReduceDim::Last => (cols, line_view(rows, row_stride, cols, col_stride)),
+        ReduceDim::First => (rows, line_view(cols, col_stride, rows, row_stride)),
+        ReduceDim::All => (rows.saturating_mul(cols), all_view(problem)),
+    };
+    let count = len as f32;
+    let target = u64::from(problem.sm_count.max(1)) * CTAS_PER_SM;
+    // Columns: the kept dimension is contiguous and the reduced one is not.
+    if problem.dim != ReduceDim::All
+        && lines.elem_stride != 1
+        && lines.line_stride == 1
+        && lines.lines > 1
+    {
+        let vector = column_vector(problem, lines.elem_stride);
+        let tiles = lines.lines.div_ceil(32 * u64::from(vector));
+        let splits = if tiles >= target || len <= MIN_COL_CHUNK {
+            len.div_ceil(MAX_COL_CHUNK).max(1)
+        } else {
+            target
+                .div_ceil(tiles)
+                .min(len.div_ceil(MIN_COL_CHUNK))
+                .max(len.div_ceil(MAX_COL_CHUNK))
+        };
+        let (chunk, splits) = chunking(len, splits, 1);
+        let layout = ReduceLayout::Columns { vector };
+        if splits == 1 {
+            plan.launches.push(column_launch(
+                spec(layout, true, problem.input),
+                Workspace::Input,
+                Workspace::Output,
+                lines.lines,
+                len,
+                lines.elem_stride,
+                1,
+                chunk,
+                problem.out_stride,
+                0,
+                count,
+            ));
+            return plan;
+        }
+        plan.launches.push(column_launch(
+            spec(layout, false, problem.input),
+            Workspace::Input,
+            Workspace::At(0),
+            lines.lines,
+            len,
+            lines.elem_stride,
+            splits,
+            chunk,
+            1,
+            lines.lines,
+            count,
+        ));
+        // The partials: (splits, lines) f32, row-major, 16-byte aligned at 0.
+        let vector = if lines.lines % 4 == 0 {
+            4
+        } else if lines.lines % 2 == 0 {
+            2
+        } else {
+            1
+        };
+        let layout = ReduceLayout::Columns { vector };
+        plan.launches.push(column_launch(
+            spec(layout, true, ElementType::F32),
+            Workspace::At(0),
+            Workspace::Output,
+            lines.lines,
+            splits,
+            lines.lines,
+            1,
+            splits,
+            problem.out_stride,
+            0,
+            count,
+        ));
+        plan.workspace = splits.saturating_mul(lines.lines);
+        return plan;
+    }
+    // Rows: along each line, split when there are too few lines.
+    let vectorized = lines.elem_stride == 1;
+    let layout = ReduceLayout::Rows { vectorized };
+    let splits = if lines.lines >= target || len <= MIN_ROW_CHUNK {
+        len.div_ceil(MAX_ROW_CHUNK).max(1)
+    } else {
+        target
+            .div_ceil(lines.lines)
+            .min(len.div_ceil(MIN_ROW_CHUNK))
+            .max(len.div_ceil(MAX_ROW_CHUNK))
+    };
+    let (chunk, splits) = chunking(len, splits, 64);
+    let mut partials = lines.lines.saturating_mul(splits);
+    let single = problem.dim != ReduceDim::All || lines.lines == 1;
+    if single && splits == 1 {
+        plan.launches.push(row_launch(
+            spec(layout, true, problem.input),
+            Workspace::Input,
+            Workspace::Output,
+            lines,
+            1,
+            chunk.max(len),
+            problem.out_stride,
+            count,
+        ));
+        return plan;
+    }
+    plan.launches.push(row_launch(
+        spec(layout, false, problem.input),
+        Workspace::Input,
+        Workspace::At(0),
+        lines,
+        splits,
+        chunk,
+        1,
+        count,
+    ));
+    plan.workspace = partials;
+    let finish = ReduceLayout::Rows { vectorized: true };
+    if problem.dim != ReduceDim::All {
+        let view = Lines {
+            lines: lines.lines,
+            len: splits,
+            line_stride: splits,
+            elem_stride: 1,
+        };
+        plan.launches.push(row_launch(
+            spec(finish, true, ElementType::F32),
+            Workspace::At(0),
+            Workspace::Output,
+            view,
+            1,
+            splits,
+            problem.out_stride,
+            count,
+        ));
+        return plan;
+    }
+    // A full reduction finishes over all partials as one line, adding
+    // split passes (ping-ponging in the workspace) while there are too many.
+    let mut from = 0;
+    while partials > MAX_FINISH {
+        let (chunk, splits) = chunking(partials, partials.div_ceil(MIN_ROW_CHUNK), 64);
+        let to = if from == 0 { plan.workspace } else { 0 };
+        let view = Lines {
+            lines: 1,
+            len: partials,
+            line_stride: partials,
+            elem_stride: 1,
+        };
+        plan.launches.push(row_launch(
+            spec(finish, false, ElementType::F32),
+            Workspace::At(from),
+            Workspace::At(to),
+            view,
+            splits,
+            chunk,
+            1,
+            count,
+        ));
+        plan.workspace = plan.workspace.max(to + splits);
+        from = to;
+        partials = splits;
+    }
+    let view = Lines {
+        lines: 1,
+        len: partials,
+        line_stride: partials,
+        elem_stride: 1,
+    };
+    plan.launches.push(row_launch(
+        spec(finish, true, ElementType::F32),
+        Workspace::At(from),
+        Workspace::Output,
+        view,
+        1,
+        partials,
+        problem.out_stride,
+        count,
+    ));
+    plan
+}
+
+/// Lines along the reduced dimension (extent `len`, stride `elem_stride`)
+/// of `lines` lines `line_stride` apart. A reduced extent of one or zero
+/// counts as contiguous.
+fn line_view(lines: u64, line_stride: u64, len: u64, elem_stride: u64) -> Lines {
+    Lines {
+        lines,
+        len,
+        line_stride: if lines <= 1 { 1 } else { line_stride },
+        elem_stride: if len <= 1 { 1 } else { elem_stride },
+    }
+}
+
+/// A full reduction as lines: one contiguous line when the tensor is dense
+/// in either order, else lines along the dimension with the smaller stride.
+fn all_view(problem: &Problem) -> Lines {
+    let [rows, cols] = problem.shape;
+    let [rs, cs] = problem.strides;
+    let total = rows.saturating_mul(cols);
+    let dense = rows <= 1 && (cols <= 1 || cs == 1)
+        || cols <= 1 && (rows <= 1 || rs == 1)
+        || cs == 1 && rs == cols
+        || rs == 1 && cs == rows;
+    if dense {
+        return Lines {
+            lines: 1,
+            len: total,
+            line_stride: 1,
+            elem_stride: 1,
+        };
+    }
+    if rows == 1 {
+        return line_view(1, 1, cols, cs);
+    }
+    if cols == 1 {
+        return line_view(1, 1, rows, rs);
+    }
+    if cs <= rs {
+        line_view(rows, rs, cols, cs)
+    } else {
+        line_view(cols, cs, rows, rs)
+    }
+}
+
+/// Columns per thread: the widest of 8, 4, 2, 1 (at most 16 bytes) such that
+/// the input address and the row stride keep every strip aligned.
+fn column_vector(problem: &Problem, row_stride: u64) -> u32 {
+    let size = u64::from(problem.input.size_bytes());
+    let mut vector = 16 / size;
+    while vector > 1 {
+        let bytes = vector * size;
+        if problem.address.is_multiple_of(bytes)
+            && row_stride.saturating_mul(size).is_multiple_of(bytes)
+        {
+            break;
+        }
+        vector /= 2;
+    }
+    vector as u32
+}
+
+/// The grid for `items` work items (x) and `splits` splits (y, at most
+/// [`MAX_SPLITS`] by construction of the chunks).
+fn grid(items: u64, splits: u64) -> (u32, u32) {
+    (
+        items.clamp(1, MAX_GRID) as u32,
+        splits.clamp(1, MAX_SPLITS) as u32,
+    )
+}
+
+/// The chunk for `len` elements in about `splits` pieces, a multiple of
+/// `align`, large enough that at most [`MAX_SPLITS`] pieces remain; and the
+/// resulting number of pieces.
+fn chunking(len: u64, splits: u64, align: u64) -> (u64, u64) {
+    let chunk = len
+        .div_ceil(splits.max(1))
+        .max(len.div_ceil(MAX_SPLITS))
+        .max(1)
+        .next_multiple_of(align);
+    (chunk, len.div_ceil(chunk).max(1))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row_launch(
+    spec: ReduceSpec,
+    source: Workspace,
+    target: Workspace,
+    lines: Lines,
+    splits: u64,
+    chunk: u64,
+    out_stride: u64,
+    count: f32,
+) -> Launch {
+    Launch {
+        spec,
+        source,
+        target,
+        shape: LaunchShape {
+            params: [
+                lines.lines,
+                lines.len,
+                lines.line_stride,
+                lines.elem_stride,
+                splits,
+                chunk,
+                out_stride,
+            ],
+            count,
+            grid: grid(lines.lines, splits),
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn column_launch(
+    spec: ReduceSpec,
+    source: Workspace,
+    target: Workspace,
+    cols: u64,
+    len: u64,
+    row_stride: u64,
+    splits: u64,
+    chunk: u64,
+    out_stride: u64,
+    out_split_stride: u64,
+    count: f32,
+) -> Launch {
+    let vector = match spec.layout {
+        ReduceLayout::Columns { vector } => u64::from(vector),
+        ReduceLayout::Rows { .. } => 1,
+    };
+    Launch {
+        spec,
+        source,
+        target,
+        shape: LaunchShape {
+            params: [
+                cols,
+                len,
+                row_stride,
+                splits,
+                chunk,
+                out_stride,
+                out_split_stride,
+            ],
+            count,
+            grid: grid(cols.div_ceil(32 * vector), splits),
+        },
+    }
+}
+
+const _: () = assert!(
+    BLOCK_THREADS == 256,
+    "the plan's CTA counts assume 256-thread blocks"
+);
