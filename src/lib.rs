@@ -28,6 +28,7 @@ pub mod kernel;
 pub mod layout;
 pub mod numeric;
 pub mod ptx;
+pub mod tensor;
 pub mod tiled;
 
 pub use error::{Error, Result};

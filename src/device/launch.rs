@@ -160,6 +160,25 @@ impl<'a> KernelArgs<'a> {
         self.scalar(address)
     }
 
+    /// As [`KernelArgs::input`] (any `DevicePtr`, unsized ones too), returning
+    /// the device address it pushed, for launchers that pick a kernel variant
+    /// by alignment or check overlaps.
+    pub fn input_address<T, B: DevicePtr<T> + ?Sized>(&mut self, buffer: &'a B) -> u64 {
+        let (address, guard) = buffer.device_ptr(self.stream);
+        self.guards.push(guard);
+        self.scalar(address);
+        address
+    }
+
+    /// As [`KernelArgs::output`] (any `DevicePtrMut`, unsized ones too),
+    /// returning the device address it pushed.
+    pub fn output_address<T, B: DevicePtrMut<T> + ?Sized>(&mut self, buffer: &'a mut B) -> u64 {
+        let (address, guard) = buffer.device_ptr_mut(self.stream);
+        self.guards.push(guard);
+        self.scalar(address);
+        address
+    }
+
     /// As [`KernelArgs::input`], after checking that the buffer's device
     /// address is a multiple of `align` bytes (vectorized kernels need it).
     ///
