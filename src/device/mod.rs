@@ -16,6 +16,7 @@
 //! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
 //! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
+//! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
 //!
 //! # Assumptions
@@ -62,6 +63,7 @@ mod driver;
 mod function;
 mod jit;
 mod launch;
+mod reduce;
 mod vector_add;
 
 pub use cache::{get_or_load, LoadedKernel};
@@ -70,4 +72,5 @@ pub use driver::{device_count, driver_available, driver_version};
 pub use function::Function;
 pub use jit::Module;
 pub use launch::{KernelArgs, LaunchConfig, TensorMapArg};
+pub use reduce::{Reduce, ReduceDim, ReduceWorkspace};
 pub use vector_add::vector_add;

@@ -1,0 +1,276 @@
+//! The host side of the reductions: checked, planned, cached, launched.
+//!
+//! [`Reduce`] describes one reduction (operator, dimension); [`Reduce::run`]
+//! checks the call, plans it ([`plan`](crate::kernel::reduce::plan)), and
+//! launches one to three kernels on the caller's stream. Splitting the
+//! reduced dimension over CTAs needs an f32 workspace: a [`ReduceWorkspace`]
+//! the caller keeps and passes to every call grows when a call needs more
+//! and is otherwise reused, so a cached call allocates nothing.
+//!
+//! Results are deterministic: the plan (and so the order of every f32
+//! addition) depends only on the shape, the strides' contiguity, the
+//! input's 16-byte alignment and the device's SM count. No atomics.
+
+mod check;
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+
+use super::cache::get_or_load;
+use super::device::Device;
+use super::launch::{KernelArgs, LaunchConfig};
+use crate::kernel::reduce::{plan, Plan, Problem, ReduceOp, Workspace, BLOCK_THREADS};
+use crate::numeric::ElementType;
+use crate::tensor::{TensorArg, TensorArgMut};
+use crate::{Error, Result};
+
+pub use crate::kernel::reduce::ReduceDim;
+
+/// A reusable f32 workspace for reductions that split over CTAs. Starts
+/// empty; a call that needs more allocates (once) on its stream.
+#[derive(Debug, Default)]
+pub struct ReduceWorkspace {
+    buffer: Option<CudaSlice<f32>>,
+}
+
+impl ReduceWorkspace {
+    /// An empty workspace (no device memory until a call needs it).
+    pub fn new() -> ReduceWorkspace {
+        ReduceWorkspace::default()
+    }
+
+    /// f32 elements held now.
+    pub fn len(&self) -> usize {
+        self.buffer.as_ref().map_or(0, CudaSlice::len)
+    }
+
+    /// Whether no device memory is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn ensure(&mut self, stream: &Arc<CudaStream>, len: usize) -> Result<&mut CudaSlice<f32>> {
+        let buffer = match self.buffer.take() {
+            Some(buffer) if buffer.len() >= len => buffer,
+            _ => stream.alloc_zeros::<f32>(len.max(1)).map_err(|e| {
+                Error::driver(format!("allocating a {len}-element reduction workspace"), e)
+            })?,
+        };
+        Ok(self.buffer.insert(buffer))
+    }
+}
+
+/// One reduction: an operator along a dimension.
+///
+/// - Dimensions: [`ReduceDim::Last`] (dim -1: one value per row),
+///   [`ReduceDim::First`] (dim 0: one value per column), [`ReduceDim::All`].
+///   [`Reduce::along`] takes PyTorch's integer form.
+/// - Types: input f32, f16 or bf16; output the input's type or f32;
+///   accumulation in f32.
+/// - Empty inputs, as PyTorch: no output elements is a no-op; an empty
+///   reduced dimension gives 0 for sum, NaN for mean, and an error for max
+///   and min.
+/// - Accuracy: each thread adds sequentially into a few f32 accumulators
+///   (at most about 1000 terms each: the plan bounds the chunk a CTA
+///   reduces), then the accumulators, lanes, warps and splits combine as
+///   balanced trees. The error of a sum is at most about
+///   `(s + log2(n)) * 2^-24 * sum(|x|)`, `s` the longest sequential run
+///   (typically far less: random rounding errors cancel).
+///
+/// ```no_run
+/// # fn main() -> cutlet::Result<()> {
+/// use cutlet::device::{Device, Reduce, ReduceWorkspace};
+/// use cutlet::kernel::reduce::ReduceOp;
+/// use cutlet::tensor::{TensorMut, TensorRef};
+/// let device = Device::new(0)?;
+/// let stream = device.default_stream();
+/// let x = stream.clone_htod(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+/// let mut sums = stream.alloc_zeros::<f32>(2).unwrap();
+/// let mut workspace = ReduceWorkspace::new();
+/// Reduce::along(ReduceOp::Sum, -1)?.run(
+///     &device, &stream,
+///     TensorRef::row_major(&x, 2, 3)?.into(),
+///     TensorMut::vector(&mut sums).into(),
+///     &mut workspace,
+/// )?;
+/// assert_eq!(stream.clone_dtoh(&sums).unwrap(), [6.0, 15.0]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub struct Reduce {
+    op: ReduceOp,
+    dim: ReduceDim,
+}
+
+impl Reduce {
+    /// `op` along `dim`.
+    pub fn new(op: ReduceOp, dim: ReduceDim) -> Reduce {
+        Reduce { op, dim }
+    }
+
+    /// `op` along a PyTorch-style `dim`: -1 or 1 (each row), 0 (each column).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for any other `dim`, saying what is allowed.
+    pub fn along(op: ReduceOp, dim: i64) -> Result<Reduce> {
+        Ok(Reduce::new(op, check::dim_from_index(dim)?))
+    }
+
+    /// `op` over every element (one output value).
+    pub fn all(op: ReduceOp) -> Reduce {
+        Reduce::new(op, ReduceDim::All)
+    }
+
+    /// Reduces `input` into `output` on `stream`.
+    ///
+    /// `output` is a vector (rank 1, or a 2-D view with one row or one
+    /// column; any stride) of one element per row ([`ReduceDim::Last`]), per
+    /// column ([`ReduceDim::First`]), or one element ([`ReduceDim::All`]).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a wrong output shape (naming
+    /// both shapes), an unsupported element type, an output type other than
+    /// the input's or f32, max or min over an empty dimension;
+    /// [`Error::UnsupportedArch`] before compute capability 7.0; driver and
+    /// JIT errors with the kernel's name.
+    pub fn run(
+        &self,
+        device: &Device,
+        stream: &Arc<CudaStream>,
+        input: TensorArg<'_>,
+        output: TensorArgMut<'_>,
+        workspace: &mut ReduceWorkspace,
+    ) -> Result<()> {
+        let checked = check::check(
+            self.op,
+            self.dim,
+            (input.element(), input.layout()),
+            (output.element(), output.layout()),
+        )?;
+        if checked.outputs == 0 {
+            return Ok(());
+        }
+        let plan = self.plan(device, stream, &input, output.element(), checked.out_stride)?;
+        run_plan(device, stream, &plan, input, output, workspace)
+    }
+
+    /// f32 elements of workspace that [`run`](Self::run) would need for
+    /// `input` on `device` (0 when it does not split).
+    pub fn workspace_size(
+        &self,
+        device: &Device,
+        stream: &Arc<CudaStream>,
+        input: TensorArg<'_>,
+    ) -> Result<usize> {
+        Ok(self
+            .plan(device, stream, &input, input.element(), 1)?
+            .workspace as usize)
+    }
+
+    fn plan(
+        &self,
+        device: &Device,
+        stream: &Arc<CudaStream>,
+        input: &TensorArg<'_>,
+        output: ElementType,
+        out_stride: usize,
+    ) -> Result<Plan> {
+        let Some(arch) = device.arch() else {
+            let (major, minor) = device.compute_capability();
+            return Err(Error::UnsupportedArch {
+                kernel: "reduce".into(),
+                required: "compute capability 7.0 or newer".into(),
+                ordinal: device.ordinal(),
+                major,
+                minor,
+            });
+        };
+        let mut probe = KernelArgs::new(stream);
+        let address = input.buffer.push_input(&mut probe);
+        drop(probe);
+        let layout = input.layout();
+        let [rows, cols] = layout.shape();
+        let [row_stride, col_stride] = layout.strides();
+        Ok(plan(&Problem {
+            op: self.op,
+            input: input.element(),
+            output,
+            shape: [rows as u64, cols as u64],
+            strides: [row_stride as u64, col_stride as u64],
+            address,
+            out_stride: out_stride as u64,
+            dim: self.dim,
+            arch,
+            sm_count: device.limits().sm_count,
+        }))
+    }
+}
+
+/// Launches every kernel of `plan` in order.
+fn run_plan(
+    device: &Device,
+    stream: &Arc<CudaStream>,
+    plan: &Plan,
+    input: TensorArg<'_>,
+    output: TensorArgMut<'_>,
+    workspace: &mut ReduceWorkspace,
+) -> Result<()> {
+    let ws = workspace.ensure(stream, plan.workspace as usize)?;
+    for launch in &plan.launches {
+        let spec = &launch.spec;
+        let name = spec.kernel_name();
+        let kernel = get_or_load(device, spec, &name, || Ok(spec.ptx()?))?;
+        let (ws_base, ws_guard) = ws.device_ptr_mut(stream);
+        let mut args = KernelArgs::new(stream);
+        push_buffer(&mut args, launch.source, ws_base, |args| {
+            input.buffer.push_input(args)
+        });
+        let out_buffer = &mut *output.buffer;
+        match launch.target {
+            Workspace::At(offset) => {
+                args.scalar(ws_base + offset * 4);
+            }
+            _ => {
+                out_buffer.push_output(&mut args);
+            }
+        }
+        for value in launch.shape.params {
+            args.scalar(value);
+        }
+        args.scalar(launch.shape.count);
+        let config = LaunchConfig {
+            grid: (launch.shape.grid.0, launch.shape.grid.1, 1),
+            block: (BLOCK_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the params are the spec's (`ReduceSpec::param_names`: two
+        // pointers, seven u64, one f32), pushed in that order; the plan's
+        // extents and strides come from the checked input view (every element
+        // it addresses lies in its buffer) and the checked output vector; the
+        // workspace holds `plan.workspace` f32s, which bounds every offset the
+        // plan uses; the grid's y extent is the `splits` param; the block is
+        // the kernel's 256 threads.
+        unsafe { kernel.function().launch(&config, args)? };
+        drop(ws_guard);
+    }
+    Ok(())
+}
+
+/// Pushes a launch's source: the user's input (through `push_input`) or a
+/// workspace offset.
+fn push_buffer<'a>(
+    args: &mut KernelArgs<'a>,
+    source: Workspace,
+    ws_base: u64,
+    push_input: impl FnOnce(&mut KernelArgs<'a>) -> u64,
+) {
+    match source {
+        Workspace::At(offset) => {
+            args.scalar(ws_base + offset * 4);
+        }
+        _ => {
+            push_input(args);
+        }
+    }
+}
