@@ -6,6 +6,7 @@
 
 use cudarc::driver::{sys::CUresult, DriverError};
 
+use crate::fusion::FusionError;
 use crate::layout::LayoutError;
 use crate::ptx::PtxError;
 
@@ -22,6 +23,9 @@ pub enum Error {
     /// The PTX assembler was given something it cannot emit.
     #[error(transparent)]
     Ptx(#[from] PtxError),
+    /// A fusion expression cannot be built or emitted as asked.
+    #[error(transparent)]
+    Fusion(#[from] FusionError),
     /// The CUDA driver library (`libcuda`) could not be loaded.
     #[error(
         "no CUDA driver found: libcuda.so could not be loaded; cutlet needs the NVIDIA driver"

@@ -15,6 +15,7 @@
 //! | atoms | [`atom`] | `cute/atom/mma_traits_sm*.hpp`, `copy_traits_sm*.hpp` |
 //! | tiled MMA and copy | [`tiled`] | `cute/atom/mma_atom.hpp`, `copy_atom.hpp` |
 //! | collectives | [`collective`] | `cutlass/gemm/collective/`, `cutlass/epilogue/collective/` |
+//! | fusion expressions | [`fusion`] | `cutlass/epilogue/thread/linear_combination.h`, epilogue visitor trees |
 //! | kernels | [`kernel`] | `cutlass/gemm/kernel/` |
 //! | device adapter and runtime | [`device`] | `cutlass/gemm/device/gemm_universal_adapter.h` |
 #![warn(missing_docs)]
@@ -24,6 +25,7 @@ pub mod atom;
 pub mod collective;
 pub mod device;
 mod error;
+pub mod fusion;
 pub mod kernel;
 pub mod layout;
 pub mod numeric;

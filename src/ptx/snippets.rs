@@ -7,6 +7,10 @@
 /// Family path -> file text.
 pub(crate) const FAMILIES: &[(&str, &str)] = &[
     (
+        "common/convert",
+        include_str!("../../ptx/common/convert.ptx"),
+    ),
+    (
         "common/elementwise_add",
         include_str!("../../ptx/common/elementwise_add.ptx"),
     ),
@@ -15,6 +19,10 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         include_str!("../../ptx/common/global_memory.ptx"),
     ),
     ("common/reduce", include_str!("../../ptx/common/reduce.ptx")),
+    (
+        "common/math_f32",
+        include_str!("../../ptx/common/math_f32.ptx"),
+    ),
     (
         "common/thread_index",
         include_str!("../../ptx/common/thread_index.ptx"),
