@@ -20,6 +20,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
 use super::cache::get_or_load;
 use super::device::Device;
 use super::launch::{KernelArgs, LaunchConfig};
+use crate::fusion::Expression;
 use crate::kernel::reduce::{plan, Plan, Problem, ReduceOp, Workspace, BLOCK_THREADS};
 use crate::numeric::ElementType;
 use crate::tensor::{TensorArg, TensorArgMut};
@@ -103,12 +104,29 @@ impl ReduceWorkspace {
 pub struct Reduce {
     op: ReduceOp,
     dim: ReduceDim,
+    map: Option<Expression>,
+    scalars: Vec<f32>,
 }
 
 impl Reduce {
     /// `op` along `dim`.
     pub fn new(op: ReduceOp, dim: ReduceDim) -> Reduce {
-        Reduce { op, dim }
+        Reduce {
+            op,
+            dim,
+            map: None,
+            scalars: Vec::new(),
+        }
+    }
+
+    /// Reduces `map(x)` instead of `x`, in the same kernel: `map` takes one
+    /// input and computes in f32 (e.g. `|x| x * x` for a sum of squares);
+    /// `scalars` are its runtime scalars (`scalar(i)`), checked at
+    /// [`run`](Self::run). The map is part of the kernel's cache key.
+    pub fn map(mut self, map: Expression, scalars: &[f32]) -> Reduce {
+        self.map = Some(map);
+        self.scalars = scalars.to_vec();
+        self
     }
 
     /// `op` along a PyTorch-style `dim`: -1 or 1 (each row), 0 (each column).
@@ -148,11 +166,20 @@ impl Reduce {
             (input.element(), input.layout()),
             (output.element(), output.layout()),
         )?;
+        self.check_map()?;
         if checked.outputs == 0 {
             return Ok(());
         }
         let plan = self.plan(device, stream, &input, output.element(), checked.out_stride)?;
-        run_plan(device, stream, &plan, input, output, workspace)
+        run_plan(
+            device,
+            stream,
+            &plan,
+            &self.scalars,
+            input,
+            output,
+            workspace,
+        )
     }
 
     /// f32 elements of workspace that [`run`](Self::run) would need for
@@ -166,6 +193,34 @@ impl Reduce {
         Ok(self
             .plan(device, stream, &input, input.element(), 1)?
             .workspace as usize)
+    }
+
+    fn check_map(&self) -> Result<()> {
+        let Some(map) = &self.map else {
+            return Ok(());
+        };
+        if map.arity() != 1 {
+            return Err(Error::invalid_argument(
+                "map arity",
+                map.arity(),
+                format!(
+                    "1 (the map `{}` is applied to each input element)",
+                    map.key()
+                ),
+            ));
+        }
+        if self.scalars.len() != map.scalar_count() {
+            return Err(Error::invalid_argument(
+                "map scalars",
+                format!("{} value(s)", self.scalars.len()),
+                format!(
+                    "{} scalar(s), as the map `{}` reads",
+                    map.scalar_count(),
+                    map.key()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn plan(
@@ -201,6 +256,7 @@ impl Reduce {
             address,
             out_stride: out_stride as u64,
             dim: self.dim,
+            map: self.map.clone(),
             arch,
             sm_count: device.limits().sm_count,
         }))
@@ -212,6 +268,7 @@ fn run_plan(
     device: &Device,
     stream: &Arc<CudaStream>,
     plan: &Plan,
+    scalars: &[f32],
     input: TensorArg<'_>,
     output: TensorArgMut<'_>,
     workspace: &mut ReduceWorkspace,
@@ -220,7 +277,7 @@ fn run_plan(
     for launch in &plan.launches {
         let spec = &launch.spec;
         let name = spec.kernel_name();
-        let kernel = get_or_load(device, spec, &name, || Ok(spec.ptx()?))?;
+        let kernel = get_or_load(device, spec, &name, || spec.ptx())?;
         let (ws_base, ws_guard) = ws.device_ptr_mut(stream);
         let mut args = KernelArgs::new(stream);
         push_buffer(&mut args, launch.source, ws_base, |args| {
@@ -239,13 +296,19 @@ fn run_plan(
             args.scalar(value);
         }
         args.scalar(launch.shape.count);
+        if spec.map.is_some() {
+            for &value in scalars {
+                args.scalar(value);
+            }
+        }
         let config = LaunchConfig {
             grid: (launch.shape.grid.0, launch.shape.grid.1, 1),
             block: (BLOCK_THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
         // SAFETY: the params are the spec's (`ReduceSpec::param_names`: two
-        // pointers, seven u64, one f32), pushed in that order; the plan's
+        // pointers, seven u64, one f32; then the map's f32 scalars, whose
+        // count `check_map` checked), pushed in that order; the plan's
         // extents and strides come from the checked input view (every element
         // it addresses lies in its buffer) and the checked output vector; the
         // workspace holds `plan.workspace` f32s, which bounds every offset the

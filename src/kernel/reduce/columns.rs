@@ -2,10 +2,11 @@
 //! one tile of `32 * vector` columns over one split of the rows.
 
 use super::emit::{
-    combine, identities, load_elements, map_element, size_shift, smem_slot, store_result, tree,
+    combine, identities, load_elements, map_element, size_shift, smem_slot, store_result, tree, Ctx,
 };
 use super::{ReduceSpec, BLOCK_THREADS, UNROLL};
-use crate::ptx::{Kernel, PtxError, RegClass, SpecialReg};
+use crate::ptx::{Kernel, RegClass, SpecialReg};
+use crate::Result;
 
 /// Column strips (threads along the columns) per CTA.
 const STRIPS: u32 = 32;
@@ -13,8 +14,9 @@ const STRIPS: u32 = 32;
 const GROUPS: u32 = BLOCK_THREADS / STRIPS;
 
 /// Generates the `Columns` kernel of `spec` with `vector` columns per thread.
-pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel, PtxError> {
-    let (mut k, p) = spec.start_kernel()?;
+pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
+    let (mut k, p, scalars) = spec.start_kernel()?;
+    let cx = Ctx { spec, scalars };
     let (input, output, cols, len, row_stride) = (p[0], p[1], p[2], p[3], p[4]);
     // p[5] is `splits`, which the launch passes as the grid's y extent.
     let (chunk, out_stride, out_split_stride, count) = (p[6], p[7], p[8], p[9]);
@@ -106,7 +108,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel, PtxError>
     }
     for (u, batch) in batches.into_iter().enumerate() {
         for (j, x) in batch.into_iter().enumerate() {
-            let value = map_element(&mut k, spec, x)?;
+            let value = map_element(&mut k, &cx, x)?;
             let acc = accs[(u % sets) * v + j];
             combine(&mut k, spec.op, acc, acc, value)?;
         }
@@ -120,33 +122,35 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel, PtxError>
         .into_iter()
         .enumerate()
     {
-        let value = map_element(&mut k, spec, x)?;
+        let value = map_element(&mut k, &cx, x)?;
         combine(&mut k, spec.op, accs[j], accs[j], value)?;
     }
     k.push(format!("add.u64 {row}, {row}, {GROUPS};"));
     k.push(format!("add.u64 {addr}, {addr}, {step};"));
     k.push(format!("bra {rest};"));
 
-    // The last, partial strip: column j only where col0 + j < cols.
+    // The last, partial strip: column j only where j < valid = cols - col0
+    // (the predicate is set again per column: 8 live predicates would
+    // exceed the hardware's 7 and spill).
     k.place_label(&partial);
-    let valid = k.regs(RegClass::Pred, v);
-    for (j, &pj) in valid.iter().enumerate() {
-        k.push(format!("add.u64 {last}, {col0}, {j};"));
-        k.push(format!("setp.lt.u64 {pj}, {last}, {cols};"));
-    }
+    let valid = k.reg(RegClass::B64);
+    k.push(format!("min.u64 {valid}, {col0}, {cols};"));
+    k.push(format!("sub.u64 {valid}, {cols}, {valid};"));
     let partial_loop = k.new_label("partial_rows")?;
     k.place_label(&partial_loop);
     k.push(format!("setp.ge.u64 {p}, {row}, {end};"));
     k.push(format!("@{p} bra {reduce};"));
     let element = spec.input.size_bytes();
-    for (j, &pj) in valid.iter().enumerate() {
+    let pj = k.reg(RegClass::Pred);
+    for (j, &acc) in accs.iter().enumerate().take(v) {
+        k.push(format!("setp.gt.u64 {pj}, {valid}, {j};"));
         let at = k.reg(RegClass::B64);
         k.push(format!("add.u64 {at}, {addr}, {};", j as u32 * element));
         let x = load_elements(&mut k, at, element, spec.input, Some(pj))?[0];
-        let value = map_element(&mut k, spec, x)?;
+        let value = map_element(&mut k, &cx, x)?;
         let combined = k.reg(RegClass::F32);
-        combine(&mut k, spec.op, combined, accs[j], value)?;
-        k.push(format!("@{pj} mov.f32 {}, {combined};", accs[j]));
+        combine(&mut k, spec.op, combined, acc, value)?;
+        k.push(format!("@{pj} mov.f32 {acc}, {combined};"));
     }
     k.push(format!("add.u64 {row}, {row}, {GROUPS};"));
     k.push(format!("add.u64 {addr}, {addr}, {step};"));

@@ -4,8 +4,17 @@
 
 use super::{ReduceOp, ReduceSpec};
 use crate::arch::ArchKind;
+use crate::fusion::{EmitOptions, Value};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass, SharedVar};
+use crate::Result;
+
+/// What element code needs while a kernel is generated: the spec and the
+/// registers of the map's runtime scalars (f32 params).
+pub(super) struct Ctx<'a> {
+    pub spec: &'a ReduceSpec,
+    pub scalars: Vec<Value>,
+}
 
 /// One element as loaded: its register (`.f32` for f32, `.b16` for f16 and
 /// bf16) and its storage type.
@@ -29,7 +38,7 @@ pub(super) fn load_elements(
     bytes: u32,
     ty: ElementType,
     pred: Option<Reg>,
-) -> Result<Vec<Loaded>, PtxError> {
+) -> Result<Vec<Loaded>> {
     let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
     if bytes == ty.size_bytes() {
         let class = RegClass::for_element(ty);
@@ -59,7 +68,8 @@ pub(super) fn load_elements(
                 kernel: "reduce",
                 element: format!("a {bytes}-byte vector of {ty}"),
                 supported: "vectors of 2, 4, 8 or 16 bytes",
-            })
+            }
+            .into())
         }
     }
     let mut out = Vec::new();
@@ -78,9 +88,19 @@ pub(super) fn load_elements(
     Ok(out)
 }
 
-/// The value the reduction accumulates for one loaded element, in a fresh
-/// `.f32` register: the element itself, converted exactly to f32.
-pub(super) fn map_element(k: &mut Kernel, _spec: &ReduceSpec, x: Loaded) -> Result<Reg, PtxError> {
+/// The value the reduction accumulates for one loaded element, in an
+/// `.f32` register: `map(x)` computed in f32 when the spec has a map, else
+/// the element itself, converted exactly to f32.
+pub(super) fn map_element(k: &mut Kernel, cx: &Ctx<'_>, x: Loaded) -> Result<Reg> {
+    if let Some(map) = &cx.spec.map {
+        let input = Value {
+            reg: x.reg,
+            ty: x.ty,
+        };
+        let options = EmitOptions::new(ElementType::F32, cx.spec.arch);
+        let value = map.emit(k, &[input], &cx.scalars, &options)?;
+        return Ok(value.reg);
+    }
     let dst = k.reg(RegClass::F32);
     match x.ty {
         ElementType::F32 => k.mov(dst, x.reg),
@@ -99,13 +119,7 @@ pub(super) fn map_element(k: &mut Kernel, _spec: &ReduceSpec, x: Loaded) -> Resu
 }
 
 /// `dst = combine(a, b)` for `op` (sum and mean add; max and min propagate NaN).
-pub(super) fn combine(
-    k: &mut Kernel,
-    op: ReduceOp,
-    dst: Reg,
-    a: Reg,
-    b: Reg,
-) -> Result<(), PtxError> {
+pub(super) fn combine(k: &mut Kernel, op: ReduceOp, dst: Reg, a: Reg, b: Reg) -> Result<()> {
     let name = match op {
         ReduceOp::Sum | ReduceOp::Mean => "combine_sum",
         ReduceOp::Max => "combine_max",
@@ -115,7 +129,8 @@ pub(super) fn combine(
         "common/reduce",
         name,
         &[("dst", &dst), ("a", &a), ("b", &b)],
-    )
+    )?;
+    Ok(())
 }
 
 /// Fresh `.f32` registers set to `op`'s identity.
@@ -128,7 +143,7 @@ pub(super) fn identities(k: &mut Kernel, op: ReduceOp, count: usize) -> Vec<Reg>
 }
 
 /// Combines `values` pairwise, as a balanced tree, into `values[0]`.
-pub(super) fn tree(k: &mut Kernel, op: ReduceOp, values: &[Reg]) -> Result<Reg, PtxError> {
+pub(super) fn tree(k: &mut Kernel, op: ReduceOp, values: &[Reg]) -> Result<Reg> {
     let mut level = values.to_vec();
     while level.len() > 1 {
         let mut next = Vec::with_capacity(level.len().div_ceil(2));
@@ -146,12 +161,7 @@ pub(super) fn tree(k: &mut Kernel, op: ReduceOp, values: &[Reg]) -> Result<Reg, 
 /// `acc = combine over the lanes (laneid ^ m)` for m = `width`/2 .. 1: after
 /// it, every lane of each aligned group of `width` lanes holds the group's
 /// result (a butterfly: the same order on every lane, so it is deterministic).
-pub(super) fn butterfly(
-    k: &mut Kernel,
-    op: ReduceOp,
-    acc: Reg,
-    width: u32,
-) -> Result<(), PtxError> {
+pub(super) fn butterfly(k: &mut Kernel, op: ReduceOp, acc: Reg, width: u32) -> Result<()> {
     let other = k.reg(RegClass::F32);
     let mut mask = width / 2;
     while mask >= 1 {
@@ -175,7 +185,7 @@ pub(super) fn store_result(
     count: Reg,
     addr: Reg,
     pred: Option<Reg>,
-) -> Result<(), PtxError> {
+) -> Result<()> {
     let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
     if spec.finish && spec.op == ReduceOp::Mean {
         k.push(format!("div.rn.f32 {value}, {value}, {count};"));

@@ -49,8 +49,10 @@ mod rows;
 use std::fmt;
 
 use crate::arch::ArchKind;
+use crate::fusion::{Expression, Value};
 use crate::numeric::ElementType;
-use crate::ptx::{Kernel, Module, PtxError};
+use crate::ptx::{Kernel, Module, ParamType, PtxError, Reg};
+use crate::{Error, Result};
 
 pub use plan::{plan, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace};
 
@@ -134,6 +136,7 @@ pub enum ReduceLayout {
 ///     output: ElementType::F16,
 ///     layout: ReduceLayout::Rows { vectorized: true },
 ///     finish: true,
+///     map: None,
 ///     arch: ArchKind::Sm80,
 /// };
 /// assert_eq!(spec.kernel_name(), "reduce_rows_v_sum_f16_f16");
@@ -155,6 +158,10 @@ pub struct ReduceSpec {
     /// `true`: write final results (mean divided, converted to `output`);
     /// `false`: write f32 partials for a finishing launch.
     pub finish: bool,
+    /// The per-element map `f` of `reduce(f(x))`, of arity 1, computed in
+    /// f32 (`None`: the identity). Its runtime scalars are f32 params after
+    /// `count`.
+    pub map: Option<Expression>,
     /// Architecture the PTX targets.
     pub arch: ArchKind,
 }
@@ -171,8 +178,9 @@ impl ReduceSpec {
             ReduceLayout::Columns { vector } => format!("cols{vector}"),
         };
         let stage = if self.finish { "" } else { "_partial" };
+        let map = if self.map.is_some() { "_map" } else { "" };
         format!(
-            "reduce_{layout}_{}_{}_{}{stage}",
+            "reduce_{layout}_{}_{}_{}{stage}{map}",
             self.op,
             self.input,
             self.written_type()
@@ -202,7 +210,8 @@ impl ReduceSpec {
     ///   reduces rows `[s * chunk, min(len, (s + 1) * chunk))` of column `c`
     ///   into `output[s * out_split_stride + c * out_stride]`.
     ///
-    /// `count` divides a finishing mean (the full reduced length).
+    /// `count` divides a finishing mean (the full reduced length). A map's
+    /// runtime scalars follow as f32 params `scalar0, scalar1, ...`.
     pub fn param_names(&self) -> &'static [&'static str] {
         match self.layout {
             ReduceLayout::Rows { .. } => &[
@@ -233,14 +242,27 @@ impl ReduceSpec {
     }
 
     /// Checks the types and the vector width.
-    pub fn check(&self) -> Result<(), PtxError> {
+    pub fn check(&self) -> Result<()> {
         for (role, ty) in [("input", self.input), ("output", self.output)] {
             if !SUPPORTED.contains(&ty) {
                 return Err(PtxError::UnsupportedElement {
                     kernel: "reduce",
                     element: format!("{ty} ({role})"),
                     supported: "f32, f16, bf16",
-                });
+                }
+                .into());
+            }
+        }
+        if let Some(map) = &self.map {
+            if map.arity() != 1 {
+                return Err(Error::invalid_argument(
+                    "reduction map arity",
+                    map.arity(),
+                    format!(
+                        "1: the map `{}` is applied to each input element",
+                        map.key()
+                    ),
+                ));
             }
         }
         if let ReduceLayout::Columns { vector } = self.layout {
@@ -250,14 +272,15 @@ impl ReduceSpec {
                     kernel: "reduce",
                     element: format!("{vector} columns of {} per thread", self.input),
                     supported: "1, 2, 4 or 8 columns per thread, at most 16 bytes",
-                });
+                }
+                .into());
             }
         }
         Ok(())
     }
 
     /// The module's PTX text: one kernel named [`kernel_name`](Self::kernel_name).
-    pub fn ptx(&self) -> Result<String, PtxError> {
+    pub fn ptx(&self) -> Result<String> {
         self.check()?;
         let kernel = match self.layout {
             ReduceLayout::Rows { vectorized } => rows::kernel(self, vectorized)?,
@@ -265,13 +288,13 @@ impl ReduceSpec {
         };
         let mut module = Module::new(self.arch);
         module.add_kernel(kernel)?;
-        module.emit()
+        Ok(module.emit()?)
     }
 
     /// A kernel with the spec's name, block size and params declared; the
-    /// params' registers in declaration order (pointers converted to global).
-    fn start_kernel(&self) -> Result<(Kernel, Vec<crate::ptx::Reg>), PtxError> {
-        use crate::ptx::ParamType;
+    /// params' registers in declaration order (pointers converted to global)
+    /// and the map's scalars.
+    fn start_kernel(&self) -> Result<(Kernel, Vec<Reg>, Vec<Value>)> {
         let mut k = Kernel::new(&self.kernel_name())?;
         k.max_threads(BLOCK_THREADS, 1, 1);
         let names = self.param_names();
@@ -289,6 +312,16 @@ impl ReduceSpec {
             }
             regs.push(reg);
         }
-        Ok((k, regs))
+        let scalar_count = self.map.as_ref().map_or(0, Expression::scalar_count);
+        let mut scalars = Vec::with_capacity(scalar_count);
+        for i in 0..scalar_count {
+            let param = k.param(&format!("scalar{i}"), ParamType::F32)?;
+            let reg = k.load_param(&param)?;
+            scalars.push(Value {
+                reg,
+                ty: ElementType::F32,
+            });
+        }
+        Ok((k, regs, scalars))
     }
 }

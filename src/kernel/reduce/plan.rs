@@ -7,6 +7,7 @@
 
 use super::{ReduceLayout, ReduceOp, ReduceSpec, BLOCK_THREADS};
 use crate::arch::ArchKind;
+use crate::fusion::Expression;
 use crate::numeric::ElementType;
 
 /// CTAs per SM a pass aims for (8 x 256 threads = 2048, a full SM).
@@ -57,7 +58,7 @@ impl ReduceDim {
 }
 
 /// Everything a plan depends on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     /// The operator.
     pub op: ReduceOp,
@@ -75,6 +76,8 @@ pub struct Problem {
     pub out_stride: u64,
     /// The dimension reduced.
     pub dim: ReduceDim,
+    /// The per-element map of the first pass (`None`: the identity).
+    pub map: Option<Expression>,
     /// Architecture of the kernels.
     pub arch: ArchKind,
     /// SMs of the device.
@@ -146,7 +149,7 @@ struct Lines {
 /// let problem = Problem {
 ///     op: ReduceOp::Sum, input: ElementType::F32, output: ElementType::F32,
 ///     shape: [16384, 8192], strides: [8192, 1], address: 0, out_stride: 1,
-///     dim: ReduceDim::First, arch: ArchKind::Sm90, sm_count: 132,
+///     dim: ReduceDim::First, map: None, arch: ArchKind::Sm90, sm_count: 132,
 /// };
 /// let plan = plan(&problem);
 /// // 16 row splits of 1024 rows into an f32 workspace, then one finishing pass.
@@ -166,12 +169,19 @@ pub fn plan(problem: &Problem) -> Plan {
     if kept == 0 {
         return plan;
     }
-    let spec = |layout, finish, input| ReduceSpec {
+    // The first pass reads the input and applies the map; later passes
+    // read f32 partials.
+    let spec = |layout, finish, first: bool| ReduceSpec {
         op: problem.op,
-        input,
+        input: if first {
+            problem.input
+        } else {
+            ElementType::F32
+        },
         output: problem.output,
         layout,
         finish,
+        map: if first { problem.map.clone() } else { None },
         arch: problem.arch,
     };
     let (len, lines) = match problem.dim {
@@ -201,7 +211,7 @@ pub fn plan(problem: &Problem) -> Plan {
         let layout = ReduceLayout::Columns { vector };
         if splits == 1 {
             plan.launches.push(column_launch(
-                spec(layout, true, problem.input),
+                spec(layout, true, true),
                 Workspace::Input,
                 Workspace::Output,
                 lines.lines,
@@ -216,7 +226,7 @@ pub fn plan(problem: &Problem) -> Plan {
             return plan;
         }
         plan.launches.push(column_launch(
-            spec(layout, false, problem.input),
+            spec(layout, false, true),
             Workspace::Input,
             Workspace::At(0),
             lines.lines,
@@ -238,7 +248,7 @@ pub fn plan(problem: &Problem) -> Plan {
         };
         let layout = ReduceLayout::Columns { vector };
         plan.launches.push(column_launch(
-            spec(layout, true, ElementType::F32),
+            spec(layout, true, false),
             Workspace::At(0),
             Workspace::Output,
             lines.lines,
@@ -269,7 +279,7 @@ pub fn plan(problem: &Problem) -> Plan {
     let single = problem.dim != ReduceDim::All || lines.lines == 1;
     if single && splits == 1 {
         plan.launches.push(row_launch(
-            spec(layout, true, problem.input),
+            spec(layout, true, true),
             Workspace::Input,
             Workspace::Output,
             lines,
@@ -281,7 +291,7 @@ pub fn plan(problem: &Problem) -> Plan {
         return plan;
     }
     plan.launches.push(row_launch(
-        spec(layout, false, problem.input),
+        spec(layout, false, true),
         Workspace::Input,
         Workspace::At(0),
         lines,
@@ -300,7 +310,7 @@ pub fn plan(problem: &Problem) -> Plan {
             elem_stride: 1,
         };
         plan.launches.push(row_launch(
-            spec(finish, true, ElementType::F32),
+            spec(finish, true, false),
             Workspace::At(0),
             Workspace::Output,
             view,
@@ -324,7 +334,7 @@ pub fn plan(problem: &Problem) -> Plan {
             elem_stride: 1,
         };
         plan.launches.push(row_launch(
-            spec(finish, false, ElementType::F32),
+            spec(finish, false, false),
             Workspace::At(from),
             Workspace::At(to),
             view,
@@ -344,7 +354,7 @@ pub fn plan(problem: &Problem) -> Plan {
         elem_stride: 1,
     };
     plan.launches.push(row_launch(
-        spec(finish, true, ElementType::F32),
+        spec(finish, true, false),
         Workspace::At(from),
         Workspace::Output,
         view,

@@ -3,18 +3,20 @@
 
 use super::emit::{
     butterfly, combine, identities, load_elements, map_element, size_shift, smem_slot,
-    store_result, tree,
+    store_result, tree, Ctx,
 };
 use super::{ReduceSpec, BLOCK_THREADS, UNROLL};
-use crate::ptx::{Kernel, PtxError, Reg, RegClass, SpecialReg};
+use crate::ptx::{Kernel, Reg, RegClass, SpecialReg};
+use crate::Result;
 
 /// Warps per CTA.
 const WARPS: u32 = BLOCK_THREADS / 32;
 
 /// Generates the `Rows` kernel of `spec`: 16-byte loads along contiguous
 /// lines when `vectorized`, scalar loads at `elem_stride` otherwise.
-pub(super) fn kernel(spec: &ReduceSpec, vectorized: bool) -> Result<Kernel, PtxError> {
-    let (mut k, p) = spec.start_kernel()?;
+pub(super) fn kernel(spec: &ReduceSpec, vectorized: bool) -> Result<Kernel> {
+    let (mut k, p, scalars) = spec.start_kernel()?;
+    let cx = Ctx { spec, scalars };
     let (input, output, lines, len, line_stride, elem_stride) =
         (p[0], p[1], p[2], p[3], p[4], p[5]);
     let (splits, chunk, out_stride, count) = (p[6], p[7], p[8], p[9]);
@@ -64,9 +66,9 @@ pub(super) fn kernel(spec: &ReduceSpec, vectorized: bool) -> Result<Kernel, PtxE
     k.push(format!("add.u64 {base}, {base}, {input};"));
 
     let accs = if vectorized {
-        vector_body(&mut k, spec, base, seg, tid, &reduce)?
+        vector_body(&mut k, &cx, base, seg, tid, &reduce)?
     } else {
-        strided_body(&mut k, spec, base, seg, tid, elem_stride, &reduce)?
+        strided_body(&mut k, &cx, base, seg, tid, elem_stride, &reduce)?
     };
 
     // Accumulators -> thread -> warp (butterfly) -> CTA (shared memory).
@@ -102,13 +104,8 @@ pub(super) fn kernel(spec: &ReduceSpec, vectorized: bool) -> Result<Kernel, PtxE
 }
 
 /// Loads one scalar at `base + index * size` and combines it into `acc`.
-fn scalar_step(
-    k: &mut Kernel,
-    spec: &ReduceSpec,
-    base: Reg,
-    index: Reg,
-    acc: Reg,
-) -> Result<(), PtxError> {
+fn scalar_step(k: &mut Kernel, cx: &Ctx<'_>, base: Reg, index: Reg, acc: Reg) -> Result<()> {
+    let spec = cx.spec;
     let addr = k.reg(RegClass::B64);
     k.push(format!(
         "shl.b64 {addr}, {index}, {};",
@@ -116,7 +113,7 @@ fn scalar_step(
     ));
     k.push(format!("add.u64 {addr}, {addr}, {base};"));
     let x = load_elements(k, addr, spec.input.size_bytes(), spec.input, None)?[0];
-    let value = map_element(k, spec, x)?;
+    let value = map_element(k, cx, x)?;
     combine(k, spec.op, acc, acc, value)
 }
 
@@ -125,12 +122,13 @@ fn scalar_step(
 /// accumulators (one per element of a vector).
 fn vector_body(
     k: &mut Kernel,
-    spec: &ReduceSpec,
+    cx: &Ctx<'_>,
     base: Reg,
     seg: Reg,
     tid: Reg,
     reduce: &crate::ptx::Label,
-) -> Result<Vec<Reg>, PtxError> {
+) -> Result<Vec<Reg>> {
+    let spec = cx.spec;
     let shift = size_shift(spec.input);
     let per_vector = 16 / spec.input.size_bytes();
     let accs = identities(k, spec.op, per_vector as usize);
@@ -147,7 +145,7 @@ fn vector_body(
     let after_head = k.new_label("after_head")?;
     k.push(format!("setp.ge.u64 {p}, {tid}, {head};"));
     k.push(format!("@{p} bra {after_head};"));
-    scalar_step(k, spec, base, tid, accs[0])?;
+    scalar_step(k, cx, base, tid, accs[0])?;
     k.place_label(&after_head);
 
     // vectors: nvec = (seg - head) / per_vector, starting at base + head * size
@@ -181,7 +179,7 @@ fn vector_body(
     }
     for batch in batches {
         for (x, &acc) in batch.into_iter().zip(&accs) {
-            let value = map_element(k, spec, x)?;
+            let value = map_element(k, cx, x)?;
             combine(k, spec.op, acc, acc, value)?;
         }
     }
@@ -196,7 +194,7 @@ fn vector_body(
         .into_iter()
         .zip(&accs)
     {
-        let value = map_element(k, spec, x)?;
+        let value = map_element(k, cx, x)?;
         combine(k, spec.op, acc, acc, value)?;
     }
     k.push(format!("add.u64 {i}, {i}, {block};"));
@@ -213,7 +211,7 @@ fn vector_body(
     k.push(format!("add.u64 {j}, {j}, {tid};"));
     k.push(format!("setp.ge.u64 {p}, {j}, {seg};"));
     k.push(format!("@{p} bra {reduce};"));
-    scalar_step(k, spec, base, j, accs[0])?;
+    scalar_step(k, cx, base, j, accs[0])?;
     Ok(accs)
 }
 
@@ -221,13 +219,14 @@ fn vector_body(
 /// flight. Returns the accumulators (one per load in flight).
 fn strided_body(
     k: &mut Kernel,
-    spec: &ReduceSpec,
+    cx: &Ctx<'_>,
     base: Reg,
     seg: Reg,
     tid: Reg,
     elem_stride: Reg,
     reduce: &crate::ptx::Label,
-) -> Result<Vec<Reg>, PtxError> {
+) -> Result<Vec<Reg>> {
+    let spec = cx.spec;
     let shift = size_shift(spec.input);
     let accs = identities(k, spec.op, UNROLL);
     let block = u64::from(BLOCK_THREADS);
@@ -252,7 +251,7 @@ fn strided_body(
         k.push(format!("add.u64 {addr}, {addr}, {block_step};"));
     }
     for (x, &acc) in loaded.into_iter().zip(&accs) {
-        let value = map_element(k, spec, x)?;
+        let value = map_element(k, cx, x)?;
         combine(k, spec.op, acc, acc, value)?;
     }
     k.push(format!("add.u64 {i}, {i}, {};", UNROLL as u64 * block));
@@ -262,7 +261,7 @@ fn strided_body(
     k.push(format!("@{p} bra {reduce};"));
     k.push(format!("mad.lo.u64 {addr}, {i}, {step}, {base};"));
     let x = load_elements(k, addr, spec.input.size_bytes(), spec.input, None)?[0];
-    let value = map_element(k, spec, x)?;
+    let value = map_element(k, cx, x)?;
     combine(k, spec.op, accs[0], accs[0], value)?;
     k.push(format!("add.u64 {i}, {i}, {block};"));
     k.push(format!("bra {rest};"));

@@ -1,0 +1,85 @@
+//! Every reduction kernel the GPU tests launch assembles with ptxas for
+//! sm_70, sm_80 and sm_90a, without spills. The kernels are found the way
+//! the device layer finds them: by planning each GPU test case.
+
+mod common;
+mod reduce;
+
+use common::ptxas::assemble;
+use cutlet::arch::ArchKind;
+use cutlet::kernel::reduce::{plan, Problem, ReduceDim, ReduceOp, ReduceSpec};
+use cutlet::numeric::ElementType;
+use reduce::{maps, View, DIMS, SPLIT_VIEWS, TYPE_PAIRS, VIEWS};
+
+/// The specs of every launch of every GPU test case on `arch` (132 SMs, as
+/// an H100/H200; the SM count only changes split counts, not kernels).
+fn specs(arch: ArchKind) -> Vec<ReduceSpec> {
+    let mut cases: Vec<(View, ReduceDim, ReduceOp, (ElementType, ElementType), usize)> = Vec::new();
+    for op in ReduceOp::ALL {
+        for dim in DIMS {
+            for pair in TYPE_PAIRS {
+                for view in VIEWS {
+                    cases.push((view, dim, op, pair, usize::MAX));
+                }
+                for (m, _) in maps().iter().enumerate() {
+                    for view in [VIEWS[1], VIEWS[2], VIEWS[4]] {
+                        cases.push((view, dim, op, pair, m));
+                    }
+                }
+            }
+        }
+        for (view, dim) in SPLIT_VIEWS {
+            for pair in [TYPE_PAIRS[0], TYPE_PAIRS[4]] {
+                cases.push((view, dim, op, pair, usize::MAX));
+            }
+        }
+    }
+    let maps = maps();
+    let mut specs: Vec<ReduceSpec> = Vec::new();
+    for (view, dim, op, (input, output), map) in cases {
+        let problem = Problem {
+            op,
+            input,
+            output,
+            shape: view.shape.map(|x| x as u64),
+            strides: view.strides.map(|x| x as u64),
+            address: 256 + (view.offset as u64) * u64::from(input.size_bytes()),
+            out_stride: 1,
+            dim,
+            map: maps.get(map).map(|(_, e, _)| e.clone()),
+            arch,
+            sm_count: 132,
+        };
+        for launch in plan(&problem).launches {
+            if !specs.contains(&launch.spec) {
+                specs.push(launch.spec);
+            }
+        }
+    }
+    specs
+}
+
+#[test]
+fn every_tested_reduction_kernel_assembles_without_spills() {
+    for arch in ArchKind::ALL {
+        let specs = specs(arch);
+        assert!(
+            specs.len() > 20,
+            "{arch}: only {} kernels planned",
+            specs.len()
+        );
+        for spec in specs {
+            let name = spec.kernel_name();
+            let ptx = spec.ptx().unwrap_or_else(|e| panic!("{name}: {e}"));
+            let Some(report) = assemble(&ptx, arch.ptx_target()) else {
+                return;
+            };
+            let f = report.function(&name);
+            assert_eq!(
+                (f.spill_stores, f.spill_loads),
+                (0, 0),
+                "{name} on {arch} spills: {f:?}"
+            );
+        }
+    }
+}
