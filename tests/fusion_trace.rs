@@ -234,3 +234,16 @@ fn a_node_used_twice_is_emitted_once() {
     let text = k.emit().unwrap();
     assert_eq!(text.matches("tanh.approx.f32").count(), 1, "{text}");
 }
+
+#[test]
+fn expressions_are_send_sync_and_hashable_cache_keys() {
+    fn send_sync<T: Send + Sync + std::hash::Hash + Eq + Clone>(_: &T) {}
+    let e = Expression::linear_combination();
+    send_sync(&e);
+    let mut cache = std::collections::HashMap::new();
+    cache.insert(e.clone(), 1);
+    let same = Expression::from_fn(|acc: Expr, c: Expr| acc * scalar(0) + c * scalar(1));
+    assert_eq!(cache.get(&same), Some(&1));
+    let handle = std::thread::spawn(move || e.key());
+    assert_eq!(handle.join().unwrap(), same.key());
+}

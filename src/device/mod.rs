@@ -16,6 +16,7 @@
 //! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
 //! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
+//! | [`elementwise`], [`Elementwise`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
 //!
@@ -60,6 +61,7 @@ mod cache;
 #[allow(clippy::module_inception)]
 mod device;
 mod driver;
+mod elementwise;
 mod function;
 mod jit;
 mod launch;
@@ -69,6 +71,10 @@ mod vector_add;
 pub use cache::{get_or_load, LoadedKernel};
 pub use device::{Device, DeviceInfo, DeviceLimits};
 pub use driver::{device_count, driver_available, driver_version};
+pub use elementwise::{
+    check_arguments, check_overlap, elementwise, plan_problem, Elementwise, Problem, TensorDesc,
+    MAX_INPUTS,
+};
 pub use function::Function;
 pub use jit::Module;
 pub use launch::{KernelArgs, LaunchConfig, TensorMapArg};

@@ -194,7 +194,7 @@ impl Drop for Expr {
     /// overflow the stack on a deep expression (a fold over 100 000 terms).
     fn drop(&mut self) {
         let mut pending: Vec<Expr> = Vec::new();
-        let mut take = |expr: &mut Expr, pending: &mut Vec<Expr>| {
+        let take = |expr: &mut Expr, pending: &mut Vec<Expr>| {
             if let Some(node) = Rc::get_mut(&mut expr.0) {
                 let node = std::mem::replace(node, Node::Const(0));
                 pending.extend(node.into_operands());

@@ -65,7 +65,7 @@ fn round_float(x: f64, fraction: i32, emin: i32, emax: i32, ties_even: bool) -> 
     }
 }
 
-/// erf in f64 to about 1e-15: `2/√π · e^(-x²) · Σ (2x²)^n x / (2n+1)!!`,
+/// erf in f64 to a few 1e-15 (absolute): `2/√π · e^(-x²) · Σ (2x²)^n x / (2n+1)!!`,
 /// a series of positive terms (no cancellation) for `|x| < 6`, and ±1
 /// beyond (erfc(6) ≈ 2e-17 is below half an ulp of 1).
 ///

@@ -10,6 +10,7 @@
 //! spec and device.
 
 /// The proving kernel: vectorized elementwise `c = a + b`, its spec and PTX.
+pub mod elementwise;
 pub mod vector_add;
 
 /// GEMM kernels: the spec every configuration lowers to and `GemmUniversal`.

@@ -1,6 +1,7 @@
 //! The shared reduction test bed: host reference in f64, tolerances derived
 //! from the kernels' summation order, and the cases both the GPU test and
 //! the ptxas test use.
+#![allow(dead_code)]
 
 use cutlet::fusion::Expression;
 use cutlet::kernel::reduce::{ReduceDim, ReduceOp};

@@ -1,0 +1,291 @@
+//! The host side of the elementwise kernels: validation, the spec (cache
+//! key) from the tensors, the launch.
+//!
+//! [`Elementwise`] holds an expression and its options; [`Elementwise::run`]
+//! applies it. [`elementwise`] is the one-call form. Validation runs in this
+//! order, all before any device call except the last: argument counts and
+//! types ([`check_arguments`]), shapes, broadcasting and the kernel's view
+//! ([`plan_problem`]), then the arch, then the buffers' addresses (pushed as
+//! launch arguments) for overlap ([`check_overlap`]) and alignment.
+
+mod problem;
+
+use cudarc::driver::CudaStream;
+
+pub use problem::{check_arguments, check_overlap, plan_problem, Problem, TensorDesc, MAX_INPUTS};
+
+use super::cache::get_or_load;
+use super::device::Device;
+use super::launch::{KernelArgs, LaunchConfig};
+use crate::fusion::Expression;
+use crate::kernel::elementwise::{Access, ElementwiseSpec, Operand, Tiling, TvPlan};
+use crate::layout::Layout;
+use crate::numeric::ElementType;
+use crate::tensor::{TensorArg, TensorArgMut};
+use crate::{Error, Result};
+
+/// An elementwise operation: an expression, its tiling and options, ready
+/// to run on any tensors of matching shape.
+///
+/// ```no_run
+/// # fn main() -> cutlet::Result<()> {
+/// use cutlet::device::{Device, Elementwise};
+/// use cutlet::fusion::Expression;
+/// use cutlet::tensor::{TensorMut, TensorRef};
+/// let device = Device::new(0)?;
+/// let stream = device.default_stream();
+/// let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+/// let b = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
+/// let mut c = stream.alloc_zeros::<f32>(3).unwrap();
+/// let add = Elementwise::new(Expression::from_fn(|a, b| a + b));
+/// add.run(&device, &stream, &[TensorRef::vector(&a).into(), TensorRef::vector(&b).into()],
+///         TensorMut::vector(&mut c).into(), &[])?;
+/// assert_eq!(stream.clone_dtoh(&c).unwrap(), [11.0, 22.0, 33.0]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Elementwise {
+    expression: Expression,
+    tiling: Option<(Tiling, TvPlan)>,
+    compute: Option<ElementType>,
+    check_scalars: bool,
+}
+
+impl Elementwise {
+    /// `expression` with the default tiling (16 bytes per access), f32
+    /// arithmetic (f64 when a tensor is f64 or i32) and no scalar checks.
+    pub fn new(expression: Expression) -> Elementwise {
+        Elementwise {
+            expression,
+            tiling: None,
+            compute: None,
+            check_scalars: false,
+        }
+    }
+
+    /// Uses the thread layout `thr` and value layout `val` (both `(M, N)`).
+    ///
+    /// Errors: [`Error::InvalidArgument`] naming the layouts when their TV
+    /// layout does not cover its tile exactly once (see [`Tiling::plan`]).
+    pub fn with_layouts(mut self, thr: Layout, val: Layout) -> Result<Elementwise> {
+        let tiling = Tiling { thr, val };
+        let plan = tiling.plan()?;
+        self.tiling = Some((tiling, plan));
+        Ok(self)
+    }
+
+    /// Arithmetic in `compute` (F32 or F64) instead of the default.
+    #[must_use]
+    pub fn compute(mut self, compute: ElementType) -> Elementwise {
+        self.compute = Some(compute);
+        self
+    }
+
+    /// Whether [`Elementwise::run`] rejects non-finite scalars.
+    #[must_use]
+    pub fn check_scalars(mut self, check: bool) -> Elementwise {
+        self.check_scalars = check;
+        self
+    }
+
+    /// The expression.
+    pub fn expression(&self) -> &Expression {
+        &self.expression
+    }
+
+    /// The tiling and its plan for tensors of these element types.
+    pub fn tiling_for(
+        &self,
+        elements: impl IntoIterator<Item = ElementType>,
+    ) -> Result<(Tiling, TvPlan)> {
+        if let Some(t) = &self.tiling {
+            return Ok(t.clone());
+        }
+        let narrowest = elements
+            .into_iter()
+            .map(|e| e.size_bytes())
+            .min()
+            .unwrap_or(4)
+            .max(1);
+        let tiling = Tiling::for_vector(16 / narrowest);
+        let plan = tiling.plan()?;
+        Ok((tiling, plan))
+    }
+
+    /// Host-only validation of a call on tensors described by `inputs` and
+    /// `output`: every check that needs no device. Returns the kernel's view.
+    pub fn validate(
+        &self,
+        inputs: &[TensorDesc],
+        output: &TensorDesc,
+        scalars: &[f64],
+    ) -> Result<Problem> {
+        check_arguments(
+            self.expression.arity(),
+            self.expression.scalar_count(),
+            inputs,
+            output,
+            scalars,
+            self.check_scalars,
+        )?;
+        let (_, plan) = self.tiling_for(inputs.iter().chain([output]).map(|d| d.element))?;
+        plan_problem(inputs, output, &plan)
+    }
+
+    fn compute_type(&self, descs: &[TensorDesc]) -> ElementType {
+        self.compute.unwrap_or_else(|| {
+            if descs
+                .iter()
+                .any(|d| matches!(d.element, ElementType::F64 | ElementType::I32))
+            {
+                ElementType::F64
+            } else {
+                ElementType::F32
+            }
+        })
+    }
+
+    /// Applies the expression: `output[i,j] = f(inputs[0][i,j], ..., scalars)`
+    /// on `stream`. Inputs broadcast to the output's shape (extent-1 modes,
+    /// stride-0 views); any element types in [`SUPPORTED_ELEMENTS`](crate::kernel::elementwise::SUPPORTED_ELEMENTS).
+    /// An empty output is a no-op.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a wrong input or scalar count,
+    /// more than 8 inputs, a non-finite scalar when checks are on, shapes
+    /// that do not broadcast, an output that addresses an element twice or
+    /// overlaps an input other than in place; [`Error::UnsupportedArch`]
+    /// below compute capability 7.0; emission, JIT and driver errors.
+    pub fn run(
+        &self,
+        device: &Device,
+        stream: &CudaStream,
+        inputs: &[TensorArg<'_>],
+        output: TensorArgMut<'_>,
+        scalars: &[f64],
+    ) -> Result<()> {
+        let descs: Vec<TensorDesc> = inputs
+            .iter()
+            .map(|t| TensorDesc {
+                element: t.element(),
+                layout: t.layout(),
+            })
+            .collect();
+        let out_desc = TensorDesc {
+            element: output.element(),
+            layout: output.layout(),
+        };
+        check_arguments(
+            self.expression.arity(),
+            self.expression.scalar_count(),
+            &descs,
+            &out_desc,
+            scalars,
+            self.check_scalars,
+        )?;
+        let (tiling, plan) = self.tiling_for(descs.iter().chain([&out_desc]).map(|d| d.element))?;
+        let problem = plan_problem(&descs, &out_desc, &plan)?;
+        if problem.empty {
+            return Ok(());
+        }
+        let Some(arch) = device.arch() else {
+            let (major, minor) = device.compute_capability();
+            return Err(Error::UnsupportedArch {
+                kernel: "elementwise".into(),
+                required: "compute capability 7.0 or newer".into(),
+                ordinal: device.ordinal(),
+                major,
+                minor,
+            });
+        };
+        let compute = self.compute_type(&descs);
+        let mut args = KernelArgs::new(stream);
+        let TensorArgMut { buffer, .. } = output;
+        let out_addr = buffer.push_output(&mut args);
+        let (rs, cs) = problem.strides[0];
+        args.scalar(rs).scalar(cs);
+        let mut in_addrs = Vec::with_capacity(inputs.len());
+        for (input, (rs, cs)) in inputs.iter().zip(&problem.strides[1..]) {
+            in_addrs.push(input.buffer.push_input(&mut args));
+            args.scalar(*rs).scalar(*cs);
+        }
+        let disjoint = check_overlap(&out_desc, out_addr, &descs, &in_addrs)?;
+        let operand =
+            |desc: &TensorDesc, addr: u64, (rs, cs): (u64, u64), read_only: bool| Operand {
+                element: desc.element,
+                access: access(desc.element, addr, rs, cs),
+                read_only,
+            };
+        let spec = ElementwiseSpec {
+            arch,
+            expression: self.expression.clone(),
+            compute,
+            inputs: descs
+                .iter()
+                .zip(&in_addrs)
+                .zip(&problem.strides[1..])
+                .zip(&disjoint)
+                .map(|(((d, a), s), r)| operand(d, *a, *s, *r))
+                .collect(),
+            output: operand(&out_desc, out_addr, problem.strides[0], false),
+            tiling,
+        };
+        args.scalar(problem.n)
+            .scalar(problem.len)
+            .scalar(problem.tiles_n);
+        for s in scalars {
+            if compute == ElementType::F64 {
+                args.scalar(*s);
+            } else {
+                args.scalar(*s as f32);
+            }
+        }
+        let kernel = get_or_load(device, &spec, &spec.kernel_name(), || spec.ptx())?;
+        let config = LaunchConfig {
+            grid: (problem.blocks, 1, 1),
+            block: (plan.threads as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the params are pushed in the spec's order (output, inputs:
+        // ptr, row stride, col stride; n, len, tiles_n; scalars in the
+        // compute type). Every view was checked against its buffer when it
+        // was built, and the kernel touches only elements (row, col) with
+        // col < n and row * n + col < len of the kernel's view, which map
+        // to elements of those views; the output is written only where it
+        // shares no memory with an input or is that input in place (checked
+        // above); vector accesses were chosen from the actual addresses and
+        // strides; the block has the plan's thread count.
+        unsafe { kernel.function().launch(&config, args) }
+    }
+}
+
+/// The widest access a tensor allows along `N` at `addr` with these strides.
+fn access(element: ElementType, addr: u64, row_stride: u64, col_stride: u64) -> Access {
+    match col_stride {
+        0 => Access::Broadcast,
+        1 => {
+            let size = u64::from(element.size_bytes());
+            let mut width = 16 / size;
+            while width > 1 && (row_stride % width != 0 || addr % (width * size) != 0) {
+                width /= 2;
+            }
+            Access::Contiguous {
+                width: width as u32,
+            }
+        }
+        _ => Access::Strided,
+    }
+}
+
+/// [`Elementwise::run`] in one call: applies `expression` to `inputs` into
+/// `output`, with default options.
+pub fn elementwise(
+    device: &Device,
+    stream: &CudaStream,
+    expression: &Expression,
+    inputs: &[TensorArg<'_>],
+    output: TensorArgMut<'_>,
+    scalars: &[f64],
+) -> Result<()> {
+    Elementwise::new(expression.clone()).run(device, stream, inputs, output, scalars)
+}
