@@ -11,10 +11,14 @@ use cutlet::kernel::reduce::{plan, Problem, ReduceDim, ReduceOp, ReduceSpec};
 use cutlet::numeric::ElementType;
 use reduce::{maps, View, DIMS, SPLIT_VIEWS, TYPE_PAIRS, VIEWS};
 
+/// One GPU test case: view, dimension, operator, (input, output) types and
+/// the index of its map in `maps()` (`usize::MAX`: none).
+type Case = (View, ReduceDim, ReduceOp, (ElementType, ElementType), usize);
+
 /// The specs of every launch of every GPU test case on `arch` (132 SMs, as
 /// an H100/H200; the SM count only changes split counts, not kernels).
 fn specs(arch: ArchKind) -> Vec<ReduceSpec> {
-    let mut cases: Vec<(View, ReduceDim, ReduceOp, (ElementType, ElementType), usize)> = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     for op in ReduceOp::ALL {
         for dim in DIMS {
             for pair in TYPE_PAIRS {

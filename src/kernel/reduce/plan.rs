@@ -520,3 +520,122 @@ const _: () = assert!(
     BLOCK_THREADS == 256,
     "the plan's CTA counts assume 256-thread blocks"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(shape: [u64; 2], strides: [u64; 2], dim: ReduceDim) -> Problem {
+        Problem {
+            op: ReduceOp::Sum,
+            input: ElementType::F32,
+            output: ElementType::F32,
+            shape,
+            strides,
+            address: 0,
+            out_stride: 1,
+            dim,
+            map: None,
+            arch: ArchKind::Sm90,
+            sm_count: 132,
+        }
+    }
+
+    /// Every launch's grid y is its splits param, and reads/writes stay in
+    /// the workspace it declares.
+    fn consistent(plan: &Plan) {
+        for launch in &plan.launches {
+            let splits = match launch.spec.layout {
+                ReduceLayout::Rows { .. } => launch.shape.params[4],
+                ReduceLayout::Columns { .. } => launch.shape.params[3],
+            };
+            assert_eq!(u64::from(launch.shape.grid.1), splits, "{launch:?}");
+            if let Workspace::At(offset) = launch.target {
+                assert!(offset < plan.workspace.max(1), "{launch:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn many_rows_need_one_pass() {
+        let plan = plan(&problem([16384, 8192], [8192, 1], ReduceDim::Last));
+        assert_eq!(plan.launches.len(), 1);
+        assert_eq!(plan.workspace, 0);
+        let launch = &plan.launches[0];
+        assert_eq!(launch.spec.layout, ReduceLayout::Rows { vectorized: true });
+        assert_eq!(launch.shape.grid, (16384, 1));
+        consistent(&plan);
+    }
+
+    #[test]
+    fn few_long_rows_split_and_finish() {
+        let plan = plan(&problem([3, 200_000], [200_000, 1], ReduceDim::Last));
+        assert_eq!(plan.launches.len(), 2);
+        assert!(!plan.launches[0].spec.finish && plan.launches[1].spec.finish);
+        assert_eq!(plan.launches[1].source, Workspace::At(0));
+        assert_eq!(plan.launches[1].target, Workspace::Output);
+        consistent(&plan);
+    }
+
+    #[test]
+    fn column_reduction_vector_width_follows_alignment() {
+        let aligned = plan(&problem([1000, 1000], [1000, 1], ReduceDim::First));
+        assert_eq!(
+            aligned.launches[0].spec.layout,
+            ReduceLayout::Columns { vector: 4 }
+        );
+        let ragged = plan(&problem([1000, 999], [999, 1], ReduceDim::First));
+        assert_eq!(
+            ragged.launches[0].spec.layout,
+            ReduceLayout::Columns { vector: 1 }
+        );
+        let mut offset = problem([1000, 1000], [1000, 1], ReduceDim::First);
+        offset.address = 8;
+        assert_eq!(
+            plan(&offset).launches[0].spec.layout,
+            ReduceLayout::Columns { vector: 2 }
+        );
+        consistent(&aligned);
+    }
+
+    #[test]
+    fn column_major_rows_reduce_down_columns() {
+        let plan = plan(&problem([500, 300], [1, 500], ReduceDim::Last));
+        assert!(matches!(
+            plan.launches[0].spec.layout,
+            ReduceLayout::Columns { .. }
+        ));
+        consistent(&plan);
+    }
+
+    #[test]
+    fn full_reductions_flatten_dense_tensors() {
+        let dense = plan(&problem([16384, 8192], [8192, 1], ReduceDim::All));
+        assert_eq!(dense.launches.len(), 2);
+        assert_eq!(dense.launches[0].shape.params[0], 1, "one line");
+        let padded = plan(&problem([700, 500], [512, 1], ReduceDim::All));
+        assert_eq!(padded.launches[0].shape.params[0], 700, "one line per row");
+        assert_eq!(padded.launches.last().unwrap().target, Workspace::Output);
+        consistent(&dense);
+        consistent(&padded);
+    }
+
+    #[test]
+    fn very_many_partials_add_a_pass_and_ping_pong() {
+        let plan = plan(&problem([1 << 20, 3], [4, 1], ReduceDim::All));
+        assert_eq!(plan.launches.len(), 3);
+        assert_eq!(plan.launches[1].source, Workspace::At(0));
+        assert_eq!(plan.launches[2].source, plan.launches[1].target);
+        consistent(&plan);
+    }
+
+    #[test]
+    fn empty_outputs_plan_nothing_and_empty_lines_one_launch() {
+        assert!(plan(&problem([0, 5], [5, 1], ReduceDim::Last))
+            .launches
+            .is_empty());
+        let empty_lines = plan(&problem([4, 0], [0, 1], ReduceDim::Last));
+        assert_eq!(empty_lines.launches.len(), 1);
+        assert_eq!(empty_lines.launches[0].shape.grid, (4, 1));
+    }
+}
