@@ -53,6 +53,7 @@ fn specs(arch: ArchKind) -> Vec<ReduceSpec> {
             map: maps.get(map).map(|(_, e, _)| e.clone()),
             arch,
             sm_count: 132,
+            ctas_per_sm: 8,
         };
         for launch in plan(&problem).launches {
             if !specs.contains(&launch.spec) {

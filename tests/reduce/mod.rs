@@ -230,13 +230,15 @@ pub fn tolerance(
     mapped: bool,
 ) -> f64 {
     let map_error = if mapped { 2f64.powi(-20) } else { 0.0 };
+    // One ulp of the output type at x, subnormals included (their spacing
+    // is the smallest subnormal: 2^-24 for f16, 2^-133 bf16, 2^-149 f32).
     let ulp = |x: f64| {
-        let bits = match out {
-            ElementType::F16 => 10,
-            ElementType::BF16 => 7,
-            _ => 23,
+        let (bits, smallest) = match out {
+            ElementType::F16 => (10, -24),
+            ElementType::BF16 => (7, -133),
+            _ => (23, -149),
         };
-        x.abs() * 2f64.powi(-bits)
+        (x.abs() * 2f64.powi(-bits)).max(2f64.powi(smallest))
     };
     let summed = match op {
         ReduceOp::Sum => (SEQUENTIAL_BOUND * 2f64.powi(-24) + map_error) * magnitude,

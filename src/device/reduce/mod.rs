@@ -9,7 +9,9 @@
 //!
 //! Results are deterministic: the plan (and so the order of every f32
 //! addition) depends only on the shape, the strides' contiguity, the
-//! input's 16-byte alignment and the device's SM count. No atomics.
+//! input's 16-byte alignment, the device's SM count and (for column
+//! reductions) the compiled kernel's register count, which fixes how many
+//! of its CTAs fit an SM. No atomics.
 
 mod check;
 
@@ -21,7 +23,9 @@ use super::cache::get_or_load;
 use super::device::Device;
 use super::launch::{KernelArgs, LaunchConfig};
 use crate::fusion::Expression;
-use crate::kernel::reduce::{plan, Plan, Problem, ReduceOp, Workspace, BLOCK_THREADS};
+use crate::kernel::reduce::{
+    plan, Plan, Problem, ReduceLayout, ReduceOp, Workspace, BLOCK_THREADS,
+};
 use crate::numeric::ElementType;
 use crate::tensor::{TensorArg, TensorArgMut};
 use crate::{Error, Result};
@@ -247,7 +251,7 @@ impl Reduce {
         let layout = input.layout();
         let [rows, cols] = layout.shape();
         let [row_stride, col_stride] = layout.strides();
-        Ok(plan(&Problem {
+        let mut problem = Problem {
             op: self.op,
             input: input.element(),
             output,
@@ -259,8 +263,33 @@ impl Reduce {
             map: self.map.clone(),
             arch,
             sm_count: device.limits().sm_count,
-        }))
+            ctas_per_sm: 8,
+        };
+        let first = plan(&problem);
+        // A column reduction sizes its splits to one wave: ask the compiled
+        // first kernel how many of its CTAs fit an SM, and plan again.
+        let Some(launch) = first.launches.first() else {
+            return Ok(first);
+        };
+        if !matches!(launch.spec.layout, ReduceLayout::Columns { .. }) {
+            return Ok(first);
+        }
+        let spec = &launch.spec;
+        let kernel = get_or_load(device, spec, &spec.kernel_name(), || spec.ptx())?;
+        problem.ctas_per_sm = resident_ctas(kernel.function().num_regs()?);
+        if problem.ctas_per_sm == 8 {
+            return Ok(first);
+        }
+        Ok(plan(&problem))
     }
+}
+
+/// CTAs of [`BLOCK_THREADS`] threads using `regs` registers each that fit
+/// one SM's 64 Ki registers (allocated in units of 8 per thread), at most
+/// 8 (2048 threads).
+fn resident_ctas(regs: u32) -> u32 {
+    let per_cta = regs.max(1).next_multiple_of(8) * BLOCK_THREADS;
+    (65536 / per_cta).clamp(1, 8)
 }
 
 /// Launches every kernel of `plan` in order.

@@ -5,6 +5,10 @@ use super::emit::{
     combine, identities, load_elements, map_element, size_shift, smem_slot, store_result, tree, Ctx,
 };
 use super::{ReduceSpec, BLOCK_THREADS, UNROLL};
+
+/// Bytes each thread keeps in flight in the main loop: 64 (four 16-byte
+/// strips, or more rows of narrower strips, up to 16 rows).
+const BYTES_IN_FLIGHT: u32 = 64;
 use crate::ptx::{Kernel, RegClass, SpecialReg};
 use crate::Result;
 
@@ -84,7 +88,9 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     k.push(format!("add.u64 {addr}, {addr}, {input};"));
     // accs[(u % sets) * v + j]: load slot u, column j; at most 8 accumulators
     // (more make ptxas spill on sm_70 for 8 columns of bf16).
-    let sets = UNROLL.min(8 / v).max(1);
+    let unroll =
+        (BYTES_IN_FLIGHT / (vector * spec.input.size_bytes())).clamp(UNROLL as u32, 16) as usize;
+    let sets = unroll.min(8 / v).max(1);
     let accs = identities(&mut k, spec.op, sets * v);
     k.push(format!("add.u64 {last}, {col0}, {vector};"));
     k.push(format!("setp.gt.u64 {p}, {last}, {cols};"));
@@ -97,12 +103,12 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     k.place_label(&main);
     k.push(format!(
         "add.u64 {last}, {row}, {};",
-        (UNROLL as u32 - 1) * GROUPS
+        (unroll as u32 - 1) * GROUPS
     ));
     k.push(format!("setp.ge.u64 {p}, {last}, {end};"));
     k.push(format!("@{p} bra {rest};"));
-    let mut batches = Vec::with_capacity(UNROLL);
-    for _ in 0..UNROLL {
+    let mut batches = Vec::with_capacity(unroll);
+    for _ in 0..unroll {
         batches.push(load_elements(&mut k, addr, bytes, spec.input, None)?);
         k.push(format!("add.u64 {addr}, {addr}, {step};"));
     }
@@ -113,7 +119,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
             combine(&mut k, spec.op, acc, acc, value)?;
         }
     }
-    k.push(format!("add.u64 {row}, {row}, {};", UNROLL as u32 * GROUPS));
+    k.push(format!("add.u64 {row}, {row}, {};", unroll as u32 * GROUPS));
     k.push(format!("bra {main};"));
     k.place_label(&rest);
     k.push(format!("setp.ge.u64 {p}, {row}, {end};"));

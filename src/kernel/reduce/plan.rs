@@ -82,6 +82,10 @@ pub struct Problem {
     pub arch: ArchKind,
     /// SMs of the device.
     pub sm_count: u32,
+    /// CTAs of the first pass's kernel resident per SM (its occupancy; 8
+    /// when unknown). A column reduction splits its rows so that all its
+    /// CTAs run in one wave: a second, partial wave would cost a whole one.
+    pub ctas_per_sm: u32,
 }
 
 /// Where a launch reads or writes.
@@ -150,12 +154,15 @@ struct Lines {
 ///     op: ReduceOp::Sum, input: ElementType::F32, output: ElementType::F32,
 ///     shape: [16384, 8192], strides: [8192, 1], address: 0, out_stride: 1,
 ///     dim: ReduceDim::First, map: None, arch: ArchKind::Sm90, sm_count: 132,
+///     ctas_per_sm: 4,
 /// };
 /// let plan = plan(&problem);
-/// // 16 row splits of 1024 rows into an f32 workspace, then one finishing pass.
+/// // 64 column tiles x 8 row splits of 2048 rows (512 CTAs, one wave of 4
+/// // per SM) into an f32 workspace, then one finishing pass.
 /// assert_eq!(plan.launches.len(), 2);
 /// assert_eq!(plan.launches[0].spec.layout, ReduceLayout::Columns { vector: 4 });
-/// assert_eq!(plan.workspace, 17 * 8192);
+/// assert_eq!(plan.launches[0].shape.grid, (64, 8));
+/// assert_eq!(plan.workspace, 8 * 8192);
 /// ```
 pub fn plan(problem: &Problem) -> Plan {
     let [rows, cols] = problem.shape;
@@ -191,6 +198,7 @@ pub fn plan(problem: &Problem) -> Plan {
     };
     let count = len as f32;
     let target = u64::from(problem.sm_count.max(1)) * CTAS_PER_SM;
+    let wave = u64::from(problem.sm_count.max(1)) * u64::from(problem.ctas_per_sm.clamp(1, 8));
     // Columns: the kept dimension is contiguous and the reduced one is not.
     if problem.dim != ReduceDim::All
         && lines.elem_stride != 1
@@ -199,11 +207,11 @@ pub fn plan(problem: &Problem) -> Plan {
     {
         let vector = column_vector(problem, lines.elem_stride);
         let tiles = lines.lines.div_ceil(32 * u64::from(vector));
-        let splits = if tiles >= target || len <= MIN_COL_CHUNK {
+        // As many splits as fit one wave next to the tiles (rounded down).
+        let splits = if tiles >= wave || len <= MIN_COL_CHUNK {
             len.div_ceil(MAX_COL_CHUNK).max(1)
         } else {
-            target
-                .div_ceil(tiles)
+            (wave / tiles)
                 .min(len.div_ceil(MIN_COL_CHUNK))
                 .max(len.div_ceil(MAX_COL_CHUNK))
         };
@@ -538,6 +546,7 @@ mod tests {
             map: None,
             arch: ArchKind::Sm90,
             sm_count: 132,
+            ctas_per_sm: 8,
         }
     }
 
