@@ -1,5 +1,6 @@
 //! Subcommands of the `cutlet` binary.
 
+mod bench;
 mod info;
 mod layout;
 
@@ -21,6 +22,8 @@ enum Command {
     Layout(layout::LayoutArgs),
     /// Print the CUDA driver version and each GPU's compute capability, SM count and memory.
     Info,
+    /// Benchmark a kernel against the DRAM bandwidth ceiling, e.g. `cutlet bench elementwise --op add`.
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line and runs the subcommand. Usage errors and
@@ -37,5 +40,6 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Layout(args) => layout::run(&args),
         Command::Info => info::run(),
+        Command::Bench(args) => bench::run(&args),
     }
 }

@@ -10,6 +10,8 @@
 
 mod problem;
 
+use std::sync::OnceLock;
+
 use cudarc::driver::CudaStream;
 
 pub use problem::{check_arguments, check_overlap, plan_problem, Problem, TensorDesc, MAX_INPUTS};
@@ -107,10 +109,18 @@ impl Elementwise {
             .map(|e| e.size_bytes())
             .min()
             .unwrap_or(4)
-            .max(1);
+            .clamp(1, 16);
+        // The default plans are computed once per vector width: checking a
+        // TV layout's coverage walks every (thread, value) pair, far more
+        // than a cached call may spend.
+        static DEFAULT_PLANS: [OnceLock<(Tiling, TvPlan)>; 5] = [const { OnceLock::new() }; 5];
+        let slot = &DEFAULT_PLANS[narrowest.trailing_zeros() as usize];
+        if let Some(plan) = slot.get() {
+            return Ok(plan.clone());
+        }
         let tiling = Tiling::for_vector(16 / narrowest);
         let plan = tiling.plan()?;
-        Ok((tiling, plan))
+        Ok(slot.get_or_init(|| (tiling, plan)).clone())
     }
 
     /// Host-only validation of a call on tensors described by `inputs` and
@@ -266,7 +276,9 @@ fn access(element: ElementType, addr: u64, row_stride: u64, col_stride: u64) -> 
         1 => {
             let size = u64::from(element.size_bytes());
             let mut width = 16 / size;
-            while width > 1 && (row_stride % width != 0 || addr % (width * size) != 0) {
+            while width > 1
+                && (!row_stride.is_multiple_of(width) || !addr.is_multiple_of(width * size))
+            {
                 width /= 2;
             }
             Access::Contiguous {

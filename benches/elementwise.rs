@@ -1,0 +1,139 @@
+//! Elementwise kernels against the DRAM ceiling (criterion, `harness = false`).
+//!
+//! What: the cases on 16384 x 8192 tensors: fp16 `a + b`, bf16
+//! `(a * b + c).gelu()`, and fp16 `a + b` on the ragged 16383 x 8191.
+//! How: criterion times each with CUDA events (`iter_custom`), throughput in
+//! bytes counted once per element read and written; after each case the
+//! median of 30 event-timed runs is printed as GB/s and share of the ceiling
+//! (2 x memory clock x bus width).
+//! Run: `cargo bench --bench elementwise` (needs an NVIDIA GPU; without one it
+//! prints why and exits).
+
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use cutlet::device::{driver_available, Device, Elementwise};
+use cutlet::fusion::{Expr, Expression};
+use cutlet::numeric::Element;
+use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
+use half::{bf16, f16};
+
+/// One benchmark case: tensors of `T`, an expression, a shape.
+struct Case<T> {
+    name: &'static str,
+    inputs: Vec<CudaSlice<T>>,
+    output: CudaSlice<T>,
+    op: Elementwise,
+    rows: usize,
+    cols: usize,
+}
+
+impl<T: Element + DeviceRepr + ValidAsZeroBits> Case<T> {
+    fn new(
+        device: &Device,
+        name: &'static str,
+        expression: Expression,
+        rows: usize,
+        cols: usize,
+    ) -> Case<T> {
+        let stream = device.default_stream();
+        let n = rows * cols;
+        let inputs = (0..expression.arity())
+            .map(|_| stream.alloc_zeros::<T>(n).expect("allocation"))
+            .collect();
+        let output = stream.alloc_zeros::<T>(n).expect("allocation");
+        Case {
+            name,
+            inputs,
+            output,
+            op: Elementwise::new(expression),
+            rows,
+            cols,
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        ((self.inputs.len() + 1) * self.rows * self.cols) as u64 * u64::from(T::TYPE.size_bytes())
+    }
+
+    fn launch(&mut self, device: &Device) {
+        let stream = device.default_stream();
+        let views: Vec<TensorArg> = self
+            .inputs
+            .iter()
+            .map(|b| {
+                TensorRef::row_major(b, self.rows, self.cols)
+                    .expect("view")
+                    .into()
+            })
+            .collect();
+        let out = TensorMut::row_major(&mut self.output, self.rows, self.cols).expect("view");
+        self.op
+            .run(device, &stream, &views, out.into(), &[])
+            .expect("elementwise run");
+    }
+
+    /// Event-timed duration of `iters` back-to-back launches.
+    fn timed(&mut self, device: &Device, iters: u64) -> Duration {
+        let stream = device.default_stream();
+        let start = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .expect("event");
+        for _ in 0..iters {
+            self.launch(device);
+        }
+        let end = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .expect("event");
+        end.synchronize().expect("sync");
+        Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
+    }
+
+    fn run(mut self, c: &mut Criterion, device: &Device, ceiling: f64) {
+        let mut group = c.benchmark_group("elementwise");
+        group.throughput(Throughput::Bytes(self.bytes()));
+        group.sample_size(20);
+        group.bench_function(self.name, |b| {
+            b.iter_custom(|iters| self.timed(device, iters))
+        });
+        group.finish();
+        self.launch(device);
+        let mut runs: Vec<f64> = (0..30)
+            .map(|_| self.timed(device, 1).as_secs_f64())
+            .collect();
+        runs.sort_by(f64::total_cmp);
+        let gbps = self.bytes() as f64 / runs[15] / 1e9;
+        println!(
+            "{}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
+            self.name,
+            100.0 * gbps / ceiling
+        );
+    }
+}
+
+fn main() {
+    if !driver_available() {
+        println!("elementwise bench skipped: no CUDA driver found");
+        return;
+    }
+    let device = Device::new(0).expect("device 0");
+    let ceiling = device.info().expect("device info").dram_bandwidth_gbps();
+    let mut c = Criterion::default().configure_from_args();
+    let add = Expression::from_fn(|a: Expr, b: Expr| a + b);
+    let gelu3 = Expression::from_fn(|a: Expr, b: Expr, c: Expr| (a * b + c).gelu());
+    Case::<f16>::new(&device, "f16 a+b 16384x8192", add.clone(), 16384, 8192)
+        .run(&mut c, &device, ceiling);
+    Case::<bf16>::new(
+        &device,
+        "bf16 (a*b+c).gelu() 16384x8192",
+        gelu3,
+        16384,
+        8192,
+    )
+    .run(&mut c, &device, ceiling);
+    Case::<f16>::new(&device, "f16 a+b 16383x8191 (ragged)", add, 16383, 8191)
+        .run(&mut c, &device, ceiling);
+    c.final_summary();
+}

@@ -1,0 +1,36 @@
+//! `cutlet bench`: bandwidth benchmarks of cutlet's kernels against the
+//! device's DRAM ceiling, with a progress line.
+
+mod elementwise;
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+/// Arguments of `cutlet bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    kernel: BenchKernel,
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchKernel {
+    /// An elementwise expression over 2-D tensors, e.g. `--op add --shape 16384x8192 --dtype f16`.
+    Elementwise(elementwise::ElementwiseArgs),
+}
+
+/// Runs `cutlet bench ...`: prints the figures, or one `error: ...` line on
+/// standard error and exits with code 2 (no GPU, bad arguments, a failed run).
+pub fn run(args: &BenchArgs) -> ExitCode {
+    let result = match &args.kernel {
+        BenchKernel::Elementwise(a) => elementwise::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
