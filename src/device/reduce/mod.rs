@@ -140,6 +140,16 @@ impl Reduce {
         Ok(Reduce::new(op, check::dim_from_index(dim)?))
     }
 
+    /// The operator.
+    pub fn op(&self) -> ReduceOp {
+        self.op
+    }
+
+    /// The dimension reduced.
+    pub fn dim(&self) -> ReduceDim {
+        self.dim
+    }
+
     /// `op` over every element (one output value).
     pub fn all(op: ReduceOp) -> Reduce {
         Reduce::new(op, ReduceDim::All)
