@@ -18,7 +18,7 @@
 //! 2. [`ReduceLayout::Columns`]: the kept dimension is the contiguous one.
 //!    A CTA is 32 column strips by 8 row groups; each thread owns one strip
 //!    of `vector` adjacent columns (up to 16 bytes) and walks rows 8 apart,
-//!    four rows in flight; shared memory combines the 8 row groups. Column
+//!    64 bytes (4 to 16 rows) in flight; shared memory combines the 8 row groups. Column
 //!    tiles stride over the grid's x; the reduced dimension is split over
 //!    the grid's y so that the grid fills the GPU.
 //! 3. A split writes f32 partial results to a workspace (`finish: false`);
