@@ -13,10 +13,12 @@ mod reduce;
 use common::gpu::{device_or_skip, random_vec};
 use cutlet::device::{Device, Reduce, ReduceWorkspace};
 use cutlet::fusion::Expression;
-use cutlet::kernel::reduce::{ReduceDim, ReduceOp};
+use cutlet::kernel::reduce::{ColumnTuning, ReduceDim, ReduceOp};
 use cutlet::numeric::ElementType;
 use cutlet::tensor::{TensorMut, TensorRef, ViewLayout};
-use reduce::{lines, maps, reference, tolerance, Host, View, DIMS, SPLIT_VIEWS, TYPE_PAIRS, VIEWS};
+use reduce::{
+    lines, maps, reference, tolerance, Host, View, DIMS, SPLIT_VIEWS, TUNINGS, TYPE_PAIRS, VIEWS,
+};
 
 /// One call: what to reduce and how.
 struct Case<'a> {
@@ -25,6 +27,7 @@ struct Case<'a> {
     view: View,
     map: Option<&'a (&'static str, Expression, Vec<f32>)>,
     seed: u64,
+    tuning: ColumnTuning,
 }
 
 fn run<T: Host, U: Host>(device: &Device, workspace: &mut ReduceWorkspace, case: &Case<'_>) {
@@ -42,7 +45,7 @@ fn run<T: Host, U: Host>(device: &Device, workspace: &mut ReduceWorkspace, case:
     let layout = ViewLayout::with_strides(&view.shape, &view.strides).unwrap();
     let sliced = buffer.slice(view.offset..);
     let input = TensorRef::new(&sliced, layout).unwrap();
-    let mut reduce = Reduce::new(case.op, case.dim);
+    let mut reduce = Reduce::new(case.op, case.dim).tuning(case.tuning);
     if let Some((_, map, scalars)) = case.map {
         reduce = reduce.map(map.clone(), scalars);
     }
@@ -96,14 +99,15 @@ fn run<T: Host, U: Host>(device: &Device, workspace: &mut ReduceWorkspace, case:
 fn label<T: Host, U: Host>(case: &Case<'_>) -> String {
     let map = case.map.map_or("identity", |(name, _, _)| name);
     format!(
-        "{} dim {:?} {} -> {} view {} {:?}:{:?} map {map}",
+        "{} dim {:?} {} -> {} view {} {:?}:{:?} map {map} {:?}",
         case.op,
         case.dim,
         T::TYPE,
         U::TYPE,
         case.view.name,
         case.view.shape,
-        case.view.strides
+        case.view.strides,
+        case.tuning
     )
 }
 
@@ -145,8 +149,51 @@ fn every_op_dim_and_type_on_every_view() {
                             view,
                             map: None,
                             seed,
+                            tuning: ColumnTuning::default(),
                         },
                     );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn column_tunings_match_the_host() {
+    let Some(device) = device_or_skip("column_tunings_match_the_host") else {
+        return;
+    };
+    let mut workspace = ReduceWorkspace::new();
+    let views = [
+        View {
+            name: "tall",
+            shape: [20_000, 520],
+            strides: [520, 1],
+            offset: 0,
+        },
+        View {
+            name: "tall_ragged",
+            shape: [20_001, 517],
+            strides: [517, 1],
+            offset: 1,
+        },
+    ];
+    for (i, tuning) in TUNINGS.into_iter().enumerate() {
+        for view in views {
+            for op in [ReduceOp::Sum, ReduceOp::Max] {
+                for pair in [
+                    (ElementType::F32, ElementType::F32),
+                    (ElementType::BF16, ElementType::F32),
+                ] {
+                    let case = Case {
+                        op,
+                        dim: ReduceDim::First,
+                        view,
+                        map: None,
+                        seed: 2000 + i as u64,
+                        tuning,
+                    };
+                    run_types(&device, &mut workspace, pair, &case);
                 }
             }
         }
@@ -171,6 +218,7 @@ fn split_plans_match_the_host() {
                     view,
                     map: None,
                     seed: 1000 + i as u64,
+                    tuning: ColumnTuning::default(),
                 };
                 run_types(&device, &mut workspace, pair, &case);
             }
@@ -207,6 +255,7 @@ fn maps_apply_before_reducing() {
                                 view,
                                 map: Some(map),
                                 seed,
+                                tuning: ColumnTuning::default(),
                             },
                         );
                     }
@@ -225,6 +274,7 @@ fn maps_apply_before_reducing() {
                 view,
                 map: Some(map),
                 seed,
+                tuning: ColumnTuning::default(),
             },
         );
     }

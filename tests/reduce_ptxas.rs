@@ -7,7 +7,7 @@ mod reduce;
 
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
-use cutlet::kernel::reduce::{plan, Problem, ReduceDim, ReduceOp, ReduceSpec};
+use cutlet::kernel::reduce::{plan, ColumnTuning, Problem, ReduceDim, ReduceOp, ReduceSpec};
 use cutlet::numeric::ElementType;
 use reduce::{maps, View, DIMS, SPLIT_VIEWS, TYPE_PAIRS, VIEWS};
 
@@ -54,10 +54,37 @@ fn specs(arch: ArchKind) -> Vec<ReduceSpec> {
             arch,
             sm_count: 132,
             ctas_per_sm: 8,
+            tuning: ColumnTuning::default(),
         };
         for launch in plan(&problem).launches {
             if !specs.contains(&launch.spec) {
                 specs.push(launch.spec);
+            }
+        }
+    }
+    // The column tunings `examples/reduce_sweep.rs` measures, on aligned
+    // and ragged f32 rows.
+    for tuning in reduce::TUNINGS {
+        for (rows, cols) in [(16384u64, 8192u64), (16383, 8191)] {
+            let problem = Problem {
+                op: ReduceOp::Sum,
+                input: ElementType::F32,
+                output: ElementType::F32,
+                shape: [rows, cols],
+                strides: [cols, 1],
+                address: 256,
+                out_stride: 1,
+                dim: ReduceDim::First,
+                map: None,
+                arch,
+                sm_count: 132,
+                ctas_per_sm: 8,
+                tuning,
+            };
+            for launch in plan(&problem).launches {
+                if !specs.contains(&launch.spec) {
+                    specs.push(launch.spec);
+                }
             }
         }
     }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use cutlet::fusion::Expression;
-use cutlet::kernel::reduce::{ReduceDim, ReduceOp};
+use cutlet::kernel::reduce::{ColumnTuning, ReduceDim, ReduceOp};
 use cutlet::numeric::{Element, ElementType};
 
 /// A host element type the tests upload and read back.
@@ -151,6 +151,25 @@ pub const SPLIT_VIEWS: [(View, ReduceDim); 5] = [
 ];
 
 /// Every dimension.
+/// The column-kernel tunings `examples/reduce_sweep.rs` measures (the
+/// default first).
+pub const TUNINGS: [ColumnTuning; 6] = [
+    tuning(0, None, 0),
+    tuning(0, Some(false), 0),
+    tuning(32, None, 0),
+    tuning(128, None, 0),
+    tuning(256, None, 0),
+    tuning(0, None, 2),
+];
+
+const fn tuning(bytes_in_flight: u32, wide: Option<bool>, waves: u32) -> ColumnTuning {
+    ColumnTuning {
+        bytes_in_flight,
+        wide,
+        waves,
+    }
+}
+
 pub const DIMS: [ReduceDim; 3] = [ReduceDim::Last, ReduceDim::First, ReduceDim::All];
 
 /// (input, output) type pairs: the input's type or f32.

@@ -2,16 +2,22 @@
 //!
 //! [`Reduce`] describes one reduction (operator, dimension); [`Reduce::run`]
 //! checks the call, plans it ([`plan`](crate::kernel::reduce::plan)), and
-//! launches one to three kernels on the caller's stream. Splitting the
-//! reduced dimension over CTAs needs an f32 workspace: a [`ReduceWorkspace`]
-//! the caller keeps and passes to every call grows when a call needs more
-//! and is otherwise reused, so a cached call allocates nothing.
+//! launches its kernels on the caller's stream: one launch for every
+//! reduction along a dimension and for full reductions of dense tensors
+//! (a split finishes in-kernel: the last CTA of each output combines the
+//! partials), two or three for full reductions of other views. Splitting
+//! the reduced dimension over CTAs needs a workspace (f32 partials and u32
+//! arrival counters): a [`ReduceWorkspace`] the caller keeps and passes to
+//! every call grows when a call needs more and is otherwise reused, so a
+//! cached call allocates nothing. Calls that share a workspace must not
+//! run concurrently (on different streams).
 //!
 //! Results are deterministic: the plan (and so the order of every f32
 //! addition) depends only on the shape, the strides' contiguity, the
 //! input's 16-byte alignment, the device's SM count and (for column
 //! reductions) the compiled kernel's register count, which fixes how many
-//! of its CTAs fit an SM. No atomics.
+//! of its CTAs fit an SM. The only atomics are integer arrival counters,
+//! which decide which CTA finishes, never the order of the additions.
 
 mod check;
 
@@ -24,7 +30,7 @@ use super::device::Device;
 use super::launch::{KernelArgs, LaunchConfig};
 use crate::fusion::Expression;
 use crate::kernel::reduce::{
-    plan, Plan, Problem, ReduceLayout, ReduceOp, Workspace, BLOCK_THREADS,
+    plan, ColumnTuning, Plan, Problem, ReduceLayout, ReduceOp, Workspace, BLOCK_THREADS,
 };
 use crate::numeric::ElementType;
 use crate::tensor::{TensorArg, TensorArgMut};
@@ -32,11 +38,14 @@ use crate::{Error, Result};
 
 pub use crate::kernel::reduce::ReduceDim;
 
-/// A reusable f32 workspace for reductions that split over CTAs. Starts
-/// empty; a call that needs more allocates (once) on its stream.
+/// A reusable workspace for reductions that split over CTAs: f32 partials
+/// and u32 arrival counters (zeroed when allocated; every completed launch
+/// leaves them zero). Starts empty; a call that needs more allocates
+/// (once) on its stream.
 #[derive(Debug, Default)]
 pub struct ReduceWorkspace {
     buffer: Option<CudaSlice<f32>>,
+    counters: Option<CudaSlice<u32>>,
 }
 
 impl ReduceWorkspace {
@@ -45,9 +54,10 @@ impl ReduceWorkspace {
         ReduceWorkspace::default()
     }
 
-    /// f32 elements held now.
+    /// 4-byte words held now (f32 partials plus u32 counters).
     pub fn len(&self) -> usize {
         self.buffer.as_ref().map_or(0, CudaSlice::len)
+            + self.counters.as_ref().map_or(0, CudaSlice::len)
     }
 
     /// Whether no device memory is held.
@@ -55,14 +65,27 @@ impl ReduceWorkspace {
         self.len() == 0
     }
 
-    fn ensure(&mut self, stream: &Arc<CudaStream>, len: usize) -> Result<&mut CudaSlice<f32>> {
+    /// The partials (at least `len` f32) and the counters (at least
+    /// `counters` u32, zero).
+    fn ensure(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        len: usize,
+        counters: usize,
+    ) -> Result<(&mut CudaSlice<f32>, &mut CudaSlice<u32>)> {
         let buffer = match self.buffer.take() {
             Some(buffer) if buffer.len() >= len => buffer,
             _ => stream.alloc_zeros::<f32>(len.max(1)).map_err(|e| {
                 Error::driver(format!("allocating a {len}-element reduction workspace"), e)
             })?,
         };
-        Ok(self.buffer.insert(buffer))
+        let zeroed = match self.counters.take() {
+            Some(zeroed) if zeroed.len() >= counters => zeroed,
+            _ => stream.alloc_zeros::<u32>(counters.max(1)).map_err(|e| {
+                Error::driver(format!("allocating {counters} reduction counters"), e)
+            })?,
+        };
+        Ok((self.buffer.insert(buffer), self.counters.insert(zeroed)))
     }
 }
 
@@ -110,6 +133,7 @@ pub struct Reduce {
     dim: ReduceDim,
     map: Option<Expression>,
     scalars: Vec<f32>,
+    tuning: ColumnTuning,
 }
 
 impl Reduce {
@@ -120,7 +144,16 @@ impl Reduce {
             dim,
             map: None,
             scalars: Vec::new(),
+            tuning: ColumnTuning::default(),
         }
+    }
+
+    /// Overrides the column kernel's shape (bytes in flight, wide strips,
+    /// waves of splits) for tuning and benchmarks; the default lets the
+    /// plan choose. Results stay deterministic for a given tuning.
+    pub fn tuning(mut self, tuning: ColumnTuning) -> Reduce {
+        self.tuning = tuning;
+        self
     }
 
     /// Reduces `map(x)` instead of `x`, in the same kernel: `map` takes one
@@ -196,17 +229,17 @@ impl Reduce {
         )
     }
 
-    /// f32 elements of workspace that [`run`](Self::run) would need for
-    /// `input` on `device` (0 when it does not split).
+    /// 4-byte words of workspace (f32 partials plus u32 counters) that
+    /// [`run`](Self::run) would need for `input` on `device` (0 when it
+    /// does not split).
     pub fn workspace_size(
         &self,
         device: &Device,
         stream: &Arc<CudaStream>,
         input: TensorArg<'_>,
     ) -> Result<usize> {
-        Ok(self
-            .plan(device, stream, &input, input.element(), 1)?
-            .workspace as usize)
+        let plan = self.plan(device, stream, &input, input.element(), 1)?;
+        Ok((plan.workspace + plan.counters) as usize)
     }
 
     fn check_map(&self) -> Result<()> {
@@ -274,6 +307,7 @@ impl Reduce {
             arch,
             sm_count: device.limits().sm_count,
             ctas_per_sm: 8,
+            tuning: self.tuning,
         };
         let first = plan(&problem);
         // A column reduction sizes its splits to one wave: ask the compiled
@@ -312,12 +346,14 @@ fn run_plan(
     output: TensorArgMut<'_>,
     workspace: &mut ReduceWorkspace,
 ) -> Result<()> {
-    let ws = workspace.ensure(stream, plan.workspace as usize)?;
+    let (ws, counters) =
+        workspace.ensure(stream, plan.workspace as usize, plan.counters as usize)?;
     for launch in &plan.launches {
         let spec = &launch.spec;
         let name = spec.kernel_name();
         let kernel = get_or_load(device, spec, &name, || spec.ptx())?;
         let (ws_base, ws_guard) = ws.device_ptr_mut(stream);
+        let (counters_base, counters_guard) = counters.device_ptr_mut(stream);
         let mut args = KernelArgs::new(stream);
         push_buffer(&mut args, launch.source, ws_base, |args| {
             input.buffer.push_input(args)
@@ -331,6 +367,8 @@ fn run_plan(
                 out_buffer.push_output(&mut args);
             }
         }
+        args.scalar(ws_base);
+        args.scalar(counters_base);
         for value in launch.shape.params {
             args.scalar(value);
         }
@@ -345,15 +383,17 @@ fn run_plan(
             block: (BLOCK_THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: the params are the spec's (`ReduceSpec::param_names`: two
+        // SAFETY: the params are the spec's (`ReduceSpec::param_names`: four
         // pointers, seven u64, one f32; then the map's f32 scalars, whose
         // count `check_map` checked), pushed in that order; the plan's
         // extents and strides come from the checked input view (every element
         // it addresses lies in its buffer) and the checked output vector; the
-        // workspace holds `plan.workspace` f32s, which bounds every offset the
-        // plan uses; the grid's y extent is the `splits` param; the block is
-        // the kernel's 256 threads.
+        // workspace holds `plan.workspace` f32s and `plan.counters` zeroed
+        // u32s, which bound every offset and counter the plan uses; the
+        // grid's y extent is the `splits` param; the block is the kernel's
+        // 256 threads.
         unsafe { kernel.function().launch(&config, args)? };
+        drop(counters_guard);
         drop(ws_guard);
     }
     Ok(())

@@ -1,35 +1,50 @@
 //! The `Columns` kernel: a CTA of 32 column strips by 8 row groups reduces
-//! one tile of `32 * vector` columns over one split of the rows.
+//! one tile of `32 * vector * reps` columns over one split of the rows; when
+//! the rows are split, the last CTA of a tile to finish combines the splits
+//! (see [`super::finish`]).
 
 use super::emit::{
     combine, identities, load_elements, map_element, size_shift, smem_slot, store_result, tree, Ctx,
 };
-use super::{ReduceSpec, BLOCK_THREADS, UNROLL};
-
-/// Bytes each thread keeps in flight in the main loop: 64 (four 16-byte
-/// strips, or more rows of narrower strips, up to 16 rows).
-const BYTES_IN_FLIGHT: u32 = 64;
-use crate::ptx::{Kernel, RegClass, SpecialReg};
+use super::finish::{last_cta, Counter};
+use super::{ReduceOp, ReduceSpec, BLOCK_THREADS};
+use crate::ptx::{Kernel, Reg, RegClass, SharedVar, SpecialReg};
 use crate::Result;
 
 /// Column strips (threads along the columns) per CTA.
 const STRIPS: u32 = 32;
 /// Row groups (threads along the rows) per CTA.
 const GROUPS: u32 = BLOCK_THREADS / STRIPS;
+/// CTAs per SM the register allocation must allow.
+const MIN_CTAS_PER_SM: u32 = 3;
+/// Most accumulators per thread (more make ptxas spill on sm_70 for 8
+/// columns of bf16).
+const MAX_ACCUMULATORS: usize = 8;
 
-/// Generates the `Columns` kernel of `spec` with `vector` columns per thread.
-pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
+/// Generates the `Columns` kernel of `spec`: each thread loads `reps`
+/// strips of `vector` adjacent columns (the strips `32 * vector` columns
+/// apart, so every warp-wide load is contiguous) from `rows` rows in flight.
+pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Result<Kernel> {
     let (mut k, p, scalars) = spec.start_kernel()?;
+    // Registers for 3 CTAs per SM (at most 80) for up to 4 columns per
+    // thread: left to itself, ptxas 12.9 sometimes settles on 48 for these
+    // kernels and spills (with 8 columns, the bound itself makes it spill).
+    if vector * reps <= 4 {
+        k.min_blocks_per_sm(MIN_CTAS_PER_SM);
+    }
     let cx = Ctx { spec, scalars };
-    let (input, output, cols, len, row_stride) = (p[0], p[1], p[2], p[3], p[4]);
-    // p[5] is `splits`, which the launch passes as the grid's y extent.
-    let (chunk, out_stride, out_split_stride, count) = (p[6], p[7], p[8], p[9]);
+    let (input, output, partials, counters) = (p[0], p[1], p[2], p[3]);
+    let (cols, len, row_stride, splits) = (p[4], p[5], p[6], p[7]);
+    let (chunk, out_stride, out_split_stride, count) = (p[8], p[9], p[10], p[11]);
     let shift = size_shift(spec.input);
-    let out_shift = size_shift(spec.written_type());
-    let tile_cols = STRIPS * vector;
-    let v = vector as usize;
+    let strip_cols = STRIPS * vector;
+    let tile_cols = strip_cols * reps;
+    let (v, r) = (vector as usize, reps as usize);
+    let width = v * r;
+    let element = spec.input.size_bytes();
     // (GROUPS, tile_cols) f32
     let smem = k.shared_static("group_partials", 16, GROUPS * tile_cols * 4)?;
+    let flag = k.shared_static("last_flag", 4, 4)?;
 
     let tid32 = k.special(SpecialReg::TidX);
     let strip32 = k.reg(RegClass::B32);
@@ -86,20 +101,23 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     k.push(format!("mad.lo.u64 {addr}, {row}, {row_stride}, {col0};"));
     k.push(format!("shl.b64 {addr}, {addr}, {shift};"));
     k.push(format!("add.u64 {addr}, {addr}, {input};"));
-    // accs[(u % sets) * v + j]: load slot u, column j; at most 8 accumulators
-    // (more make ptxas spill on sm_70 for 8 columns of bf16).
-    let unroll =
-        (BYTES_IN_FLIGHT / (vector * spec.input.size_bytes())).clamp(UNROLL as u32, 16) as usize;
-    let sets = unroll.min(8 / v).max(1);
-    let accs = identities(&mut k, spec.op, sets * v);
-    k.push(format!("add.u64 {last}, {col0}, {vector};"));
+    // accs[(u % sets) * width + m * v + j]: row slot u, strip m, column j.
+    let unroll = rows.max(1) as usize;
+    let sets = unroll.min(MAX_ACCUMULATORS / width).max(1);
+    let accs = identities(&mut k, spec.op, sets * width);
+    // The thread's last column is col0 + (reps - 1) * strip_cols + vector - 1.
+    k.push(format!(
+        "add.u64 {last}, {col0}, {};",
+        (reps - 1) * strip_cols + vector
+    ));
     k.push(format!("setp.gt.u64 {p}, {last}, {cols};"));
     k.push(format!("@{p} bra {partial};"));
 
-    // Full strips: four rows in flight, then one at a time.
-    let bytes = vector * spec.input.size_bytes();
+    // Full strips: `unroll` rows in flight, then one at a time.
+    let bytes = vector * element;
     let main = k.new_label("rows_main")?;
     let rest = k.new_label("rows_rest")?;
+    let at = k.reg(RegClass::B64);
     k.place_label(&main);
     k.push(format!(
         "add.u64 {last}, {row}, {};",
@@ -107,15 +125,27 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     ));
     k.push(format!("setp.ge.u64 {p}, {last}, {end};"));
     k.push(format!("@{p} bra {rest};"));
-    let mut batches = Vec::with_capacity(unroll);
+    let mut batches = Vec::with_capacity(unroll * r);
     for _ in 0..unroll {
-        batches.push(load_elements(&mut k, addr, bytes, spec.input, None)?);
+        for m in 0..reps {
+            let from = if m == 0 {
+                addr
+            } else {
+                k.push(format!(
+                    "add.u64 {at}, {addr}, {};",
+                    m * strip_cols * element
+                ));
+                at
+            };
+            batches.push(load_elements(&mut k, from, bytes, spec.input, None)?);
+        }
         k.push(format!("add.u64 {addr}, {addr}, {step};"));
     }
-    for (u, batch) in batches.into_iter().enumerate() {
+    for (b, batch) in batches.into_iter().enumerate() {
+        let (u, m) = (b / r, b % r);
         for (j, x) in batch.into_iter().enumerate() {
             let value = map_element(&mut k, &cx, x)?;
-            let acc = accs[(u % sets) * v + j];
+            let acc = accs[(u % sets) * width + m * v + j];
             combine(&mut k, spec.op, acc, acc, value)?;
         }
     }
@@ -124,20 +154,27 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     k.place_label(&rest);
     k.push(format!("setp.ge.u64 {p}, {row}, {end};"));
     k.push(format!("@{p} bra {reduce};"));
-    for (j, x) in load_elements(&mut k, addr, bytes, spec.input, None)?
-        .into_iter()
-        .enumerate()
-    {
-        let value = map_element(&mut k, &cx, x)?;
-        combine(&mut k, spec.op, accs[j], accs[j], value)?;
+    for m in 0..reps {
+        k.push(format!(
+            "add.u64 {at}, {addr}, {};",
+            m * strip_cols * element
+        ));
+        for (j, x) in load_elements(&mut k, at, bytes, spec.input, None)?
+            .into_iter()
+            .enumerate()
+        {
+            let value = map_element(&mut k, &cx, x)?;
+            let acc = accs[m as usize * v + j];
+            combine(&mut k, spec.op, acc, acc, value)?;
+        }
     }
     k.push(format!("add.u64 {row}, {row}, {GROUPS};"));
     k.push(format!("add.u64 {addr}, {addr}, {step};"));
     k.push(format!("bra {rest};"));
 
-    // The last, partial strip: column j only where j < valid = cols - col0
-    // (the predicate is set again per column: 8 live predicates would
-    // exceed the hardware's 7 and spill).
+    // The last, partial tile: column (m, j) only where its offset from col0
+    // is below valid = cols - col0 (the predicate is set again per column:
+    // 8 live predicates would exceed the hardware's 7 and spill).
     k.place_label(&partial);
     let valid = k.reg(RegClass::B64);
     k.push(format!("min.u64 {valid}, {col0}, {cols};"));
@@ -146,12 +183,11 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     k.place_label(&partial_loop);
     k.push(format!("setp.ge.u64 {p}, {row}, {end};"));
     k.push(format!("@{p} bra {reduce};"));
-    let element = spec.input.size_bytes();
     let pj = k.reg(RegClass::Pred);
-    for (j, &acc) in accs.iter().enumerate().take(v) {
-        k.push(format!("setp.gt.u64 {pj}, {valid}, {j};"));
-        let at = k.reg(RegClass::B64);
-        k.push(format!("add.u64 {at}, {addr}, {};", j as u32 * element));
+    for (c, &acc) in accs.iter().enumerate().take(width) {
+        let offset = column_offset(c, v, strip_cols);
+        k.push(format!("setp.gt.u64 {pj}, {valid}, {offset};"));
+        k.push(format!("add.u64 {at}, {addr}, {};", offset * element));
         let x = load_elements(&mut k, at, element, spec.input, Some(pj))?[0];
         let value = map_element(&mut k, &cx, x)?;
         let combined = k.reg(RegClass::F32);
@@ -162,51 +198,195 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32) -> Result<Kernel> {
     k.push(format!("add.u64 {addr}, {addr}, {step};"));
     k.push(format!("bra {partial_loop};"));
 
-    // Load slots -> shared (GROUPS, tile_cols) -> group 0 combines the groups.
+    // Row slots -> shared (GROUPS, tile_cols) -> group 0 combines the groups.
     k.place_label(&reduce);
-    let column = k.reg(RegClass::B32);
-    for j in 0..v {
-        let slots: Vec<_> = (0..sets).map(|u| accs[u * v + j]).collect();
-        let acc = tree(&mut k, spec.op, &slots)?;
-        // index = group * tile_cols + strip * vector + j
-        k.push(format!("mad.lo.u32 {column}, {strip32}, {vector}, {j};"));
-        k.push(format!(
-            "mad.lo.u32 {column}, {group32}, {tile_cols}, {column};"
-        ));
-        let slot = smem_slot(&mut k, &smem, column);
-        k.push(format!("st.shared.f32 [{slot}], {acc};"));
+    let slots: Vec<_> = (0..width)
+        .map(|c| {
+            let set: Vec<_> = (0..sets).map(|u| accs[u * width + c]).collect();
+            tree(&mut k, spec.op, &set)
+        })
+        .collect::<Result<_>>()?;
+    let layout = Tile {
+        strip32,
+        group32,
+        vector,
+        strip_cols,
+        width,
+    };
+    to_shared(&mut k, &smem, &layout, &slots);
+    let finish = k.new_label("finish")?;
+    k.push(format!("setp.eq.u64 {p}, {splits}, 1;"));
+    k.push(format!("@{p} bra {finish};"));
+
+    // Split: group 0 writes partials[split * split_stride + col] (f32; the
+    // stride covers whole tiles, so columns past `cols` land in padding), and
+    // the tile's last CTA combines the splits' partials, group g reading
+    // splits g, g + 8, ... in order, the groups then combined as a tree.
+    let written = k.new_label("written")?;
+    let out = k.reg(RegClass::B64);
+    k.push(format!("setp.ne.u32 {p}, {group32}, 0;"));
+    k.push(format!("@{p} bra {written};"));
+    k.push(format!(
+        "mad.lo.u64 {out}, {split}, {out_split_stride}, {col0};"
+    ));
+    k.push(format!("shl.b64 {out}, {out}, 2;"));
+    k.push(format!("add.u64 {out}, {out}, {partials};"));
+    for c in 0..width {
+        let total = from_shared(&mut k, spec.op, &smem, &layout, c)?;
+        let offset = column_offset(c, v, strip_cols) * 4;
+        k.push(format!("st.global.f32 [{out}+{offset}], {total};"));
     }
-    k.push("bar.sync 0;");
+    k.place_label(&written);
+    let counter = Counter {
+        base: counters,
+        index: tile,
+        arrivals: splits,
+    };
+    last_cta(&mut k, &flag, &counter, &next)?;
+    let sums = identities(&mut k, spec.op, width);
+    let s = k.reg(RegClass::B64);
+    let value = k.reg(RegClass::F32);
+    let split_loop = k.new_label("split_loop")?;
+    let splits_done = k.new_label("splits_done")?;
+    k.mov(s, group);
+    // at = partials + (s * split_stride + col0) * 4; column c at + offset(c) * 4
+    // (`split_stride` covers whole tiles: no column needs a predicate).
+    let [at, jump] = [0; 2].map(|_| k.reg(RegClass::B64));
+    k.push(format!("mad.lo.u64 {at}, {s}, {out_split_stride}, {col0};"));
+    k.push(format!("shl.b64 {at}, {at}, 2;"));
+    k.push(format!("add.u64 {at}, {at}, {partials};"));
+    k.push(format!(
+        "shl.b64 {jump}, {out_split_stride}, {};",
+        2 + GROUPS.trailing_zeros()
+    ));
+    k.place_label(&split_loop);
+    k.push(format!("setp.ge.u64 {p}, {s}, {splits};"));
+    k.push(format!("@{p} bra {splits_done};"));
+    for (c, &sum) in sums.iter().enumerate() {
+        let offset = column_offset(c, v, strip_cols) * 4;
+        k.push(format!("ld.global.cg.f32 {value}, [{at}+{offset}];"));
+        combine(&mut k, spec.op, sum, sum, value)?;
+    }
+    k.push(format!("add.u64 {at}, {at}, {jump};"));
+    k.push(format!("add.u64 {s}, {s}, {GROUPS};"));
+    k.push(format!("bra {split_loop};"));
+    k.place_label(&splits_done);
+    to_shared(&mut k, &smem, &layout, &sums);
+
+    // Group 0 combines the groups' values in shared memory and stores the
+    // results.
+    k.place_label(&finish);
     k.push(format!("setp.ne.u32 {p}, {group32}, 0;"));
     k.push(format!("@{p} bra {next};"));
-    let [out, col] = [0; 2].map(|_| k.reg(RegClass::B64));
-    let store = k.reg(RegClass::Pred);
-    for j in 0..v {
-        let parts = k.regs(RegClass::F32, GROUPS as usize);
-        for (g, &part) in parts.iter().enumerate() {
-            k.push(format!(
-                "mad.lo.u32 {column}, {strip32}, {vector}, {};",
-                g as u32 * tile_cols + j as u32
-            ));
-            let slot = smem_slot(&mut k, &smem, column);
-            k.push(format!("ld.shared.f32 {part}, [{slot}];"));
-        }
-        let total = tree(&mut k, spec.op, &parts)?;
-        // out = output + (split * out_split_stride + (col0 + j) * out_stride) * size
-        k.push(format!("add.u64 {col}, {col0}, {j};"));
-        k.push(format!("setp.lt.u64 {store}, {col}, {cols};"));
-        k.push(format!("mul.lo.u64 {out}, {col}, {out_stride};"));
-        k.push(format!(
-            "mad.lo.u64 {out}, {split}, {out_split_stride}, {out};"
-        ));
-        k.push(format!("shl.b64 {out}, {out}, {out_shift};"));
-        k.push(format!("add.u64 {out}, {out}, {output};"));
-        store_result(&mut k, spec, total, count, out, Some(store))?;
+    for c in 0..width {
+        let total = from_shared(&mut k, spec.op, &smem, &layout, c)?;
+        store_total(
+            &mut k,
+            spec,
+            &layout,
+            c,
+            total,
+            [col0, cols, out_stride, output, count],
+        )?;
     }
+
     k.place_label(&next);
     k.push("bar.sync 0;");
     k.push(format!("add.u64 {tile}, {tile}, {grid};"));
     k.push(format!("bra {item_loop};"));
     k.place_label(&done);
     Ok(k)
+}
+
+/// Offset from the thread's first column of its column `c` (strip `c / v`,
+/// column `c % v` of the strip).
+fn column_offset(c: usize, v: usize, strip_cols: u32) -> u32 {
+    (c / v) as u32 * strip_cols + (c % v) as u32
+}
+
+/// Where a thread's columns sit in the CTA's shared (GROUPS, tile) array.
+struct Tile {
+    strip32: Reg,
+    group32: Reg,
+    vector: u32,
+    strip_cols: u32,
+    width: usize,
+}
+
+impl Tile {
+    fn cols(&self) -> u32 {
+        self.strip_cols * (self.width as u32 / self.vector)
+    }
+
+    /// `slot = smem + ((group or g) * tile_cols + strip * vector + offset(c)) * 4`.
+    fn slot(&self, k: &mut Kernel, smem: &SharedVar, group: Option<u32>, c: usize) -> Reg {
+        let column = k.reg(RegClass::B32);
+        let offset = column_offset(c, self.vector as usize, self.strip_cols);
+        let (strip, vector) = (self.strip32, self.vector);
+        match group {
+            Some(g) => {
+                let offset = g * self.cols() + offset;
+                k.push(format!("mad.lo.u32 {column}, {strip}, {vector}, {offset};"));
+            }
+            None => {
+                k.push(format!("mad.lo.u32 {column}, {strip}, {vector}, {offset};"));
+                k.push(format!(
+                    "mad.lo.u32 {column}, {}, {}, {column};",
+                    self.group32,
+                    self.cols()
+                ));
+            }
+        }
+        smem_slot(k, smem, column)
+    }
+}
+
+/// Every thread stores its per-column `values` in shared memory; then the
+/// CTA waits.
+fn to_shared(k: &mut Kernel, smem: &SharedVar, tile: &Tile, values: &[Reg]) {
+    for (c, &value) in values.iter().enumerate() {
+        let slot = tile.slot(k, smem, None, c);
+        k.push(format!("st.shared.f32 [{slot}], {value};"));
+    }
+    k.push("bar.sync 0;");
+}
+
+/// (Group 0) the 8 group values of the thread's column `c` from shared
+/// memory, combined as a balanced tree.
+fn from_shared(
+    k: &mut Kernel,
+    op: ReduceOp,
+    smem: &SharedVar,
+    tile: &Tile,
+    c: usize,
+) -> Result<Reg> {
+    let parts = k.regs(RegClass::F32, GROUPS as usize);
+    for (g, &part) in parts.iter().enumerate() {
+        let slot = tile.slot(k, smem, Some(g as u32), c);
+        k.push(format!("ld.shared.f32 {part}, [{slot}];"));
+    }
+    tree(k, op, &parts)
+}
+
+/// The final result of the thread's column `c`:
+/// `output[(col0 + offset(c)) * out_stride] = total` if that column is
+/// below `cols`.
+fn store_total(
+    k: &mut Kernel,
+    spec: &ReduceSpec,
+    tile: &Tile,
+    c: usize,
+    total: Reg,
+    [col0, cols, out_stride, output, count]: [Reg; 5],
+) -> Result<()> {
+    let out_shift = size_shift(spec.written_type());
+    let [out, col] = [0; 2].map(|_| k.reg(RegClass::B64));
+    let store = k.reg(RegClass::Pred);
+    let offset = column_offset(c, tile.vector as usize, tile.strip_cols);
+    k.push(format!("add.u64 {col}, {col0}, {offset};"));
+    k.push(format!("setp.lt.u64 {store}, {col}, {cols};"));
+    k.push(format!("mul.lo.u64 {out}, {col}, {out_stride};"));
+    k.push(format!("shl.b64 {out}, {out}, {out_shift};"));
+    k.push(format!("add.u64 {out}, {out}, {output};"));
+    store_result(k, spec, total, count, out, Some(store))
 }

@@ -16,22 +16,29 @@
 //!    across the 8 warps. A non-contiguous reduced dimension uses the same
 //!    kernel with scalar strided loads.
 //! 2. [`ReduceLayout::Columns`]: the kept dimension is the contiguous one.
-//!    A CTA is 32 column strips by 8 row groups; each thread owns one strip
-//!    of `vector` adjacent columns (up to 16 bytes) and walks rows 8 apart,
-//!    64 bytes (4 to 16 rows) in flight; shared memory combines the 8 row groups. Column
-//!    tiles stride over the grid's x; the reduced dimension is split over
-//!    the grid's y so that the grid fills the GPU.
-//! 3. A split writes f32 partial results to a workspace (`finish: false`);
-//!    a second launch of one of these kernels over that workspace (f32
-//!    input, no map) finishes: it combines the partials in a fixed order,
-//!    divides by the count for a mean, converts to the output type.
+//!    A CTA is 32 column strips by 8 row groups; each thread owns `reps`
+//!    strips of `vector` adjacent columns (16 bytes per row in all: one
+//!    16-byte load, or narrower loads `32 * vector` columns apart when the
+//!    row stride or the address is not 16-byte aligned, so a warp's load
+//!    stays contiguous) and walks rows 8 apart, `rows` rows in flight;
+//!    shared memory combines the 8 row groups. Column tiles stride over the
+//!    grid's x; the reduced dimension is split over the grid's y so that
+//!    the grid fills the GPU.
+//! 3. A split (`splits > 1`) finishes in the same launch: each CTA writes
+//!    f32 partials to the `partials` workspace and the last CTA of each
+//!    output item (an integer counter per item in the `counters`
+//!    workspace) combines them in a fixed order and writes the result
+//!    (see `finish.rs`). A `Rows` kernel with `finish: false` instead writes
+//!    one f32 partial per work item to `output`, for a later launch over
+//!    them (full reductions of non-dense tensors).
 //!
 //! Order and accuracy: every thread accumulates sequentially into a few
 //! independent f32 accumulators, which are then combined as a balanced tree
 //! (accumulators, warp butterfly, warps, splits): the order depends only on
 //! the shape, the strides' contiguity and the split count, never on timing,
 //! so results are deterministic (bitwise reproducible) for a given device.
-//! No atomics.
+//! The only atomics are the integer arrival counters of a split; no float
+//! atomics.
 //!
 //! Params, in launch order (all `u64` unless said; counts and strides in
 //! elements): see [`ReduceSpec::param_names`].
@@ -43,6 +50,7 @@
 
 mod columns;
 mod emit;
+mod finish;
 mod plan;
 mod rows;
 
@@ -54,7 +62,7 @@ use crate::numeric::ElementType;
 use crate::ptx::{Kernel, Module, ParamType, PtxError, Reg};
 use crate::{Error, Result};
 
-pub use plan::{plan, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace};
+pub use plan::{plan, ColumnTuning, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace};
 
 /// Threads per block of both reduction kernels.
 pub const BLOCK_THREADS: u32 = 256;
@@ -115,11 +123,16 @@ pub enum ReduceLayout {
         /// Lines are contiguous (element stride 1).
         vectorized: bool,
     },
-    /// Reduce down each column: each thread owns `vector` adjacent columns
-    /// (1, 2, 4 or 8 elements, at most 16 bytes).
+    /// Reduce down each column: each thread owns `reps` strips of `vector`
+    /// adjacent columns, `32 * vector` columns apart, and keeps `rows` rows
+    /// in flight.
     Columns {
-        /// Columns per thread.
+        /// Adjacent columns per load: 1, 2, 4 or 8, at most 16 bytes.
         vector: u32,
+        /// Loads per row: 1, 2 or 4, at most 16 bytes per row in all.
+        reps: u32,
+        /// Rows in flight per thread: 1 to 16.
+        rows: u32,
     },
 }
 
@@ -156,7 +169,7 @@ pub struct ReduceSpec {
     /// Kernel shape.
     pub layout: ReduceLayout,
     /// `true`: write final results (mean divided, converted to `output`);
-    /// `false`: write f32 partials for a finishing launch.
+    /// `false` (`Rows` only): write f32 partials for a finishing launch.
     pub finish: bool,
     /// The per-element map `f` of `reduce(f(x))`, of arity 1, computed in
     /// f32 (`None`: the identity). Its runtime scalars are f32 params after
@@ -170,12 +183,14 @@ pub struct ReduceSpec {
 pub const SUPPORTED: [ElementType; 3] = [ElementType::F32, ElementType::F16, ElementType::BF16];
 
 impl ReduceSpec {
-    /// The kernel's `.entry` name, e.g. `reduce_cols4_max_f32_f32_partial`.
+    /// The kernel's `.entry` name, e.g. `reduce_cols4x1r4_max_f32_f32`.
     pub fn kernel_name(&self) -> String {
         let layout = match self.layout {
             ReduceLayout::Rows { vectorized: true } => "rows_v".to_string(),
             ReduceLayout::Rows { vectorized: false } => "rows_s".to_string(),
-            ReduceLayout::Columns { vector } => format!("cols{vector}"),
+            ReduceLayout::Columns { vector, reps, rows } => {
+                format!("cols{vector}x{reps}r{rows}")
+            }
         };
         let stage = if self.finish { "" } else { "_partial" };
         let map = if self.map.is_some() { "_map" } else { "" };
@@ -198,17 +213,26 @@ impl ReduceSpec {
 
     /// The kernel's params, in launch order.
     ///
-    /// - `Rows`: `input, output, lines, len, line_stride, elem_stride,
-    ///   splits, chunk, out_stride` (u64) and `count` (f32). Work item
+    /// Both kernels start with `input, output, partials, counters`
+    /// (pointers; `partials` is an f32 and `counters` a u32 workspace, used
+    /// only by a finishing kernel launched with `splits > 1`, see
+    /// `finish.rs`), then:
+    /// - `Rows`: `lines, len, line_stride, elem_stride, splits, chunk,
+    ///   out_stride` (u64) and `count` (f32). Work item
     ///   `w = line * splits + split` (split = `%ctaid.y`, `splits` = the
     ///   grid's y extent) reduces elements
-    ///   `[split * chunk, min(len, (split + 1) * chunk))` of its line and
-    ///   writes `output[w * out_stride]`.
-    /// - `Columns`: `input, output, cols, len, row_stride, splits, chunk,
-    ///   out_stride, out_split_stride` (u64) and `count` (f32). Split `s`
-    ///   (`%ctaid.y`; `splits` is the grid's y extent)
-    ///   reduces rows `[s * chunk, min(len, (s + 1) * chunk))` of column `c`
-    ///   into `output[s * out_split_stride + c * out_stride]`.
+    ///   `[split * chunk, min(len, (split + 1) * chunk))` of its line. It
+    ///   writes `output[w * out_stride]` (`finish: false`), or
+    ///   `partials[w]` and the line's last CTA writes
+    ///   `output[line * out_stride]` (`finish: true`; directly when
+    ///   `splits` is 1); counter `line`.
+    /// - `Columns`: `cols, len, row_stride, splits, chunk, out_stride,
+    ///   split_stride` (u64) and `count` (f32). Split `s` (`%ctaid.y`;
+    ///   `splits` is the grid's y extent) reduces rows
+    ///   `[s * chunk, min(len, (s + 1) * chunk))` of column `c` into
+    ///   `partials[s * split_stride + c]`, and the tile's last CTA writes
+    ///   `output[c * out_stride]` (directly when `splits` is 1); counter
+    ///   = the column tile.
     ///
     /// `count` divides a finishing mean (the full reduced length). A map's
     /// runtime scalars follow as f32 params `scalar0, scalar1, ...`.
@@ -217,6 +241,8 @@ impl ReduceSpec {
             ReduceLayout::Rows { .. } => &[
                 "input",
                 "output",
+                "partials",
+                "counters",
                 "lines",
                 "len",
                 "line_stride",
@@ -229,13 +255,15 @@ impl ReduceSpec {
             ReduceLayout::Columns { .. } => &[
                 "input",
                 "output",
+                "partials",
+                "counters",
                 "cols",
                 "len",
                 "row_stride",
                 "splits",
                 "chunk",
                 "out_stride",
-                "out_split_stride",
+                "split_stride",
                 "count",
             ],
         }
@@ -265,15 +293,29 @@ impl ReduceSpec {
                 ));
             }
         }
-        if let ReduceLayout::Columns { vector } = self.layout {
+        if let ReduceLayout::Columns { vector, reps, rows } = self.layout {
             let bytes = u64::from(vector) * u64::from(self.input.size_bytes());
-            if !vector.is_power_of_two() || bytes > 16 {
+            let shape_ok = vector.is_power_of_two()
+                && reps.is_power_of_two()
+                && bytes * u64::from(reps) <= 16
+                && (1..=16).contains(&rows);
+            if !shape_ok {
                 return Err(PtxError::UnsupportedElement {
                     kernel: "reduce",
-                    element: format!("{vector} columns of {} per thread", self.input),
-                    supported: "1, 2, 4 or 8 columns per thread, at most 16 bytes",
+                    element: format!(
+                        "{reps} strip(s) of {vector} columns of {} per thread, {rows} rows in flight",
+                        self.input
+                    ),
+                    supported: "power-of-two strips and columns, at most 16 bytes per row, 1 to 16 rows",
                 }
                 .into());
+            }
+            if !self.finish {
+                return Err(Error::invalid_argument(
+                    "finish",
+                    "false (a column kernel)",
+                    "true: column kernels finish their splits in the same launch",
+                ));
             }
         }
         Ok(())
@@ -284,7 +326,9 @@ impl ReduceSpec {
         self.check()?;
         let kernel = match self.layout {
             ReduceLayout::Rows { vectorized } => rows::kernel(self, vectorized)?,
-            ReduceLayout::Columns { vector } => columns::kernel(self, vector)?,
+            ReduceLayout::Columns { vector, reps, rows } => {
+                columns::kernel(self, vector, reps, rows)?
+            }
         };
         let mut module = Module::new(self.arch);
         module.add_kernel(kernel)?;
@@ -307,7 +351,7 @@ impl ReduceSpec {
             };
             let param = k.param(name, ty)?;
             let reg = k.load_param(&param)?;
-            if i < 2 {
+            if i < 4 {
                 k.cvta_to_global(reg, reg);
             }
             regs.push(reg);

@@ -86,7 +86,31 @@ pub struct Problem {
     /// when unknown). A column reduction splits its rows so that all its
     /// CTAs run in one wave: a second, partial wave would cost a whole one.
     pub ctas_per_sm: u32,
+    /// The column kernel's shape (`Default`: the plan's choice).
+    pub tuning: ColumnTuning,
 }
+
+/// Overrides of the column kernel's shape, for tuning and benchmarks;
+/// zeros and `None` leave the choice to the plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ColumnTuning {
+    /// Bytes each thread keeps in flight down its columns (rows in flight
+    /// times the bytes it loads per row); 0: [`COLUMN_BYTES_IN_FLIGHT`].
+    pub bytes_in_flight: u32,
+    /// Whether a thread whose columns cannot be loaded 16 bytes at a time
+    /// (unaligned rows) still reads 16 bytes per row, as several narrower
+    /// loads 32 strips apart (`true`), or only one narrow strip (`false`);
+    /// `None`: [`COLUMN_WIDE`].
+    pub wide: Option<bool>,
+    /// Waves of CTAs the row splits fill (a wave: the kernel's occupancy
+    /// times the SMs); 0: 1.
+    pub waves: u32,
+}
+
+/// Bytes each thread of a column kernel keeps in flight by default.
+pub const COLUMN_BYTES_IN_FLIGHT: u32 = 64;
+/// Whether column kernels widen narrow strips to 16 bytes per row by default.
+pub const COLUMN_WIDE: bool = true;
 
 /// Where a launch reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +155,9 @@ pub struct Plan {
     pub launches: Vec<Launch>,
     /// f32 elements of workspace the launches use.
     pub workspace: u64,
+    /// u32 arrival counters a split that finishes in-kernel uses (zero
+    /// before the first launch; the launches leave them zero).
+    pub counters: u64,
 }
 
 /// The reduction as lines: `lines` lines of `len` elements.
@@ -147,22 +174,24 @@ struct Lines {
 ///
 /// ```
 /// use cutlet::arch::ArchKind;
-/// use cutlet::kernel::reduce::{plan, Problem, ReduceDim, ReduceLayout, ReduceOp};
+/// use cutlet::kernel::reduce::{plan, ColumnTuning, Problem, ReduceDim, ReduceLayout, ReduceOp};
 /// use cutlet::numeric::ElementType;
 ///
 /// let problem = Problem {
 ///     op: ReduceOp::Sum, input: ElementType::F32, output: ElementType::F32,
 ///     shape: [16384, 8192], strides: [8192, 1], address: 0, out_stride: 1,
 ///     dim: ReduceDim::First, map: None, arch: ArchKind::Sm90, sm_count: 132,
-///     ctas_per_sm: 4,
+///     ctas_per_sm: 4, tuning: ColumnTuning::default(),
 /// };
 /// let plan = plan(&problem);
 /// // 64 column tiles x 8 row splits of 2048 rows (512 CTAs, one wave of 4
-/// // per SM) into an f32 workspace, then one finishing pass.
-/// assert_eq!(plan.launches.len(), 2);
-/// assert_eq!(plan.launches[0].spec.layout, ReduceLayout::Columns { vector: 4 });
+/// // per SM), 4 rows of 16 bytes in flight per thread; the last CTA of
+/// // each tile combines the 8 partials (f32 workspace, 64 counters).
+/// assert_eq!(plan.launches.len(), 1);
+/// let layout = ReduceLayout::Columns { vector: 4, reps: 1, rows: 4 };
+/// assert_eq!(plan.launches[0].spec.layout, layout);
 /// assert_eq!(plan.launches[0].shape.grid, (64, 8));
-/// assert_eq!(plan.workspace, 8 * 8192);
+/// assert_eq!((plan.workspace, plan.counters), (8 * 8192, 64));
 /// ```
 pub fn plan(problem: &Problem) -> Plan {
     let [rows, cols] = problem.shape;
@@ -205,9 +234,22 @@ pub fn plan(problem: &Problem) -> Plan {
         && lines.line_stride == 1
         && lines.lines > 1
     {
+        let tuning = problem.tuning;
         let vector = column_vector(problem, lines.elem_stride);
-        let tiles = lines.lines.div_ceil(32 * u64::from(vector));
-        // As many splits as fit one wave next to the tiles (rounded down).
+        let strip = vector * problem.input.size_bytes();
+        let reps = if tuning.wide.unwrap_or(COLUMN_WIDE) {
+            16 / strip
+        } else {
+            1
+        };
+        let in_flight = match tuning.bytes_in_flight {
+            0 => COLUMN_BYTES_IN_FLIGHT,
+            bytes => bytes,
+        };
+        let rows = (in_flight / (strip * reps)).clamp(1, 16);
+        let tiles = lines.lines.div_ceil(32 * u64::from(vector * reps));
+        let wave = wave * u64::from(tuning.waves.max(1));
+        // As many splits as fit the wave(s) next to the tiles (rounded down).
         let splits = if tiles >= wave || len <= MIN_COL_CHUNK {
             len.div_ceil(MAX_COL_CHUNK).max(1)
         } else {
@@ -216,59 +258,23 @@ pub fn plan(problem: &Problem) -> Plan {
                 .max(len.div_ceil(MAX_COL_CHUNK))
         };
         let (chunk, splits) = chunking(len, splits, 1);
-        let layout = ReduceLayout::Columns { vector };
-        if splits == 1 {
-            plan.launches.push(column_launch(
-                spec(layout, true, true),
-                Workspace::Input,
-                Workspace::Output,
-                lines.lines,
-                len,
-                lines.elem_stride,
-                1,
-                chunk,
-                problem.out_stride,
-                0,
-                count,
-            ));
-            return plan;
-        }
+        let layout = ReduceLayout::Columns { vector, reps, rows };
         plan.launches.push(column_launch(
-            spec(layout, false, true),
-            Workspace::Input,
-            Workspace::At(0),
+            spec(layout, true, true),
             lines.lines,
             len,
             lines.elem_stride,
             splits,
             chunk,
-            1,
-            lines.lines,
-            count,
-        ));
-        // The partials: (splits, lines) f32, row-major, 16-byte aligned at 0.
-        let vector = if lines.lines % 4 == 0 {
-            4
-        } else if lines.lines % 2 == 0 {
-            2
-        } else {
-            1
-        };
-        let layout = ReduceLayout::Columns { vector };
-        plan.launches.push(column_launch(
-            spec(layout, true, false),
-            Workspace::At(0),
-            Workspace::Output,
-            lines.lines,
-            splits,
-            lines.lines,
-            1,
-            splits,
             problem.out_stride,
-            0,
             count,
         ));
-        plan.workspace = splits.saturating_mul(lines.lines);
+        if splits > 1 {
+            // (splits, whole tiles) f32 partials, one counter per tile.
+            let tile = 32 * u64::from(vector * reps);
+            plan.workspace = splits.saturating_mul(tiles.saturating_mul(tile));
+            plan.counters = tiles;
+        }
         return plan;
     }
     // Rows: along each line, split when there are too few lines.
@@ -284,18 +290,23 @@ pub fn plan(problem: &Problem) -> Plan {
     };
     let (chunk, splits) = chunking(len, splits, 64);
     let mut partials = lines.lines.saturating_mul(splits);
-    let single = problem.dim != ReduceDim::All || lines.lines == 1;
-    if single && splits == 1 {
+    // One launch, finishing its splits in-kernel, unless a full reduction
+    // of several lines needs a pass across the lines.
+    if problem.dim != ReduceDim::All || lines.lines == 1 {
         plan.launches.push(row_launch(
             spec(layout, true, true),
             Workspace::Input,
             Workspace::Output,
             lines,
-            1,
-            chunk.max(len),
+            splits,
+            if splits == 1 { chunk.max(len) } else { chunk },
             problem.out_stride,
             count,
         ));
+        if splits > 1 {
+            plan.workspace = partials;
+            plan.counters = lines.lines;
+        }
         return plan;
     }
     plan.launches.push(row_launch(
@@ -310,25 +321,6 @@ pub fn plan(problem: &Problem) -> Plan {
     ));
     plan.workspace = partials;
     let finish = ReduceLayout::Rows { vectorized: true };
-    if problem.dim != ReduceDim::All {
-        let view = Lines {
-            lines: lines.lines,
-            len: splits,
-            line_stride: splits,
-            elem_stride: 1,
-        };
-        plan.launches.push(row_launch(
-            spec(finish, true, false),
-            Workspace::At(0),
-            Workspace::Output,
-            view,
-            1,
-            splits,
-            problem.out_stride,
-            count,
-        ));
-        return plan;
-    }
     // A full reduction finishes over all partials as one line, adding
     // split passes (ping-ponging in the workspace) while there are too many.
     let mut from = 0;
@@ -489,25 +481,22 @@ fn row_launch(
 #[allow(clippy::too_many_arguments)]
 fn column_launch(
     spec: ReduceSpec,
-    source: Workspace,
-    target: Workspace,
     cols: u64,
     len: u64,
     row_stride: u64,
     splits: u64,
     chunk: u64,
     out_stride: u64,
-    out_split_stride: u64,
     count: f32,
 ) -> Launch {
-    let vector = match spec.layout {
-        ReduceLayout::Columns { vector } => u64::from(vector),
-        ReduceLayout::Rows { .. } => 1,
+    let tile = match spec.layout {
+        ReduceLayout::Columns { vector, reps, .. } => 32 * u64::from(vector * reps),
+        ReduceLayout::Rows { .. } => 32,
     };
     Launch {
         spec,
-        source,
-        target,
+        source: Workspace::Input,
+        target: Workspace::Output,
         shape: LaunchShape {
             params: [
                 cols,
@@ -516,10 +505,10 @@ fn column_launch(
                 splits,
                 chunk,
                 out_stride,
-                out_split_stride,
+                cols.div_ceil(tile).saturating_mul(tile),
             ],
             count,
-            grid: grid(cols.div_ceil(32 * vector), splits),
+            grid: grid(cols.div_ceil(tile), splits),
         },
     }
 }
@@ -547,6 +536,7 @@ mod tests {
             arch: ArchKind::Sm90,
             sm_count: 132,
             ctas_per_sm: 8,
+            tuning: ColumnTuning::default(),
         }
     }
 
@@ -566,6 +556,28 @@ mod tests {
     }
 
     #[test]
+    fn split_column_reductions_finish_in_one_launch() {
+        let mut aligned = problem([16384, 8192], [8192, 1], ReduceDim::First);
+        aligned.ctas_per_sm = 4;
+        let plan = plan(&aligned);
+        assert_eq!(plan.launches.len(), 1);
+        assert_eq!(plan.launches[0].shape.grid, (64, 8));
+        assert_eq!((plan.workspace, plan.counters), (8 * 8192, 64));
+        aligned.tuning.waves = 2;
+        aligned.tuning.bytes_in_flight = 128;
+        let two = super::plan(&aligned);
+        assert_eq!(two.launches[0].shape.grid, (64, 16));
+        assert!(matches!(
+            two.launches[0].spec.layout,
+            ReduceLayout::Columns { rows: 8, .. }
+        ));
+        let short = super::plan(&problem([40, 8192], [8192, 1], ReduceDim::First));
+        assert_eq!(short.launches[0].shape.grid.1, 1);
+        assert_eq!((short.workspace, short.counters), (0, 0));
+        consistent(&plan);
+    }
+
+    #[test]
     fn many_rows_need_one_pass() {
         let plan = plan(&problem([16384, 8192], [8192, 1], ReduceDim::Last));
         assert_eq!(plan.launches.len(), 1);
@@ -577,12 +589,15 @@ mod tests {
     }
 
     #[test]
-    fn few_long_rows_split_and_finish() {
+    fn few_long_rows_split_and_finish_in_one_launch() {
         let plan = plan(&problem([3, 200_000], [200_000, 1], ReduceDim::Last));
-        assert_eq!(plan.launches.len(), 2);
-        assert!(!plan.launches[0].spec.finish && plan.launches[1].spec.finish);
-        assert_eq!(plan.launches[1].source, Workspace::At(0));
-        assert_eq!(plan.launches[1].target, Workspace::Output);
+        assert_eq!(plan.launches.len(), 1);
+        let launch = &plan.launches[0];
+        assert!(launch.spec.finish);
+        assert!(launch.shape.grid.1 > 1, "split: {launch:?}");
+        assert_eq!(launch.target, Workspace::Output);
+        assert_eq!(plan.workspace, 3 * u64::from(launch.shape.grid.1));
+        assert_eq!(plan.counters, 3);
         consistent(&plan);
     }
 
@@ -591,18 +606,40 @@ mod tests {
         let aligned = plan(&problem([1000, 1000], [1000, 1], ReduceDim::First));
         assert_eq!(
             aligned.launches[0].spec.layout,
-            ReduceLayout::Columns { vector: 4 }
+            ReduceLayout::Columns {
+                vector: 4,
+                reps: 1,
+                rows: 4
+            }
         );
         let ragged = plan(&problem([1000, 999], [999, 1], ReduceDim::First));
         assert_eq!(
             ragged.launches[0].spec.layout,
-            ReduceLayout::Columns { vector: 1 }
+            ReduceLayout::Columns {
+                vector: 1,
+                reps: 4,
+                rows: 4
+            }
+        );
+        let mut narrow = problem([1000, 999], [999, 1], ReduceDim::First);
+        narrow.tuning.wide = Some(false);
+        assert_eq!(
+            plan(&narrow).launches[0].spec.layout,
+            ReduceLayout::Columns {
+                vector: 1,
+                reps: 1,
+                rows: 16
+            }
         );
         let mut offset = problem([1000, 1000], [1000, 1], ReduceDim::First);
         offset.address = 8;
         assert_eq!(
             plan(&offset).launches[0].spec.layout,
-            ReduceLayout::Columns { vector: 2 }
+            ReduceLayout::Columns {
+                vector: 2,
+                reps: 2,
+                rows: 4
+            }
         );
         consistent(&aligned);
     }
@@ -620,7 +657,8 @@ mod tests {
     #[test]
     fn full_reductions_flatten_dense_tensors() {
         let dense = plan(&problem([16384, 8192], [8192, 1], ReduceDim::All));
-        assert_eq!(dense.launches.len(), 2);
+        assert_eq!(dense.launches.len(), 1, "one launch, finished in-kernel");
+        assert_eq!(dense.counters, 1);
         assert_eq!(dense.launches[0].shape.params[0], 1, "one line");
         let padded = plan(&problem([700, 500], [512, 1], ReduceDim::All));
         assert_eq!(padded.launches[0].shape.params[0], 700, "one line per row");

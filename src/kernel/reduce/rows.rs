@@ -5,8 +5,9 @@ use super::emit::{
     butterfly, combine, identities, load_elements, map_element, size_shift, smem_slot,
     store_result, tree, Ctx,
 };
-use super::{ReduceSpec, BLOCK_THREADS, UNROLL};
-use crate::ptx::{Kernel, Reg, RegClass, SpecialReg};
+use super::finish::{last_cta, Counter};
+use super::{ReduceOp, ReduceSpec, BLOCK_THREADS, UNROLL};
+use crate::ptx::{Kernel, Reg, RegClass, SharedVar, SpecialReg};
 use crate::Result;
 
 /// Warps per CTA.
@@ -17,12 +18,13 @@ const WARPS: u32 = BLOCK_THREADS / 32;
 pub(super) fn kernel(spec: &ReduceSpec, vectorized: bool) -> Result<Kernel> {
     let (mut k, p, scalars) = spec.start_kernel()?;
     let cx = Ctx { spec, scalars };
-    let (input, output, lines, len, line_stride, elem_stride) =
-        (p[0], p[1], p[2], p[3], p[4], p[5]);
-    let (splits, chunk, out_stride, count) = (p[6], p[7], p[8], p[9]);
+    let (input, output, partials, counters) = (p[0], p[1], p[2], p[3]);
+    let (lines, len, line_stride, elem_stride) = (p[4], p[5], p[6], p[7]);
+    let (splits, chunk, out_stride, count) = (p[8], p[9], p[10], p[11]);
     let shift = size_shift(spec.input);
     let out_shift = size_shift(spec.written_type());
     let smem = k.shared_static("warp_partials", 16, WARPS * 4)?;
+    let flag = k.shared_static("last_flag", 4, 4)?;
 
     // Thread coordinates: tid (u64), lane and warp (u32).
     let tid32 = k.special(SpecialReg::TidX);
@@ -74,33 +76,90 @@ pub(super) fn kernel(spec: &ReduceSpec, vectorized: bool) -> Result<Kernel> {
     // Accumulators -> thread -> warp (butterfly) -> CTA (shared memory).
     k.place_label(&reduce);
     let acc = tree(&mut k, spec.op, &accs)?;
-    butterfly(&mut k, spec.op, acc, 32)?;
-    let slot = smem_slot(&mut k, &smem, warp);
-    k.push(format!("setp.eq.u32 {p}, {lane}, 0;"));
-    k.push(format!("@{p} st.shared.f32 [{slot}], {acc};"));
-    k.push("bar.sync 0;");
-    k.push(format!("setp.ne.u32 {p}, {warp}, 0;"));
-    k.push(format!("@{p} bra {next};"));
-    let total = identities(&mut k, spec.op, 1)[0];
-    let read = k.reg(RegClass::Pred);
-    k.push(format!("setp.lt.u32 {read}, {lane}, {WARPS};"));
-    let lane_slot = smem_slot(&mut k, &smem, lane);
-    k.push(format!("@{read} ld.shared.f32 {total}, [{lane_slot}];"));
-    butterfly(&mut k, spec.op, total, WARPS)?;
+    let total = block_total(&mut k, spec.op, acc, (lane, warp), &smem)?;
+    let first = k.reg(RegClass::Pred);
+    k.push(format!("setp.eq.u32 {first}, {tid32}, 0;"));
     let out = k.reg(RegClass::B64);
     // item = line * splits + split
     k.push(format!("mad.lo.u64 {out}, {line}, {splits}, {split};"));
+    let fused = k.new_label("fused")?;
+    if spec.finish {
+        k.push(format!("setp.ne.u64 {p}, {splits}, 1;"));
+        k.push(format!("@{p} bra {fused};"));
+    }
     k.push(format!("mul.lo.u64 {out}, {out}, {out_stride};"));
     k.push(format!("shl.b64 {out}, {out}, {out_shift};"));
     k.push(format!("add.u64 {out}, {out}, {output};"));
-    k.push(format!("setp.eq.u32 {p}, {lane}, 0;"));
-    store_result(&mut k, spec, total, count, out, Some(p))?;
+    store_result(&mut k, spec, total, count, out, Some(first))?;
+    if spec.finish {
+        // Split: partials[item] = total; the line's last CTA combines
+        // partials[line * splits ..][..splits], thread t reading t, t + 256, ...
+        k.push(format!("bra {next};"));
+        k.place_label(&fused);
+        k.push(format!("shl.b64 {out}, {out}, 2;"));
+        k.push(format!("add.u64 {out}, {out}, {partials};"));
+        k.push(format!("@{first} st.global.f32 [{out}], {total};"));
+        let counter = Counter {
+            base: counters,
+            index: line,
+            arrivals: splits,
+        };
+        last_cta(&mut k, &flag, &counter, &next)?;
+        let sum = identities(&mut k, spec.op, 1)[0];
+        let [i, at] = [0; 2].map(|_| k.reg(RegClass::B64));
+        let value = k.reg(RegClass::F32);
+        let split_loop = k.new_label("split_loop")?;
+        let splits_done = k.new_label("splits_done")?;
+        k.mov(i, tid);
+        k.place_label(&split_loop);
+        k.push(format!("setp.ge.u64 {p}, {i}, {splits};"));
+        k.push(format!("@{p} bra {splits_done};"));
+        k.push(format!("mad.lo.u64 {at}, {line}, {splits}, {i};"));
+        k.push(format!("shl.b64 {at}, {at}, 2;"));
+        k.push(format!("add.u64 {at}, {at}, {partials};"));
+        k.push(format!("ld.global.cg.f32 {value}, [{at}];"));
+        combine(&mut k, spec.op, sum, sum, value)?;
+        k.push(format!("add.u64 {i}, {i}, {};", BLOCK_THREADS));
+        k.push(format!("bra {split_loop};"));
+        k.place_label(&splits_done);
+        let total = block_total(&mut k, spec.op, sum, (lane, warp), &smem)?;
+        k.push(format!("mul.lo.u64 {out}, {line}, {out_stride};"));
+        k.push(format!("shl.b64 {out}, {out}, {out_shift};"));
+        k.push(format!("add.u64 {out}, {out}, {output};"));
+        store_result(&mut k, spec, total, count, out, Some(first))?;
+    }
     k.place_label(&next);
     k.push("bar.sync 0;");
     k.push(format!("add.u64 {line}, {line}, {grid};"));
     k.push(format!("bra {item_loop};"));
     k.place_label(&done);
     Ok(k)
+}
+
+/// The CTA-wide combination of every thread's `acc`: a warp butterfly,
+/// the warps' results through shared memory, a butterfly over them. Every
+/// thread gets the total; the CTA synchronizes twice (so `smem` is free
+/// again afterwards).
+fn block_total(
+    k: &mut Kernel,
+    op: ReduceOp,
+    acc: Reg,
+    (lane, warp): (Reg, Reg),
+    smem: &SharedVar,
+) -> Result<Reg> {
+    butterfly(k, op, acc, 32)?;
+    let p = k.reg(RegClass::Pred);
+    let slot = smem_slot(k, smem, warp);
+    k.push(format!("setp.eq.u32 {p}, {lane}, 0;"));
+    k.push(format!("@{p} st.shared.f32 [{slot}], {acc};"));
+    k.push("bar.sync 0;");
+    let total = identities(k, op, 1)[0];
+    k.push(format!("setp.lt.u32 {p}, {lane}, {WARPS};"));
+    let lane_slot = smem_slot(k, smem, lane);
+    k.push(format!("@{p} ld.shared.f32 {total}, [{lane_slot}];"));
+    butterfly(k, op, total, WARPS)?;
+    k.push("bar.sync 0;");
+    Ok(total)
 }
 
 /// Loads one scalar at `base + index * size` and combines it into `acc`.
