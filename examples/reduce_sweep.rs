@@ -28,11 +28,11 @@ const RUNS: usize = 30;
 /// are the plan's defaults.
 const TUNINGS: [(u32, Option<bool>, u32); 6] = [
     (0, None, 0),
-    (0, Some(false), 0),
+    (0, Some(true), 0),
     (32, None, 0),
     (128, None, 0),
-    (256, None, 0),
     (0, None, 2),
+    (128, None, 2),
 ];
 
 fn main() -> Result<(), AnyError> {

@@ -155,11 +155,11 @@ pub const SPLIT_VIEWS: [(View, ReduceDim); 5] = [
 /// default first).
 pub const TUNINGS: [ColumnTuning; 6] = [
     tuning(0, None, 0),
-    tuning(0, Some(false), 0),
+    tuning(0, Some(true), 0),
     tuning(32, None, 0),
     tuning(128, None, 0),
-    tuning(256, None, 0),
     tuning(0, None, 2),
+    tuning(128, None, 2),
 ];
 
 const fn tuning(bytes_in_flight: u32, wide: Option<bool>, waves: u32) -> ColumnTuning {

@@ -17,10 +17,10 @@
 //!    kernel with scalar strided loads.
 //! 2. [`ReduceLayout::Columns`]: the kept dimension is the contiguous one.
 //!    A CTA is 32 column strips by 8 row groups; each thread owns `reps`
-//!    strips of `vector` adjacent columns (16 bytes per row in all: one
-//!    16-byte load, or narrower loads `32 * vector` columns apart when the
-//!    row stride or the address is not 16-byte aligned, so a warp's load
-//!    stays contiguous) and walks rows 8 apart, `rows` rows in flight;
+//!    strips of `vector` adjacent columns (one 16-byte strip when the row
+//!    stride and the address allow; narrower strips otherwise, by default
+//!    one with more rows in flight, or, tuned "wide", several `32 * vector`
+//!    columns apart) and walks rows 8 apart, `rows` rows in flight;
 //!    shared memory combines the 8 row groups. Column tiles stride over the
 //!    grid's x; the reduced dimension is split over the grid's y so that
 //!    the grid fills the GPU.
@@ -131,7 +131,7 @@ pub enum ReduceLayout {
         vector: u32,
         /// Loads per row: 1, 2 or 4, at most 16 bytes per row in all.
         reps: u32,
-        /// Rows in flight per thread: 1 to 16.
+        /// Rows in flight per thread: 1 to 32.
         rows: u32,
     },
 }
@@ -298,7 +298,7 @@ impl ReduceSpec {
             let shape_ok = vector.is_power_of_two()
                 && reps.is_power_of_two()
                 && bytes * u64::from(reps) <= 16
-                && (1..=16).contains(&rows);
+                && (1..=32).contains(&rows);
             if !shape_ok {
                 return Err(PtxError::UnsupportedElement {
                     kernel: "reduce",
@@ -306,7 +306,7 @@ impl ReduceSpec {
                         "{reps} strip(s) of {vector} columns of {} per thread, {rows} rows in flight",
                         self.input
                     ),
-                    supported: "power-of-two strips and columns, at most 16 bytes per row, 1 to 16 rows",
+                    supported: "power-of-two strips and columns, at most 16 bytes per row, 1 to 32 rows",
                 }
                 .into());
             }
