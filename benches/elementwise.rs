@@ -135,5 +135,66 @@ fn main() {
     .run(&mut c, &device, ceiling);
     Case::<f16>::new(&device, "f16 a+b 16383x8191 (ragged)", add, 16383, 8191)
         .run(&mut c, &device, ceiling);
+    reductions(&mut c, &device, ceiling);
     c.final_summary();
+}
+
+/// The reduction group: f32 sums along dim -1, dim 0 and in full, on the
+/// aligned 16384 x 8192 and the ragged 16383 x 8191 shapes (bytes: the input
+/// once plus the output once), with the same median-of-30 line as above.
+fn reductions(c: &mut Criterion, device: &Device, ceiling: f64) {
+    use cutlet::device::{Reduce, ReduceDim, ReduceWorkspace};
+    use cutlet::kernel::reduce::ReduceOp;
+    let stream = device.default_stream();
+    let mut workspace = ReduceWorkspace::new();
+    for (rows, cols) in [(16384, 8192), (16383, 8191)] {
+        let input = stream.alloc_zeros::<f32>(rows * cols).expect("input");
+        for (dim, outputs, label) in [
+            (ReduceDim::Last, rows, "-1"),
+            (ReduceDim::First, cols, "0"),
+            (ReduceDim::All, 1, "all"),
+        ] {
+            let mut output = stream.alloc_zeros::<f32>(outputs).expect("output");
+            let reduce = Reduce::new(ReduceOp::Sum, dim);
+            let bytes = ((rows * cols + outputs) * 4) as u64;
+            let launch = |output: &mut CudaSlice<f32>, workspace: &mut ReduceWorkspace| {
+                let view = TensorRef::row_major(&input, rows, cols).expect("view");
+                reduce
+                    .run(
+                        device,
+                        &stream,
+                        view.into(),
+                        TensorMut::vector(output).into(),
+                        workspace,
+                    )
+                    .expect("reduce run");
+            };
+            let mut timed = |iters: u64| {
+                let start = stream
+                    .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .expect("event");
+                for _ in 0..iters {
+                    launch(&mut output, &mut workspace);
+                }
+                let end = stream
+                    .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .expect("event");
+                end.synchronize().expect("sync");
+                Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
+            };
+            let name = format!("f32 sum dim {label} {rows}x{cols}");
+            let mut group = c.benchmark_group("reduce");
+            group.throughput(Throughput::Bytes(bytes));
+            group.sample_size(20);
+            group.bench_function(&name, |b| b.iter_custom(&mut timed));
+            group.finish();
+            let mut runs: Vec<f64> = (0..30).map(|_| timed(1).as_secs_f64()).collect();
+            runs.sort_by(f64::total_cmp);
+            let gbps = bytes as f64 / runs[15] / 1e9;
+            println!(
+                "{name}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
+                100.0 * gbps / ceiling
+            );
+        }
+    }
 }

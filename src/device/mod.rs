@@ -17,6 +17,7 @@
 //! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
 //! | [`elementwise`], [`Elementwise`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
+//! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
 //! | [`gemm`] | `gemm/` | `GemmUniversalAdapter`, the runtime `Gemm` builder, arguments and their checks |
 //!
@@ -66,6 +67,7 @@ mod function;
 pub mod gemm;
 mod jit;
 mod launch;
+mod reduce;
 mod vector_add;
 
 pub use cache::{get_or_load, LoadedKernel};
@@ -78,4 +80,5 @@ pub use elementwise::{
 pub use function::Function;
 pub use jit::Module;
 pub use launch::{KernelArgs, LaunchConfig, TensorMapArg};
+pub use reduce::{Reduce, ReduceDim, ReduceWorkspace};
 pub use vector_add::vector_add;

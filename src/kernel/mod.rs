@@ -15,3 +15,6 @@ pub mod vector_add;
 
 /// GEMM kernels: the spec every configuration lowers to and `GemmUniversal`.
 pub mod gemm;
+
+/// Reductions (sum, mean, max, min) along a dimension or of a whole tensor.
+pub mod reduce;

@@ -19,6 +19,7 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "common/global_memory",
         include_str!("../../ptx/common/global_memory.ptx"),
     ),
+    ("common/reduce", include_str!("../../ptx/common/reduce.ptx")),
     (
         "common/math_f32",
         include_str!("../../ptx/common/math_f32.ptx"),

@@ -2,6 +2,7 @@
 //! device's DRAM ceiling, with a progress line.
 
 mod elementwise;
+mod reduce;
 
 use std::process::ExitCode;
 
@@ -18,6 +19,8 @@ pub struct BenchArgs {
 enum BenchKernel {
     /// An elementwise expression over 2-D tensors, e.g. `--op add --shape 16384x8192 --dtype f16`.
     Elementwise(elementwise::ElementwiseArgs),
+    /// A reduction of a 2-D tensor, e.g. `--op sum --dim 0 --shape 16384x8192 --dtype f32`.
+    Reduce(reduce::ReduceArgs),
 }
 
 /// Runs `cutlet bench ...`: prints the figures, or one `error: ...` line on
@@ -25,6 +28,7 @@ enum BenchKernel {
 pub fn run(args: &BenchArgs) -> ExitCode {
     let result = match &args.kernel {
         BenchKernel::Elementwise(a) => elementwise::run(a),
+        BenchKernel::Reduce(a) => reduce::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,271 @@
+//! The shared reduction test bed: host reference in f64, tolerances derived
+//! from the kernels' summation order, and the cases both the GPU test and
+//! the ptxas test use.
+#![allow(dead_code)]
+
+use cutlet::fusion::Expression;
+use cutlet::kernel::reduce::{ColumnTuning, ReduceDim, ReduceOp};
+use cutlet::numeric::{Element, ElementType};
+
+/// A host element type the tests upload and read back.
+pub trait Host: Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Host for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Host for half::f16 {
+    fn from_f64(x: f64) -> Self {
+        half::f16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        half::f16::to_f64(self)
+    }
+}
+
+impl Host for half::bf16 {
+    fn from_f64(x: f64) -> Self {
+        half::bf16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        half::bf16::to_f64(self)
+    }
+}
+
+/// A 2-D view to test: shape, strides and the first element's offset in its buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    pub name: &'static str,
+    pub shape: [usize; 2],
+    pub strides: [usize; 2],
+    pub offset: usize,
+}
+
+impl View {
+    /// Elements the buffer must hold.
+    pub fn buffer_len(&self) -> usize {
+        let [r, c] = self.shape;
+        let [rs, cs] = self.strides;
+        if r == 0 || c == 0 {
+            return self.offset;
+        }
+        self.offset + (r - 1) * rs + (c - 1) * cs + 1
+    }
+
+    /// The element at (row, col) in a buffer.
+    pub fn index(&self, row: usize, col: usize) -> usize {
+        self.offset + row * self.strides[0] + col * self.strides[1]
+    }
+}
+
+/// Small views covering every access path: aligned, ragged and unaligned,
+/// column-major, padded rows (ld > cols), and no unit stride at all.
+pub const VIEWS: [View; 5] = [
+    View {
+        name: "aligned",
+        shape: [64, 256],
+        strides: [256, 1],
+        offset: 0,
+    },
+    View {
+        name: "ragged",
+        shape: [37, 131],
+        strides: [131, 1],
+        offset: 1,
+    },
+    View {
+        name: "col_major",
+        shape: [45, 77],
+        strides: [1, 45],
+        offset: 0,
+    },
+    View {
+        name: "padded",
+        shape: [33, 100],
+        strides: [107, 1],
+        offset: 3,
+    },
+    View {
+        name: "strided",
+        shape: [20, 30],
+        strides: [61, 2],
+        offset: 0,
+    },
+];
+
+/// Views large enough that the plan splits the reduced dimension over CTAs.
+pub const SPLIT_VIEWS: [(View, ReduceDim); 5] = [
+    (
+        View {
+            name: "long_rows",
+            shape: [3, 200_000],
+            strides: [200_000, 1],
+            offset: 0,
+        },
+        ReduceDim::Last,
+    ),
+    (
+        View {
+            name: "tall",
+            shape: [20_000, 256],
+            strides: [256, 1],
+            offset: 0,
+        },
+        ReduceDim::First,
+    ),
+    (
+        View {
+            name: "tall_narrow",
+            shape: [70_000, 3],
+            strides: [3, 1],
+            offset: 0,
+        },
+        ReduceDim::First,
+    ),
+    (
+        View {
+            name: "dense",
+            shape: [2_000, 1_000],
+            strides: [1_000, 1],
+            offset: 0,
+        },
+        ReduceDim::All,
+    ),
+    (
+        View {
+            name: "padded_all",
+            shape: [700, 500],
+            strides: [512, 1],
+            offset: 5,
+        },
+        ReduceDim::All,
+    ),
+];
+
+/// Every dimension.
+/// The column-kernel tunings `examples/reduce_sweep.rs` measures (the
+/// default first).
+pub const TUNINGS: [ColumnTuning; 6] = [
+    tuning(0, None, 0),
+    tuning(0, Some(true), 0),
+    tuning(32, None, 0),
+    tuning(128, None, 0),
+    tuning(0, None, 2),
+    tuning(128, None, 2),
+];
+
+const fn tuning(bytes_in_flight: u32, wide: Option<bool>, waves: u32) -> ColumnTuning {
+    ColumnTuning {
+        bytes_in_flight,
+        wide,
+        waves,
+    }
+}
+
+pub const DIMS: [ReduceDim; 3] = [ReduceDim::Last, ReduceDim::First, ReduceDim::All];
+
+/// (input, output) type pairs: the input's type or f32.
+pub const TYPE_PAIRS: [(ElementType, ElementType); 5] = [
+    (ElementType::F32, ElementType::F32),
+    (ElementType::F16, ElementType::F16),
+    (ElementType::F16, ElementType::F32),
+    (ElementType::BF16, ElementType::BF16),
+    (ElementType::BF16, ElementType::F32),
+];
+
+/// Maps the tests apply before reducing, with their scalars.
+pub fn maps() -> Vec<(&'static str, Expression, Vec<f32>)> {
+    vec![
+        (
+            "square",
+            Expression::from_fn(|x: cutlet::fusion::Expr| &x * &x),
+            vec![],
+        ),
+        (
+            "scaled_exp",
+            Expression::from_fn(|x: cutlet::fusion::Expr| (x * cutlet::fusion::scalar(0)).exp()),
+            vec![0.5],
+        ),
+        (
+            "abs",
+            Expression::from_fn(|x: cutlet::fusion::Expr| x.abs()),
+            vec![],
+        ),
+    ]
+}
+
+/// The reduced lines of `view` along `dim`: for each output, the buffer
+/// indices it reduces.
+pub fn lines(view: &View, dim: ReduceDim) -> Vec<Vec<usize>> {
+    let [rows, cols] = view.shape;
+    match dim {
+        ReduceDim::Last => (0..rows)
+            .map(|r| (0..cols).map(|c| view.index(r, c)).collect())
+            .collect(),
+        ReduceDim::First => (0..cols)
+            .map(|c| (0..rows).map(|r| view.index(r, c)).collect())
+            .collect(),
+        ReduceDim::All => vec![(0..rows)
+            .flat_map(|r| (0..cols).map(move |c| view.index(r, c)))
+            .collect()],
+    }
+}
+
+/// The exact reduction of `values` (f64), and the sum of their magnitudes.
+pub fn reference(op: ReduceOp, values: &[f64]) -> (f64, f64) {
+    let magnitude = values.iter().map(|v| v.abs()).sum();
+    let value = match op {
+        ReduceOp::Sum => values.iter().sum(),
+        ReduceOp::Mean => values.iter().sum::<f64>() / values.len() as f64,
+        ReduceOp::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ReduceOp::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+    };
+    (value, magnitude)
+}
+
+/// Longest run of sequential f32 additions into one accumulator the plans
+/// allow (a split's chunk over its threads and accumulators), plus the tree
+/// depth: the factor of 2^-24 in the error bound of a sum.
+pub const SEQUENTIAL_BOUND: f64 = 1024.0 + 64.0;
+
+/// The largest error accepted for a result `want` (f64) written as `out`:
+/// the f32 summation bound `SEQUENTIAL_BOUND * 2^-24 * sum|x|` (sum and
+/// mean), the map's own f32 error (`2^-20` relative per element, for the
+/// approximate `ex2`), one ulp of the output type, and a mean's division.
+pub fn tolerance(
+    op: ReduceOp,
+    out: ElementType,
+    want: f64,
+    magnitude: f64,
+    len: usize,
+    mapped: bool,
+) -> f64 {
+    let map_error = if mapped { 2f64.powi(-20) } else { 0.0 };
+    // One ulp of the output type at x, subnormals included (their spacing
+    // is the smallest subnormal: 2^-24 for f16, 2^-133 bf16, 2^-149 f32).
+    let ulp = |x: f64| {
+        let (bits, smallest) = match out {
+            ElementType::F16 => (10, -24),
+            ElementType::BF16 => (7, -133),
+            _ => (23, -149),
+        };
+        (x.abs() * 2f64.powi(-bits)).max(2f64.powi(smallest))
+    };
+    let summed = match op {
+        ReduceOp::Sum => (SEQUENTIAL_BOUND * 2f64.powi(-24) + map_error) * magnitude,
+        ReduceOp::Mean => {
+            (SEQUENTIAL_BOUND * 2f64.powi(-24) + map_error) * magnitude / len.max(1) as f64
+                + want.abs() * 2f64.powi(-23)
+        }
+        ReduceOp::Max | ReduceOp::Min => map_error * want.abs(),
+    };
+    summed + ulp(want) + ulp(summed) + f64::MIN_POSITIVE
+}
