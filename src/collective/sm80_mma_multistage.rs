@@ -7,13 +7,15 @@
 //! at k-step 0 it issues the copies of tile `t + stages - 1`, at the last
 //! k-step it waits for tile `t + 1` (`cp.async.wait_group stages-2`,
 //! `bar.sync`) and loads its first fragments, so the tensor cores always
-//! have the next k-step's operands. The loop runs twice: first over the
-//! tiles whose copies lie wholly inside K (no K predicate, M/N row
-//! predicates only), then over the rest with the K predicate (partial K
-//! tile zero-filled, tiles past K copied as zeros from a safe address).
+//! have the next k-step's operands. The loop body exists once: a tile whose
+//! copies lie wholly inside K is copied with M/N row predicates only; the
+//! K-residue tile, tiles past K (zeros from a safe address) and threads of
+//! an MN-major operand whose chunk the M/N edge cuts branch to the general
+//! copy path, placed after the loop so the steady state never runs it. The
+//! prologue (tiles 0 .. stages-2) is a loop over the general path.
 
 //!
-//! Files: this one holds the pipeline (stages, prologue, the two loops);
+//! Files: this one holds the pipeline (stages, prologue, the loop);
 //! `g2s.rs` the `cp.async` copies, `s2r_mma.rs` the `ldmatrix` loads and
 //! the MMAs, each instruction emitted through its atom in [`crate::atom`].
 
@@ -165,7 +167,7 @@ impl Sm80MmaMultistage {
         let stages = self.spec.stages;
         let stage_bytes = self.spec.stage_bytes();
         let bk = self.spec.tile[2];
-        let mut ca = self.copy_setup(
+        let ca = self.copy_setup(
             k,
             inp,
             self.a,
@@ -175,7 +177,7 @@ impl Sm80MmaMultistage {
             inp.a_safe,
             0,
         );
-        let mut cb = self.copy_setup(
+        let cb = self.copy_setup(
             k,
             inp,
             self.b,
@@ -185,6 +187,10 @@ impl Sm80MmaMultistage {
             inp.b_safe,
             self.a.bytes(),
         );
+        let cut_chunks: Vec<Reg> = [&ca, &cb]
+            .into_iter()
+            .filter_map(|c| self.cut_chunk_predicate(k, c))
+            .collect();
         let warp = k.reg(RegClass::B32);
         let lane = k.reg(RegClass::B32);
         k.push(format!("shr.u32 {warp}, {}, 5;", inp.tid));
@@ -208,8 +214,7 @@ impl Sm80MmaMultistage {
             inp.smem,
             stages * stage_bytes
         ));
-        let (tiles, full_tiles, limit_a, t, kload) = (
-            k.reg(RegClass::B32),
+        let (tiles, last_fast, t, kload) = (
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
@@ -217,62 +222,81 @@ impl Sm80MmaMultistage {
         );
         k.push(format!("add.u32 {tiles}, {}, {};", inp.k, bk - 1));
         k.push(format!("div.u32 {tiles}, {tiles}, {bk};"));
-        k.push(format!("div.u32 {full_tiles}, {}, {bk};", inp.k));
-        k.push(format!("sub.s32 {limit_a}, {full_tiles}, {};", stages - 1));
+        // A tile starting at k <= K - BK lies wholly inside K.
+        k.push(format!("sub.s32 {last_fast}, {}, {bk};", inp.k));
         k.mov(kload, 0);
+        let p = k.reg(RegClass::Pred);
 
-        // Prologue: tiles 0 .. stages-2, K-predicated.
-        for _ in 0..stages - 1 {
-            for c in [&mut ca, &mut cb] {
-                self.load_tile(k, c, stage_w, kload, true)?;
-            }
-            CpAsync::emit_commit(k).map_err(atom_error)?;
-            self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
-            k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+        // Prologue: tiles 0 .. stages-2 through the general path, as a loop.
+        let prologue = k.new_label("mainloop_prologue")?;
+        k.mov(t, 0);
+        k.place_label(&prologue);
+        for c in [&ca, &cb] {
+            self.load_tile_general(k, c, stage_w, kload)?;
+            self.advance_tile(k, c);
         }
+        CpAsync::emit_commit(k).map_err(atom_error)?;
+        self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
+        k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+        k.push(format!("add.u32 {t}, {t}, 1;"));
+        k.push(format!("setp.lt.u32 {p}, {t}, {};", stages - 1));
+        k.push(format!("@{p} bra {prologue};"));
         CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
         k.push("bar.sync 0;");
         self.load_frags(k, &mut fa, 0, 0, stage_r)?;
         self.load_frags(k, &mut fb, 0, 0, stage_r)?;
 
+        // The mainloop: one copy of the k-tile body. The copies of a tile
+        // not wholly inside K (or of a thread whose MN-major chunk the edge
+        // cuts) branch to the general path placed after the loop.
         k.mov(t, 0);
-        let p = k.reg(RegClass::Pred);
-        let (loop_a, loop_b, done) = (
-            k.new_label("mainloop_full")?,
-            k.new_label("mainloop_residue")?,
+        let (top, general, copied, done) = (
+            k.new_label("mainloop")?,
+            k.new_label("mainloop_general_copy")?,
+            k.new_label("mainloop_copied")?,
             k.new_label("mainloop_done")?,
         );
-        for (label, limit, predicated, next) in [
-            (&loop_a, limit_a, false, &loop_b),
-            (&loop_b, tiles, true, &done),
-        ] {
-            k.place_label(label);
-            k.push(format!("setp.ge.s32 {p}, {t}, {limit};"));
-            k.push(format!("@{p} bra {next};"));
-            let steps = self.k_steps();
-            for kk in 0..steps {
-                if kk == steps - 1 {
-                    CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
-                    k.push("bar.sync 0;");
-                    self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
-                }
-                let next_kk = (kk + 1) % steps;
-                let buf = ((kk + 1) % 2) as usize;
-                self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
-                self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
-                if kk == 0 {
-                    for c in [&mut ca, &mut cb] {
-                        self.load_tile(k, c, stage_w, kload, predicated)?;
-                    }
-                    CpAsync::emit_commit(k).map_err(atom_error)?;
-                    self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
-                    k.push(format!("add.u32 {kload}, {kload}, {bk};"));
-                }
-                self.mmas(k, &acc, &fa, &fb, (kk % 2) as usize)?;
+        let p_general = k.reg(RegClass::Pred);
+        k.place_label(&top);
+        k.push(format!("setp.ge.s32 {p}, {t}, {tiles};"));
+        k.push(format!("@{p} bra {done};"));
+        let steps = self.k_steps();
+        for kk in 0..steps {
+            if kk == steps - 1 {
+                CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
+                k.push("bar.sync 0;");
+                self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
             }
-            k.push(format!("add.s32 {t}, {t}, 1;"));
-            k.push(format!("bra {label};"));
+            let next_kk = (kk + 1) % steps;
+            let buf = ((kk + 1) % 2) as usize;
+            self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
+            self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
+            if kk == 0 {
+                k.push(format!("setp.gt.s32 {p_general}, {kload}, {last_fast};"));
+                for cut in &cut_chunks {
+                    k.push(format!("or.pred {p_general}, {p_general}, {cut};"));
+                }
+                k.push(format!("@{p_general} bra {general};"));
+                for c in [&ca, &cb] {
+                    self.load_tile_fast(k, c, stage_w)?;
+                }
+                k.place_label(&copied);
+                for c in [&ca, &cb] {
+                    self.advance_tile(k, c);
+                }
+                CpAsync::emit_commit(k).map_err(atom_error)?;
+                self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
+                k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+            }
+            self.mmas(k, &acc, &fa, &fb, (kk % 2) as usize)?;
         }
+        k.push(format!("add.s32 {t}, {t}, 1;"));
+        k.push(format!("bra {top};"));
+        k.place_label(&general);
+        for c in [&ca, &cb] {
+            self.load_tile_general(k, c, stage_w, kload)?;
+        }
+        k.push(format!("bra {copied};"));
         k.place_label(&done);
         CpAsync::emit_wait(k, 0).map_err(atom_error)?;
         k.push("bar.sync 0;");

@@ -1,7 +1,9 @@
 //! The global-to-shared copies of [`Sm80MmaMultistage`]: each thread's
 //! `cp.async` (atom [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`]) of 16-byte chunks of
-//! an operand's tile into its swizzled stage, row predicates computed once
-//! per tile, the K predicate only in the residue loop.
+//! an operand's tile into its swizzled stage. Two paths: the fast one (M/N
+//! row predicates only, unrolled over passes) for tiles wholly inside K,
+//! and the general one (K predicate, zero-fill, chunks cut by an edge; a
+//! loop over passes) for the rest.
 
 use super::super::smem_layout::{emit_swizzled_offset, LINE_BYTES};
 use super::super::OperandSmem;
@@ -123,106 +125,153 @@ impl Sm80MmaMultistage {
         }
     }
 
-    /// Issues one stage's copies of one operand; `predicated` adds the K
-    /// predicate (zero-fill beyond K).
-    pub(super) fn load_tile(
+    /// Issues one stage's copies of one operand for a tile wholly inside K,
+    /// by a thread whose chunks are whole or wholly outside M/N: one
+    /// `cp.async` per pass, predicated on the M/N edge only. The steady
+    /// state of the mainloop; no zero-fill, no element loads.
+    pub(super) fn load_tile_fast(
         &self,
         k: &mut Kernel,
-        c: &mut CopyState,
+        c: &CopyState,
         stage_w: Reg,
-        kload: Reg,
-        predicated: bool,
     ) -> Result<(), PtxError> {
         let smem = c.smem;
         let rpp = smem.rows_per_pass();
-        let esize = smem.element_bytes;
         let dst = k.reg(RegClass::B32);
         k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
         let src = k.reg(RegClass::B64);
-        let addr = k.reg(RegClass::B64);
-        let bytes = k.reg(RegClass::B32);
-        let kr = k.reg(RegClass::B32);
-        let (p_row, p_k) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
-        let (p_part, p_cp, p_slow) = (
-            k.reg(RegClass::Pred),
-            k.reg(RegClass::Pred),
-            k.reg(RegClass::Pred),
-        );
-        if predicated {
-            k.push(format!("sub.s32 {kr}, {}, {kload};", c.k_rem));
-        }
-        let partial_bytes = |k: &mut Kernel, b: Reg| {
-            k.push(format!("setp.gt.s32 {p_part}, {b}, 0;"));
-            k.push(format!("setp.lt.and.s32 {p_part}, {b}, 16, {p_part};"));
-        };
-        let partial_k = predicated && smem.major == OperandMajor::K;
-        if partial_k {
-            // K - k of this thread's chunk, as bytes clamped to 0..16.
-            k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
-            k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
-            k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
-            k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
-            partial_bytes(k, bytes);
-        }
+        let p_row = k.reg(RegClass::Pred);
         if smem.major == OperandMajor::MN {
-            // Whole chunks by cp.async; a chunk cut by the M/N edge by loads.
             k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
-            partial_bytes(k, c.mn_bytes);
         }
         k.mov(src, c.gptr);
         for pass in 0..smem.passes() {
             if pass > 0 {
                 k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
             }
-            let imm = pass * rpp * LINE_BYTES;
-            let dst_imm = format!("{dst}+{imm}");
-            match smem.major {
-                OperandMajor::K => {
-                    k.push(format!(
-                        "setp.gt.s32 {p_row}, {}, {};",
-                        c.row_rem,
-                        pass * rpp
-                    ));
-                    if predicated {
-                        k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
-                        k.push(format!("and.pred {p_cp}, {p_row}, !{p_part};"));
-                        CpAsync::emit_predicated(k, p_cp, &dst_imm, addr, &bytes)
-                            .map_err(atom_error)?;
-                        k.push(format!("and.pred {p_slow}, {p_row}, {p_part};"));
-                        emit_partial_chunk(k, esize, p_slow, addr, &dst_imm, bytes)?;
-                    } else {
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
-                            .map_err(atom_error)?;
-                    }
-                }
-                OperandMajor::MN => {
-                    if predicated {
-                        k.push(format!("setp.gt.s32 {p_k}, {kr}, {};", pass * rpp));
-                        k.push(format!("selp.b32 {bytes}, 16, 0, {p_k};"));
-                        k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, addr, &bytes)
-                            .map_err(atom_error)?;
-                        // A cut chunk on a row past K is written as zeros.
-                        k.push(format!("selp.b32 {bytes}, {}, 0, {p_k};", c.mn_bytes));
-                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, bytes)?;
-                    } else {
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
-                            .map_err(atom_error)?;
-                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, c.mn_bytes)?;
-                    }
-                }
+            if smem.major == OperandMajor::K {
+                k.push(format!(
+                    "setp.gt.s32 {p_row}, {}, {};",
+                    c.row_rem,
+                    pass * rpp
+                ));
+            }
+            let dst_imm = format!("{dst}+{}", pass * rpp * LINE_BYTES);
+            CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16).map_err(atom_error)?;
+        }
+        Ok(())
+    }
+
+    /// Issues one stage's copies of one operand for any tile and thread: the
+    /// K predicate (zero-fill beyond K, a safe source address for rows past
+    /// K) and chunks cut by an edge (element loads). A loop over the passes:
+    /// this path runs for the prologue's tiles, the K-residue tile and the
+    /// threads of an MN-major operand whose chunk the M/N edge cuts.
+    pub(super) fn load_tile_general(
+        &self,
+        k: &mut Kernel,
+        c: &CopyState,
+        stage_w: Reg,
+        kload: Reg,
+    ) -> Result<(), PtxError> {
+        let smem = c.smem;
+        let rpp = smem.rows_per_pass();
+        let esize = smem.element_bytes;
+        let dst = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
+        let (src, addr) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        let (bytes, kr, rows_left, pass) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        let (p_row, p_k, p_part, p_cp, p_loop) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+        );
+        let partial_bytes = |k: &mut Kernel, b: Reg| {
+            k.push(format!("setp.gt.s32 {p_part}, {b}, 0;"));
+            k.push(format!("setp.lt.and.s32 {p_part}, {b}, 16, {p_part};"));
+        };
+        k.push(format!("sub.s32 {kr}, {}, {kload};", c.k_rem));
+        match smem.major {
+            OperandMajor::K => {
+                // K - k of this thread's chunk, as bytes clamped to 0..16.
+                k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
+                k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
+                k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
+                k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
+                partial_bytes(k, bytes);
+                k.mov(rows_left, c.row_rem);
+            }
+            OperandMajor::MN => {
+                // Whole chunks by cp.async; a chunk cut by the M/N edge by loads.
+                k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
+                partial_bytes(k, c.mn_bytes);
             }
         }
+        k.mov(src, c.gptr);
+        k.mov(pass, 0);
+        let top = k.new_label("g2s_pass")?;
+        k.place_label(&top);
+        match smem.major {
+            OperandMajor::K => {
+                k.push(format!("setp.gt.s32 {p_row}, {rows_left}, 0;"));
+                k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
+                k.push(format!("and.pred {p_cp}, {p_row}, !{p_part};"));
+                CpAsync::emit_predicated(k, p_cp, &dst, addr, &bytes).map_err(atom_error)?;
+                k.push(format!("and.pred {p_cp}, {p_row}, {p_part};"));
+                emit_partial_chunk(k, esize, p_cp, addr, &dst.to_string(), bytes)?;
+                k.push(format!("sub.s32 {rows_left}, {rows_left}, {rpp};"));
+            }
+            OperandMajor::MN => {
+                let valid = k.reg(RegClass::B32);
+                k.push(format!("setp.gt.s32 {p_k}, {kr}, 0;"));
+                k.push(format!("selp.b32 {bytes}, 16, 0, {p_k};"));
+                k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
+                CpAsync::emit_predicated(k, p_row, &dst, addr, &bytes).map_err(atom_error)?;
+                // A cut chunk on a row past K is written as zeros.
+                k.push(format!("selp.b32 {valid}, {}, 0, {p_k};", c.mn_bytes));
+                emit_partial_chunk(k, esize, p_part, src, &dst.to_string(), valid)?;
+                k.push(format!("sub.s32 {kr}, {kr}, {rpp};"));
+            }
+        }
+        k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
+        k.push(format!("add.u32 {dst}, {dst}, {};", rpp * LINE_BYTES));
+        k.push(format!("add.u32 {pass}, {pass}, 1;"));
+        k.push(format!("setp.lt.u32 {p_loop}, {pass}, {};", smem.passes()));
+        k.push(format!("@{p_loop} bra {top};"));
+        Ok(())
+    }
+
+    /// Moves the operand's global pointer to the next k-tile.
+    pub(super) fn advance_tile(&self, k: &mut Kernel, c: &CopyState) {
         match c.tile_advance {
             Some(adv) => k.push(format!("add.u64 {}, {}, {adv};", c.gptr, c.gptr)),
             None => k.push(format!(
                 "add.u64 {}, {}, {};",
                 c.gptr,
                 c.gptr,
-                smem.bk * esize
+                c.smem.bk * c.smem.element_bytes
             )),
         }
-        Ok(())
+    }
+
+    /// A thread-constant predicate that holds where this thread's chunk of
+    /// an MN-major operand is cut by the M/N edge (so every tile of the
+    /// thread takes the general path); `None` for K-major operands.
+    pub(super) fn cut_chunk_predicate(&self, k: &mut Kernel, c: &CopyState) -> Option<Reg> {
+        if c.smem.major != OperandMajor::MN {
+            return None;
+        }
+        let p = k.reg(RegClass::Pred);
+        k.push(format!("setp.gt.s32 {p}, {}, 0;", c.mn_bytes));
+        k.push(format!("setp.lt.and.s32 {p}, {}, 16, {p};", c.mn_bytes));
+        Some(p)
     }
 }
 
