@@ -268,6 +268,7 @@ impl EpilogueSm80 {
         // element in every pass: its own loop, out of the whole-vector one.
         k.push(format!("@{p_part} bra {partial};"));
         k.place_label(&whole);
+        k.push(".pragma \"nounroll\";");
         for u in 0..unroll {
             if u > 0 {
                 k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
@@ -290,6 +291,7 @@ impl EpilogueSm80 {
         k.push(format!("@{p_loop} bra {whole};"));
         k.push(format!("bra {end};"));
         k.place_label(&partial);
+        k.push(".pragma \"nounroll\";");
         // Rows run out together: leave at the first row past the edge.
         k.push(format!("setp.le.s32 {p_loop}, {rrem}, 0;"));
         k.push(format!("@{p_loop} bra {end};"));

@@ -7,12 +7,17 @@
 //! at k-step 0 it issues the copies of tile `t + stages - 1`, at the last
 //! k-step it waits for tile `t + 1` (`cp.async.wait_group stages-2`,
 //! `bar.sync`) and loads its first fragments, so the tensor cores always
-//! have the next k-step's operands. The loop body exists once: a tile whose
-//! copies lie wholly inside K is copied with M/N row predicates only; the
-//! K-residue tile, tiles past K (zeros from a safe address) and threads of
-//! an MN-major operand whose chunk the M/N edge cuts branch to the general
-//! copy path, placed after the loop so the steady state never runs it. The
-//! prologue (tiles 0 .. stages-2) is a loop over the general path.
+//! have the next k-step's operands. The loop body exists once.
+//!
+//! Tiles are copied residue first (CUTLASS's k-residue idea, kept aligned):
+//! when K % BK != 0 the partial last tile is copied first, in the prologue,
+//! then the whole tiles from k = 0; the sum does not depend on the order. So
+//! the prologue (a loop over `stages - 1` tiles) takes the general copy path
+//! (K predicate, zero-fill, chunks cut by an edge) and every copy of the
+//! mainloop is of a whole tile (M/N row predicates only, none past the last
+//! tile): for K-major A and B the body is one basic block. Threads of an
+//! MN-major operand whose chunk the M/N edge cuts branch at the top of the
+//! body to the general path, placed after the loop.
 
 //!
 //! Files: this one holds the pipeline (stages, prologue, the loop);
@@ -214,30 +219,48 @@ impl Sm80MmaMultistage {
             inp.smem,
             stages * stage_bytes
         ));
-        let (tiles, last_fast, t, kload) = (
+        let (tiles, kload, left, t) = (
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
         );
+        let (p, p_valid) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
         k.push(format!("add.u32 {tiles}, {}, {};", inp.k, bk - 1));
         k.push(format!("div.u32 {tiles}, {tiles}, {bk};"));
-        // A tile starting at k <= K - BK lies wholly inside K.
-        k.push(format!("sub.s32 {last_fast}, {}, {bk};", inp.k));
-        k.mov(kload, 0);
-        let p = k.reg(RegClass::Pred);
+        // Copy order: the K-residue tile (K % BK != 0) first, then the whole
+        // tiles from k = 0, so every copy of the loop is of a whole tile.
+        k.push(format!("div.u32 {kload}, {}, {bk};", inp.k));
+        k.push(format!("mul.lo.u32 {kload}, {kload}, {bk};"));
+        k.push(format!("setp.eq.u32 {p}, {kload}, {};", inp.k));
+        k.push(format!("@{p} mov.u32 {kload}, 0;"));
+        k.mov(left, tiles);
+        let after_copy = |k: &mut Kernel| -> Result<(), PtxError> {
+            CpAsync::emit_commit(k).map_err(atom_error)?;
+            self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
+            // Next tile: k + BK, or 0 after the residue tile.
+            k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+            k.push(format!("setp.gt.s32 {p}, {kload}, {};", inp.k));
+            k.push(format!("@{p} mov.u32 {kload}, 0;"));
+            k.push(format!("sub.s32 {left}, {left}, 1;"));
+            Ok(())
+        };
 
         // Prologue: tiles 0 .. stages-2 through the general path, as a loop.
-        let prologue = k.new_label("mainloop_prologue")?;
+        let (prologue, prologue_next) = (
+            k.new_label("mainloop_prologue")?,
+            k.new_label("mainloop_prologue_next")?,
+        );
         k.mov(t, 0);
         k.place_label(&prologue);
+        k.push(".pragma \"nounroll\";");
+        k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
+        k.push(format!("@!{p_valid} bra {prologue_next};"));
         for c in [&ca, &cb] {
             self.load_tile_general(k, c, stage_w, kload)?;
-            self.advance_tile(k, c);
         }
-        CpAsync::emit_commit(k).map_err(atom_error)?;
-        self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
-        k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+        k.place_label(&prologue_next);
+        after_copy(k)?;
         k.push(format!("add.u32 {t}, {t}, 1;"));
         k.push(format!("setp.lt.u32 {p}, {t}, {};", stages - 1));
         k.push(format!("@{p} bra {prologue};"));
@@ -246,9 +269,16 @@ impl Sm80MmaMultistage {
         self.load_frags(k, &mut fa, 0, 0, stage_r)?;
         self.load_frags(k, &mut fb, 0, 0, stage_r)?;
 
-        // The mainloop: one copy of the k-tile body. The copies of a tile
-        // not wholly inside K (or of a thread whose MN-major chunk the edge
-        // cuts) branch to the general path placed after the loop.
+        // The mainloop: one copy of the k-tile body, one basic block when
+        // A and B are K-major. A thread whose MN-major chunk the M/N edge
+        // cuts branches, at the top of the body, to the general copy path
+        // placed after the loop.
+        let cut = cut_chunks.split_first().map(|(first, rest)| {
+            for other in rest {
+                k.push(format!("or.pred {first}, {first}, {other};"));
+            }
+            *first
+        });
         k.mov(t, 0);
         let (top, general, copied, done) = (
             k.new_label("mainloop")?,
@@ -256,10 +286,18 @@ impl Sm80MmaMultistage {
             k.new_label("mainloop_copied")?,
             k.new_label("mainloop_done")?,
         );
-        let p_general = k.reg(RegClass::Pred);
         k.place_label(&top);
         k.push(format!("setp.ge.s32 {p}, {t}, {tiles};"));
         k.push(format!("@{p} bra {done};"));
+        k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
+        if let Some(cut) = cut {
+            k.push(format!("@{cut} bra {general};"));
+            for c in [&ca, &cb] {
+                self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
+            }
+            k.place_label(&copied);
+            after_copy(k)?;
+        }
         let steps = self.k_steps();
         for kk in 0..steps {
             if kk == steps - 1 {
@@ -271,32 +309,24 @@ impl Sm80MmaMultistage {
             let buf = ((kk + 1) % 2) as usize;
             self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
             self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
-            if kk == 0 {
-                k.push(format!("setp.gt.s32 {p_general}, {kload}, {last_fast};"));
-                for cut in &cut_chunks {
-                    k.push(format!("or.pred {p_general}, {p_general}, {cut};"));
-                }
-                k.push(format!("@{p_general} bra {general};"));
+            if kk == 0 && cut.is_none() {
                 for c in [&ca, &cb] {
-                    self.load_tile_fast(k, c, stage_w)?;
+                    self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
                 }
-                k.place_label(&copied);
-                for c in [&ca, &cb] {
-                    self.advance_tile(k, c);
-                }
-                CpAsync::emit_commit(k).map_err(atom_error)?;
-                self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
-                k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+                after_copy(k)?;
             }
             self.mmas(k, &acc, &fa, &fb, (kk % 2) as usize)?;
         }
         k.push(format!("add.s32 {t}, {t}, 1;"));
         k.push(format!("bra {top};"));
-        k.place_label(&general);
-        for c in [&ca, &cb] {
-            self.load_tile_general(k, c, stage_w, kload)?;
+        if cut.is_some() {
+            k.place_label(&general);
+            k.push(format!("@!{p_valid} bra {copied};"));
+            for c in [&ca, &cb] {
+                self.load_tile_general(k, c, stage_w, kload)?;
+            }
+            k.push(format!("bra {copied};"));
         }
-        k.push(format!("bra {copied};"));
         k.place_label(&done);
         CpAsync::emit_wait(k, 0).map_err(atom_error)?;
         k.push("bar.sync 0;");

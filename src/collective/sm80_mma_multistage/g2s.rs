@@ -1,9 +1,10 @@
 //! The global-to-shared copies of [`Sm80MmaMultistage`]: each thread's
 //! `cp.async` (atom [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`]) of 16-byte chunks of
 //! an operand's tile into its swizzled stage. Two paths: the fast one (M/N
-//! row predicates only, unrolled over passes) for tiles wholly inside K,
-//! and the general one (K predicate, zero-fill, chunks cut by an edge; a
-//! loop over passes) for the rest.
+//! row predicates only, unrolled over passes, no branch) for tiles wholly
+//! inside K, and the general one (K predicate, zero-fill, chunks cut by an
+//! edge; a loop over passes) for the rest. A k-tile's source address is
+//! computed from its first k (`kload`), so tiles may be copied in any order.
 
 use super::super::smem_layout::{emit_swizzled_offset, LINE_BYTES};
 use super::super::OperandSmem;
@@ -17,7 +18,7 @@ pub(super) struct CopyState {
     smem: OperandSmem,
     gptr: Reg,
     pass_stride: Reg,
-    tile_advance: Option<Reg>,
+    ld_bytes: Reg,
     smem_off: Reg,
     row_rem: Reg,
     mn_bytes: Reg,
@@ -55,14 +56,6 @@ impl Sm80MmaMultistage {
             "mul.lo.u64 {pass_stride}, {ld_bytes}, {};",
             smem.rows_per_pass()
         ));
-        let tile_advance = match smem.major {
-            OperandMajor::K => None,
-            OperandMajor::MN => {
-                let r = k.reg(RegClass::B64);
-                k.push(format!("mul.lo.u64 {r}, {ld_bytes}, {};", smem.bk));
-                Some(r)
-            }
-        };
         // Shared: the swizzled offset of the thread's first chunk.
         let (line, c16) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
         match smem.major {
@@ -116,7 +109,7 @@ impl Sm80MmaMultistage {
             smem,
             gptr,
             pass_stride,
-            tile_advance,
+            ld_bytes,
             smem_off,
             row_rem,
             mn_bytes,
@@ -125,33 +118,61 @@ impl Sm80MmaMultistage {
         }
     }
 
-    /// Issues one stage's copies of one operand for a tile wholly inside K,
-    /// by a thread whose chunks are whole or wholly outside M/N: one
-    /// `cp.async` per pass, predicated on the M/N edge only. The steady
-    /// state of the mainloop; no zero-fill, no element loads.
+    /// The global address of the thread's first chunk of the k-tile that
+    /// starts at element `kload` of K.
+    fn tile_source(&self, k: &mut Kernel, c: &CopyState, kload: Reg) -> Reg {
+        let (src, wide) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        match c.smem.major {
+            OperandMajor::K => {
+                k.push(format!(
+                    "mul.wide.u32 {wide}, {kload}, {};",
+                    c.smem.element_bytes
+                ));
+                k.push(format!("add.u64 {src}, {}, {wide};", c.gptr));
+            }
+            OperandMajor::MN => {
+                k.push(format!("cvt.u64.u32 {wide}, {kload};"));
+                k.push(format!(
+                    "mad.lo.u64 {src}, {wide}, {}, {};",
+                    c.ld_bytes, c.gptr
+                ));
+            }
+        }
+        src
+    }
+
+    /// Issues one stage's copies of one operand for a tile wholly inside K
+    /// (where `p_valid` holds: else nothing), by a thread whose chunks are
+    /// whole or wholly outside M/N: one `cp.async` per pass, predicated on
+    /// the M/N edge only. The steady state of the mainloop; no zero-fill,
+    /// no element loads, no branch.
     pub(super) fn load_tile_fast(
         &self,
         k: &mut Kernel,
         c: &CopyState,
         stage_w: Reg,
+        kload: Reg,
+        p_valid: Reg,
     ) -> Result<(), PtxError> {
         let smem = c.smem;
         let rpp = smem.rows_per_pass();
         let dst = k.reg(RegClass::B32);
         k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
-        let src = k.reg(RegClass::B64);
+        let src = self.tile_source(k, c, kload);
         let p_row = k.reg(RegClass::Pred);
         if smem.major == OperandMajor::MN {
-            k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
+            k.push(format!(
+                "setp.eq.and.s32 {p_row}, {}, 16, {p_valid};",
+                c.mn_bytes
+            ));
         }
-        k.mov(src, c.gptr);
         for pass in 0..smem.passes() {
             if pass > 0 {
                 k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
             }
             if smem.major == OperandMajor::K {
                 k.push(format!(
-                    "setp.gt.s32 {p_row}, {}, {};",
+                    "setp.gt.and.s32 {p_row}, {}, {}, {p_valid};",
                     c.row_rem,
                     pass * rpp
                 ));
@@ -214,10 +235,12 @@ impl Sm80MmaMultistage {
                 partial_bytes(k, c.mn_bytes);
             }
         }
-        k.mov(src, c.gptr);
+        let tile = self.tile_source(k, c, kload);
+        k.mov(src, tile);
         k.mov(pass, 0);
         let top = k.new_label("g2s_pass")?;
         k.place_label(&top);
+        k.push(".pragma \"nounroll\";");
         match smem.major {
             OperandMajor::K => {
                 k.push(format!("setp.gt.s32 {p_row}, {rows_left}, 0;"));
@@ -246,19 +269,6 @@ impl Sm80MmaMultistage {
         k.push(format!("setp.lt.u32 {p_loop}, {pass}, {};", smem.passes()));
         k.push(format!("@{p_loop} bra {top};"));
         Ok(())
-    }
-
-    /// Moves the operand's global pointer to the next k-tile.
-    pub(super) fn advance_tile(&self, k: &mut Kernel, c: &CopyState) {
-        match c.tile_advance {
-            Some(adv) => k.push(format!("add.u64 {}, {}, {adv};", c.gptr, c.gptr)),
-            None => k.push(format!(
-                "add.u64 {}, {}, {};",
-                c.gptr,
-                c.gptr,
-                c.smem.bk * c.smem.element_bytes
-            )),
-        }
     }
 
     /// A thread-constant predicate that holds where this thread's chunk of
