@@ -128,6 +128,22 @@ pub(super) fn load_outer_biases(
     }
 }
 
+/// Moves the outer biases' addresses `rows` rows on (the rolled pass loop
+/// of the store reads them at immediate offsets from there).
+pub(super) fn advance_outer_biases(
+    k: &mut Kernel,
+    spec: &GemmSpec,
+    biases: &[BiasRegs],
+    rows: u32,
+) {
+    let size = spec.c.size_bytes();
+    for bias in biases {
+        if let BiasRegs::Outer { ptr, .. } = bias {
+            k.push(format!("add.u64 {ptr}, {ptr}, {};", rows * size));
+        }
+    }
+}
+
 /// `spec`'s epilogue at one element: the f32 result of the expression over
 /// (`acc`, `c`, `bias`...) with scalars (`alpha`, `beta`, `extra`...). The
 /// default linear combination is `mul` then `fma` (one rounding fewer than

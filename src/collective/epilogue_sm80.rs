@@ -13,11 +13,19 @@
 //! 3. Ragged edges: rows past the edge are skipped; a vector that straddles
 //!    the contiguous edge is read and written element by element.
 //!
+//! Step 1 is unrolled (the accumulators are registers); step 2 is a loop
+//! over the passes, unrolled up to 4 passes per iteration, and the threads
+//! whose vector the contiguous edge cuts run their own element-by-element
+//! loop, so the driver's assembler schedules one short body instead of
+//! every pass twice.
+//!
 //! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
 //! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
 //! the bias vectors read as `epilogue_fusion.rs` says.
 
-use super::epilogue_fusion::{apply, load_f32, load_outer_biases, setup_biases, BiasRegs};
+use super::epilogue_fusion::{
+    advance_outer_biases, apply, load_f32, load_outer_biases, setup_biases, BiasRegs,
+};
 use super::sm80_mma_multistage::Accumulators;
 use crate::kernel::gemm::spec::{epilogue_pad, VECTOR_BYTES};
 use crate::kernel::gemm::{GemmSpec, OutputMajor};
@@ -244,54 +252,123 @@ impl EpilogueSm80 {
         k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", inp.beta));
         let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec);
         let acc = k.regs(RegClass::F32, vec as usize);
-        let cval = k.regs(RegClass::F32, vec as usize);
-        let packed = k.regs(RegClass::B32, 4);
         let passes = rows / rpp;
-        for pass in 0..passes {
-            if pass > 0 {
+        let unroll = [4, 2, 1]
+            .into_iter()
+            .find(|u| passes.is_multiple_of(*u))
+            .unwrap_or(1);
+        let (p_loop, left) = (k.reg(RegClass::Pred), k.reg(RegClass::B32));
+        let (whole, partial, end) = (
+            k.new_label("epilogue_vectors")?,
+            k.new_label("epilogue_partial_vectors")?,
+            k.new_label("epilogue_end")?,
+        );
+        k.mov(left, passes);
+        // A thread whose vector the contiguous edge cuts stores element by
+        // element in every pass: its own loop, out of the whole-vector one.
+        k.push(format!("@{p_part} bra {partial};"));
+        k.place_label(&whole);
+        k.push(".pragma \"nounroll\";");
+        for u in 0..unroll {
+            if u > 0 {
                 k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
                 k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
             }
-            let simm = pass * rpp * pitch;
-            for q in 0..vec / 4 {
-                k.push(format!(
-                    "ld.shared.v4.f32 {{{}, {}, {}, {}}}, [{sread}+{}];",
-                    acc[(4 * q) as usize],
-                    acc[(4 * q + 1) as usize],
-                    acc[(4 * q + 2) as usize],
-                    acc[(4 * q + 3) as usize],
-                    simm + 16 * q
-                ));
-            }
-            k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", pass * rpp));
-            load_outer_biases(k, &self.spec, &biases, pass * rpp, p_row);
+            let simm = u * rpp * pitch;
+            self.load_staged(k, &acc, sread, simm);
+            k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", u * rpp));
+            load_outer_biases(k, &self.spec, &biases, u * rpp, p_row);
             k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
             k.push(format!("and.pred {p_ld}, {p_st}, {p_beta};"));
-            // Whole vector.
-            for r in &packed {
-                k.push(format!("mov.b32 {r}, 0;"));
-            }
-            let words = (vec * dsize / 4) as usize;
-            let w = &packed[..words];
-            k.push(format!(
-                "@{p_ld} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{cptr}];",
-                w[0], w[1], w[2], w[3]
-            ));
-            self.unpack(k, w, &cval);
-            let res = self.combine(k, &acc, &cval, &biases, inp)?;
-            self.pack(k, &res, w);
-            k.push(format!(
-                "@{p_st} st.global.v4.b32 [{dptr}], {{{}, {}, {}, {}}};",
-                w[0], w[1], w[2], w[3]
-            ));
-            // Partial vector at the contiguous edge, element by element.
-            let skip = k.new_label("epilogue_whole")?;
-            let p_edge = k.reg(RegClass::Pred);
-            k.push(format!("and.pred {p_edge}, {p_row}, {p_part};"));
-            k.push(format!("@!{p_edge} bra {skip};"));
-            self.store_partial(k, &acc, &biases, inp, dptr, cptr, irem, p_beta)?;
-            k.place_label(&skip);
+            self.store_whole(k, &acc, &biases, inp, dptr, cptr, p_ld, p_st)?;
         }
+        k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
+        k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
+        self.next_rows(k, (sread, rrem), &biases, unroll * rpp, pitch);
+        k.push(format!("sub.s32 {left}, {left}, {unroll};"));
+        k.push(format!("setp.gt.s32 {p_loop}, {left}, 0;"));
+        k.push(format!("setp.gt.and.s32 {p_loop}, {rrem}, 0, {p_loop};"));
+        k.push(format!("@{p_loop} bra {whole};"));
+        k.push(format!("bra {end};"));
+        k.place_label(&partial);
+        k.push(".pragma \"nounroll\";");
+        // Rows run out together: leave at the first row past the edge.
+        k.push(format!("setp.le.s32 {p_loop}, {rrem}, 0;"));
+        k.push(format!("@{p_loop} bra {end};"));
+        self.load_staged(k, &acc, sread, 0);
+        load_outer_biases(k, &self.spec, &biases, 0, p_part);
+        self.store_partial(k, &acc, &biases, inp, dptr, cptr, irem, p_beta)?;
+        k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
+        k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
+        self.next_rows(k, (sread, rrem), &biases, rpp, pitch);
+        k.push(format!("sub.s32 {left}, {left}, 1;"));
+        k.push(format!("setp.gt.s32 {p_loop}, {left}, 0;"));
+        k.push(format!("@{p_loop} bra {partial};"));
+        k.place_label(&end);
+        Ok(())
+    }
+
+    /// Reads one vector of staged accumulators at `[sread + imm]`.
+    fn load_staged(&self, k: &mut Kernel, acc: &[Reg], sread: Reg, imm: u32) {
+        for (q, a) in acc.chunks(4).enumerate() {
+            k.push(format!(
+                "ld.shared.v4.f32 {{{}, {}, {}, {}}}, [{sread}+{}];",
+                a[0],
+                a[1],
+                a[2],
+                a[3],
+                imm + 16 * q as u32
+            ));
+        }
+    }
+
+    /// Moves the shared read address, the rows left and the outer biases
+    /// `rows` rows on.
+    fn next_rows(
+        &self,
+        k: &mut Kernel,
+        (sread, rrem): (Reg, Reg),
+        biases: &[BiasRegs],
+        rows: u32,
+        pitch: u32,
+    ) {
+        k.push(format!("add.u32 {sread}, {sread}, {};", rows * pitch));
+        k.push(format!("sub.s32 {rrem}, {rrem}, {rows};"));
+        advance_outer_biases(k, &self.spec, biases, rows);
+    }
+
+    /// The whole 16-byte vector of one pass: C read where `p_ld`, the
+    /// epilogue, D written where `p_st`.
+    #[allow(clippy::too_many_arguments)]
+    fn store_whole(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        biases: &[BiasRegs],
+        inp: &EpilogueInputs,
+        dptr: Reg,
+        cptr: Reg,
+        p_ld: Reg,
+        p_st: Reg,
+    ) -> Result<(), PtxError> {
+        let packed = k.regs(RegClass::B32, 4);
+        let cval = k.regs(RegClass::F32, acc.len());
+        for r in &packed {
+            k.push(format!("mov.b32 {r}, 0;"));
+        }
+        let words = (acc.len() as u32 * self.spec.d.size_bytes() / 4) as usize;
+        let w = &packed[..words];
+        k.push(format!(
+            "@{p_ld} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{cptr}];",
+            w[0], w[1], w[2], w[3]
+        ));
+        self.unpack(k, w, &cval);
+        let res = self.combine(k, acc, &cval, biases, inp)?;
+        self.pack(k, &res, w);
+        k.push(format!(
+            "@{p_st} st.global.v4.b32 [{dptr}], {{{}, {}, {}, {}}};",
+            w[0], w[1], w[2], w[3]
+        ));
         Ok(())
     }
 

@@ -7,13 +7,20 @@
 //! at k-step 0 it issues the copies of tile `t + stages - 1`, at the last
 //! k-step it waits for tile `t + 1` (`cp.async.wait_group stages-2`,
 //! `bar.sync`) and loads its first fragments, so the tensor cores always
-//! have the next k-step's operands. The loop runs twice: first over the
-//! tiles whose copies lie wholly inside K (no K predicate, M/N row
-//! predicates only), then over the rest with the K predicate (partial K
-//! tile zero-filled, tiles past K copied as zeros from a safe address).
+//! have the next k-step's operands. The loop body exists once.
+//!
+//! Tiles are copied residue first (CUTLASS's k-residue idea, kept aligned):
+//! when K % BK != 0 the partial last tile is copied first, in the prologue,
+//! then the whole tiles from k = 0; the sum does not depend on the order. So
+//! the prologue (a loop over `stages - 1` tiles) takes the general copy path
+//! (K predicate, zero-fill, chunks cut by an edge) and every copy of the
+//! mainloop is of a whole tile (M/N row predicates only, none past the last
+//! tile): for K-major A and B the body is one basic block. Threads of an
+//! MN-major operand whose chunk the M/N edge cuts branch at the top of the
+//! body to the general path, placed after the loop.
 
 //!
-//! Files: this one holds the pipeline (stages, prologue, the two loops);
+//! Files: this one holds the pipeline (stages, prologue, the loop);
 //! `g2s.rs` the `cp.async` copies, `s2r_mma.rs` the `ldmatrix` loads and
 //! the MMAs, each instruction emitted through its atom in [`crate::atom`].
 
@@ -165,7 +172,7 @@ impl Sm80MmaMultistage {
         let stages = self.spec.stages;
         let stage_bytes = self.spec.stage_bytes();
         let bk = self.spec.tile[2];
-        let mut ca = self.copy_setup(
+        let ca = self.copy_setup(
             k,
             inp,
             self.a,
@@ -175,7 +182,7 @@ impl Sm80MmaMultistage {
             inp.a_safe,
             0,
         );
-        let mut cb = self.copy_setup(
+        let cb = self.copy_setup(
             k,
             inp,
             self.b,
@@ -185,6 +192,10 @@ impl Sm80MmaMultistage {
             inp.b_safe,
             self.a.bytes(),
         );
+        let cut_chunks: Vec<Reg> = [&ca, &cb]
+            .into_iter()
+            .filter_map(|c| self.cut_chunk_predicate(k, c))
+            .collect();
         let warp = k.reg(RegClass::B32);
         let lane = k.reg(RegClass::B32);
         k.push(format!("shr.u32 {warp}, {}, 5;", inp.tid));
@@ -208,70 +219,113 @@ impl Sm80MmaMultistage {
             inp.smem,
             stages * stage_bytes
         ));
-        let (tiles, full_tiles, limit_a, t, kload) = (
-            k.reg(RegClass::B32),
+        let (tiles, kload, left, t) = (
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
         );
+        let (p, p_valid) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
         k.push(format!("add.u32 {tiles}, {}, {};", inp.k, bk - 1));
         k.push(format!("div.u32 {tiles}, {tiles}, {bk};"));
-        k.push(format!("div.u32 {full_tiles}, {}, {bk};", inp.k));
-        k.push(format!("sub.s32 {limit_a}, {full_tiles}, {};", stages - 1));
-        k.mov(kload, 0);
-
-        // Prologue: tiles 0 .. stages-2, K-predicated.
-        for _ in 0..stages - 1 {
-            for c in [&mut ca, &mut cb] {
-                self.load_tile(k, c, stage_w, kload, true)?;
-            }
+        // Copy order: the K-residue tile (K % BK != 0) first, then the whole
+        // tiles from k = 0, so every copy of the loop is of a whole tile.
+        k.push(format!("div.u32 {kload}, {}, {bk};", inp.k));
+        k.push(format!("mul.lo.u32 {kload}, {kload}, {bk};"));
+        k.push(format!("setp.eq.u32 {p}, {kload}, {};", inp.k));
+        k.push(format!("@{p} mov.u32 {kload}, 0;"));
+        k.mov(left, tiles);
+        let after_copy = |k: &mut Kernel| -> Result<(), PtxError> {
             CpAsync::emit_commit(k).map_err(atom_error)?;
             self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
+            // Next tile: k + BK, or 0 after the residue tile.
             k.push(format!("add.u32 {kload}, {kload}, {bk};"));
+            k.push(format!("setp.gt.s32 {p}, {kload}, {};", inp.k));
+            k.push(format!("@{p} mov.u32 {kload}, 0;"));
+            k.push(format!("sub.s32 {left}, {left}, 1;"));
+            Ok(())
+        };
+
+        // Prologue: tiles 0 .. stages-2 through the general path, as a loop.
+        let (prologue, prologue_next) = (
+            k.new_label("mainloop_prologue")?,
+            k.new_label("mainloop_prologue_next")?,
+        );
+        k.mov(t, 0);
+        k.place_label(&prologue);
+        k.push(".pragma \"nounroll\";");
+        k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
+        k.push(format!("@!{p_valid} bra {prologue_next};"));
+        for c in [&ca, &cb] {
+            self.load_tile_general(k, c, stage_w, kload)?;
         }
+        k.place_label(&prologue_next);
+        after_copy(k)?;
+        k.push(format!("add.u32 {t}, {t}, 1;"));
+        k.push(format!("setp.lt.u32 {p}, {t}, {};", stages - 1));
+        k.push(format!("@{p} bra {prologue};"));
         CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
         k.push("bar.sync 0;");
         self.load_frags(k, &mut fa, 0, 0, stage_r)?;
         self.load_frags(k, &mut fb, 0, 0, stage_r)?;
 
+        // The mainloop: one copy of the k-tile body, one basic block when
+        // A and B are K-major. A thread whose MN-major chunk the M/N edge
+        // cuts branches, at the top of the body, to the general copy path
+        // placed after the loop.
+        let cut = cut_chunks.split_first().map(|(first, rest)| {
+            for other in rest {
+                k.push(format!("or.pred {first}, {first}, {other};"));
+            }
+            *first
+        });
         k.mov(t, 0);
-        let p = k.reg(RegClass::Pred);
-        let (loop_a, loop_b, done) = (
-            k.new_label("mainloop_full")?,
-            k.new_label("mainloop_residue")?,
+        let (top, general, copied, done) = (
+            k.new_label("mainloop")?,
+            k.new_label("mainloop_general_copy")?,
+            k.new_label("mainloop_copied")?,
             k.new_label("mainloop_done")?,
         );
-        for (label, limit, predicated, next) in [
-            (&loop_a, limit_a, false, &loop_b),
-            (&loop_b, tiles, true, &done),
-        ] {
-            k.place_label(label);
-            k.push(format!("setp.ge.s32 {p}, {t}, {limit};"));
-            k.push(format!("@{p} bra {next};"));
-            let steps = self.k_steps();
-            for kk in 0..steps {
-                if kk == steps - 1 {
-                    CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
-                    k.push("bar.sync 0;");
-                    self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
-                }
-                let next_kk = (kk + 1) % steps;
-                let buf = ((kk + 1) % 2) as usize;
-                self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
-                self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
-                if kk == 0 {
-                    for c in [&mut ca, &mut cb] {
-                        self.load_tile(k, c, stage_w, kload, predicated)?;
-                    }
-                    CpAsync::emit_commit(k).map_err(atom_error)?;
-                    self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
-                    k.push(format!("add.u32 {kload}, {kload}, {bk};"));
-                }
-                self.mmas(k, &acc, &fa, &fb, (kk % 2) as usize)?;
+        k.place_label(&top);
+        k.push(format!("setp.ge.s32 {p}, {t}, {tiles};"));
+        k.push(format!("@{p} bra {done};"));
+        k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
+        if let Some(cut) = cut {
+            k.push(format!("@{cut} bra {general};"));
+            for c in [&ca, &cb] {
+                self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
             }
-            k.push(format!("add.s32 {t}, {t}, 1;"));
-            k.push(format!("bra {label};"));
+            k.place_label(&copied);
+            after_copy(k)?;
+        }
+        let steps = self.k_steps();
+        for kk in 0..steps {
+            if kk == steps - 1 {
+                CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
+                k.push("bar.sync 0;");
+                self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
+            }
+            let next_kk = (kk + 1) % steps;
+            let buf = ((kk + 1) % 2) as usize;
+            self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
+            self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
+            if kk == 0 && cut.is_none() {
+                for c in [&ca, &cb] {
+                    self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
+                }
+                after_copy(k)?;
+            }
+            self.mmas(k, &acc, &fa, &fb, (kk % 2) as usize)?;
+        }
+        k.push(format!("add.s32 {t}, {t}, 1;"));
+        k.push(format!("bra {top};"));
+        if cut.is_some() {
+            k.place_label(&general);
+            k.push(format!("@!{p_valid} bra {copied};"));
+            for c in [&ca, &cb] {
+                self.load_tile_general(k, c, stage_w, kload)?;
+            }
+            k.push(format!("bra {copied};"));
         }
         k.place_label(&done);
         CpAsync::emit_wait(k, 0).map_err(atom_error)?;

@@ -14,6 +14,17 @@ use super::device::{Device, DeviceLimits};
 use super::function::Function;
 use crate::{Error, Result};
 
+/// The environment variable that sets the driver JIT's optimization level
+/// (0 to 4; unset: the driver's default, 4) for every module loaded after.
+pub const JIT_OPT_LEVEL_ENV: &str = "CUTLET_JIT_OPT_LEVEL";
+
+/// The level [`JIT_OPT_LEVEL_ENV`] asks for, if it holds an integer 0..=4
+/// (anything else is ignored: the driver's default).
+fn jit_optimization_level() -> Option<u32> {
+    let level = std::env::var(JIT_OPT_LEVEL_ENV).ok()?.trim().parse().ok()?;
+    (level <= 4).then_some(level)
+}
+
 /// Capacity of each JIT log buffer, in bytes (the driver caps its logs here).
 const JIT_LOG_BYTES: usize = 64 * 1024;
 
@@ -76,7 +87,7 @@ impl Module {
 
         let mut error_log = vec![0u8; JIT_LOG_BYTES];
         let mut info_log = vec![0u8; JIT_LOG_BYTES];
-        let mut options = [
+        let mut options = vec![
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
@@ -87,13 +98,17 @@ impl Module {
         // flags as integers cast to pointers. The driver writes the number of
         // log bytes used back into the size slots.
         let option_int = |value: usize| std::ptr::without_provenance_mut::<c_void>(value);
-        let mut values: [*mut c_void; 5] = [
+        let mut values: Vec<*mut c_void> = vec![
             error_log.as_mut_ptr().cast(),
             option_int(JIT_LOG_BYTES),
             info_log.as_mut_ptr().cast(),
             option_int(JIT_LOG_BYTES),
             option_int(1),
         ];
+        if let Some(level) = jit_optimization_level() {
+            options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
+            values.push(option_int(level as usize));
+        }
         let mut raw: sys::CUmodule = std::ptr::null_mut();
         let start = Instant::now();
         // SAFETY: the context is bound to this thread; `image` is a

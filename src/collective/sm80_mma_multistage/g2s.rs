@@ -1,7 +1,10 @@
 //! The global-to-shared copies of [`Sm80MmaMultistage`]: each thread's
 //! `cp.async` (atom [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`]) of 16-byte chunks of
-//! an operand's tile into its swizzled stage, row predicates computed once
-//! per tile, the K predicate only in the residue loop.
+//! an operand's tile into its swizzled stage. Two paths: the fast one (M/N
+//! row predicates only, unrolled over passes, no branch) for tiles wholly
+//! inside K, and the general one (K predicate, zero-fill, chunks cut by an
+//! edge; a loop over passes) for the rest. A k-tile's source address is
+//! computed from its first k (`kload`), so tiles may be copied in any order.
 
 use super::super::smem_layout::{emit_swizzled_offset, LINE_BYTES};
 use super::super::OperandSmem;
@@ -15,7 +18,7 @@ pub(super) struct CopyState {
     smem: OperandSmem,
     gptr: Reg,
     pass_stride: Reg,
-    tile_advance: Option<Reg>,
+    ld_bytes: Reg,
     smem_off: Reg,
     row_rem: Reg,
     mn_bytes: Reg,
@@ -53,14 +56,6 @@ impl Sm80MmaMultistage {
             "mul.lo.u64 {pass_stride}, {ld_bytes}, {};",
             smem.rows_per_pass()
         ));
-        let tile_advance = match smem.major {
-            OperandMajor::K => None,
-            OperandMajor::MN => {
-                let r = k.reg(RegClass::B64);
-                k.push(format!("mul.lo.u64 {r}, {ld_bytes}, {};", smem.bk));
-                Some(r)
-            }
-        };
         // Shared: the swizzled offset of the thread's first chunk.
         let (line, c16) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
         match smem.major {
@@ -114,7 +109,7 @@ impl Sm80MmaMultistage {
             smem,
             gptr,
             pass_stride,
-            tile_advance,
+            ld_bytes,
             smem_off,
             row_rem,
             mn_bytes,
@@ -123,106 +118,170 @@ impl Sm80MmaMultistage {
         }
     }
 
-    /// Issues one stage's copies of one operand; `predicated` adds the K
-    /// predicate (zero-fill beyond K).
-    pub(super) fn load_tile(
+    /// The global address of the thread's first chunk of the k-tile that
+    /// starts at element `kload` of K.
+    fn tile_source(&self, k: &mut Kernel, c: &CopyState, kload: Reg) -> Reg {
+        let (src, wide) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        match c.smem.major {
+            OperandMajor::K => {
+                k.push(format!(
+                    "mul.wide.u32 {wide}, {kload}, {};",
+                    c.smem.element_bytes
+                ));
+                k.push(format!("add.u64 {src}, {}, {wide};", c.gptr));
+            }
+            OperandMajor::MN => {
+                k.push(format!("cvt.u64.u32 {wide}, {kload};"));
+                k.push(format!(
+                    "mad.lo.u64 {src}, {wide}, {}, {};",
+                    c.ld_bytes, c.gptr
+                ));
+            }
+        }
+        src
+    }
+
+    /// Issues one stage's copies of one operand for a tile wholly inside K
+    /// (where `p_valid` holds: else nothing), by a thread whose chunks are
+    /// whole or wholly outside M/N: one `cp.async` per pass, predicated on
+    /// the M/N edge only. The steady state of the mainloop; no zero-fill,
+    /// no element loads, no branch.
+    pub(super) fn load_tile_fast(
         &self,
         k: &mut Kernel,
-        c: &mut CopyState,
+        c: &CopyState,
         stage_w: Reg,
         kload: Reg,
-        predicated: bool,
+        p_valid: Reg,
+    ) -> Result<(), PtxError> {
+        let smem = c.smem;
+        let rpp = smem.rows_per_pass();
+        let dst = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
+        let src = self.tile_source(k, c, kload);
+        let p_row = k.reg(RegClass::Pred);
+        if smem.major == OperandMajor::MN {
+            k.push(format!(
+                "setp.eq.and.s32 {p_row}, {}, 16, {p_valid};",
+                c.mn_bytes
+            ));
+        }
+        for pass in 0..smem.passes() {
+            if pass > 0 {
+                k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
+            }
+            if smem.major == OperandMajor::K {
+                k.push(format!(
+                    "setp.gt.and.s32 {p_row}, {}, {}, {p_valid};",
+                    c.row_rem,
+                    pass * rpp
+                ));
+            }
+            let dst_imm = format!("{dst}+{}", pass * rpp * LINE_BYTES);
+            CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16).map_err(atom_error)?;
+        }
+        Ok(())
+    }
+
+    /// Issues one stage's copies of one operand for any tile and thread: the
+    /// K predicate (zero-fill beyond K, a safe source address for rows past
+    /// K) and chunks cut by an edge (element loads). A loop over the passes:
+    /// this path runs for the prologue's tiles, the K-residue tile and the
+    /// threads of an MN-major operand whose chunk the M/N edge cuts.
+    pub(super) fn load_tile_general(
+        &self,
+        k: &mut Kernel,
+        c: &CopyState,
+        stage_w: Reg,
+        kload: Reg,
     ) -> Result<(), PtxError> {
         let smem = c.smem;
         let rpp = smem.rows_per_pass();
         let esize = smem.element_bytes;
         let dst = k.reg(RegClass::B32);
         k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
-        let src = k.reg(RegClass::B64);
-        let addr = k.reg(RegClass::B64);
-        let bytes = k.reg(RegClass::B32);
-        let kr = k.reg(RegClass::B32);
-        let (p_row, p_k) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
-        let (p_part, p_cp, p_slow) = (
+        let (src, addr) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        let (bytes, kr, rows_left, pass) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        let (p_row, p_k, p_part, p_cp, p_loop) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
             k.reg(RegClass::Pred),
             k.reg(RegClass::Pred),
             k.reg(RegClass::Pred),
         );
-        if predicated {
-            k.push(format!("sub.s32 {kr}, {}, {kload};", c.k_rem));
-        }
         let partial_bytes = |k: &mut Kernel, b: Reg| {
             k.push(format!("setp.gt.s32 {p_part}, {b}, 0;"));
             k.push(format!("setp.lt.and.s32 {p_part}, {b}, 16, {p_part};"));
         };
-        let partial_k = predicated && smem.major == OperandMajor::K;
-        if partial_k {
-            // K - k of this thread's chunk, as bytes clamped to 0..16.
-            k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
-            k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
-            k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
-            k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
-            partial_bytes(k, bytes);
-        }
-        if smem.major == OperandMajor::MN {
-            // Whole chunks by cp.async; a chunk cut by the M/N edge by loads.
-            k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
-            partial_bytes(k, c.mn_bytes);
-        }
-        k.mov(src, c.gptr);
-        for pass in 0..smem.passes() {
-            if pass > 0 {
-                k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
+        k.push(format!("sub.s32 {kr}, {}, {kload};", c.k_rem));
+        match smem.major {
+            OperandMajor::K => {
+                // K - k of this thread's chunk, as bytes clamped to 0..16.
+                k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
+                k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
+                k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
+                k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
+                partial_bytes(k, bytes);
+                k.mov(rows_left, c.row_rem);
             }
-            let imm = pass * rpp * LINE_BYTES;
-            let dst_imm = format!("{dst}+{imm}");
-            match smem.major {
-                OperandMajor::K => {
-                    k.push(format!(
-                        "setp.gt.s32 {p_row}, {}, {};",
-                        c.row_rem,
-                        pass * rpp
-                    ));
-                    if predicated {
-                        k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
-                        k.push(format!("and.pred {p_cp}, {p_row}, !{p_part};"));
-                        CpAsync::emit_predicated(k, p_cp, &dst_imm, addr, &bytes)
-                            .map_err(atom_error)?;
-                        k.push(format!("and.pred {p_slow}, {p_row}, {p_part};"));
-                        emit_partial_chunk(k, esize, p_slow, addr, &dst_imm, bytes)?;
-                    } else {
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
-                            .map_err(atom_error)?;
-                    }
-                }
-                OperandMajor::MN => {
-                    if predicated {
-                        k.push(format!("setp.gt.s32 {p_k}, {kr}, {};", pass * rpp));
-                        k.push(format!("selp.b32 {bytes}, 16, 0, {p_k};"));
-                        k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, addr, &bytes)
-                            .map_err(atom_error)?;
-                        // A cut chunk on a row past K is written as zeros.
-                        k.push(format!("selp.b32 {bytes}, {}, 0, {p_k};", c.mn_bytes));
-                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, bytes)?;
-                    } else {
-                        CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16)
-                            .map_err(atom_error)?;
-                        emit_partial_chunk(k, esize, p_part, src, &dst_imm, c.mn_bytes)?;
-                    }
-                }
+            OperandMajor::MN => {
+                // Whole chunks by cp.async; a chunk cut by the M/N edge by loads.
+                k.push(format!("setp.eq.s32 {p_row}, {}, 16;", c.mn_bytes));
+                partial_bytes(k, c.mn_bytes);
             }
         }
-        match c.tile_advance {
-            Some(adv) => k.push(format!("add.u64 {}, {}, {adv};", c.gptr, c.gptr)),
-            None => k.push(format!(
-                "add.u64 {}, {}, {};",
-                c.gptr,
-                c.gptr,
-                smem.bk * esize
-            )),
+        let tile = self.tile_source(k, c, kload);
+        k.mov(src, tile);
+        k.mov(pass, 0);
+        let top = k.new_label("g2s_pass")?;
+        k.place_label(&top);
+        k.push(".pragma \"nounroll\";");
+        match smem.major {
+            OperandMajor::K => {
+                k.push(format!("setp.gt.s32 {p_row}, {rows_left}, 0;"));
+                k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
+                k.push(format!("and.pred {p_cp}, {p_row}, !{p_part};"));
+                CpAsync::emit_predicated(k, p_cp, &dst, addr, &bytes).map_err(atom_error)?;
+                k.push(format!("and.pred {p_cp}, {p_row}, {p_part};"));
+                emit_partial_chunk(k, esize, p_cp, addr, &dst.to_string(), bytes)?;
+                k.push(format!("sub.s32 {rows_left}, {rows_left}, {rpp};"));
+            }
+            OperandMajor::MN => {
+                let valid = k.reg(RegClass::B32);
+                k.push(format!("setp.gt.s32 {p_k}, {kr}, 0;"));
+                k.push(format!("selp.b32 {bytes}, 16, 0, {p_k};"));
+                k.push(format!("selp.b64 {addr}, {src}, {}, {p_k};", c.safe));
+                CpAsync::emit_predicated(k, p_row, &dst, addr, &bytes).map_err(atom_error)?;
+                // A cut chunk on a row past K is written as zeros.
+                k.push(format!("selp.b32 {valid}, {}, 0, {p_k};", c.mn_bytes));
+                emit_partial_chunk(k, esize, p_part, src, &dst.to_string(), valid)?;
+                k.push(format!("sub.s32 {kr}, {kr}, {rpp};"));
+            }
         }
+        k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
+        k.push(format!("add.u32 {dst}, {dst}, {};", rpp * LINE_BYTES));
+        k.push(format!("add.u32 {pass}, {pass}, 1;"));
+        k.push(format!("setp.lt.u32 {p_loop}, {pass}, {};", smem.passes()));
+        k.push(format!("@{p_loop} bra {top};"));
         Ok(())
+    }
+
+    /// A thread-constant predicate that holds where this thread's chunk of
+    /// an MN-major operand is cut by the M/N edge (so every tile of the
+    /// thread takes the general path); `None` for K-major operands.
+    pub(super) fn cut_chunk_predicate(&self, k: &mut Kernel, c: &CopyState) -> Option<Reg> {
+        if c.smem.major != OperandMajor::MN {
+            return None;
+        }
+        let p = k.reg(RegClass::Pred);
+        k.push(format!("setp.gt.s32 {p}, {}, 0;", c.mn_bytes));
+        k.push(format!("setp.lt.and.s32 {p}, {}, 16, {p};", c.mn_bytes));
+        Some(p)
     }
 }
 
