@@ -25,7 +25,6 @@ use super::emit::{combine, identities, load_elements, map_element, size_shift, t
 use super::finish::{last_cta, Counter};
 use super::tile::{column_offset, store_total, Tile, GROUPS};
 use super::{ReduceLayout, ReduceSpec};
-use crate::arch::ArchKind;
 use crate::ptx::{Kernel, RegClass, SpecialReg};
 use crate::Result;
 
@@ -57,11 +56,12 @@ pub(super) fn kernel(spec: &ReduceSpec) -> Result<Kernel> {
     // Registers for 3 CTAs per SM (at most 80) for up to 4 columns per
     // thread: left to itself, ptxas 12.9 sometimes settles on 48 for these
     // kernels and spills (with 8 columns, the bound itself makes it spill).
-    // Shifted 8-column kernels with a map: ptxas 12.9 for sm_70 also
-    // settles on 48 and spills unless told that 2 CTAs per SM will do.
+    // Shifted 8-column kernels: ptxas 12.9 also settles on 40 to 48 for
+    // some (mean, or with a map) and spills, and spills at a bound of 64
+    // (4 CTAs per SM): bound them at 2 CTAs per SM (they take about 80).
     if vector * reps <= 4 {
         k.min_blocks_per_sm(MIN_CTAS_PER_SM);
-    } else if shifted && spec.arch == ArchKind::Sm70 {
+    } else if shifted {
         k.min_blocks_per_sm(2);
     }
     let cx = Ctx { spec, scalars };
