@@ -28,7 +28,7 @@ const RUNS: usize = 30;
 /// GPU tests check): name, (bytes in flight, wide strips, waves, shifted,
 /// prefetch); 0 and `None` are the plan's defaults.
 type Variant = (&'static str, (u32, Option<bool>, u32, Option<bool>, bool));
-const TUNINGS: [Variant; 9] = [
+const TUNINGS: [Variant; 10] = [
     ("default", (0, None, 0, None, false)),
     ("narrow", (0, None, 0, Some(false), false)),
     ("wide", (0, Some(true), 0, Some(false), false)),
@@ -38,6 +38,7 @@ const TUNINGS: [Variant; 9] = [
     ("128B", (128, None, 0, None, false)),
     ("128B_prefetch", (128, None, 0, None, true)),
     ("32B", (32, None, 0, None, false)),
+    ("64B", (64, None, 0, None, false)),
 ];
 
 fn main() -> Result<(), AnyError> {

@@ -158,7 +158,7 @@ pub const SPLIT_VIEWS: [(View, ReduceDim); 5] = [
 
 /// The column-kernel tunings `examples/reduce_sweep.rs` measures (the
 /// default first), with their names.
-pub const TUNINGS: [(&str, ColumnTuning); 9] = [
+pub const TUNINGS: [(&str, ColumnTuning); 10] = [
     ("default", tuning(0, None, 0, None, false)),
     ("narrow", tuning(0, None, 0, Some(false), false)),
     ("wide", tuning(0, Some(true), 0, Some(false), false)),
@@ -168,6 +168,7 @@ pub const TUNINGS: [(&str, ColumnTuning); 9] = [
     ("128B", tuning(128, None, 0, None, false)),
     ("128B_prefetch", tuning(128, None, 0, None, true)),
     ("32B", tuning(32, None, 0, None, false)),
+    ("64B", tuning(64, None, 0, None, false)),
 ];
 
 const fn tuning(

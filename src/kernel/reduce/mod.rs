@@ -18,9 +18,12 @@
 //! 2. [`ReduceLayout::Columns`]: the kept dimension is the contiguous one.
 //!    A CTA is 32 column strips by 8 row groups; each thread owns `reps`
 //!    strips of `vector` adjacent columns (one 16-byte strip when the row
-//!    stride and the address allow; narrower strips otherwise, by default
-//!    one with more rows in flight, or, tuned "wide", several `32 * vector`
-//!    columns apart) and walks rows 8 apart, `rows` rows in flight;
+//!    stride and the address allow; otherwise, by default, one 16-byte
+//!    strip read as the aligned vector holding the thread's first column,
+//!    whose values shared memory moves back to their columns ("shifted",
+//!    see `columns.rs`); tuned otherwise, narrower strips, one with more
+//!    rows in flight or, "wide", several `32 * vector` columns apart) and
+//!    walks rows 8 apart, `rows` rows in flight;
 //!    shared memory combines the 8 row groups. Column tiles stride over the
 //!    grid's x; the reduced dimension is split over the grid's y so that
 //!    the grid fills the GPU.
@@ -63,7 +66,10 @@ use crate::numeric::ElementType;
 use crate::ptx::{Kernel, Module, ParamType, PtxError, Reg};
 use crate::{Error, Result};
 
-pub use plan::{plan, ColumnTuning, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace};
+pub use plan::{
+    plan, ColumnTuning, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace,
+    COLUMN_BYTES_IN_FLIGHT, COLUMN_SHIFTED, COLUMN_WIDE, SHIFTED_BYTES_IN_FLIGHT,
+};
 
 /// Threads per block of both reduction kernels.
 pub const BLOCK_THREADS: u32 = 256;
