@@ -3,8 +3,9 @@
 //!
 //! What: for 16384 x 8192 and 16383 x 8191 (rows not 16-byte aligned), the
 //! sum along dim 0 with each [`ColumnTuning`] below (bytes in flight per
-//! thread, wide or narrow strips for unaligned rows, waves of row splits),
-//! printed as GB/s and % of the ceiling, one line per variant, then a table.
+//! thread; for unaligned rows shifted 16-byte vectors, or narrow or wide
+//! strips; waves of row splits; L2 prefetch hints), printed as GB/s and %
+//! of the ceiling, one line per variant, then a table.
 //!
 //! How: each figure is the median of 30 runs timed with CUDA events after a
 //! warm-up, over two input buffers in turn (so no run reads what the
@@ -24,15 +25,20 @@ type AnyError = Box<dyn std::error::Error>;
 const RUNS: usize = 30;
 
 /// The variants (as `tests/reduce/mod.rs`'s `TUNINGS`, which the ptxas and
-/// GPU tests check): (bytes in flight, wide strips, waves); 0 and `None`
-/// are the plan's defaults.
-const TUNINGS: [(u32, Option<bool>, u32); 6] = [
-    (0, None, 0),
-    (0, Some(true), 0),
-    (32, None, 0),
-    (128, None, 0),
-    (0, None, 2),
-    (128, None, 2),
+/// GPU tests check): name, (bytes in flight, wide strips, waves, shifted,
+/// prefetch); 0 and `None` are the plan's defaults.
+type Variant = (&'static str, (u32, Option<bool>, u32, Option<bool>, bool));
+const TUNINGS: [Variant; 10] = [
+    ("default", (0, None, 0, None, false)),
+    ("narrow", (0, None, 0, Some(false), false)),
+    ("wide", (0, Some(true), 0, Some(false), false)),
+    ("prefetch", (0, None, 0, None, true)),
+    ("2waves", (0, None, 2, None, false)),
+    ("2waves_prefetch", (0, None, 2, None, true)),
+    ("128B", (128, None, 0, None, false)),
+    ("128B_prefetch", (128, None, 0, None, true)),
+    ("32B", (32, None, 0, None, false)),
+    ("64B", (64, None, 0, None, false)),
 ];
 
 fn main() -> Result<(), AnyError> {
@@ -52,23 +58,26 @@ fn main() -> Result<(), AnyError> {
     );
     let mut table = Vec::new();
     for (rows, cols) in [(rows, cols), (rows - 1, cols - 1)] {
-        for (bytes, wide, waves) in TUNINGS {
+        for (name, (bytes, wide, waves, shifted, prefetch)) in TUNINGS {
+            if cols % 4 == 0 && matches!(name, "narrow" | "wide") {
+                continue; // aligned rows: the same kernel as the default
+            }
             let tuning = ColumnTuning {
                 bytes_in_flight: bytes,
                 wide,
                 waves,
+                shifted,
+                prefetch,
             };
             let gbps = measure(&device, rows, cols, tuning)?;
-            let wide = format!("{wide:?}");
             let share = 100.0 * gbps / ceiling;
-            let line = format!(
-                "{rows}x{cols} bytes {bytes:>3} wide {wide:>11} waves {waves}: {gbps:6.0} GB/s {share:5.1}%"
-            );
+            let line =
+                format!("{rows}x{cols} {name:>15}: {gbps:6.0} GB/s {share:5.1}% of the ceiling");
             println!("{line}");
             table.push(line);
         }
     }
-    println!("--- dim 0 sweep (0/None = default) ---");
+    println!("--- dim 0 sweep ---");
     for line in table {
         println!("{line}");
     }

@@ -178,7 +178,7 @@ fn column_tunings_match_the_host() {
             offset: 1,
         },
     ];
-    for (i, tuning) in TUNINGS.into_iter().enumerate() {
+    for (i, (_, tuning)) in TUNINGS.into_iter().enumerate() {
         for view in views {
             for op in [ReduceOp::Sum, ReduceOp::Max] {
                 for pair in [
@@ -243,7 +243,7 @@ fn maps_apply_before_reducing() {
                     (ElementType::F16, ElementType::F16),
                     (ElementType::BF16, ElementType::F32),
                 ] {
-                    for view in [VIEWS[1], VIEWS[2], VIEWS[4]] {
+                    for view in [VIEWS[1], VIEWS[2], VIEWS[4], VIEWS[5]] {
                         seed += 1;
                         run_types(
                             &device,

@@ -26,7 +26,7 @@ fn specs(arch: ArchKind) -> Vec<ReduceSpec> {
                     cases.push((view, dim, op, pair, usize::MAX));
                 }
                 for (m, _) in maps().iter().enumerate() {
-                    for view in [VIEWS[1], VIEWS[2], VIEWS[4]] {
+                    for view in [VIEWS[1], VIEWS[2], VIEWS[4], VIEWS[5]] {
                         cases.push((view, dim, op, pair, m));
                     }
                 }
@@ -64,7 +64,7 @@ fn specs(arch: ArchKind) -> Vec<ReduceSpec> {
     }
     // The column tunings `examples/reduce_sweep.rs` measures, on aligned
     // and ragged f32 rows.
-    for tuning in reduce::TUNINGS {
+    for (_, tuning) in reduce::TUNINGS {
         for (rows, cols) in [(16384u64, 8192u64), (16383, 8191)] {
             let problem = Problem {
                 op: ReduceOp::Sum,

@@ -68,7 +68,7 @@ impl View {
 
 /// Small views covering every access path: aligned, ragged and unaligned,
 /// column-major, padded rows (ld > cols), and no unit stride at all.
-pub const VIEWS: [View; 5] = [
+pub const VIEWS: [View; 6] = [
     View {
         name: "aligned",
         shape: [64, 256],
@@ -98,6 +98,12 @@ pub const VIEWS: [View; 5] = [
         shape: [20, 30],
         strides: [61, 2],
         offset: 0,
+    },
+    View {
+        name: "wide_ragged",
+        shape: [41, 1100],
+        strides: [1103, 1],
+        offset: 5,
     },
 ];
 
@@ -150,26 +156,38 @@ pub const SPLIT_VIEWS: [(View, ReduceDim); 5] = [
     ),
 ];
 
-/// Every dimension.
 /// The column-kernel tunings `examples/reduce_sweep.rs` measures (the
-/// default first).
-pub const TUNINGS: [ColumnTuning; 6] = [
-    tuning(0, None, 0),
-    tuning(0, Some(true), 0),
-    tuning(32, None, 0),
-    tuning(128, None, 0),
-    tuning(0, None, 2),
-    tuning(128, None, 2),
+/// default first), with their names.
+pub const TUNINGS: [(&str, ColumnTuning); 10] = [
+    ("default", tuning(0, None, 0, None, false)),
+    ("narrow", tuning(0, None, 0, Some(false), false)),
+    ("wide", tuning(0, Some(true), 0, Some(false), false)),
+    ("prefetch", tuning(0, None, 0, None, true)),
+    ("2waves", tuning(0, None, 2, None, false)),
+    ("2waves_prefetch", tuning(0, None, 2, None, true)),
+    ("128B", tuning(128, None, 0, None, false)),
+    ("128B_prefetch", tuning(128, None, 0, None, true)),
+    ("32B", tuning(32, None, 0, None, false)),
+    ("64B", tuning(64, None, 0, None, false)),
 ];
 
-const fn tuning(bytes_in_flight: u32, wide: Option<bool>, waves: u32) -> ColumnTuning {
+const fn tuning(
+    bytes_in_flight: u32,
+    wide: Option<bool>,
+    waves: u32,
+    shifted: Option<bool>,
+    prefetch: bool,
+) -> ColumnTuning {
     ColumnTuning {
         bytes_in_flight,
         wide,
         waves,
+        shifted,
+        prefetch,
     }
 }
 
+/// Every dimension.
 pub const DIMS: [ReduceDim; 3] = [ReduceDim::Last, ReduceDim::First, ReduceDim::All];
 
 /// (input, output) type pairs: the input's type or f32.

@@ -2,19 +2,34 @@
 //! one tile of `32 * vector * reps` columns over one split of the rows; when
 //! the rows are split, the last CTA of a tile to finish combines the splits
 //! (see [`super::finish`]).
+//!
+//! Shifted (unaligned rows read as aligned 16-byte vectors): a tile is 31
+//! strips of `vector` columns. Thread (strip `s`, group `g`) has first
+//! column `col0 = tile + s * vector` and walks rows `g, g + 8, ...` of its
+//! split. The address of `col0` is `m` elements past a 16-byte boundary,
+//! the same `m` for every lane and for every row the thread visits (8 rows
+//! are `8 * row_stride * size` bytes apart, a multiple of 16). It loads
+//! the aligned vector at `addr - m`, so element `j` is column
+//! `col0 - m + j`: the 32 lanes' vectors cover the columns
+//! `[tile - m, tile + 32 * vector - m)`, which hold the tile's
+//! `31 * vector`. The sums go to shared memory `m` slots to the left of
+//! their columns, which puts every column of the tile in place exactly once
+//! per group; the slots outside the tile are ignored, and lane 31 (whose
+//! columns are the next tile's) writes no result. Lane 31's vector is also
+//! the next tile's lane 0 vector: 16 bytes per row read twice. A tile unless
+//! all 32 lanes' first columns are in the tensor takes the scalar path, so
+//! every vector holds at least one element of the tensor (16-byte granules,
+//! never past its allocation).
 
-use super::emit::{
-    combine, identities, load_elements, map_element, size_shift, smem_slot, store_result, tree, Ctx,
-};
+use super::emit::{combine, identities, load_elements, map_element, size_shift, tree, Ctx};
 use super::finish::{last_cta, Counter};
-use super::{ReduceOp, ReduceSpec, BLOCK_THREADS};
-use crate::ptx::{Kernel, Reg, RegClass, SharedVar, SpecialReg};
+use super::tile::{column_offset, store_total, Tile, GROUPS};
+use super::{ReduceLayout, ReduceSpec};
+use crate::ptx::{Kernel, RegClass, SpecialReg};
 use crate::Result;
 
 /// Column strips (threads along the columns) per CTA.
 const STRIPS: u32 = 32;
-/// Row groups (threads along the rows) per CTA.
-const GROUPS: u32 = BLOCK_THREADS / STRIPS;
 /// CTAs per SM the register allocation must allow.
 const MIN_CTAS_PER_SM: u32 = 3;
 /// Most accumulators per thread (more make ptxas spill on sm_70 for 8
@@ -23,14 +38,31 @@ const MAX_ACCUMULATORS: usize = 8;
 
 /// Generates the `Columns` kernel of `spec`: each thread loads `reps`
 /// strips of `vector` adjacent columns (the strips `32 * vector` columns
-/// apart, so every warp-wide load is contiguous) from `rows` rows in flight.
-pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Result<Kernel> {
+/// apart, so every warp-wide load is contiguous) from `rows` rows in flight
+/// (shifted: from the aligned vectors, see the module doc).
+pub(super) fn kernel(spec: &ReduceSpec) -> Result<Kernel> {
+    let (vector, reps, rows, shifted) = match spec.layout {
+        ReduceLayout::Columns {
+            vector,
+            reps,
+            rows,
+            shifted,
+            ..
+        } => (vector, reps, rows, shifted),
+        ReduceLayout::Rows { .. } => (1, 1, 1, false),
+    };
+    let hint = spec.load_hint();
     let (mut k, p, scalars) = spec.start_kernel()?;
     // Registers for 3 CTAs per SM (at most 80) for up to 4 columns per
     // thread: left to itself, ptxas 12.9 sometimes settles on 48 for these
     // kernels and spills (with 8 columns, the bound itself makes it spill).
+    // Shifted 8-column kernels: ptxas 12.9 also settles on 40 to 48 for
+    // some (mean, or with a map) and spills, and spills at a bound of 64
+    // (4 CTAs per SM): bound them at 2 CTAs per SM (they take about 80).
     if vector * reps <= 4 {
         k.min_blocks_per_sm(MIN_CTAS_PER_SM);
+    } else if shifted {
+        k.min_blocks_per_sm(2);
     }
     let cx = Ctx { spec, scalars };
     let (input, output, partials, counters) = (p[0], p[1], p[2], p[3]);
@@ -38,14 +70,16 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     let (chunk, out_stride, out_split_stride, count) = (p[8], p[9], p[10], p[11]);
     let shift = size_shift(spec.input);
     let strip_cols = STRIPS * vector;
-    let tile_cols = strip_cols * reps;
+    // Shifted: lane 31's columns belong to the next tile (its vector holds
+    // the last up to `vector - 1` columns of this one).
+    let tile_cols = if shifted {
+        (STRIPS - 1) * vector
+    } else {
+        strip_cols * reps
+    };
     let (v, r) = (vector as usize, reps as usize);
     let width = v * r;
     let element = spec.input.size_bytes();
-    // (GROUPS, tile_cols) f32
-    let smem = k.shared_static("group_partials", 16, GROUPS * tile_cols * 4)?;
-    let flag = k.shared_static("last_flag", 4, 4)?;
-
     let tid32 = k.special(SpecialReg::TidX);
     let strip32 = k.reg(RegClass::B32);
     k.push(format!("and.b32 {strip32}, {tid32}, {};", STRIPS - 1));
@@ -54,6 +88,17 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
         "shr.u32 {group32}, {tid32}, {};",
         STRIPS.trailing_zeros()
     ));
+    let layout = Tile {
+        strip32,
+        group32,
+        vector,
+        strip_cols,
+        width,
+        pad: if shifted { vector } else { 0 },
+    };
+    // (GROUPS, pad + tile_cols + pad) f32
+    let smem = k.shared_static("group_partials", 16, layout.bytes())?;
+    let flag = k.shared_static("last_flag", 4, 4)?;
     let [strip, group, tile, grid, tiles, split] = [0; 6].map(|_| k.reg(RegClass::B64));
     k.push(format!("cvt.u64.u32 {strip}, {strip32};"));
     k.push(format!("cvt.u64.u32 {group}, {group32};"));
@@ -64,10 +109,11 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     let nctaid = k.special(SpecialReg::NctaidX);
     k.push(format!("cvt.u64.u32 {grid}, {nctaid};"));
     k.push(format!("add.u64 {tiles}, {cols}, {};", tile_cols - 1));
-    k.push(format!(
-        "shr.u64 {tiles}, {tiles}, {};",
-        tile_cols.trailing_zeros()
-    ));
+    k.push(format!("div.u64 {tiles}, {tiles}, {tile_cols};"));
+    // `foreign`: the thread's columns are another tile's (shifted lane 31).
+    let foreign = k.reg(RegClass::Pred);
+    let lane_limit = if shifted { STRIPS - 1 } else { STRIPS };
+    k.push(format!("setp.ge.u32 {foreign}, {strip32}, {lane_limit};"));
     // step = 8 rows in bytes
     let [row_bytes, step] = [0; 2].map(|_| k.reg(RegClass::B64));
     k.push(format!("shl.b64 {row_bytes}, {row_stride}, {shift};"));
@@ -88,10 +134,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
 
     // split = %ctaid.y, tiles strided over %ctaid.x; rows [start, end); first column col0.
     let [start, end, col0, row, addr, last] = [0; 6].map(|_| k.reg(RegClass::B64));
-    k.push(format!(
-        "shl.b64 {col0}, {tile}, {};",
-        tile_cols.trailing_zeros()
-    ));
+    k.push(format!("mul.lo.u64 {col0}, {tile}, {tile_cols};"));
     k.push(format!("mad.lo.u64 {col0}, {strip}, {vector}, {col0};"));
     k.push(format!("mul.lo.u64 {start}, {split}, {chunk};"));
     k.push(format!("add.u64 {end}, {start}, {chunk};"));
@@ -105,13 +148,30 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     let unroll = rows.max(1) as usize;
     let sets = unroll.min(MAX_ACCUMULATORS / width).max(1);
     let accs = identities(&mut k, spec.op, sets * width);
-    // The thread's last column is col0 + (reps - 1) * strip_cols + vector - 1.
-    k.push(format!(
-        "add.u64 {last}, {col0}, {};",
-        (reps - 1) * strip_cols + vector
-    ));
+    // Shifted: `moved` is the shift m (0 on the scalar path).
+    let moved = k.reg(RegClass::B32);
+    k.push(format!("mov.u32 {moved}, 0;"));
+    if shifted {
+        // The whole tile takes one path: the scalar one unless all 32
+        // lanes' first columns are in the tensor.
+        k.push(format!("mul.lo.u64 {last}, {tile}, {tile_cols};"));
+        k.push(format!("add.u64 {last}, {last}, {strip_cols};"));
+    } else {
+        // The thread's last column is col0 + (reps - 1) * strip_cols + vector - 1.
+        k.push(format!(
+            "add.u64 {last}, {col0}, {};",
+            (reps - 1) * strip_cols + vector
+        ));
+    }
     k.push(format!("setp.gt.u64 {p}, {last}, {cols};"));
     k.push(format!("@{p} bra {partial};"));
+    if shifted {
+        let mis = k.reg(RegClass::B64);
+        k.push(format!("and.b64 {mis}, {addr}, 15;"));
+        k.push(format!("sub.u64 {addr}, {addr}, {mis};"));
+        k.push(format!("cvt.u32.u64 {moved}, {mis};"));
+        k.push(format!("shr.u32 {moved}, {moved}, {shift};"));
+    }
 
     // Full strips: `unroll` rows in flight, then one at a time.
     let bytes = vector * element;
@@ -137,7 +197,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
                 ));
                 at
             };
-            batches.push(load_elements(&mut k, from, bytes, spec.input, None)?);
+            batches.push(load_elements(&mut k, from, bytes, spec.input, None, hint)?);
         }
         k.push(format!("add.u64 {addr}, {addr}, {step};"));
     }
@@ -149,6 +209,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
             combine(&mut k, spec.op, acc, acc, value)?;
         }
     }
+
     k.push(format!("add.u64 {row}, {row}, {};", unroll as u32 * GROUPS));
     k.push(format!("bra {main};"));
     k.place_label(&rest);
@@ -159,7 +220,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
             "add.u64 {at}, {addr}, {};",
             m * strip_cols * element
         ));
-        for (j, x) in load_elements(&mut k, at, bytes, spec.input, None)?
+        for (j, x) in load_elements(&mut k, at, bytes, spec.input, None, hint)?
             .into_iter()
             .enumerate()
         {
@@ -168,6 +229,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
             combine(&mut k, spec.op, acc, acc, value)?;
         }
     }
+
     k.push(format!("add.u64 {row}, {row}, {GROUPS};"));
     k.push(format!("add.u64 {addr}, {addr}, {step};"));
     k.push(format!("bra {rest};"));
@@ -188,7 +250,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
         let offset = column_offset(c, v, strip_cols);
         k.push(format!("setp.gt.u64 {pj}, {valid}, {offset};"));
         k.push(format!("add.u64 {at}, {addr}, {};", offset * element));
-        let x = load_elements(&mut k, at, element, spec.input, Some(pj))?[0];
+        let x = load_elements(&mut k, at, element, spec.input, Some(pj), hint)?[0];
         let value = map_element(&mut k, &cx, x)?;
         let combined = k.reg(RegClass::F32);
         combine(&mut k, spec.op, combined, acc, value)?;
@@ -206,14 +268,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
             tree(&mut k, spec.op, &set)
         })
         .collect::<Result<_>>()?;
-    let layout = Tile {
-        strip32,
-        group32,
-        vector,
-        strip_cols,
-        width,
-    };
-    to_shared(&mut k, &smem, &layout, &slots);
+    layout.store_all(&mut k, &smem, &slots, shifted.then_some(moved));
     let finish = k.new_label("finish")?;
     k.push(format!("setp.eq.u64 {p}, {splits}, 1;"));
     k.push(format!("@{p} bra {finish};"));
@@ -224,7 +279,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     // splits g, g + 8, ... in order, the groups then combined as a tree.
     let written = k.new_label("written")?;
     let out = k.reg(RegClass::B64);
-    k.push(format!("setp.ne.u32 {p}, {group32}, 0;"));
+    k.push(format!("setp.ne.or.u32 {p}, {group32}, 0, {foreign};"));
     k.push(format!("@{p} bra {written};"));
     k.push(format!(
         "mad.lo.u64 {out}, {split}, {out_split_stride}, {col0};"
@@ -232,7 +287,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     k.push(format!("shl.b64 {out}, {out}, 2;"));
     k.push(format!("add.u64 {out}, {out}, {partials};"));
     for c in 0..width {
-        let total = from_shared(&mut k, spec.op, &smem, &layout, c)?;
+        let total = layout.combine_groups(&mut k, spec.op, &smem, c)?;
         let offset = column_offset(c, v, strip_cols) * 4;
         k.push(format!("st.global.f32 [{out}+{offset}], {total};"));
     }
@@ -260,7 +315,7 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
         2 + GROUPS.trailing_zeros()
     ));
     k.place_label(&split_loop);
-    k.push(format!("setp.ge.u64 {p}, {s}, {splits};"));
+    k.push(format!("setp.ge.or.u64 {p}, {s}, {splits}, {foreign};"));
     k.push(format!("@{p} bra {splits_done};"));
     for (c, &sum) in sums.iter().enumerate() {
         let offset = column_offset(c, v, strip_cols) * 4;
@@ -271,15 +326,15 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     k.push(format!("add.u64 {s}, {s}, {GROUPS};"));
     k.push(format!("bra {split_loop};"));
     k.place_label(&splits_done);
-    to_shared(&mut k, &smem, &layout, &sums);
+    layout.store_all(&mut k, &smem, &sums, None);
 
     // Group 0 combines the groups' values in shared memory and stores the
     // results.
     k.place_label(&finish);
-    k.push(format!("setp.ne.u32 {p}, {group32}, 0;"));
+    k.push(format!("setp.ne.or.u32 {p}, {group32}, 0, {foreign};"));
     k.push(format!("@{p} bra {next};"));
     for c in 0..width {
-        let total = from_shared(&mut k, spec.op, &smem, &layout, c)?;
+        let total = layout.combine_groups(&mut k, spec.op, &smem, c)?;
         store_total(
             &mut k,
             spec,
@@ -296,97 +351,4 @@ pub(super) fn kernel(spec: &ReduceSpec, vector: u32, reps: u32, rows: u32) -> Re
     k.push(format!("bra {item_loop};"));
     k.place_label(&done);
     Ok(k)
-}
-
-/// Offset from the thread's first column of its column `c` (strip `c / v`,
-/// column `c % v` of the strip).
-fn column_offset(c: usize, v: usize, strip_cols: u32) -> u32 {
-    (c / v) as u32 * strip_cols + (c % v) as u32
-}
-
-/// Where a thread's columns sit in the CTA's shared (GROUPS, tile) array.
-struct Tile {
-    strip32: Reg,
-    group32: Reg,
-    vector: u32,
-    strip_cols: u32,
-    width: usize,
-}
-
-impl Tile {
-    fn cols(&self) -> u32 {
-        self.strip_cols * (self.width as u32 / self.vector)
-    }
-
-    /// `slot = smem + ((group or g) * tile_cols + strip * vector + offset(c)) * 4`.
-    fn slot(&self, k: &mut Kernel, smem: &SharedVar, group: Option<u32>, c: usize) -> Reg {
-        let column = k.reg(RegClass::B32);
-        let offset = column_offset(c, self.vector as usize, self.strip_cols);
-        let (strip, vector) = (self.strip32, self.vector);
-        match group {
-            Some(g) => {
-                let offset = g * self.cols() + offset;
-                k.push(format!("mad.lo.u32 {column}, {strip}, {vector}, {offset};"));
-            }
-            None => {
-                k.push(format!("mad.lo.u32 {column}, {strip}, {vector}, {offset};"));
-                k.push(format!(
-                    "mad.lo.u32 {column}, {}, {}, {column};",
-                    self.group32,
-                    self.cols()
-                ));
-            }
-        }
-        smem_slot(k, smem, column)
-    }
-}
-
-/// Every thread stores its per-column `values` in shared memory; then the
-/// CTA waits.
-fn to_shared(k: &mut Kernel, smem: &SharedVar, tile: &Tile, values: &[Reg]) {
-    for (c, &value) in values.iter().enumerate() {
-        let slot = tile.slot(k, smem, None, c);
-        k.push(format!("st.shared.f32 [{slot}], {value};"));
-    }
-    k.push("bar.sync 0;");
-}
-
-/// (Group 0) the 8 group values of the thread's column `c` from shared
-/// memory, combined as a balanced tree.
-fn from_shared(
-    k: &mut Kernel,
-    op: ReduceOp,
-    smem: &SharedVar,
-    tile: &Tile,
-    c: usize,
-) -> Result<Reg> {
-    let parts = k.regs(RegClass::F32, GROUPS as usize);
-    for (g, &part) in parts.iter().enumerate() {
-        let slot = tile.slot(k, smem, Some(g as u32), c);
-        k.push(format!("ld.shared.f32 {part}, [{slot}];"));
-    }
-    tree(k, op, &parts)
-}
-
-/// The final result of the thread's column `c`:
-/// `output[(col0 + offset(c)) * out_stride] = total` if that column is
-/// below `cols`.
-fn store_total(
-    k: &mut Kernel,
-    spec: &ReduceSpec,
-    tile: &Tile,
-    c: usize,
-    total: Reg,
-    [col0, cols, out_stride, output, count]: [Reg; 5],
-) -> Result<()> {
-    let out_shift = size_shift(spec.written_type());
-    let [out, col] = [0; 2].map(|_| k.reg(RegClass::B64));
-    let store = k.reg(RegClass::Pred);
-    let offset = column_offset(c, tile.vector as usize, tile.strip_cols);
-    k.push(format!("add.u64 {col}, {col0}, {offset};"));
-    k.push(format!("setp.lt.u64 {store}, {col}, {cols};"));
-    k.push(format!("mul.lo.u64 {out}, {col}, {out_stride};"));
-    k.push(format!("shl.b64 {out}, {out}, {out_shift};"));
-    k.push(format!("add.u64 {out}, {out}, {output};"));
-    store_result(k, spec, total, count, out, Some(store))
 }

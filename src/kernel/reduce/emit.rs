@@ -31,13 +31,15 @@ pub(super) fn size_shift(ty: ElementType) -> u32 {
 
 /// Loads `bytes` (2, 4, 8 or 16) at global `addr` and splits them into
 /// elements of `ty`; `pred` makes the load conditional (the registers keep
-/// whatever they held when it is false).
+/// whatever they held when it is false); `hint` goes after
+/// `ld.global.nc` (e.g. `.L2::256B`, or empty).
 pub(super) fn load_elements(
     k: &mut Kernel,
     addr: Reg,
     bytes: u32,
     ty: ElementType,
     pred: Option<Reg>,
+    hint: &str,
 ) -> Result<Vec<Loaded>> {
     let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
     if bytes == ty.size_bytes() {
@@ -48,7 +50,9 @@ pub(super) fn load_elements(
         } else {
             ".b16"
         };
-        k.push(format!("{guard}ld.global.nc{ptx_ty} {reg}, [{addr}];"));
+        k.push(format!(
+            "{guard}ld.global.nc{hint}{ptx_ty} {reg}, [{addr}];"
+        ));
         return Ok(vec![Loaded { reg, ty }]);
     }
     let words = k.regs(RegClass::B32, (bytes / 4) as usize);
@@ -58,9 +62,9 @@ pub(super) fn load_elements(
         .collect::<Vec<_>>()
         .join(", ");
     match words.len() {
-        1 => k.push(format!("{guard}ld.global.nc.b32 {list}, [{addr}];")),
+        1 => k.push(format!("{guard}ld.global.nc{hint}.b32 {list}, [{addr}];")),
         2 | 4 => k.push(format!(
-            "{guard}ld.global.nc.v{}.b32 {{{list}}}, [{addr}];",
+            "{guard}ld.global.nc{hint}.v{}.b32 {{{list}}}, [{addr}];",
             words.len()
         )),
         _ => {

@@ -18,9 +18,12 @@
 //! 2. [`ReduceLayout::Columns`]: the kept dimension is the contiguous one.
 //!    A CTA is 32 column strips by 8 row groups; each thread owns `reps`
 //!    strips of `vector` adjacent columns (one 16-byte strip when the row
-//!    stride and the address allow; narrower strips otherwise, by default
-//!    one with more rows in flight, or, tuned "wide", several `32 * vector`
-//!    columns apart) and walks rows 8 apart, `rows` rows in flight;
+//!    stride and the address allow; otherwise, by default, one 16-byte
+//!    strip read as the aligned vector holding the thread's first column,
+//!    whose values shared memory moves back to their columns ("shifted",
+//!    see `columns.rs`); tuned otherwise, narrower strips, one with more
+//!    rows in flight or, "wide", several `32 * vector` columns apart) and
+//!    walks rows 8 apart, `rows` rows in flight;
 //!    shared memory combines the 8 row groups. Column tiles stride over the
 //!    grid's x; the reduced dimension is split over the grid's y so that
 //!    the grid fills the GPU.
@@ -53,6 +56,7 @@ mod emit;
 mod finish;
 mod plan;
 mod rows;
+mod tile;
 
 use std::fmt;
 
@@ -62,7 +66,10 @@ use crate::numeric::ElementType;
 use crate::ptx::{Kernel, Module, ParamType, PtxError, Reg};
 use crate::{Error, Result};
 
-pub use plan::{plan, ColumnTuning, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace};
+pub use plan::{
+    plan, ColumnTuning, Launch, LaunchShape, Plan, Problem, ReduceDim, Workspace,
+    COLUMN_BYTES_IN_FLIGHT, COLUMN_SHIFTED, COLUMN_WIDE, SHIFTED_BYTES_IN_FLIGHT,
+};
 
 /// Threads per block of both reduction kernels.
 pub const BLOCK_THREADS: u32 = 256;
@@ -133,6 +140,16 @@ pub enum ReduceLayout {
         reps: u32,
         /// Rows in flight per thread: 1 to 32.
         rows: u32,
+        /// Unaligned rows read as aligned 16-byte vectors (one 16-byte
+        /// strip, `reps` 1): each thread loads the aligned vector holding
+        /// its first column, so its values belong to columns shifted by the
+        /// row's misalignment (the same on every row a thread visits, as
+        /// they are 8 rows apart); shared memory puts them back in place.
+        /// A tile is 31 strips (lane 31 reads the next tile's first vector).
+        shifted: bool,
+        /// Loads ask L2 for 256-byte prefetches (`.L2::256B`, PTX 7.4 for
+        /// this kernel; no effect on sm_70).
+        prefetch: bool,
     },
 }
 
@@ -188,8 +205,16 @@ impl ReduceSpec {
         let layout = match self.layout {
             ReduceLayout::Rows { vectorized: true } => "rows_v".to_string(),
             ReduceLayout::Rows { vectorized: false } => "rows_s".to_string(),
-            ReduceLayout::Columns { vector, reps, rows } => {
-                format!("cols{vector}x{reps}r{rows}")
+            ReduceLayout::Columns {
+                vector,
+                reps,
+                rows,
+                shifted,
+                prefetch,
+            } => {
+                let shifted = if shifted { "s" } else { "" };
+                let prefetch = if prefetch { "p" } else { "" };
+                format!("cols{vector}x{reps}r{rows}{shifted}{prefetch}")
             }
         };
         let stage = if self.finish { "" } else { "_partial" };
@@ -293,12 +318,20 @@ impl ReduceSpec {
                 ));
             }
         }
-        if let ReduceLayout::Columns { vector, reps, rows } = self.layout {
+        if let ReduceLayout::Columns {
+            vector,
+            reps,
+            rows,
+            shifted,
+            ..
+        } = self.layout
+        {
             let bytes = u64::from(vector) * u64::from(self.input.size_bytes());
             let shape_ok = vector.is_power_of_two()
                 && reps.is_power_of_two()
                 && bytes * u64::from(reps) <= 16
-                && (1..=32).contains(&rows);
+                && (1..=32).contains(&rows)
+                && (!shifted || bytes == 16 && reps == 1);
             if !shape_ok {
                 return Err(PtxError::UnsupportedElement {
                     kernel: "reduce",
@@ -306,7 +339,7 @@ impl ReduceSpec {
                         "{reps} strip(s) of {vector} columns of {} per thread, {rows} rows in flight",
                         self.input
                     ),
-                    supported: "power-of-two strips and columns, at most 16 bytes per row, 1 to 32 rows",
+                    supported: "power-of-two strips and columns, at most 16 bytes per row, 1 to 32 rows, one 16-byte strip when shifted",
                 }
                 .into());
             }
@@ -326,13 +359,31 @@ impl ReduceSpec {
         self.check()?;
         let kernel = match self.layout {
             ReduceLayout::Rows { vectorized } => rows::kernel(self, vectorized)?,
-            ReduceLayout::Columns { vector, reps, rows } => {
-                columns::kernel(self, vector, reps, rows)?
-            }
+            ReduceLayout::Columns { .. } => columns::kernel(self)?,
         };
         let mut module = Module::new(self.arch);
+        if let Some((major, minor)) = self.ptx_version() {
+            module = module.with_ptx_version(major, minor)?;
+        }
         module.add_kernel(kernel)?;
         Ok(module.emit()?)
+    }
+
+    /// The `.version` this kernel needs above its arch's own, if any: 7.4
+    /// for `.L2::256B` prefetch hints (sm_80 and newer).
+    pub fn ptx_version(&self) -> Option<(u32, u32)> {
+        let hinted = !self.load_hint().is_empty();
+        (hinted && self.arch.ptx_version() < (7, 4)).then_some((7, 4))
+    }
+
+    /// The qualifiers the kernel's input loads carry after `ld.global.nc`.
+    pub(crate) fn load_hint(&self) -> &'static str {
+        match self.layout {
+            ReduceLayout::Columns { prefetch: true, .. } if self.arch != ArchKind::Sm70 => {
+                ".L2::256B"
+            }
+            _ => "",
+        }
     }
 
     /// A kernel with the spec's name, block size and params declared; the

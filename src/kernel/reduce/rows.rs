@@ -171,7 +171,7 @@ fn scalar_step(k: &mut Kernel, cx: &Ctx<'_>, base: Reg, index: Reg, acc: Reg) ->
         size_shift(spec.input)
     ));
     k.push(format!("add.u64 {addr}, {addr}, {base};"));
-    let x = load_elements(k, addr, spec.input.size_bytes(), spec.input, None)?[0];
+    let x = load_elements(k, addr, spec.input.size_bytes(), spec.input, None, "")?[0];
     let value = map_element(k, cx, x)?;
     combine(k, spec.op, acc, acc, value)
 }
@@ -234,7 +234,7 @@ fn vector_body(
     for u in 0..UNROLL {
         let at = k.reg(RegClass::B64);
         k.push(format!("add.u64 {at}, {addr}, {};", u as u64 * block * 16));
-        batches.push(load_elements(k, at, 16, spec.input, None)?);
+        batches.push(load_elements(k, at, 16, spec.input, None, "")?);
     }
     for batch in batches {
         for (x, &acc) in batch.into_iter().zip(&accs) {
@@ -249,7 +249,7 @@ fn vector_body(
     k.push(format!("@{p} bra {tail};"));
     k.push(format!("shl.b64 {addr}, {i}, 4;"));
     k.push(format!("add.u64 {addr}, {addr}, {vbase};"));
-    for (x, &acc) in load_elements(k, addr, 16, spec.input, None)?
+    for (x, &acc) in load_elements(k, addr, 16, spec.input, None, "")?
         .into_iter()
         .zip(&accs)
     {
@@ -306,7 +306,7 @@ fn strided_body(
     k.push(format!("mad.lo.u64 {addr}, {i}, {step}, {base};"));
     let mut loaded = Vec::with_capacity(UNROLL);
     for _ in 0..UNROLL {
-        loaded.push(load_elements(k, addr, spec.input.size_bytes(), spec.input, None)?[0]);
+        loaded.push(load_elements(k, addr, spec.input.size_bytes(), spec.input, None, "")?[0]);
         k.push(format!("add.u64 {addr}, {addr}, {block_step};"));
     }
     for (x, &acc) in loaded.into_iter().zip(&accs) {
@@ -319,7 +319,7 @@ fn strided_body(
     k.push(format!("setp.ge.u64 {p}, {i}, {seg};"));
     k.push(format!("@{p} bra {reduce};"));
     k.push(format!("mad.lo.u64 {addr}, {i}, {step}, {base};"));
-    let x = load_elements(k, addr, spec.input.size_bytes(), spec.input, None)?[0];
+    let x = load_elements(k, addr, spec.input.size_bytes(), spec.input, None, "")?[0];
     let value = map_element(k, cx, x)?;
     combine(k, spec.op, accs[0], accs[0], value)?;
     k.push(format!("add.u64 {i}, {i}, {block};"));
