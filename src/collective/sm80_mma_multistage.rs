@@ -28,6 +28,7 @@ mod g2s;
 mod mappings;
 mod s2r_mma;
 
+pub(super) use mappings::tiled_mma_of;
 pub use mappings::G2sMapping;
 
 use super::{MmaKind, OperandSmem};
