@@ -191,8 +191,28 @@ fn ldmatrix_partitions_fill_the_tiled_mma_fragments() {
 
 #[test]
 fn ldmatrix_rejects_what_it_cannot_load() {
+    // tf32 loads as pairs of 16-bit halves: whole elements without .trans
+    // (lane l gets element l % 4 of row l / 4), split ones with it.
     let mma = TiledMma::new(MmaAtom::Sm80F32Tf32Tf32F32, [2, 2, 1]).unwrap();
-    assert!(mma.ldsm_tv(Operand::A, [64, 16], false).is_err());
+    assert!(mma.ldsm_tv(Operand::A, [64, 16], true).is_err());
+    for (op, tile) in [(Operand::A, [64, 16]), (Operand::B, [32, 16])] {
+        let plain = compact(tile[0], tile[1], true);
+        let p = mma.partition_ldsm(op, tile, false, &plain).unwrap();
+        let tv = mma.layout_tv(op, tile).unwrap();
+        let threads = mma.threads();
+        for t in 0..threads {
+            let (lane, warp) = (t % 32, t - t % 32);
+            for i in 0..p.values() as usize {
+                for j in 0..4 {
+                    // Row lane / 4 of matrix j, element lane % 4 of it.
+                    let address = p.offset(warp + 8 * j + lane / 4, i) + lane % 4;
+                    let idx = tv.at(t + threads * (4 * i as i64 + j));
+                    let want = (idx % tile[0]) * tile[1] + idx / tile[0];
+                    assert_eq!(address, want, "tf32 {op:?} thread {t} ldsm {i} reg {j}");
+                }
+            }
+        }
+    }
     let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [2, 2, 1]).unwrap();
     assert!(mma.ldsm_tv(Operand::C, [64, 32], false).is_err());
     // K-major rows read with .trans are not 8 contiguous elements.

@@ -3,7 +3,8 @@
 //!
 //! 1. Every thread writes its accumulators (as f32) into a staging tile of
 //!    the whole CTA tile in shared memory, laid out with D's contiguous
-//!    dimension innermost and rows padded against bank conflicts.
+//!    dimension innermost and rows padded against bank conflicts; where
+//!    each accumulator goes is the tiled MMA's C partition of that tile.
 //! 2. After `bar.sync`, each thread takes 16-byte vectors of D: a fixed
 //!    column of vectors, rows `rows_per_pass` apart. For each it reads the
 //!    staged accumulators, reads C's vector at the same place (only when
@@ -26,11 +27,14 @@
 use super::epilogue_fusion::{
     advance_outer_biases, apply, load_f32, load_outer_biases, setup_biases, BiasRegs,
 };
-use super::sm80_mma_multistage::Accumulators;
+use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
+use super::MmaKind;
 use crate::kernel::gemm::spec::{epilogue_pad, VECTOR_BYTES};
 use crate::kernel::gemm::{GemmSpec, OutputMajor};
+use crate::layout::{IntTuple, Layout};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::{emit_layout_offset, Operand, ThreadPartition};
 
 /// Registers the kernel hands to the epilogue.
 #[derive(Clone, Debug)]
@@ -109,47 +113,58 @@ impl EpilogueSm80 {
         inp: &EpilogueInputs,
         acc: &Accumulators,
     ) -> Result<(), PtxError> {
-        self.stage_accumulators(k, inp, acc);
+        self.stage_accumulators(k, inp, acc)?;
         k.push("bar.sync 0;");
         self.store_vectors(k, inp)
     }
 
-    fn stage_accumulators(&self, k: &mut Kernel, inp: &EpilogueInputs, acc: &Accumulators) {
+    /// The staging tile's layout: (m, n) of the CTA tile -> f32 element
+    /// offset, D's contiguous dimension innermost, rows padded.
+    pub fn staging_layout(&self) -> Layout {
         let (_, len) = self.staging_shape();
-        let pitch = (len + epilogue_pad(self.spec.d_major)) * 4;
-        let [wm_count, _, _] = self.spec.warps;
-        let (wtm, wtn) = (
-            self.spec.tile[0] / wm_count,
-            self.spec.tile[1] / self.spec.warps[1],
-        );
-        let (warp, lane, wm, wn, g, t2) = (
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-        );
-        k.push(format!("shr.u32 {warp}, {}, 5;", inp.tid));
-        k.push(format!("and.b32 {lane}, {}, 31;", inp.tid));
-        k.push(format!("rem.u32 {wm}, {warp}, {wm_count};"));
-        k.push(format!("div.u32 {wn}, {warp}, {wm_count};"));
-        k.push(format!("shr.u32 {g}, {lane}, 2;"));
-        k.push(format!("and.b32 {t2}, {lane}, 3;"));
-        k.push(format!("shl.b32 {t2}, {t2}, 1;"));
-        // Thread's (m, n) of c0 in the CTA tile.
-        let (m, n) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("mad.lo.u32 {m}, {wm}, {wtm}, {g};"));
-        k.push(format!("mad.lo.u32 {n}, {wn}, {wtn}, {t2};"));
-        let (outer, inner) = match self.spec.d_major {
-            OutputMajor::N => (m, n),
-            OutputMajor::M => (n, m),
+        let pitch = i64::from(len + epilogue_pad(self.spec.d_major));
+        let [bm, bn, _] = self.spec.tile.map(i64::from);
+        let stride = match self.spec.d_major {
+            OutputMajor::N => [pitch, 1],
+            OutputMajor::M => [1, pitch],
         };
-        let base = k.reg(RegClass::B32);
-        k.push(format!("mul.lo.u32 {base}, {outer}, {pitch};"));
-        k.push(format!("shl.b32 {inner}, {inner}, 2;"));
-        k.push(format!("add.u32 {base}, {base}, {inner};"));
+        Layout::from_parts(IntTuple::ints(&[bm, bn]), IntTuple::ints(&stride))
+    }
+
+    /// Each thread's accumulators in the staging tile: the tiled MMA's C
+    /// partition ([`Sm80MmaMultistage::tiled_mma`](super::Sm80MmaMultistage::tiled_mma)).
+    /// Value `c + 4 * (mi + m_tiles * ni)` is register `c` of MMA tile
+    /// (mi, ni), [`Accumulators::tile`]'s order.
+    pub fn acc_partition(&self) -> crate::Result<ThreadPartition> {
+        let mma = MmaKind::for_types(self.spec.a, self.spec.b, self.spec.acc).ok_or_else(|| {
+            crate::Error::invalid_argument(
+                "element types",
+                format!("{}/{}/{}", self.spec.a, self.spec.b, self.spec.acc),
+                "types with an mma",
+            )
+        })?;
+        let [bm, bn, _] = self.spec.tile.map(i64::from);
+        tiled_mma_of(&self.spec, mma)?.partition(Operand::C, [bm, bn], &self.staging_layout())
+    }
+
+    fn stage_accumulators(
+        &self,
+        k: &mut Kernel,
+        inp: &EpilogueInputs,
+        acc: &Accumulators,
+    ) -> Result<(), PtxError> {
+        let err = |e: crate::Error| PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: self.spec.kernel_name(),
+            reason: e.to_string(),
+        };
+        let p = self.acc_partition().map_err(err)?;
+        let base = emit_layout_offset(k, p.thr(), inp.tid).map_err(err)?;
+        k.push(format!("shl.b32 {base}, {base}, 2;"));
         k.push(format!("add.u32 {base}, {base}, {};", inp.smem));
+        // A pair of values stored as one 8-byte vector when adjacent and
+        // 8-byte aligned for every thread.
+        let threads_even = (0..p.threads()).all(|t| p.thr().at(t) % 2 == 0);
         let vals = k.regs(RegClass::F32, 4);
         let halves = k.regs(RegClass::B16, 2);
         for mi in 0..acc.m_tiles {
@@ -165,23 +180,23 @@ impl EpilogueSm80 {
                     }
                     vals.clone()
                 };
-                for half in 0..2u32 {
-                    let (dm, dn) = (mi * 16 + 8 * half, ni * 8);
-                    let (x, y) = (v[(2 * half) as usize], v[(2 * half + 1) as usize]);
-                    match self.spec.d_major {
-                        OutputMajor::N => {
-                            let imm = dm * pitch + dn * 4;
-                            k.push(format!("st.shared.v2.f32 [{base}+{imm}], {{{x}, {y}}};"));
-                        }
-                        OutputMajor::M => {
-                            let imm = dn * pitch + dm * 4;
-                            k.push(format!("st.shared.f32 [{base}+{imm}], {x};"));
-                            k.push(format!("st.shared.f32 [{base}+{}], {y};", imm + pitch));
-                        }
+                let first = (4 * (mi + acc.m_tiles * ni)) as usize;
+                for half in 0..2usize {
+                    let (x, y) = (v[2 * half], v[2 * half + 1]);
+                    let (ox, oy) = (p.val()[first + 2 * half], p.val()[first + 2 * half + 1]);
+                    if oy == ox + 1 && ox % 2 == 0 && threads_even {
+                        k.push(format!(
+                            "st.shared.v2.f32 [{base}+{}], {{{x}, {y}}};",
+                            4 * ox
+                        ));
+                    } else {
+                        k.push(format!("st.shared.f32 [{base}+{}], {x};", 4 * ox));
+                        k.push(format!("st.shared.f32 [{base}+{}], {y};", 4 * oy));
                     }
                 }
             }
         }
+        Ok(())
     }
 
     fn store_vectors(&self, k: &mut Kernel, inp: &EpilogueInputs) -> Result<(), PtxError> {

@@ -37,5 +37,5 @@ mod smem_layout;
 pub use builder::{sm80_default_spec, sm80_spec_for_problem};
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80};
 pub use mma_kind::MmaKind;
-pub use sm80_mma_multistage::{Accumulators, MainloopInputs, Sm80MmaMultistage};
+pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;

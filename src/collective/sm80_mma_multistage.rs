@@ -25,12 +25,17 @@
 //! the MMAs, each instruction emitted through its atom in [`crate::atom`].
 
 mod g2s;
+mod mappings;
 mod s2r_mma;
+
+pub(super) use mappings::tiled_mma_of;
+pub use mappings::G2sMapping;
 
 use super::{MmaKind, OperandSmem};
 use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
 use crate::kernel::gemm::GemmSpec;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::Operand;
 
 /// An atom's emission error as the kernel generator's error.
 pub(super) fn atom_error(e: crate::Error) -> PtxError {
@@ -175,36 +180,29 @@ impl Sm80MmaMultistage {
         let ca = self.copy_setup(
             k,
             inp,
-            self.a,
+            Operand::A,
             inp.a_tile,
             inp.lda_bytes,
             inp.m_rem,
             inp.a_safe,
             0,
-        );
+        )?;
         let cb = self.copy_setup(
             k,
             inp,
-            self.b,
+            Operand::B,
             inp.b_tile,
             inp.ldb_bytes,
             inp.n_rem,
             inp.b_safe,
             self.a.bytes(),
-        );
+        )?;
         let cut_chunks: Vec<Reg> = [&ca, &cb]
             .into_iter()
             .filter_map(|c| self.cut_chunk_predicate(k, c))
             .collect();
-        let warp = k.reg(RegClass::B32);
-        let lane = k.reg(RegClass::B32);
-        k.push(format!("shr.u32 {warp}, {}, 5;", inp.tid));
-        k.push(format!("and.b32 {lane}, {}, 31;", inp.tid));
-        let (warp_m, warp_n) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("rem.u32 {warp_m}, {warp}, {};", self.spec.warps[0]));
-        k.push(format!("div.u32 {warp_n}, {warp}, {};", self.spec.warps[0]));
-        let mut fa = self.frag_setup(k, self.a, true, lane, warp_m, wtm, 0);
-        let mut fb = self.frag_setup(k, self.b, false, lane, warp_n, wtn, self.a.bytes());
+        let mut fa = self.frag_setup(k, Operand::A, inp.tid, 0)?;
+        let mut fb = self.frag_setup(k, Operand::B, inp.tid, self.a.bytes())?;
 
         // Stage pointers (absolute shared-window addresses) and loop bounds.
         let (stage_r, stage_w, stage_end) = (

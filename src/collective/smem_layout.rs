@@ -1,9 +1,9 @@
-//! [`OperandSmem`]: one operand's swizzled shared-memory tile, its
-//! `cp.async` thread mapping and the PTX that computes a swizzled offset.
+//! [`OperandSmem`]: one operand's swizzled shared-memory tile. Which thread
+//! copies or reads which part of it is the tiled layer's business
+//! ([`crate::tiled`], built in the mainloop's `mappings.rs`).
 
 use crate::kernel::gemm::OperandMajor;
 use crate::layout::{ComposedLayout, IntTuple, Layout, SmemSwizzle};
-use crate::ptx::{Kernel, Reg, RegClass};
 
 /// Bytes of one swizzle-atom row ("line"): 8 chunks of 16 bytes.
 pub(crate) const LINE_BYTES: u32 = 128;
@@ -96,128 +96,8 @@ impl OperandSmem {
         u32::try_from(elems).expect("a stage is smaller than 4 GiB") * self.element_bytes
     }
 
-    /// (line, chunk) of element (mn, k): the unswizzled position that
-    /// [`emit_swizzled_offset`] turns into a byte offset.
-    pub fn line_and_chunk(&self, mn: u32, k: u32) -> (u32, u32) {
-        let (r, c) = (self.line_elements(), self.chunk_elements());
-        match self.major {
-            OperandMajor::K => (mn, k / c),
-            OperandMajor::MN => ((mn / r) * self.bk + k, (mn % r) / c),
-        }
-    }
-
     /// Bytes of the tile in one stage.
     pub fn bytes(&self) -> u32 {
         self.extent * self.bk * self.element_bytes
-    }
-
-    /// 16-byte chunks per copy row: 8 along K for K-major, `extent / 8`
-    /// (16-bit) along MN for MN-major.
-    pub fn chunks_per_row(&self) -> u32 {
-        match self.major {
-            OperandMajor::K => self.bk / self.chunk_elements(),
-            OperandMajor::MN => self.extent / self.chunk_elements(),
-        }
-    }
-
-    /// Copy rows: MN rows for K-major, K rows for MN-major.
-    pub fn rows(&self) -> u32 {
-        match self.major {
-            OperandMajor::K => self.extent,
-            OperandMajor::MN => self.bk,
-        }
-    }
-
-    /// Rows the block copies in one pass (threads / chunks per row).
-    pub fn rows_per_pass(&self) -> u32 {
-        self.threads / self.chunks_per_row()
-    }
-
-    /// `cp.async` copies each thread issues per stage.
-    pub fn passes(&self) -> u32 {
-        self.rows() / self.rows_per_pass()
-    }
-
-    /// (mn, k) of the first element thread `t`'s copy of pass `pass` writes:
-    /// the copy's thread/value layout, thread-major over chunks of a row.
-    pub fn copy_coord(&self, t: u32, pass: u32) -> (u32, u32) {
-        let cpr = self.chunks_per_row();
-        let row = t / cpr + pass * self.rows_per_pass();
-        let chunk = (t % cpr) * self.chunk_elements();
-        match self.major {
-            OperandMajor::K => (row, chunk),
-            OperandMajor::MN => (chunk, row),
-        }
-    }
-}
-
-/// Emits `dst = line * 128 + ((chunk ^ (line % 8)) * 16)`: the swizzled byte
-/// offset of a 16-byte chunk (both `.b32` registers).
-pub(crate) fn emit_swizzled_offset(k: &mut Kernel, dst: Reg, line: Reg, chunk: Reg) {
-    let t = k.reg(RegClass::B32);
-    k.push(format!("and.b32 {t}, {line}, 7;"));
-    k.push(format!("xor.b32 {t}, {t}, {chunk};"));
-    k.push(format!("shl.b32 {t}, {t}, 4;"));
-    k.push(format!("shl.b32 {dst}, {line}, 7;"));
-    k.push(format!("or.b32 {dst}, {dst}, {t};"));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn swizzled(line: u32, chunk: u32) -> u32 {
-        line * 128 + ((chunk ^ (line % 8)) * 16)
-    }
-
-    #[test]
-    fn line_and_chunk_formula_matches_the_layout_for_every_chunk() {
-        for major in [OperandMajor::K, OperandMajor::MN] {
-            for (esize, bk) in [(2, 64), (4, 32)] {
-                let t = OperandSmem {
-                    major,
-                    extent: 128,
-                    bk,
-                    element_bytes: esize,
-                    threads: 256,
-                };
-                let c = t.chunk_elements();
-                for mn in 0..t.extent {
-                    for k in 0..bk {
-                        let (line, chunk) = t.line_and_chunk(mn, k);
-                        let within = match major {
-                            OperandMajor::K => k % c,
-                            OperandMajor::MN => mn % c,
-                        };
-                        assert_eq!(
-                            swizzled(line, chunk) + within * esize,
-                            t.byte_offset(mn, k),
-                            "{major:?} esize {esize} at ({mn},{k})"
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn copies_cover_the_tile_exactly_once() {
-        for major in [OperandMajor::K, OperandMajor::MN] {
-            let t = OperandSmem {
-                major,
-                extent: 256,
-                bk: 64,
-                element_bytes: 2,
-                threads: 256,
-            };
-            let mut seen = vec![0u32; (t.bytes() / 16) as usize];
-            for thread in 0..t.threads {
-                for pass in 0..t.passes() {
-                    let (mn, k) = t.copy_coord(thread, pass);
-                    seen[(t.byte_offset(mn, k) / 16) as usize] += 1;
-                }
-            }
-            assert!(seen.iter().all(|&n| n == 1), "{major:?}");
-        }
     }
 }

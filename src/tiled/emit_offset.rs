@@ -1,6 +1,6 @@
 //! PTX that evaluates a layout at a run-time index.
 
-use crate::layout::Layout;
+use crate::layout::{Layout, Swizzle};
 use crate::ptx::{Kernel, Reg, RegClass};
 use crate::{Error, Result};
 
@@ -62,6 +62,24 @@ pub fn emit_layout_offset(k: &mut Kernel, layout: &Layout, index: Reg) -> Result
         prefix *= s;
     }
     Ok(acc)
+}
+
+/// Applies `swizzle` to the `.b32` register `x` in place (`x ^= (x &
+/// yyy_mask) >> shift`) and returns `x`; the identity emits nothing.
+pub fn emit_swizzle(k: &mut Kernel, x: Reg, swizzle: Swizzle) -> Reg {
+    if swizzle.bits() == 0 {
+        return x;
+    }
+    let t = k.reg(RegClass::B32);
+    k.push(format!("and.b32 {t}, {x}, {};", swizzle.yyy_mask()));
+    let shift = swizzle.shift();
+    if shift >= 0 {
+        k.push(format!("shr.u32 {t}, {t}, {shift};"));
+    } else {
+        k.push(format!("shl.b32 {t}, {t}, {};", -shift));
+    }
+    k.push(format!("xor.b32 {x}, {x}, {t};"));
+    x
 }
 
 /// `dst = index / divisor` (unsigned).

@@ -7,8 +7,11 @@ use super::tiled_mma::{mode_layout, mode_of, Operand, TiledMma};
 use crate::layout::{composition, ComposedLayout, Layout};
 use crate::{Error, Result};
 
-/// Values of 16 bits one `ldmatrix.x4` fills per lane: 4 registers x 2.
-const VALUES_PER_LDSM: i64 = 8;
+/// Registers one `ldmatrix.x4` fills per lane.
+const REGS_PER_LDSM: i64 = 4;
+
+/// Bytes of one row `ldmatrix` reads.
+const ROW_BYTES: i64 = 16;
 
 impl TiledMma {
     /// (thread, instruction) -> column-major index, in the operand's tile,
@@ -16,8 +19,11 @@ impl TiledMma {
     /// to `ldmatrix.x4` (`.trans` when `trans`) number `instruction`.
     ///
     /// Instruction `i` fills this thread's fragment registers `4i..4i+3`
-    /// (values `8i..8i+7` in the (FrgV, Rest0, Rest1) order of
-    /// [`layout_tv`](Self::layout_tv)). Without `.trans` a stored row runs
+    /// (values `8i..8i+7` of 16 bits, or `4i..4i+3` of 32 bits, in the
+    /// (FrgV, Rest0, Rest1) order of [`layout_tv`](Self::layout_tv)). A
+    /// 32-bit operand (tf32) is loaded as pairs of 16-bit halves, so each
+    /// lane receives whole elements; only without `.trans`, as `.trans`
+    /// would split them. Without `.trans` a stored row runs
     /// along the fragment's K (A or B stored K-major); with `.trans` along M
     /// or N (stored M- or N-major). The result is checked here, element by
     /// element, against the PTX ISA's description of `ldmatrix`; an operand
@@ -49,50 +55,60 @@ impl TiledMma {
                 why,
             )
         };
-        if op == Operand::C || types.a.size_bits() != 16 || atom.thr_id().size() != 32 {
+        let bits = i64::from(types.a.size_bits());
+        if op == Operand::C || !(bits == 16 || (bits == 32 && !trans)) || atom.thr_id().size() != 32
+        {
             return Err(cannot(
-                "operand A or B of a warp-wide atom with 16-bit inputs".to_string(),
+                "operand A or B of a warp-wide atom with 16-bit inputs (32-bit without .trans)"
+                    .to_string(),
             ));
         }
+        // Values per register, and per instruction.
+        let per_reg = 32 / bits;
+        let per_ldsm = REGS_PER_LDSM * per_reg;
         let tv = self.layout_tv(op, tile)?;
         let threads = self.threads();
         let values = tv.size() / threads;
-        if values % VALUES_PER_LDSM != 0 {
+        if values % per_ldsm != 0 {
             return Err(cannot(format!(
-                "a multiple of {VALUES_PER_LDSM} values per thread, not {values}"
+                "a multiple of {per_ldsm} values per thread, not {values}"
             )));
         }
         let at = |t: i64, v: i64| tv.at(t + threads * v);
-        let (row_step, col_step) = if trans {
-            (at(0, 1) - at(0, 0), at(4, 0) - at(0, 0))
-        } else {
-            (at(4, 0) - at(0, 0), at(0, 1) - at(0, 0))
+        // Along a stored row: the register's next half, or (32-bit) the next lane.
+        let (row_step, col_step) = match (trans, per_reg) {
+            (true, _) => (at(0, 1) - at(0, 0), at(4, 0) - at(0, 0)),
+            (false, 2) => (at(4, 0) - at(0, 0), at(0, 1) - at(0, 0)),
+            (false, _) => (at(4, 0) - at(0, 0), at(1, 0) - at(0, 0)),
         };
         let lanes = Layout::from_modes([
             mode_layout(8, row_step),
-            mode_layout(2, at(0, 2) - at(0, 0)),
-            mode_layout(2, at(0, 4) - at(0, 0)),
+            mode_layout(2, at(0, per_reg) - at(0, 0)),
+            mode_layout(2, at(0, 2 * per_reg) - at(0, 0)),
         ]);
         let warps = composition(&mode_of(&tv, 0)?, &mode_layout(threads / 32, 32).into())?;
         let instructions = composition(
             &mode_of(&tv, 1)?,
-            &mode_layout(values / VALUES_PER_LDSM, VALUES_PER_LDSM).into(),
+            &mode_layout(values / per_ldsm, per_ldsm).into(),
         )?;
         let ldsm = Layout::from_modes([Layout::from_modes([lanes, warps]), instructions]);
         // Every register half must receive the element the fragment holds.
         for t in 0..threads {
             let (lane, warp_base) = (t % 32, t - t % 32);
-            for i in 0..values / VALUES_PER_LDSM {
-                for j in 0..4 {
-                    for h in 0..2 {
-                        let (row, col) = if trans {
-                            (2 * (lane % 4) + h, lane / 4)
-                        } else {
-                            (lane / 4, 2 * (lane % 4) + h)
+            for i in 0..values / per_ldsm {
+                for j in 0..REGS_PER_LDSM {
+                    for h in 0..per_reg {
+                        // 16-bit: the ISA's (row, column) of half h; 32-bit:
+                        // the pair of halves at columns 2(l%4), +1 is one
+                        // element, column l % 4 of the row's 4.
+                        let (row, col) = match (trans, per_reg) {
+                            (true, _) => (2 * (lane % 4) + h, lane / 4),
+                            (false, 2) => (lane / 4, 2 * (lane % 4) + h),
+                            (false, _) => (lane / 4, lane % 4),
                         };
                         let supplier = warp_base + 8 * j + row;
                         let got = ldsm.at(supplier + threads * i) + col * col_step;
-                        if got != at(t, VALUES_PER_LDSM * i + 2 * j + h) {
+                        if got != at(t, per_ldsm * i + per_reg * j + h) {
                             return Err(cannot(format!(
                                 "fragments ldmatrix can fill (thread {t}, instruction {i}, register {j} differs)"
                             )));
@@ -106,8 +122,9 @@ impl TiledMma {
 
     /// The row addresses for `ldmatrix` over the operand's tile stored with
     /// `memory`: value `i` of thread `t` is the element offset of the row
-    /// the thread gives to instruction `i`. Each row's 8 elements must be
-    /// contiguous and 16-byte aligned in `memory`; checked.
+    /// the thread gives to instruction `i`. Each row's 16 bytes (8 elements
+    /// of 16 bits, 4 of 32) must be contiguous and aligned in `memory`;
+    /// checked.
     pub fn partition_ldsm(
         &self,
         op: Operand,
@@ -136,7 +153,7 @@ impl TiledMma {
     }
 }
 
-/// Each row start's 8 elements are contiguous and 8-element aligned in memory.
+/// Each row start's 16 bytes of elements are contiguous and aligned in memory.
 fn check_rows(
     mma: &TiledMma,
     op: Operand,
@@ -147,21 +164,22 @@ fn check_rows(
 ) -> Result<()> {
     let tv = mma.layout_tv(op, tile)?;
     let threads = mma.threads();
-    let col_step = if trans {
-        tv.at(4) - tv.at(0)
-    } else {
-        tv.at(threads) - tv.at(0)
+    let row = ROW_BYTES * 8 / i64::from(mma.atom().types().a.size_bits());
+    let col_step = match (trans, row) {
+        (true, _) => tv.at(4) - tv.at(0),
+        (false, 8) => tv.at(threads) - tv.at(0),
+        (false, _) => tv.at(1) - tv.at(0),
     };
     for i in 0..ldsm.size() {
         let start = ldsm.at(i);
         let first = memory.at(start);
-        let contiguous = (0..8).all(|c| memory.at(start + c * col_step) == first + c);
-        if first % 8 != 0 || !contiguous {
+        let contiguous = (0..row).all(|c| memory.at(start + c * col_step) == first + c);
+        if first % row != 0 || !contiguous {
             return Err(Error::invalid_argument(
                 "memory layout for ldmatrix",
                 memory,
                 format!(
-                    "16-byte rows: 8 contiguous elements at an offset that is a multiple of 8 (row at tile index {start} starts at {first})"
+                    "16-byte rows: {row} contiguous elements at an offset that is a multiple of {row} (row at tile index {start} starts at {first})"
                 ),
             ));
         }

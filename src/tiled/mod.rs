@@ -36,7 +36,7 @@ mod partition;
 mod tiled_copy;
 mod tiled_mma;
 
-pub use emit_offset::emit_layout_offset;
+pub use emit_offset::{emit_layout_offset, emit_swizzle};
 pub use partition::ThreadPartition;
 pub use tiled_copy::TiledCopy;
 pub use tiled_mma::{Operand, TiledMma};

@@ -1,7 +1,9 @@
 //! [`ThreadPartition`]: a thread's share of a tile, split for a generator
 //! into a layout of the thread index and host-evaluated value offsets.
 
+use super::emit_offset::{emit_layout_offset, emit_swizzle};
 use crate::layout::{composition, ComposedLayout, Layout, Swizzle};
+use crate::ptx::{Kernel, Reg};
 use crate::{Error, Result};
 
 /// One thread's part of a tile in memory, as a kernel generator needs it.
@@ -162,5 +164,61 @@ impl ThreadPartition {
     /// base when [`xor_split`](Self::xor_split) holds.
     pub fn val_swizzled(&self) -> Vec<i64> {
         self.val.iter().map(|&v| self.swizzle.apply(v)).collect()
+    }
+
+    /// Each value offset as `(xor, add)` such that, for every thread `t`,
+    /// `offset(t, v) = (swizzle(base_offset + thr(t)) ^ xor) + add`: what a
+    /// generator emits with one swizzled thread base, an XOR immediate and
+    /// an address immediate. `None` when no such split exists.
+    ///
+    /// `add` is the part of the value offset at or above the swizzle's
+    /// [`period`](Swizzle::period) (bits the swizzle neither reads nor
+    /// writes, so it commutes with the swizzle), `xor` the swizzled rest;
+    /// the split needs non-negative offsets and thread offsets that never
+    /// set a bit of a value's rest (then the sum is an XOR, as in
+    /// [`xor_split`](Self::xor_split)). With no swizzle, `xor` is 0.
+    ///
+    /// ```
+    /// use cutlet::layout::{ComposedLayout, Layout, Swizzle};
+    /// use cutlet::tiled::ThreadPartition;
+    ///
+    /// // 8 threads own rows of a 16x8 tile (row-major, ld 8), 2 values each:
+    /// // rows t and t + 8. Swizzle<1,0,3> flips bit 0 by bit 3.
+    /// let tv: Layout = "(8,(8,2)):(1,(16,8))".parse().unwrap();
+    /// let memory: Layout = "(16,8):(8,1)".parse().unwrap();
+    /// let sw = ComposedLayout::new(Swizzle::new(1, 0, 3).unwrap(), 0, memory);
+    /// let p = ThreadPartition::new_swizzled(&tv, &sw).unwrap();
+    /// let split = p.val_xor_add().unwrap();
+    /// for t in 0..8 {
+    ///     let base = p.swizzle().apply(p.thr().at(t));
+    ///     for (v, (xor, add)) in split.iter().enumerate() {
+    ///         assert_eq!((base ^ xor) + add, p.offset(t, v));
+    ///     }
+    /// }
+    /// ```
+    pub fn val_xor_add(&self) -> Option<Vec<(i64, i64)>> {
+        let period = self.swizzle.period();
+        let thr_bits = (0..self.thr.size()).try_fold(0i64, |acc, t| {
+            let o = self.offset + self.thr.at(t);
+            (o >= 0).then_some(acc | o)
+        })?;
+        self.val
+            .iter()
+            .map(|&v| {
+                let (rest, add) = (v % period, v - v % period);
+                (v >= 0 && rest & thr_bits == 0).then(|| (self.swizzle.apply(rest), add))
+            })
+            .collect()
+    }
+
+    /// Emits `swizzle(base_offset + thr(index))` for a run-time `.b32`
+    /// `index` (e.g. `%tid.x`) and returns its `.b32` register: the thread
+    /// base that [`val_xor_add`](Self::val_xor_add)'s immediates complete.
+    pub fn emit_thread_base(&self, k: &mut Kernel, index: Reg) -> Result<Reg> {
+        let base = emit_layout_offset(k, &self.thr, index)?;
+        if self.offset != 0 {
+            k.push(format!("add.s32 {base}, {base}, {};", self.offset));
+        }
+        Ok(emit_swizzle(k, base, self.swizzle))
     }
 }

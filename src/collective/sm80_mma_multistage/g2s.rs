@@ -6,12 +6,13 @@
 //! edge; a loop over passes) for the rest. A k-tile's source address is
 //! computed from its first k (`kload`), so tiles may be copied in any order.
 
-use super::super::smem_layout::{emit_swizzled_offset, LINE_BYTES};
 use super::super::OperandSmem;
+use super::mappings::G2sMapping;
 use super::{atom_error, MainloopInputs, Sm80MmaMultistage};
 use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
 use crate::kernel::gemm::OperandMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::{emit_layout_offset, Operand};
 
 /// Per-operand copy state kept across the loop.
 pub(super) struct CopyState {
@@ -24,6 +25,47 @@ pub(super) struct CopyState {
     mn_bytes: Reg,
     k_rem: Reg,
     safe: Reg,
+    /// Per `cp.async` of a stage: its copy-row offset from the thread's
+    /// first, and its byte offset in the stage from the thread's first.
+    passes: Vec<(u32, u32)>,
+}
+
+impl CopyState {
+    /// Copy rows and stage bytes between consecutive passes (equal steps:
+    /// checked when the state is built).
+    fn step(&self) -> (u32, u32) {
+        self.passes.get(1).copied().unwrap_or((0, 0))
+    }
+}
+
+/// The per-pass (row, byte) immediates of `g`: each pass's first value's
+/// row offset and unswizzled stage offset (with no XOR part, so the thread's
+/// swizzled base plus the immediate is the swizzled address), at equal steps
+/// so that a loop over passes can add the step.
+fn pass_immediates(g: &G2sMapping, esize: u32) -> Result<Vec<(u32, u32)>, crate::Error> {
+    let per = g.per_instruction();
+    let split = g.dst.val_xor_add();
+    let passes: Option<Vec<(u32, u32)>> = (0..g.instructions())
+        .map(|p| {
+            let v = p * per;
+            let (xor, add) = split.as_ref()?.get(v).copied()?;
+            let row = u32::try_from(g.rows.val()[v]).ok()?;
+            let bytes = u32::try_from(add).ok()? * esize;
+            (xor == 0 && g.cols.val()[v] == 0).then_some((row, bytes))
+        })
+        .collect();
+    let passes = passes.filter(|p| {
+        p.iter()
+            .enumerate()
+            .all(|(i, &(r, b))| p.len() < 2 || (r, b) == (i as u32 * p[1].0, i as u32 * p[1].1))
+    });
+    passes.ok_or_else(|| {
+        crate::Error::invalid_argument(
+            "global-to-shared copy",
+            format!("{} over {}", g.copy.layout_tv(), g.dst.thr()),
+            "passes at equal row and address steps that the swizzle leaves whole",
+        )
+    })
 }
 
 impl Sm80MmaMultistage {
@@ -32,46 +74,42 @@ impl Sm80MmaMultistage {
         &self,
         k: &mut Kernel,
         inp: &MainloopInputs,
-        smem: OperandSmem,
+        op: Operand,
         tile: Reg,
         ld_bytes: Reg,
         mn_rem: Reg,
         safe: Reg,
         stage_offset: u32,
-    ) -> CopyState {
-        let cpr = smem.chunks_per_row();
-        let (row, chunk) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("div.u32 {row}, {}, {cpr};", inp.tid));
-        k.push(format!("rem.u32 {chunk}, {}, {cpr};", inp.tid));
-        // Global: tile + row * ld + chunk * 16, for both majors.
+    ) -> Result<CopyState, PtxError> {
+        let g = self.g2s(op).map_err(atom_error)?;
+        let smem = match op {
+            Operand::A => self.a,
+            _ => self.b,
+        };
+        let esize = smem.element_bytes;
+        let passes = pass_immediates(&g, esize).map_err(atom_error)?;
+        // The thread's copy row and first contiguous element (tile coordinates).
+        let row = emit_layout_offset(k, g.rows.thr(), inp.tid).map_err(atom_error)?;
+        let col = emit_layout_offset(k, g.cols.thr(), inp.tid).map_err(atom_error)?;
+        // Global: tile + row * ld + col * element bytes, for both majors.
         let gptr = k.reg(RegClass::B64);
         let wide = k.reg(RegClass::B64);
         k.push(format!("cvt.u64.u32 {wide}, {row};"));
         k.push(format!("mul.lo.u64 {gptr}, {wide}, {ld_bytes};"));
         k.push(format!("add.u64 {gptr}, {gptr}, {tile};"));
-        k.push(format!("mul.wide.u32 {wide}, {chunk}, 16;"));
+        k.push(format!("mul.wide.u32 {wide}, {col}, {esize};"));
         k.push(format!("add.u64 {gptr}, {gptr}, {wide};"));
         let pass_stride = k.reg(RegClass::B64);
+        let rows_per_pass = passes.get(1).map_or(0, |p| p.0);
         k.push(format!(
-            "mul.lo.u64 {pass_stride}, {ld_bytes}, {};",
-            smem.rows_per_pass()
+            "mul.lo.u64 {pass_stride}, {ld_bytes}, {rows_per_pass};"
         ));
-        // Shared: the swizzled offset of the thread's first chunk.
-        let (line, c16) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        match smem.major {
-            OperandMajor::K => {
-                k.mov(line, row);
-                k.mov(c16, chunk);
-            }
-            OperandMajor::MN => {
-                k.push(format!("shr.u32 {line}, {chunk}, 3;"));
-                k.push(format!("mul.lo.u32 {line}, {line}, {};", smem.bk));
-                k.push(format!("add.u32 {line}, {line}, {row};"));
-                k.push(format!("and.b32 {c16}, {chunk}, 7;"));
-            }
-        }
-        let smem_off = k.reg(RegClass::B32);
-        emit_swizzled_offset(k, smem_off, line, c16);
+        // Shared: the swizzled byte offset of the thread's first chunk.
+        let smem_off = g.dst.emit_thread_base(k, inp.tid).map_err(atom_error)?;
+        k.push(format!(
+            "shl.b32 {smem_off}, {smem_off}, {};",
+            esize.trailing_zeros()
+        ));
         if stage_offset != 0 {
             k.push(format!("add.u32 {smem_off}, {smem_off}, {stage_offset};"));
         }
@@ -81,23 +119,14 @@ impl Sm80MmaMultistage {
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
         );
-        let esize = smem.element_bytes;
         match smem.major {
             OperandMajor::K => {
                 k.push(format!("sub.s32 {row_rem}, {mn_rem}, {row};"));
-                k.push(format!(
-                    "mul.lo.u32 {k_rem}, {chunk}, {};",
-                    smem.chunk_elements()
-                ));
-                k.push(format!("sub.s32 {k_rem}, {}, {k_rem};", inp.k));
+                k.push(format!("sub.s32 {k_rem}, {}, {col};", inp.k));
                 k.mov(mn_bytes, 16);
             }
             OperandMajor::MN => {
-                k.push(format!(
-                    "mul.lo.u32 {mn_bytes}, {chunk}, {};",
-                    smem.chunk_elements()
-                ));
-                k.push(format!("sub.s32 {mn_bytes}, {mn_rem}, {mn_bytes};"));
+                k.push(format!("sub.s32 {mn_bytes}, {mn_rem}, {col};"));
                 k.push(format!("mul.lo.s32 {mn_bytes}, {mn_bytes}, {esize};"));
                 k.push(format!("max.s32 {mn_bytes}, {mn_bytes}, 0;"));
                 k.push(format!("min.s32 {mn_bytes}, {mn_bytes}, 16;"));
@@ -105,7 +134,7 @@ impl Sm80MmaMultistage {
                 k.mov(row_rem, 0);
             }
         }
-        CopyState {
+        Ok(CopyState {
             smem,
             gptr,
             pass_stride,
@@ -115,7 +144,8 @@ impl Sm80MmaMultistage {
             mn_bytes,
             k_rem,
             safe,
-        }
+            passes,
+        })
     }
 
     /// The global address of the thread's first chunk of the k-tile that
@@ -155,7 +185,6 @@ impl Sm80MmaMultistage {
         p_valid: Reg,
     ) -> Result<(), PtxError> {
         let smem = c.smem;
-        let rpp = smem.rows_per_pass();
         let dst = k.reg(RegClass::B32);
         k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
         let src = self.tile_source(k, c, kload);
@@ -166,18 +195,17 @@ impl Sm80MmaMultistage {
                 c.mn_bytes
             ));
         }
-        for pass in 0..smem.passes() {
+        for (pass, &(row, bytes)) in c.passes.iter().enumerate() {
             if pass > 0 {
                 k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
             }
             if smem.major == OperandMajor::K {
                 k.push(format!(
-                    "setp.gt.and.s32 {p_row}, {}, {}, {p_valid};",
-                    c.row_rem,
-                    pass * rpp
+                    "setp.gt.and.s32 {p_row}, {}, {row}, {p_valid};",
+                    c.row_rem
                 ));
             }
-            let dst_imm = format!("{dst}+{}", pass * rpp * LINE_BYTES);
+            let dst_imm = format!("{dst}+{bytes}");
             CpAsync::emit_predicated(k, p_row, &dst_imm, src, &16).map_err(atom_error)?;
         }
         Ok(())
@@ -196,7 +224,7 @@ impl Sm80MmaMultistage {
         kload: Reg,
     ) -> Result<(), PtxError> {
         let smem = c.smem;
-        let rpp = smem.rows_per_pass();
+        let (rpp, pass_bytes) = c.step();
         let esize = smem.element_bytes;
         let dst = k.reg(RegClass::B32);
         k.push(format!("add.u32 {dst}, {stage_w}, {};", c.smem_off));
@@ -264,9 +292,9 @@ impl Sm80MmaMultistage {
             }
         }
         k.push(format!("add.u64 {src}, {src}, {};", c.pass_stride));
-        k.push(format!("add.u32 {dst}, {dst}, {};", rpp * LINE_BYTES));
+        k.push(format!("add.u32 {dst}, {dst}, {pass_bytes};"));
         k.push(format!("add.u32 {pass}, {pass}, 1;"));
-        k.push(format!("setp.lt.u32 {p_loop}, {pass}, {};", smem.passes()));
+        k.push(format!("setp.lt.u32 {p_loop}, {pass}, {};", c.passes.len()));
         k.push(format!("@{p_loop} bra {top};"));
         Ok(())
     }

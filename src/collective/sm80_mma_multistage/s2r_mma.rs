@@ -3,113 +3,112 @@
 //! double-buffered fragments, and the warp tile's `mma.sync` through
 //! [`MmaAtom::emit`](crate::atom::MmaAtom::emit).
 
-use super::super::smem_layout::{emit_swizzled_offset, LINE_BYTES};
 use super::super::{MmaKind, OperandSmem};
 use super::{atom_error, Accumulators, Sm80MmaMultistage};
 use crate::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use crate::kernel::gemm::spec::SMEM_ALIGN;
 use crate::kernel::gemm::OperandMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::{emit_layout_offset, emit_swizzle, Operand};
 
 /// Per-operand fragment state: ldmatrix bases and the fragment buffers.
 pub(super) struct FragState {
     smem: OperandSmem,
     bases: Vec<Reg>,
+    /// Per instruction (16-wide MN block fastest, then k-step): which base,
+    /// the XOR immediate into it and the address immediate, in bytes.
+    instructions: Vec<(usize, u32, u32)>,
     frags: [Vec<Reg>; 2],
     blocks: u32,
 }
 
 impl Sm80MmaMultistage {
-    /// ldmatrix bases: per k-step (K-major) or per 16-wide MN block
-    /// (MN-major), the offset of this lane's row address in a stage.
-    #[allow(clippy::too_many_arguments)]
+    /// ldmatrix bases from the tiled MMA's `ldmatrix` partition of the
+    /// operand's stage: the thread part emitted once and swizzled, each
+    /// instruction's value part an XOR immediate (the bits the swizzle
+    /// reads or writes) and an address immediate (the bits above). Where a
+    /// thread's bits meet an instruction's XOR bits, one base per distinct
+    /// low part instead, swizzled at setup.
     pub(super) fn frag_setup(
         &self,
         k: &mut Kernel,
-        smem: OperandSmem,
-        is_a: bool,
-        lane: Reg,
-        warp_mn: Reg,
-        warp_extent: u32,
+        op: Operand,
+        tid: Reg,
         stage_offset: u32,
-    ) -> FragState {
-        let blocks = warp_extent / 16;
-        let (mn_l, k_l) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        let t = k.reg(RegClass::B32);
-        // Lane part of the (mn, k) coordinate, in elements (K-major: k in chunks).
-        match (smem.major, is_a) {
-            (OperandMajor::K, true) => {
-                k.push(format!("and.b32 {mn_l}, {lane}, 15;"));
-                k.push(format!("shr.u32 {k_l}, {lane}, 4;"));
-            }
-            (OperandMajor::K, false) => {
-                k.push(format!("and.b32 {mn_l}, {lane}, 7;"));
-                k.push(format!("shr.u32 {t}, {lane}, 4;"));
-                k.push(format!("shl.b32 {t}, {t}, 3;"));
-                k.push(format!("add.u32 {mn_l}, {mn_l}, {t};"));
-                k.push(format!("bfe.u32 {k_l}, {lane}, 3, 1;"));
-            }
-            (OperandMajor::MN, true) => {
-                k.push(format!("and.b32 {k_l}, {lane}, 7;"));
-                k.push(format!("shr.u32 {t}, {lane}, 4;"));
-                k.push(format!("shl.b32 {t}, {t}, 3;"));
-                k.push(format!("add.u32 {k_l}, {k_l}, {t};"));
-                k.push(format!("bfe.u32 {mn_l}, {lane}, 3, 1;"));
-                k.push(format!("shl.b32 {mn_l}, {mn_l}, 3;"));
-            }
-            (OperandMajor::MN, false) => {
-                k.push(format!("and.b32 {k_l}, {lane}, 7;"));
-                k.push(format!("bfe.u32 {t}, {lane}, 3, 1;"));
-                k.push(format!("shl.b32 {t}, {t}, 3;"));
-                k.push(format!("add.u32 {k_l}, {k_l}, {t};"));
-                k.push(format!("shr.u32 {mn_l}, {lane}, 4;"));
-                k.push(format!("shl.b32 {mn_l}, {mn_l}, 3;"));
-            }
-        }
-        let mn = k.reg(RegClass::B32);
-        k.push(format!(
-            "mad.lo.u32 {mn}, {warp_mn}, {warp_extent}, {mn_l};"
-        ));
-        // One base whose chunk bits the other k-steps (K-major) or 16-wide
-        // blocks (MN-major, warp tile a multiple of a 128-byte line) reach by
-        // XOR with 2j chunks; otherwise one base per block.
-        let xor_steps =
-            smem.major == OperandMajor::K || warp_extent.is_multiple_of(smem.line_elements());
-        let nbases = if xor_steps { 1 } else { blocks };
-        let mut bases = Vec::new();
-        for j in 0..nbases {
-            let (line, chunk) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-            match smem.major {
-                OperandMajor::K => {
-                    k.mov(line, mn);
-                    k.mov(chunk, k_l);
-                }
-                OperandMajor::MN => {
-                    let r = smem.line_elements();
-                    let m = k.reg(RegClass::B32);
-                    k.push(format!("add.u32 {m}, {mn}, {};", 16 * j));
-                    k.push(format!("div.u32 {line}, {m}, {r};"));
-                    k.push(format!("mad.lo.u32 {line}, {line}, {}, {k_l};", smem.bk));
-                    k.push(format!("rem.u32 {chunk}, {m}, {r};"));
-                    k.push(format!("shr.u32 {chunk}, {chunk}, 3;"));
-                }
-            }
-            let base = k.reg(RegClass::B32);
-            emit_swizzled_offset(k, base, line, chunk);
+    ) -> Result<FragState, PtxError> {
+        let smem = match op {
+            Operand::A => self.a,
+            _ => self.b,
+        };
+        let (wtm, wtn) = self.warp_tile();
+        let blocks = match op {
+            Operand::A => wtm,
+            _ => wtn,
+        } / 16;
+        let p = self.ldsm(op).map_err(atom_error)?;
+        let shift = smem.element_bytes.trailing_zeros();
+        let to_bytes = |v: i64| {
+            u32::try_from(v << shift).map_err(|_| PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: self.spec.kernel_name(),
+                reason: format!(
+                    "ldmatrix offset {v} of a stage: expected a non-negative 32-bit offset"
+                ),
+            })
+        };
+        let finish = |k: &mut Kernel, base: Reg| {
+            k.push(format!("shl.b32 {base}, {base}, {shift};"));
             if stage_offset != 0 {
                 k.push(format!("add.u32 {base}, {base}, {stage_offset};"));
             }
+        };
+        let mut bases = Vec::new();
+        let mut instructions = Vec::new();
+        // XOR into `stage + base` is XOR into `base` when every stage
+        // address is a multiple of the swizzle's period (in bytes).
+        let period_bytes = p.swizzle().period() << shift;
+        let aligned = [stage_offset, self.spec.stage_bytes(), SMEM_ALIGN]
+            .iter()
+            .all(|&b| i64::from(b) % period_bytes == 0);
+        if let Some(split) = p.val_xor_add().filter(|_| aligned) {
+            let base = p.emit_thread_base(k, tid).map_err(atom_error)?;
+            finish(k, base);
             bases.push(base);
+            for (xor, add) in split {
+                instructions.push((0, to_bytes(xor)?, to_bytes(add)?));
+            }
+        } else {
+            let thr = emit_layout_offset(k, p.thr(), tid).map_err(atom_error)?;
+            let period = p.swizzle().period();
+            let mut lows: Vec<i64> = Vec::new();
+            for &v in p.val() {
+                let (low, add) = (v.rem_euclid(period), v - v.rem_euclid(period));
+                let at = match lows.iter().position(|&l| l == low) {
+                    Some(at) => at,
+                    None => {
+                        let base = k.reg(RegClass::B32);
+                        k.push(format!("add.s32 {base}, {thr}, {};", low + p.base_offset()));
+                        emit_swizzle(k, base, p.swizzle());
+                        finish(k, base);
+                        bases.push(base);
+                        lows.push(low);
+                        lows.len() - 1
+                    }
+                };
+                instructions.push((at, 0, to_bytes(add)?));
+            }
         }
         let frags = [
             k.regs(RegClass::B32, (blocks * 4) as usize),
             k.regs(RegClass::B32, (blocks * 4) as usize),
         ];
-        FragState {
+        Ok(FragState {
             smem,
             bases,
+            instructions,
             frags,
             blocks,
-        }
+        })
     }
 
     /// ldmatrix x4 of every 16-wide block of k-step `kk` into buffer `buf`.
@@ -126,21 +125,18 @@ impl Sm80MmaMultistage {
         if single {
             k.push(format!("add.u32 {stage_base}, {stage_r}, {};", f.bases[0]));
         }
+        let mut xored = None;
         for blk in 0..f.blocks {
-            // (which 2-chunk step to XOR in, immediate line offset)
-            let (step, imm) = match f.smem.major {
-                OperandMajor::K => (kk, blk * 16 * LINE_BYTES),
-                OperandMajor::MN => (blk, kk * 16 * LINE_BYTES),
-            };
+            let (base, xor, imm) = f.instructions[(blk + f.blocks * kk) as usize];
             if single {
-                if blk == 0 || f.smem.major == OperandMajor::MN {
-                    k.push(format!("xor.b32 {addr}, {stage_base}, {};", step * 32));
+                // The stage address is a multiple of the swizzle's period,
+                // so XOR after adding it is XOR before.
+                if xored != Some(xor) {
+                    k.push(format!("xor.b32 {addr}, {stage_base}, {xor};"));
+                    xored = Some(xor);
                 }
             } else {
-                k.push(format!(
-                    "add.u32 {addr}, {stage_r}, {};",
-                    f.bases[blk as usize]
-                ));
+                k.push(format!("add.u32 {addr}, {stage_r}, {};", f.bases[base]));
             }
             let r = &f.frags[buf][(blk * 4) as usize..(blk * 4 + 4) as usize];
             let at = format!("{addr}+{imm}");

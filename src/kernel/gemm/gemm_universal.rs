@@ -60,7 +60,7 @@ impl GemmSpec {
         let mut k = Kernel::new(&self.kernel_name())?;
         k.required_threads(self.block_threads(), 1, 1);
         k.min_blocks_per_sm(1);
-        let smem_var = k.shared_dynamic("gemm_smem", 1024)?;
+        let smem_var = k.shared_dynamic("gemm_smem", super::spec::SMEM_ALIGN)?;
         let mut ptrs = Vec::new();
         for name in ["a", "b", "c", "d"] {
             ptrs.push(k.param(name, ParamType::U64)?);

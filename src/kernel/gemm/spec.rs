@@ -100,6 +100,10 @@ pub(crate) const SMEM_ROW_BYTES: u32 = 128;
 /// Bytes of one `cp.async` copy and one epilogue vector.
 pub(crate) const VECTOR_BYTES: u32 = 16;
 
+/// Alignment in bytes of the kernel's dynamic shared memory (a multiple of
+/// the swizzle period the mainloop's `ldmatrix` XOR immediates rely on).
+pub(crate) const SMEM_ALIGN: u32 = 1024;
+
 /// f32 elements of padding per row of the epilogue's staging tile (N-major
 /// staging: rows of BN, M-major staging: rows of BM), so that the
 /// accumulator fragments store without bank conflicts.
