@@ -267,7 +267,7 @@ impl Elementwise {
         // The bulk-copy ring where the problem fits it (a bad configuration
         // is an error); elsewhere the default one-tile-per-block path.
         let bulk = match spec.schedule.bulk {
-            Some(_) => match spec.bulk_layout()? {
+            Some(_) => match spec.bulk_layout_for(&plan)? {
                 Ok(layout) => Some(layout),
                 Err(_) => {
                     spec.schedule.bulk = None;

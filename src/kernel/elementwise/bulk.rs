@@ -8,8 +8,8 @@
 //! the output, when it leaves through a bulk store); an mbarrier per stage
 //! counts the bytes the copy engine delivers.
 
-use super::emit::value_deltas;
 use super::spec::{Access, ElementwiseSpec};
+use super::tiling::TvPlan;
 use crate::arch::ArchKind;
 use crate::{Error, Result};
 
@@ -195,6 +195,16 @@ impl ElementwiseSpec {
     /// input, a stage would carry more than 2^20 - 1 bytes or the ring would
     /// exceed sm_90's 227 KiB of shared memory; the tiling's errors.
     pub fn bulk_layout(&self) -> Result<std::result::Result<BulkLayout, String>> {
+        self.bulk_layout_for(&self.tiling.plan()?)
+    }
+
+    /// [`bulk_layout`](Self::bulk_layout) with `plan`, the plan of this
+    /// spec's tiling, computed already (the launcher's cached plan: a cached
+    /// call stays cheap).
+    pub fn bulk_layout_for(
+        &self,
+        plan: &TvPlan,
+    ) -> Result<std::result::Result<BulkLayout, String>> {
         let Some(bulk) = self.schedule.bulk else {
             return Err(Error::invalid_argument(
                 "schedule",
@@ -211,7 +221,6 @@ impl ElementwiseSpec {
                 "at least one input to stream",
             ));
         }
-        let plan = self.tiling.plan()?;
         if self.arch != ArchKind::Sm90 {
             return Ok(Err(format!(
                 "arch {:?}: bulk copies need sm_90a",
@@ -237,7 +246,7 @@ impl ElementwiseSpec {
                 )));
             }
         }
-        if value_deltas(&plan).is_none() {
+        if plan.deltas.is_none() {
             return Ok(Err(format!(
                 "TV layout {}: threads' values at different offsets",
                 plan.layout_tv

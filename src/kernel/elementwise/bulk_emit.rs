@@ -46,7 +46,7 @@ impl ElementwiseSpec {
         set: &TileSet,
         exit: &Label,
     ) -> Result<()> {
-        let layout = self.bulk_layout()?.map_err(|reason| {
+        let layout = self.bulk_layout_for(ctx.plan)?.map_err(|reason| {
             Error::invalid_argument(
                 "bulk copy schedule",
                 reason,

@@ -48,25 +48,6 @@ pub(super) struct TileSet {
     pub(super) bases: Vec<Reg>,
 }
 
-/// Per value `v`, the tile coordinate `(dm, dn)` it adds to value 0 when
-/// that is the same for every thread and never negative: the TV layout's
-/// thread and value parts do not carry into each other.
-pub(super) fn value_deltas(plan: &TvPlan) -> Option<Vec<(i64, i64)>> {
-    let coord = |i: i64| (i % plan.tile_m, i / plan.tile_m);
-    (0..plan.values)
-        .map(|v| {
-            let (m0, n0) = coord(plan.index(0, 0));
-            let (mv, nv) = coord(plan.index(0, v));
-            let delta = (mv - m0, nv - n0);
-            let same = (0..plan.threads).all(|t| {
-                let (a, b) = (coord(plan.index(t, 0)), coord(plan.index(t, v)));
-                (b.0 - a.0, b.1 - a.1) == delta
-            });
-            (same && delta.0 >= 0 && delta.1 >= 0).then_some(delta)
-        })
-        .collect()
-}
-
 impl ElementwiseSpec {
     /// The module's PTX text: one kernel named [`kernel_name`](Self::kernel_name).
     ///
@@ -193,7 +174,7 @@ impl ElementwiseSpec {
             plan.tile_m
         ));
         let ctx = Ctx {
-            deltas: value_deltas(&plan),
+            deltas: plan.deltas.clone(),
             thread_m0,
             thread_n0,
             flat: self.flat.then_some(plan.tile_n),
