@@ -376,3 +376,143 @@ fn shape_mismatch_is_an_error_naming_both_shapes() {
     )
     .expect("empty tensors are a no-op");
 }
+
+/// The sm_90a bulk-copy schedules (`Schedule::bulk`): one chunk walk per
+/// block and persistent rings, stores from registers and through shared
+/// memory, on f16/bf16/f32 aligned and ragged shapes (a ragged tail takes
+/// the predicated path), a shape whose persistent walk wraps each ring
+/// several times (parity flips), the three-input gelu, and misaligned views
+/// (the launcher falls back to the default path). On another arch every
+/// case runs the fallback and must be just as correct.
+#[test]
+fn bulk_copy_schedules() {
+    use cutlet::kernel::elementwise::{BulkCopy, BulkStore, Schedule};
+    let Some(device) = device_or_skip("bulk_copy_schedules") else {
+        return;
+    };
+    let bulk = |persistent, stages, tiles_per_stage, store| Schedule {
+        persistent,
+        bulk: Some(BulkCopy {
+            stages,
+            tiles_per_stage,
+            store,
+        }),
+        ..Schedule::default()
+    };
+    let schedules = [
+        ("per block 1x1 regs", bulk(0, 1, 1, BulkStore::Registers)),
+        ("per block 2x2 bulk", bulk(0, 2, 2, BulkStore::Bulk)),
+        ("persistent 1 3x2 regs", bulk(1, 3, 2, BulkStore::Registers)),
+        ("persistent 2 2x1 bulk", bulk(2, 2, 1, BulkStore::Bulk)),
+        ("persistent 1 2x3 bulk", bulk(1, 2, 3, BulkStore::Bulk)),
+    ];
+    let shapes = [(3, 5), (64, 512), (256, 1024), (255, 4099), (1000, 1001)];
+    for (name, schedule) in schedules {
+        for (m, n) in shapes {
+            for ty in [F16, BF16, F32] {
+                let op = Elementwise::new(elementwise_cases::add()).schedule(schedule);
+                let layout = ViewLayout::row_major(m, n);
+                check(
+                    &device,
+                    &format!("add {ty} {m}x{n} bulk {name}"),
+                    &op,
+                    &same(ty, layout, 2),
+                    (ty, layout),
+                    (-3.0, 3.0),
+                    false,
+                );
+            }
+        }
+        let op = Elementwise::new(elementwise_cases::gelu3()).schedule(schedule);
+        let v = ViewLayout::vector(100_003);
+        check(
+            &device,
+            &format!("gelu3 bf16 vector 100003 bulk {name}"),
+            &op,
+            &same(BF16, v, 3),
+            (BF16, v),
+            (-3.0, 3.0),
+            true,
+        );
+    }
+    // 2.25 M elements: 550 f16 chunks of one tile over 132 blocks, so a
+    // persistent two-stage ring wraps twice per block (four for f32).
+    let big = ViewLayout::row_major(1500, 1501);
+    for ty in [F16, F32] {
+        for store in [BulkStore::Registers, BulkStore::Bulk] {
+            let op = Elementwise::new(elementwise_cases::add()).schedule(bulk(1, 2, 1, store));
+            check(
+                &device,
+                &format!("add {ty} 1500x1501 bulk persistent 1 2x1 {store:?}"),
+                &op,
+                &same(ty, big, 2),
+                (ty, big),
+                (-3.0, 3.0),
+                false,
+            );
+        }
+    }
+    let stream = device.default_stream();
+    let n = 40_961;
+    let a_host: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let a = stream.clone_htod(&a_host).unwrap();
+    let b = stream.clone_htod(&vec![1.0f32; n]).unwrap();
+    let mut c = stream.clone_htod(&vec![POISON as f32; n]).unwrap();
+    for start in [0, 1, 2] {
+        let (av, bv) = (a.slice(start..n), b.slice(start..n));
+        let op =
+            Elementwise::new(elementwise_cases::add()).schedule(bulk(1, 3, 2, BulkStore::Bulk));
+        op.run(
+            &device,
+            &stream,
+            &[TensorRef::vector(&av).into(), TensorRef::vector(&bv).into()],
+            TensorMut::vector(&mut c.slice_mut(start..n)).into(),
+            &[],
+        )
+        .unwrap();
+        let got = stream.clone_dtoh(&c).unwrap();
+        for i in start..n {
+            assert_eq!(
+                got[i],
+                a_host[i] + 1.0,
+                "bulk, view from {start}, element {i}"
+            );
+        }
+    }
+}
+
+/// A bulk-copy configuration no problem can run is an error naming it.
+#[test]
+fn bulk_copy_bad_configuration_is_an_error() {
+    use cutlet::kernel::elementwise::{BulkCopy, Schedule};
+    let Some(device) = device_or_skip("bulk_copy_bad_configuration_is_an_error") else {
+        return;
+    };
+    let stream = device.default_stream();
+    let a = stream.alloc_zeros::<f32>(4096).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(4096).unwrap();
+    let op = Elementwise::new(Expression::from_fn(|a: Expr| a * 2.0)).schedule(Schedule {
+        persistent: 1,
+        bulk: Some(BulkCopy {
+            stages: 1,
+            ..BulkCopy::default()
+        }),
+        ..Schedule::default()
+    });
+    let err = op
+        .run(
+            &device,
+            &stream,
+            &[TensorRef::vector(&a).into()],
+            TensorMut::vector(&mut c).into(),
+            &[],
+        )
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, Error::InvalidArgument { .. })
+            && text.contains("stages")
+            && text.contains('1'),
+        "{text}"
+    );
+}

@@ -230,3 +230,139 @@ fn schedules_assemble() {
         }
     }
 }
+
+/// The bulk-copy schedules `tests/elementwise_gpu.rs` and the benchmark
+/// lines run: one chunk walk per block and persistent rings, stores from
+/// registers and through shared memory, for the benchmark expressions and
+/// f32; sm_90a only, the launcher's 1-D view, no spills.
+fn bulk_schedules() -> Vec<Schedule> {
+    use cutlet::kernel::elementwise::{BulkCopy, BulkStore};
+    let mut out = Vec::new();
+    for store in [BulkStore::Registers, BulkStore::Bulk] {
+        for (persistent, stages, tiles_per_stage) in [
+            (0, 1, 1),
+            (0, 2, 2),
+            (1, 2, 1),
+            (1, 3, 2),
+            (2, 4, 1),
+            (1, 2, 3),
+        ] {
+            out.push(Schedule {
+                persistent,
+                bulk: Some(BulkCopy {
+                    stages,
+                    tiles_per_stage,
+                    store,
+                }),
+                ..Schedule::default()
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn bulk_schedules_assemble_for_sm90a() {
+    let cases = [
+        (elementwise_cases::add(), ElementType::F16),
+        (elementwise_cases::add(), ElementType::BF16),
+        (elementwise_cases::add(), ElementType::F32),
+        (elementwise_cases::gelu3(), ElementType::BF16),
+        (elementwise_cases::gelu3(), ElementType::F16),
+    ];
+    for schedule in bulk_schedules() {
+        for (expression, element) in &cases {
+            let width = 16 / element.size_bytes();
+            let mut s = spec(
+                ArchKind::Sm90,
+                expression.clone(),
+                *element,
+                Access::Contiguous { width },
+            );
+            s.schedule = schedule;
+            s.flat = true;
+            let layout = s.bulk_layout().unwrap().unwrap();
+            let ptx = s.ptx().unwrap();
+            for needed in [
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+                "mbarrier.try_wait.parity.shared::cta.b64",
+                "ld.shared.v4.b32",
+            ] {
+                assert!(ptx.contains(needed), "{}: no `{needed}`", s.kernel_name());
+            }
+            if layout.output_offset.is_some() {
+                for needed in [
+                    "st.shared.v4.b32",
+                    "fence.proxy.async.shared::cta",
+                    "cp.async.bulk.global.shared::cta.bulk_group",
+                ] {
+                    assert!(ptx.contains(needed), "{}: no `{needed}`", s.kernel_name());
+                }
+            } else {
+                assert!(ptx.contains("st.global.cs.v4.b32"), "{}", s.kernel_name());
+            }
+            let Some(report) = assemble(&ptx, "sm_90a") else {
+                return;
+            };
+            let f = report.function(&s.kernel_name());
+            assert_eq!(
+                f.spill_stores + f.spill_loads,
+                0,
+                "{} ({schedule:?}) spills: {f:?}",
+                s.kernel_name()
+            );
+        }
+    }
+}
+
+/// A 3-input bf16 ring of 4 stages of 4 tiles and its shared memory, by hand:
+/// 3 x 32 KiB of inputs (+ 32 KiB of output with bulk stores) per stage.
+#[test]
+fn bulk_layout_sizes_and_limits() {
+    use cutlet::kernel::elementwise::{BulkCopy, BulkStore};
+    let mut s = spec(
+        ArchKind::Sm90,
+        elementwise_cases::gelu3(),
+        ElementType::BF16,
+        Access::Contiguous { width: 8 },
+    );
+    s.flat = true;
+    s.schedule.persistent = 1;
+    s.schedule.bulk = Some(BulkCopy {
+        stages: 2,
+        tiles_per_stage: 4,
+        store: BulkStore::Registers,
+    });
+    let l = s.bulk_layout().unwrap().unwrap();
+    assert_eq!(l.chunk_elements, 4 * 16 * 256);
+    assert_eq!(l.input_offsets, [0, 32768, 65536]);
+    assert_eq!((l.stage_bytes, l.tx_bytes), (98304, 98304));
+    assert_eq!(l.shared_bytes, 2 * 98304 + 16);
+    // A third stage (or bulk stores) would exceed 227 KiB: an error naming the sizes.
+    s.schedule.bulk = Some(BulkCopy {
+        stages: 3,
+        tiles_per_stage: 4,
+        store: BulkStore::Registers,
+    });
+    let text = s.bulk_layout().unwrap_err().to_string();
+    assert!(
+        text.contains("3 stages of 4 tiles") && text.contains("232448"),
+        "{text}"
+    );
+    // Not sm_90a, not the 1-D view, a narrow access: the launcher's fallback.
+    s.schedule.bulk = Some(BulkCopy::default());
+    for (arch, flat, width) in [
+        (ArchKind::Sm80, true, 8),
+        (ArchKind::Sm90, false, 8),
+        (ArchKind::Sm90, true, 4),
+    ] {
+        let mut t = s.clone();
+        t.arch = arch;
+        t.flat = flat;
+        t.inputs[1].access = Access::Contiguous { width };
+        let reason = t.bulk_layout().unwrap().unwrap_err();
+        assert!(!reason.is_empty());
+        let text = t.ptx().unwrap_err().to_string();
+        assert!(text.contains("bulk copy schedule"), "{text}");
+    }
+}

@@ -43,4 +43,8 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         include_str!("../../ptx/sm80/mma_m16n8k8.ptx"),
     ),
     ("sm90/mbarrier", include_str!("../../ptx/sm90/mbarrier.ptx")),
+    (
+        "sm90/bulk_copy",
+        include_str!("../../ptx/sm90/bulk_copy.ptx"),
+    ),
 ];

@@ -8,7 +8,7 @@ use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use cutlet::device::{driver_available, Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
-use cutlet::kernel::elementwise::{Prefetch, Schedule, StoreHint};
+use cutlet::kernel::elementwise::{BulkCopy, BulkStore, Prefetch, Schedule, StoreHint};
 use cutlet::layout::Layout;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
@@ -48,6 +48,20 @@ pub struct ElementwiseArgs {
     /// `.minnctapersm` of the kernel (0: none).
     #[arg(long, default_value_t = 0)]
     min_blocks: u32,
+    /// sm_90a bulk-copy schedule: stream the inputs through a shared-memory
+    /// ring with `cp.async.bulk` (with --persistent K > 0, a persistent ring).
+    #[arg(long)]
+    bulk: bool,
+    /// Bulk copy: shared-memory stages (1 to 8; at least 2 when persistent).
+    #[arg(long, default_value_t = 3, requires = "bulk")]
+    bulk_stages: u32,
+    /// Bulk copy: tiles per stage (1 to 16).
+    #[arg(long, default_value_t = 2, requires = "bulk")]
+    bulk_tiles: u32,
+    /// Bulk copy: how the output is written: regs (st.global from registers)
+    /// or bulk (shared memory, then cp.async.bulk).
+    #[arg(long, default_value = "regs", requires = "bulk")]
+    bulk_store: String,
     /// Thread layout in CuTe notation, e.g. `(8,32):(32,1)` (with --val; default: cutlet's tiling).
     #[arg(long, requires = "val")]
     thr: Option<String>,
@@ -96,7 +110,29 @@ fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
             ))
         }
     };
+    let bulk = if args.bulk {
+        let store = match args.bulk_store.as_str() {
+            "regs" => BulkStore::Registers,
+            "bulk" => BulkStore::Bulk,
+            other => {
+                return Err(format!(
+                    "invalid --bulk-store `{other}`: expected regs or bulk"
+                ))
+            }
+        };
+        let bulk = BulkCopy {
+            stages: args.bulk_stages,
+            tiles_per_stage: args.bulk_tiles,
+            store,
+        };
+        bulk.validate(args.persistent > 0)
+            .map_err(|e| e.to_string())?;
+        Some(bulk)
+    } else {
+        None
+    };
     Ok(Schedule {
+        bulk,
         persistent: args.persistent,
         l1_no_allocate: args.l1_no_allocate,
         prefetch,

@@ -264,6 +264,19 @@ impl Elementwise {
         {
             spec.schedule.persistent = 0;
         }
+        // The bulk-copy ring where the problem fits it (a bad configuration
+        // is an error); elsewhere the default one-tile-per-block path.
+        let bulk = match spec.schedule.bulk {
+            Some(_) => match spec.bulk_layout_for(&plan)? {
+                Ok(layout) => Some(layout),
+                Err(_) => {
+                    spec.schedule.bulk = None;
+                    spec.schedule.persistent = 0;
+                    None
+                }
+            },
+            None => None,
+        };
         args.scalar(problem.n)
             .scalar(problem.len)
             .scalar(problem.tiles_n)
@@ -276,16 +289,16 @@ impl Elementwise {
             }
         }
         let kernel = get_or_load(device, &spec, &spec.kernel_name(), || spec.ptx())?;
-        let grid = match spec.schedule.persistent {
-            0 => problem.blocks,
-            k => problem
-                .blocks
-                .min(k.saturating_mul(device.limits().sm_count).max(1)),
+        let sm_count = device.limits().sm_count;
+        let grid = match (&bulk, spec.schedule.persistent) {
+            (Some(layout), k) => layout.grid(problem.blocks, k, sm_count),
+            (None, 0) => problem.blocks,
+            (None, k) => problem.blocks.min(k.saturating_mul(sm_count).max(1)),
         };
         let config = LaunchConfig {
             grid: (grid, 1, 1),
             block: (plan.threads as u32, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: bulk.as_ref().map_or(0, |l| l.shared_bytes),
         };
         // SAFETY: the params are pushed in the spec's order (output, inputs:
         // ptr, row stride, col stride; n, len, tiles_n, tiles; scalars in the
@@ -296,7 +309,10 @@ impl Elementwise {
         // shares no memory with an input or is that input in place (checked
         // above); vector accesses were chosen from the actual addresses and
         // strides; the block has the plan's thread count; a grid smaller
-        // than `tiles` only with a persistent schedule, which walks them all.
+        // than `tiles` only with a persistent schedule, which walks them all;
+        // a bulk-copy kernel only where `bulk_layout` found every tensor
+        // contiguous and 16-byte aligned in the 1-D view, with the grid and
+        // the dynamic shared memory of that layout.
         unsafe { kernel.function().launch(&config, args) }
     }
 }

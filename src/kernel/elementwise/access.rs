@@ -175,8 +175,21 @@ impl TensorRegs {
     }
 
     /// Loads the group at `addr + imm` into `dst` with the load qualifiers `hints`.
-    pub fn load_group(&self, k: &mut Kernel, (addr, imm): (Reg, i64), dst: &Loaded, hints: &str) {
+    pub fn load_group(&self, k: &mut Kernel, addr: (Reg, i64), dst: &Loaded, hints: &str) {
         let cache = if self.op.read_only { ".nc" } else { "" };
+        self.load_group_with(k, addr, dst, &format!("ld.global{cache}{hints}"));
+    }
+
+    /// Loads the group at shared-window address `addr + imm` (`.b32`) into
+    /// `dst` with `ld.shared` (a contiguous group: the same vector accesses
+    /// as from global memory).
+    pub fn load_shared_group(&self, k: &mut Kernel, addr: (Reg, i64), dst: &Loaded) {
+        self.load_group_with(k, addr, dst, "ld.shared");
+    }
+
+    /// Loads the group at `addr + imm` into `dst`; `op` is the instruction
+    /// up to its vector and type suffixes (`ld.global.nc`, `ld.shared`).
+    fn load_group_with(&self, k: &mut Kernel, (addr, imm): (Reg, i64), dst: &Loaded, op: &str) {
         let step = match self.op.access {
             Access::Strided => {
                 let step = k.reg(RegClass::B64);
@@ -204,7 +217,7 @@ impl TensorRegs {
             }
             let (vec, list) = reg_list(words);
             k.push(format!(
-                "ld.global{cache}{hints}{vec}{} {list}, [{a}+{offset}];",
+                "{op}{vec}{} {list}, [{a}+{offset}];",
                 class_type(words[0].class())
             ));
             if step.is_none() {
@@ -238,13 +251,19 @@ impl TensorRegs {
     }
 
     /// Stores one group's results (storage registers, consecutive columns)
-    /// at `addr + imm` with the store qualifiers `hints`.
-    pub fn store_group(
+    /// at `addr + imm` with the store qualifiers `hints` (`st.global`).
+    pub fn store_group(&self, k: &mut Kernel, addr: (Reg, i64), results: &[Reg], hints: &str) {
+        self.store_group_with(k, addr, results, &format!("st.global{hints}"));
+    }
+
+    /// Stores one group's results at `addr + imm`; `op` is the instruction
+    /// up to its vector and type suffixes (`st.global.cs`, `st.shared`).
+    pub fn store_group_with(
         &self,
         k: &mut Kernel,
         (addr, imm): (Reg, i64),
         results: &[Reg],
-        hints: &str,
+        op: &str,
     ) {
         let count = u32::try_from(results.len()).unwrap_or(1);
         match self.op.access {
@@ -252,14 +271,14 @@ impl TensorRegs {
                 let width = width.min(count);
                 for (chunk, values) in results.chunks(width as usize).enumerate() {
                     let offset = imm + i64::from(chunk as u32 * width * self.size());
-                    self.store_chunk(k, addr, offset, values, hints);
+                    self.store_chunk(k, addr, offset, values, op);
                 }
             }
             Access::Contiguous { .. } => {
                 for (j, r) in results.iter().enumerate() {
                     let offset = imm + i64::from(j as u32 * self.size());
                     k.push(format!(
-                        "st.global{hints}{} [{addr}+{offset}], {r};",
+                        "{op}{} [{addr}+{offset}], {r};",
                         class_type(r.class())
                     ));
                 }
@@ -277,17 +296,14 @@ impl TensorRegs {
                     if j > 0 {
                         k.push(format!("add.u64 {a}, {a}, {step};"));
                     }
-                    k.push(format!(
-                        "st.global{hints}{} [{a}], {r};",
-                        class_type(r.class())
-                    ));
+                    k.push(format!("{op}{} [{a}], {r};", class_type(r.class())));
                 }
             }
         }
     }
 
     /// Packs consecutive results into words and stores them in one access.
-    fn store_chunk(&self, k: &mut Kernel, addr: Reg, offset: i64, values: &[Reg], hints: &str) {
+    fn store_chunk(&self, k: &mut Kernel, addr: Reg, offset: i64, values: &[Reg], op: &str) {
         let element = self.op.element;
         let (word_class, per_word) = match element.size_bytes() {
             2 => (RegClass::B32, 2),
@@ -314,7 +330,7 @@ impl TensorRegs {
         }
         let (vec, list) = reg_list(&words);
         k.push(format!(
-            "st.global{hints}{vec}{} [{addr}+{offset}], {list};",
+            "{op}{vec}{} [{addr}+{offset}], {list};",
             class_type(word_class)
         ));
     }

@@ -12,59 +12,40 @@ use crate::ptx::{Kernel, Label, Module, ParamType, Reg, RegClass, SpecialReg};
 use crate::Result;
 
 /// What every part of the kernel shares.
-struct Ctx<'a> {
-    plan: &'a TvPlan,
-    tensors: &'a [TensorRegs],
-    scalars: &'a [Value],
-    thread_index: Reg,
+pub(super) struct Ctx<'a> {
+    pub(super) plan: &'a TvPlan,
+    pub(super) tensors: &'a [TensorRegs],
+    pub(super) scalars: &'a [Value],
+    pub(super) thread_index: Reg,
     /// Values per vector group.
-    group: i64,
+    pub(super) group: i64,
     /// `n`, `len`, `tiles_n` and `tiles` (the tile count).
-    n: Reg,
-    len: Reg,
-    tiles_n: Reg,
-    tiles: Reg,
-    load_hints: String,
-    store_hints: &'static str,
+    pub(super) n: Reg,
+    pub(super) len: Reg,
+    pub(super) tiles_n: Reg,
+    pub(super) tiles: Reg,
+    pub(super) load_hints: String,
+    pub(super) store_hints: &'static str,
     /// Per value, `(dm, dn)` from value 0 when the same for every thread
     /// (then each tensor's group addresses are one base plus offsets).
-    deltas: Option<Vec<(i64, i64)>>,
+    pub(super) deltas: Option<Vec<(i64, i64)>>,
     /// This thread's value 0 in the tile, `(m, n)` (u32).
-    thread_m0: Reg,
-    thread_n0: Reg,
+    pub(super) thread_m0: Reg,
+    pub(super) thread_n0: Reg,
     /// `Some(tile_n)` when the spec is flat.
-    flat: Option<i64>,
+    pub(super) flat: Option<i64>,
 }
 
 /// One tile's registers: its origin, whether it is full, and the inputs'
 /// loaded groups (`(group, input)`).
-struct TileSet {
-    row0: Reg,
-    col0: Reg,
-    full: Reg,
-    loaded: Vec<Vec<Loaded>>,
+pub(super) struct TileSet {
+    pub(super) row0: Reg,
+    pub(super) col0: Reg,
+    pub(super) full: Reg,
+    pub(super) loaded: Vec<Vec<Loaded>>,
     /// Per tensor (output first), the address of this thread's value 0
     /// (with [`Ctx::deltas`] only).
-    bases: Vec<Reg>,
-}
-
-/// Per value `v`, the tile coordinate `(dm, dn)` it adds to value 0 when
-/// that is the same for every thread and never negative: the TV layout's
-/// thread and value parts do not carry into each other.
-fn value_deltas(plan: &TvPlan) -> Option<Vec<(i64, i64)>> {
-    let coord = |i: i64| (i % plan.tile_m, i / plan.tile_m);
-    (0..plan.values)
-        .map(|v| {
-            let (m0, n0) = coord(plan.index(0, 0));
-            let (mv, nv) = coord(plan.index(0, v));
-            let delta = (mv - m0, nv - n0);
-            let same = (0..plan.threads).all(|t| {
-                let (a, b) = (coord(plan.index(t, 0)), coord(plan.index(t, v)));
-                (b.0 - a.0, b.1 - a.1) == delta
-            });
-            (same && delta.0 >= 0 && delta.1 >= 0).then_some(delta)
-        })
-        .collect()
+    pub(super) bases: Vec<Reg>,
 }
 
 impl ElementwiseSpec {
@@ -193,7 +174,7 @@ impl ElementwiseSpec {
             plan.tile_m
         ));
         let ctx = Ctx {
-            deltas: value_deltas(&plan),
+            deltas: plan.deltas.clone(),
             thread_m0,
             thread_n0,
             flat: self.flat.then_some(plan.tile_n),
@@ -213,7 +194,9 @@ impl ElementwiseSpec {
         let edge = k.new_label("edge_tile")?;
         let exit = k.new_label("exit")?;
         let a = ctx.tile_set(&mut k);
-        if self.schedule.persistent == 0 {
+        if self.schedule.bulk.is_some() {
+            self.bulk_walk(&mut k, &ctx, &a, &exit)?;
+        } else if self.schedule.persistent == 0 {
             ctx.origin(&mut k, tile, &a, false);
             k.push(format!("@!{} bra {};", a.full, edge.name()));
             ctx.load(&mut k, &a);
@@ -288,33 +271,45 @@ impl ElementwiseSpec {
     /// the stores.
     fn compute_store(&self, k: &mut Kernel, ctx: &Ctx<'_>, set: &TileSet) -> Result<()> {
         for (g, per_input) in set.loaded.iter().enumerate() {
-            let elements: Vec<Vec<Reg>> = per_input
-                .iter()
-                .zip(&ctx.tensors[1..])
-                .map(|(l, t)| t.unpack(k, l))
-                .collect();
-            let mut results = Vec::new();
-            for j in 0..usize::try_from(ctx.group).unwrap_or(1) {
-                let inputs: Vec<Value> = elements
-                    .iter()
-                    .zip(&self.inputs)
-                    .map(|(regs, op)| Value {
-                        reg: regs[j],
-                        ty: op.element,
-                    })
-                    .collect();
-                results.push(self.apply(k, &inputs, ctx.scalars)?);
-            }
+            let results = self.compute_group(k, ctx, per_input)?;
             let addr = ctx.group_address(k, set, 0, g);
             ctx.tensors[0].store_group(k, addr, &results, ctx.store_hints);
         }
         Ok(())
     }
 
+    /// The expression on one loaded group (`per_input[i]`: input `i`'s
+    /// registers); returns the group's outputs in storage registers.
+    pub(super) fn compute_group(
+        &self,
+        k: &mut Kernel,
+        ctx: &Ctx<'_>,
+        per_input: &[Loaded],
+    ) -> Result<Vec<Reg>> {
+        let elements: Vec<Vec<Reg>> = per_input
+            .iter()
+            .zip(&ctx.tensors[1..])
+            .map(|(l, t)| t.unpack(k, l))
+            .collect();
+        let mut results = Vec::new();
+        for j in 0..usize::try_from(ctx.group).unwrap_or(1) {
+            let inputs: Vec<Value> = elements
+                .iter()
+                .zip(&self.inputs)
+                .map(|(regs, op)| Value {
+                    reg: regs[j],
+                    ty: op.element,
+                })
+                .collect();
+            results.push(self.apply(k, &inputs, ctx.scalars)?);
+        }
+        Ok(results)
+    }
+
     /// Edge tiles: a loop over the thread's values, one element at a time
     /// (the value mode evaluated on the counter), each access predicated on
     /// the identity tensor's coordinate: `col < n && row * n + col < len`.
-    fn edge_tile(&self, k: &mut Kernel, ctx: &Ctx<'_>, set: &TileSet) -> Result<()> {
+    pub(super) fn edge_tile(&self, k: &mut Kernel, ctx: &Ctx<'_>, set: &TileSet) -> Result<()> {
         let (n, len, plan) = (ctx.n, ctx.len, ctx.plan);
         let pred = k.reg(RegClass::Pred);
         let linear = k.reg(RegClass::B64);
@@ -379,7 +374,7 @@ impl ElementwiseSpec {
 
 impl Ctx<'_> {
     /// Fresh registers for one tile.
-    fn tile_set(&self, k: &mut Kernel) -> TileSet {
+    pub(super) fn tile_set(&self, k: &mut Kernel) -> TileSet {
         let groups = self.plan.values / self.group;
         let count = u32::try_from(self.group).unwrap_or(1);
         let loaded = (0..groups)
@@ -407,7 +402,7 @@ impl Ctx<'_> {
     /// `(tile / tiles_n * TM, tile % tiles_n * TN)` and whether its last
     /// element `(row0 + TM - 1, col0 + TN - 1)` exists (and, when
     /// `check_range`, whether `tile < tiles`).
-    fn origin(&self, k: &mut Kernel, tile: Reg, set: &TileSet, check_range: bool) {
+    pub(super) fn origin(&self, k: &mut Kernel, tile: Reg, set: &TileSet, check_range: bool) {
         let (tm, tn) = (self.plan.tile_m, self.plan.tile_n);
         let (bm, bn) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
         k.push(format!("div.u32 {bm}, {tile}, {};", self.tiles_n));

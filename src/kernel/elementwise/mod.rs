@@ -32,7 +32,9 @@
 //!    the whole kernel at the vector path's: 32 for an f16 add).
 //! 4. **Schedule.** [`Schedule`] selects a persistent grid-stride walk with
 //!    software pipelining, cache hints and `.minnctapersm`; the default (one
-//!    tile per block, `ld.global.nc`, `st.global.cs`) measured best.
+//!    tile per block, `ld.global.nc`, `st.global.cs`) measured best. An
+//!    opt-in [`BulkCopy`] schedule (sm_90a, contiguous tensors) streams the
+//!    inputs through the copy engine into a shared-memory ring instead.
 //!
 //! A contiguous problem is flattened by the launcher to `len` elements viewed
 //! as rows of `TN`, so any ragged length keeps the vector path except in
@@ -44,14 +46,19 @@
 //! | [`Tiling`], [`TvPlan`] | `tiling.rs` |
 //! | [`Schedule`] (persistent walk, cache hints) | `schedule.rs` |
 //! | PTX generation: tile walk, full and edge tiles | `emit.rs` |
+//! | [`BulkCopy`] (sm_90a copy-engine ring), [`BulkLayout`] | `bulk.rs` |
+//! | PTX generation of the bulk-copy walk | `bulk_emit.rs` |
 //! | one tensor's loads, stores and addresses | `access.rs` |
 
 mod access;
+mod bulk;
+mod bulk_emit;
 mod emit;
 mod schedule;
 mod spec;
 mod tiling;
 
+pub use bulk::{BulkCopy, BulkLayout, BulkStore};
 pub use schedule::{Prefetch, Schedule, StoreHint};
 pub use spec::{Access, ElementwiseSpec, Operand, SUPPORTED_ELEMENTS};
 pub use tiling::{Tiling, TvPlan};

@@ -2,6 +2,7 @@
 //! hints its global accesses carry; part of the spec (the cache key), so
 //! every variant is its own kernel.
 
+use super::bulk::BulkCopy;
 use crate::arch::ArchKind;
 
 /// The L2 prefetch size a load may ask for (`.L2::64B` .. `.L2::256B`).
@@ -61,6 +62,11 @@ pub struct Schedule {
     /// register allocation must allow). A cap too low for the tile's
     /// values makes ptxas spill to local memory.
     pub min_blocks_per_sm: u32,
+    /// `None` (the default): threads load from global memory. `Some`: the
+    /// sm_90a bulk-copy schedule streams the inputs through a shared-memory
+    /// ring where the problem allows it (see [`BulkCopy`]); with it,
+    /// `persistent` selects its grid the same way.
+    pub bulk: Option<BulkCopy>,
 }
 
 impl Schedule {

@@ -58,7 +58,9 @@ pub struct Operand {
 /// (`tiles_m * tiles_n`), then one scalar per [`Expression::scalar_count`]
 /// in the compute type (`.f32` or `.f64`). The grid is `tiles` blocks of
 /// `Tiling::plan().threads` threads, or any number of blocks with a
-/// persistent [`Schedule`].
+/// persistent [`Schedule`]; with a bulk copy, [`BulkLayout::grid`](super::BulkLayout::grid)
+/// blocks and [`BulkLayout::shared_bytes`](super::BulkLayout) of dynamic
+/// shared memory.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ElementwiseSpec {
     /// Architecture the PTX targets.

@@ -50,6 +50,11 @@ pub struct TvPlan {
     pub value_modes: Vec<(i64, i64)>,
     /// The TV layout itself, for printing.
     pub layout_tv: Layout,
+    /// Per value `v`, the tile coordinate `(dm, dn)` it adds to value 0 when
+    /// that is the same for every thread and never negative (the TV
+    /// layout's thread and value parts do not carry into each other): then
+    /// each tensor's value addresses are one base plus immediates.
+    pub deltas: Option<Vec<(i64, i64)>>,
 }
 
 impl Tiling {
@@ -149,7 +154,7 @@ impl Tiling {
             .into_iter()
             .zip(value_mode.stride().flatten())
             .collect();
-        Ok(TvPlan {
+        let mut plan = TvPlan {
             tile_m,
             tile_n,
             threads,
@@ -158,7 +163,10 @@ impl Tiling {
             value_offsets,
             value_modes,
             layout_tv,
-        })
+            deltas: None,
+        };
+        plan.deltas = plan.value_deltas();
+        Ok(plan)
     }
 }
 
@@ -172,6 +180,23 @@ impl TvPlan {
             rest /= extent;
         }
         idx
+    }
+
+    /// See [`TvPlan::deltas`].
+    fn value_deltas(&self) -> Option<Vec<(i64, i64)>> {
+        let coord = |i: i64| (i % self.tile_m, i / self.tile_m);
+        (0..self.values)
+            .map(|v| {
+                let (m0, n0) = coord(self.index(0, 0));
+                let (mv, nv) = coord(self.index(0, v));
+                let delta = (mv - m0, nv - n0);
+                let same = (0..self.threads).all(|t| {
+                    let (a, b) = (coord(self.index(t, 0)), coord(self.index(t, v)));
+                    (b.0 - a.0, b.1 - a.1) == delta
+                });
+                (same && delta.0 >= 0 && delta.1 >= 0).then_some(delta)
+            })
+            .collect()
     }
 
     /// The largest group `g <= max` (a power of two) such that, for every
