@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::probe::{module_ptx, Probe};
+use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
@@ -15,12 +15,7 @@ use cutlet::ptx::{Kernel, RegClass};
 /// A kernel that loads operands from `src`, runs each available atom once
 /// and stores what it produced to `dst`, so nothing is dead code.
 fn atoms_kernel(arch: ArchKind) -> String {
-    let Probe {
-        kernel: mut k,
-        src,
-        dst,
-        smem,
-    } = Probe::new("atoms", 32, 128, 32 * 16);
+    let (mut k, [src, dst, smem]) = probe_kernel("atoms", 32, 128, 32 * 16);
 
     let v = k.regs(RegClass::B32, 4);
     UniversalCopy::<128>::emit_load(&mut k, MemorySpace::Global, &v, &src).unwrap();

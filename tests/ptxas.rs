@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::probe::{module_ptx, Probe};
+use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::{assemble, PtxasReport};
 use cutlet::arch::ArchKind;
 use cutlet::kernel::vector_add::VectorAddSpec;
@@ -36,12 +36,7 @@ fn vector_add_assembles_for_every_arch_and_type() {
 /// A kernel that stages 16 bytes per thread through shared memory with
 /// `cp.async` (zero-filling past `n` bytes) and writes them back.
 fn cp_async_kernel(arch: ArchKind) -> String {
-    let Probe {
-        kernel: mut k,
-        src,
-        dst,
-        smem,
-    } = Probe::new("cp_async_copy", 128, 16, 128 * 16);
+    let (mut k, [src, dst, smem]) = probe_kernel("cp_async_copy", 128, 16, 128 * 16);
     let size = k.reg(RegClass::B32);
     k.push(format!("selp.b32 {size}, 16, 0, 1;"));
     let holes: [(&str, &dyn std::fmt::Display); 3] =
