@@ -17,12 +17,13 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use cutlet::device::gemm::reference::{measure_host_overhead, run_dense_gemm, DenseGemmArgs};
-use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::reference::{
+    measure_host_overhead, run_dense_gemm, DenseGemmArgs, OverheadProbe,
+};
+use cutlet::device::gemm::{Gemm, GemmShape};
 use cutlet::device::{device_count, driver_available, Device};
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
-use half::bf16;
 
 const SHAPES: [(usize, usize, usize); 5] = [
     (4096, 4096, 4096),
@@ -67,20 +68,10 @@ fn versus_cublas(device: &Device) {
 
 fn cached_run_host_time(c: &mut Criterion, device: &Device) {
     let stream = device.default_stream();
-    let (m, n, k) = (128, 128, 64);
-    let a = stream.alloc_zeros::<bf16>(m * k).unwrap();
-    let b = stream.alloc_zeros::<bf16>(n * k).unwrap();
-    let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap();
+    let mut probe = OverheadProbe::new(&stream).unwrap();
     let gemm = Gemm::builder().build(device).unwrap();
     gemm.initialize().unwrap();
-    let mut args = Arguments::in_place(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0,
-        0.0,
-    );
+    let mut args = probe.arguments();
     c.bench_function("gemm run host time (cached, 128x128x64 bf16)", |bench| {
         bench.iter_custom(|iters| {
             let mut total = Duration::ZERO;

@@ -23,9 +23,11 @@
 //! Constraints: about 1.5 GiB of free device memory at the default shape;
 //! every step is checked against the host on a sample of elements.
 
+mod common;
+
 use std::time::Instant;
 
-use cudarc::driver::sys::CUevent_flags;
+use common::{median_ms, open_device, shape_arg, AnyError};
 use cudarc::driver::CudaSlice;
 use cutlet::device::{Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
@@ -33,21 +35,9 @@ use cutlet::layout::Layout;
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
 use half::{bf16, f16};
 
-type AnyError = Box<dyn std::error::Error>;
-
-const RUNS: usize = 30;
-
 fn main() -> Result<(), AnyError> {
-    let (rows, cols) = match std::env::args().nth(1) {
-        Some(shape) => {
-            let (r, c) = shape.split_once('x').ok_or("shape must be ROWSxCOLS")?;
-            (r.parse()?, c.parse()?)
-        }
-        None => (16384usize, 8192usize),
-    };
-    let device = Device::new(0)?;
-    let info = device.info()?;
-    let ceiling = info.dram_bandwidth_gbps();
+    let (rows, cols) = shape_arg()?;
+    let (device, info, ceiling) = open_device()?;
     println!(
         "{} (cc {}.{}), DRAM ceiling {ceiling:.0} GB/s",
         info.name, info.compute_capability.0, info.compute_capability.1
@@ -94,11 +84,11 @@ fn main() -> Result<(), AnyError> {
         ),
     ];
     for (name, op) in &steps {
-        let ms = time(&device, || run(&device, op, &a, &b, &mut c, rows, cols))?;
+        let ms = median_ms(&stream, 2, |_| run(&device, op, &a, &b, &mut c, rows, cols))?;
         report(name, bytes, ms, ceiling);
         check(&stream.clone_dtoh(&c)?, &a_host, &b_host)?;
     }
-    let ms = time(&device, || {
+    let ms = median_ms(&stream, 2, |_| {
         let traced = Elementwise::new(Expression::from_fn(|a: Expr, b: Expr| a + b));
         run(&device, &traced, &a, &b, &mut c, rows, cols)
     })?;
@@ -108,7 +98,7 @@ fn main() -> Result<(), AnyError> {
     // Ragged: one row and one column fewer, the same buffers.
     let (rr, rc) = (rows - 1, cols - 1);
     let op = Elementwise::new(add.clone());
-    let ms = time(&device, || run(&device, &op, &a, &b, &mut c, rr, rc))?;
+    let ms = median_ms(&stream, 2, |_| run(&device, &op, &a, &b, &mut c, rr, rc))?;
     report(
         &format!("ragged {rr}x{rc} add"),
         3.0 * (rr * rc) as f64 * 2.0,
@@ -124,7 +114,7 @@ fn main() -> Result<(), AnyError> {
     let gelu = Elementwise::new(Expression::from_fn(|a: Expr, b: Expr, c: Expr| {
         (a * b + c).gelu()
     }));
-    let ms = time(&device, || {
+    let ms = median_ms(&stream, 2, |_| {
         let inputs: [TensorArg; 3] = [
             TensorRef::row_major(&x, rows, cols)?.into(),
             TensorRef::row_major(&y, rows, cols)?.into(),
@@ -186,23 +176,6 @@ fn run(
         TensorMut::row_major(c, rows, cols)?.into(),
         &[],
     )
-}
-
-/// Median milliseconds of `RUNS` timed runs after two warm-ups.
-fn time(device: &Device, mut f: impl FnMut() -> cutlet::Result<()>) -> Result<f64, AnyError> {
-    let stream = device.default_stream();
-    f()?;
-    f()?;
-    let mut times = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        f()?;
-        let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        end.synchronize()?;
-        times.push(f64::from(start.elapsed_ms(&end)?));
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[RUNS / 2])
 }
 
 fn report(name: &str, bytes: f64, ms: f64, ceiling: f64) {

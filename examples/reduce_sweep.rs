@@ -15,14 +15,12 @@
 //!
 //! Run: `cargo run --release --example reduce_sweep [ROWSxCOLS]`.
 
-use cudarc::driver::sys::CUevent_flags;
+mod common;
+
+use common::{median_ms, open_device, shape_arg, AnyError};
 use cutlet::device::{Device, Reduce, ReduceDim, ReduceWorkspace};
 use cutlet::kernel::reduce::{ColumnTuning, ReduceOp};
 use cutlet::tensor::{TensorMut, TensorRef};
-
-type AnyError = Box<dyn std::error::Error>;
-
-const RUNS: usize = 30;
 
 /// The variants (as `tests/reduce/mod.rs`'s `TUNINGS`, which the ptxas and
 /// GPU tests check): name, (bytes in flight, wide strips, waves, shifted,
@@ -42,16 +40,8 @@ const TUNINGS: [Variant; 10] = [
 ];
 
 fn main() -> Result<(), AnyError> {
-    let (rows, cols) = match std::env::args().nth(1) {
-        Some(arg) => {
-            let (r, c) = arg.split_once('x').ok_or("shape must be ROWSxCOLS")?;
-            (r.parse()?, c.parse()?)
-        }
-        None => (16384usize, 8192usize),
-    };
-    let device = Device::new(0)?;
-    let info = device.info()?;
-    let ceiling = info.dram_bandwidth_gbps();
+    let (rows, cols) = shape_arg()?;
+    let (device, info, ceiling) = open_device()?;
     println!(
         "{} ({} SMs), ceiling {ceiling:.0} GB/s",
         info.name, info.sm_count
@@ -124,18 +114,7 @@ fn measure(
             return Err(format!("{tuning:?} column {c}: got {}, want {want}", got[c]).into());
         }
     }
-    for i in 0..5 {
-        call(i, &mut out)?;
-    }
-    let mut times = Vec::with_capacity(RUNS);
-    for i in 0..RUNS {
-        let start = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        call(i, &mut out)?;
-        let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        end.synchronize()?;
-        times.push(f64::from(start.elapsed_ms(&end)?));
-    }
-    times.sort_by(f64::total_cmp);
+    let ms = median_ms(&stream, 5, |i| call(i, &mut out))?;
     let bytes = (rows * cols + cols) as f64 * 4.0;
-    Ok(bytes / (times[RUNS / 2] * 1e-3) / 1e9)
+    Ok(bytes / (ms * 1e-3) / 1e9)
 }

@@ -3,35 +3,19 @@
 
 mod common;
 
+use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
     MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy,
     SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
 };
-use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
+use cutlet::ptx::{Kernel, RegClass};
 
 /// A kernel that loads operands from `src`, runs each available atom once
 /// and stores what it produced to `dst`, so nothing is dead code.
 fn atoms_kernel(arch: ArchKind) -> String {
-    let mut k = Kernel::new("atoms").unwrap();
-    k.max_threads(32, 1, 1);
-    let src_param = k.param("src", ParamType::U64).unwrap();
-    let dst_param = k.param("dst", ParamType::U64).unwrap();
-    let tile = k.shared_static("tile", 128, 32 * 16).unwrap();
-    let src = k.load_param(&src_param).unwrap();
-    let dst = k.load_param(&dst_param).unwrap();
-    k.cvta_to_global(src, src);
-    k.cvta_to_global(dst, dst);
-    let tid = k.special(SpecialReg::TidX);
-    let offset = k.reg(RegClass::B32);
-    k.push(format!("shl.b32 {offset}, {tid}, 4;"));
-    let wide = k.reg(RegClass::B64);
-    k.push(format!("cvt.u64.u32 {wide}, {offset};"));
-    k.push(format!("add.s64 {src}, {src}, {wide};"));
-    k.push(format!("add.s64 {dst}, {dst}, {wide};"));
-    let smem = k.shared_address(&tile);
-    k.push(format!("add.s32 {smem}, {smem}, {offset};"));
+    let (mut k, [src, dst, smem]) = probe_kernel("atoms", 32, 128, 32 * 16);
 
     let v = k.regs(RegClass::B32, 4);
     UniversalCopy::<128>::emit_load(&mut k, MemorySpace::Global, &v, &src).unwrap();
@@ -80,9 +64,7 @@ fn atoms_kernel(arch: ArchKind) -> String {
         k.push(format!("mov.b32 {}, {r};", v[i]));
     }
     UniversalCopy::<128>::emit_store(&mut k, MemorySpace::Global, &dst, &v).unwrap();
-    let mut module = Module::new(arch);
-    module.add_kernel(k).unwrap();
-    module.emit().unwrap()
+    module_ptx(arch, k)
 }
 
 #[test]

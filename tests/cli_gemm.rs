@@ -4,21 +4,13 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-use cutlet::device::{device_count, driver_available};
+use common::bin::{assert_one_error_line, run_cutlet};
+use common::gpu::gpu_present;
 
 fn cutlet_gemm(args: &[&str]) -> Output {
-    Command::new(common::bin::cutlet_bin())
-        .arg("gemm")
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("the cutlet binary runs")
-}
-
-fn gpu_present() -> bool {
-    driver_available() && matches!(device_count(), Ok(n) if n > 0)
+    run_cutlet(&[&["gemm"], args].concat())
 }
 
 #[test]
@@ -87,12 +79,7 @@ fn without_a_gpu_a_run_prints_one_error_line_and_exits_2() {
         );
         return;
     }
-    let output = cutlet_gemm(&["--mnkl", "256,256,256,1"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert!(output.stdout.is_empty());
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    let stderr = assert_one_error_line(&cutlet_gemm(&["--mnkl", "256,256,256,1"]));
     assert!(stderr.starts_with("error: no CUDA"), "{stderr}");
 }
 

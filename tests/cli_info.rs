@@ -3,23 +3,10 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
-use common::gpu::device_or_skip;
+use common::bin::{assert_one_error_line, run_cutlet};
+use common::gpu::{device_or_skip, gpu_present};
 
 use cutlet::device::{device_count, driver_available, Device};
-
-fn cutlet_info() -> Output {
-    Command::new(common::bin::cutlet_bin())
-        .arg("info")
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("the cutlet binary runs")
-}
-
-fn gpu_present() -> bool {
-    driver_available() && matches!(device_count(), Ok(n) if n > 0)
-}
 
 #[test]
 fn without_a_gpu_info_prints_one_error_line_and_exits_2() {
@@ -27,16 +14,7 @@ fn without_a_gpu_info_prints_one_error_line_and_exits_2() {
         eprintln!("skipped without_a_gpu_info_prints_one_error_line_and_exits_2: a GPU is present");
         return;
     }
-    let output = cutlet_info();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert!(
-        output.stdout.is_empty(),
-        "stdout: {}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    assert_eq!(stderr.lines().count(), 1, "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+    let stderr = assert_one_error_line(&run_cutlet(&["info"]));
     let expected = if driver_available() {
         "error: no CUDA GPU found"
     } else {
@@ -50,7 +28,7 @@ fn with_a_gpu_info_names_each_compute_capability() {
     if device_or_skip("with_a_gpu_info_names_each_compute_capability").is_none() {
         return;
     }
-    let output = cutlet_info();
+    let output = run_cutlet(&["info"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         output.status.code(),

@@ -3,10 +3,11 @@
 
 mod common;
 
+use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::{assemble, PtxasReport};
 use cutlet::arch::ArchKind;
 use cutlet::kernel::vector_add::VectorAddSpec;
-use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
+use cutlet::ptx::{Kernel, ParamType, RegClass, SpecialReg};
 
 fn assert_no_spills(report: &PtxasReport, name: &str) {
     let f = report.function(name);
@@ -35,24 +36,7 @@ fn vector_add_assembles_for_every_arch_and_type() {
 /// A kernel that stages 16 bytes per thread through shared memory with
 /// `cp.async` (zero-filling past `n` bytes) and writes them back.
 fn cp_async_kernel(arch: ArchKind) -> String {
-    let mut k = Kernel::new("cp_async_copy").unwrap();
-    k.max_threads(128, 1, 1);
-    let src_param = k.param("src", ParamType::U64).unwrap();
-    let dst_param = k.param("dst", ParamType::U64).unwrap();
-    let tile = k.shared_static("tile", 16, 128 * 16).unwrap();
-    let src = k.load_param(&src_param).unwrap();
-    let dst = k.load_param(&dst_param).unwrap();
-    k.cvta_to_global(src, src);
-    k.cvta_to_global(dst, dst);
-    let tid = k.special(SpecialReg::TidX);
-    let offset = k.reg(RegClass::B32);
-    k.push(format!("shl.b32 {offset}, {tid}, 4;"));
-    let smem = k.shared_address(&tile);
-    k.push(format!("add.s32 {smem}, {smem}, {offset};"));
-    let wide = k.reg(RegClass::B64);
-    k.push(format!("cvt.u64.u32 {wide}, {offset};"));
-    k.push(format!("add.s64 {src}, {src}, {wide};"));
-    k.push(format!("add.s64 {dst}, {dst}, {wide};"));
+    let (mut k, [src, dst, smem]) = probe_kernel("cp_async_copy", 128, 16, 128 * 16);
     let size = k.reg(RegClass::B32);
     k.push(format!("selp.b32 {size}, 16, 0, 1;"));
     let holes: [(&str, &dyn std::fmt::Display); 3] =
@@ -88,9 +72,7 @@ fn cp_async_kernel(arch: ArchKind) -> String {
         ],
     )
     .unwrap();
-    let mut module = Module::new(arch);
-    module.add_kernel(k).unwrap();
-    module.emit().unwrap()
+    module_ptx(arch, k)
 }
 
 #[test]
@@ -147,9 +129,7 @@ fn mbarrier_family_assembles_for_sm90a() {
         &[("bar", &bar), ("phase", &1)],
     )
     .unwrap();
-    let mut module = Module::new(ArchKind::Sm90);
-    module.add_kernel(k).unwrap();
-    let ptx = module.emit().unwrap();
+    let ptx = module_ptx(ArchKind::Sm90, k);
     if let Some(report) = assemble(&ptx, "sm_90a") {
         assert_no_spills(&report, "mbarrier_round_trip");
     }
@@ -234,9 +214,7 @@ fn shared_memory_family_assembles_for_sm70() {
         ],
     )
     .unwrap();
-    let mut module = Module::new(ArchKind::Sm70);
-    module.add_kernel(k).unwrap();
-    let ptx = module.emit().unwrap();
+    let ptx = module_ptx(ArchKind::Sm70, k);
     if let Some(report) = assemble(&ptx, "sm_70") {
         assert_no_spills(&report, "shared_round_trip");
         assert_eq!(report.function("shared_round_trip").shared_bytes, 64 * 16);
@@ -289,11 +267,9 @@ fn parser_reads_recorded_ptxas_output() {
 
 #[test]
 fn malformed_ptx_fails_with_ptxas_message() {
-    let mut module = Module::new(ArchKind::Sm80);
     let mut k = Kernel::new("broken").unwrap();
     k.push("frobnicate.u32 %r0, 1;");
-    module.add_kernel(k).unwrap();
-    let ptx = module.emit().unwrap();
+    let ptx = module_ptx(ArchKind::Sm80, k);
     if common::ptxas::find_ptxas().is_none() {
         assert!(assemble(&ptx, "sm_80").is_none());
         return;

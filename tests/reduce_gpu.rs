@@ -10,12 +10,15 @@
 mod common;
 mod reduce;
 
+use std::sync::Arc;
+
 use common::gpu::{device_or_skip, random_vec};
+use cudarc::driver::{CudaSlice, CudaStream};
 use cutlet::device::{Device, Reduce, ReduceWorkspace};
 use cutlet::fusion::Expression;
 use cutlet::kernel::reduce::{ColumnTuning, ReduceDim, ReduceOp};
 use cutlet::numeric::ElementType;
-use cutlet::tensor::{TensorMut, TensorRef, ViewLayout};
+use cutlet::tensor::{TensorArg, TensorMut, TensorRef, ViewLayout};
 use reduce::{
     lines, maps, reference, tolerance, Host, View, DIMS, SPLIT_VIEWS, TUNINGS, TYPE_PAIRS, VIEWS,
 };
@@ -30,8 +33,58 @@ struct Case<'a> {
     tuning: ColumnTuning,
 }
 
-fn run<T: Host, U: Host>(device: &Device, workspace: &mut ReduceWorkspace, case: &Case<'_>) {
-    let stream = device.default_stream();
+impl Case<'_> {
+    /// `op` along `dim` of `view` filled from `seed`, without a map, with
+    /// the default column tuning.
+    fn new(op: ReduceOp, dim: ReduceDim, view: View, seed: u64) -> Self {
+        Case {
+            op,
+            dim,
+            view,
+            map: None,
+            seed,
+            tuning: ColumnTuning::default(),
+        }
+    }
+}
+
+/// A test's device, its default stream and one workspace for all its calls.
+struct Bed {
+    device: Device,
+    stream: Arc<CudaStream>,
+    workspace: ReduceWorkspace,
+}
+
+impl Bed {
+    /// Device 0, or `None` after `device_or_skip` printed why not.
+    fn open(test: &str) -> Option<Bed> {
+        let device = device_or_skip(test)?;
+        Some(Bed {
+            stream: device.default_stream(),
+            device,
+            workspace: ReduceWorkspace::new(),
+        })
+    }
+
+    /// `reduce` of `input` into all of `out`.
+    fn reduce<U: Host>(
+        &mut self,
+        reduce: &Reduce,
+        input: TensorArg<'_>,
+        out: &mut CudaSlice<U>,
+    ) -> cutlet::Result<()> {
+        reduce.run(
+            &self.device,
+            &self.stream,
+            input,
+            TensorMut::vector(out).into(),
+            &mut self.workspace,
+        )
+    }
+}
+
+fn run<T: Host, U: Host>(bed: &mut Bed, case: &Case<'_>) {
+    let stream = bed.stream.clone();
     let view = case.view;
     let host: Vec<T> = random_vec(case.seed, view.buffer_len(), -1.0f64, 1.0)
         .into_iter()
@@ -49,14 +102,7 @@ fn run<T: Host, U: Host>(device: &Device, workspace: &mut ReduceWorkspace, case:
     if let Some((_, map, scalars)) = case.map {
         reduce = reduce.map(map.clone(), scalars);
     }
-    reduce
-        .run(
-            device,
-            &stream,
-            input.into(),
-            TensorMut::vector(&mut out).into(),
-            workspace,
-        )
+    bed.reduce(&reduce, input.into(), &mut out)
         .unwrap_or_else(|e| panic!("{}: {e}", label::<T, U>(case)));
     let got = stream.clone_dtoh(&out).unwrap();
     for (i, (line, got)) in lines.iter().zip(&got).enumerate() {
@@ -111,47 +157,29 @@ fn label<T: Host, U: Host>(case: &Case<'_>) -> String {
     )
 }
 
-fn run_types(
-    device: &Device,
-    workspace: &mut ReduceWorkspace,
-    pair: (ElementType, ElementType),
-    case: &Case<'_>,
-) {
+fn run_types(bed: &mut Bed, pair: (ElementType, ElementType), case: &Case<'_>) {
     use half::{bf16, f16};
     match pair {
-        (ElementType::F32, _) => run::<f32, f32>(device, workspace, case),
-        (ElementType::F16, ElementType::F16) => run::<f16, f16>(device, workspace, case),
-        (ElementType::F16, _) => run::<f16, f32>(device, workspace, case),
-        (ElementType::BF16, ElementType::BF16) => run::<bf16, bf16>(device, workspace, case),
-        _ => run::<bf16, f32>(device, workspace, case),
+        (ElementType::F32, _) => run::<f32, f32>(bed, case),
+        (ElementType::F16, ElementType::F16) => run::<f16, f16>(bed, case),
+        (ElementType::F16, _) => run::<f16, f32>(bed, case),
+        (ElementType::BF16, ElementType::BF16) => run::<bf16, bf16>(bed, case),
+        _ => run::<bf16, f32>(bed, case),
     }
 }
 
 #[test]
 fn every_op_dim_and_type_on_every_view() {
-    let Some(device) = device_or_skip("every_op_dim_and_type_on_every_view") else {
+    let Some(mut bed) = Bed::open("every_op_dim_and_type_on_every_view") else {
         return;
     };
-    let mut workspace = ReduceWorkspace::new();
     let mut seed = 0;
     for op in ReduceOp::ALL {
         for dim in DIMS {
             for pair in TYPE_PAIRS {
                 for view in VIEWS {
                     seed += 1;
-                    run_types(
-                        &device,
-                        &mut workspace,
-                        pair,
-                        &Case {
-                            op,
-                            dim,
-                            view,
-                            map: None,
-                            seed,
-                            tuning: ColumnTuning::default(),
-                        },
-                    );
+                    run_types(&mut bed, pair, &Case::new(op, dim, view, seed));
                 }
             }
         }
@@ -160,23 +188,12 @@ fn every_op_dim_and_type_on_every_view() {
 
 #[test]
 fn column_tunings_match_the_host() {
-    let Some(device) = device_or_skip("column_tunings_match_the_host") else {
+    let Some(mut bed) = Bed::open("column_tunings_match_the_host") else {
         return;
     };
-    let mut workspace = ReduceWorkspace::new();
     let views = [
-        View {
-            name: "tall",
-            shape: [20_000, 520],
-            strides: [520, 1],
-            offset: 0,
-        },
-        View {
-            name: "tall_ragged",
-            shape: [20_001, 517],
-            strides: [517, 1],
-            offset: 1,
-        },
+        View::new("tall", [20_000, 520], [520, 1], 0),
+        View::new("tall_ragged", [20_001, 517], [517, 1], 1),
     ];
     for (i, (_, tuning)) in TUNINGS.into_iter().enumerate() {
         for view in views {
@@ -186,14 +203,10 @@ fn column_tunings_match_the_host() {
                     (ElementType::BF16, ElementType::F32),
                 ] {
                     let case = Case {
-                        op,
-                        dim: ReduceDim::First,
-                        view,
-                        map: None,
-                        seed: 2000 + i as u64,
                         tuning,
+                        ..Case::new(op, ReduceDim::First, view, 2000 + i as u64)
                     };
-                    run_types(&device, &mut workspace, pair, &case);
+                    run_types(&mut bed, pair, &case);
                 }
             }
         }
@@ -202,37 +215,28 @@ fn column_tunings_match_the_host() {
 
 #[test]
 fn split_plans_match_the_host() {
-    let Some(device) = device_or_skip("split_plans_match_the_host") else {
+    let Some(mut bed) = Bed::open("split_plans_match_the_host") else {
         return;
     };
-    let mut workspace = ReduceWorkspace::new();
     for (i, (view, dim)) in SPLIT_VIEWS.into_iter().enumerate() {
         for op in ReduceOp::ALL {
             for pair in [
                 (ElementType::F32, ElementType::F32),
                 (ElementType::BF16, ElementType::F32),
             ] {
-                let case = Case {
-                    op,
-                    dim,
-                    view,
-                    map: None,
-                    seed: 1000 + i as u64,
-                    tuning: ColumnTuning::default(),
-                };
-                run_types(&device, &mut workspace, pair, &case);
+                let case = Case::new(op, dim, view, 1000 + i as u64);
+                run_types(&mut bed, pair, &case);
             }
         }
     }
-    assert!(!workspace.is_empty(), "split plans use the workspace");
+    assert!(!bed.workspace.is_empty(), "split plans use the workspace");
 }
 
 #[test]
 fn maps_apply_before_reducing() {
-    let Some(device) = device_or_skip("maps_apply_before_reducing") else {
+    let Some(mut bed) = Bed::open("maps_apply_before_reducing") else {
         return;
     };
-    let mut workspace = ReduceWorkspace::new();
     let maps = maps();
     let mut seed = 2000;
     for map in &maps {
@@ -246,16 +250,11 @@ fn maps_apply_before_reducing() {
                     for view in [VIEWS[1], VIEWS[2], VIEWS[4], VIEWS[5]] {
                         seed += 1;
                         run_types(
-                            &device,
-                            &mut workspace,
+                            &mut bed,
                             pair,
                             &Case {
-                                op,
-                                dim,
-                                view,
                                 map: Some(map),
-                                seed,
-                                tuning: ColumnTuning::default(),
+                                ..Case::new(op, dim, view, seed)
                             },
                         );
                     }
@@ -265,16 +264,11 @@ fn maps_apply_before_reducing() {
         let (view, dim) = SPLIT_VIEWS[3];
         seed += 1;
         run_types(
-            &device,
-            &mut workspace,
+            &mut bed,
             TYPE_PAIRS[0],
             &Case {
-                op: ReduceOp::Sum,
-                dim,
-                view,
                 map: Some(map),
-                seed,
-                tuning: ColumnTuning::default(),
+                ..Case::new(ReduceOp::Sum, dim, view, seed)
             },
         );
     }
@@ -282,25 +276,17 @@ fn maps_apply_before_reducing() {
 
 #[test]
 fn empty_reductions_follow_pytorch() {
-    let Some(device) = device_or_skip("empty_reductions_follow_pytorch") else {
+    let Some(mut bed) = Bed::open("empty_reductions_follow_pytorch") else {
         return;
     };
-    let stream = device.default_stream();
-    let mut workspace = ReduceWorkspace::new();
+    let stream = bed.stream.clone();
     let x = stream.alloc_zeros::<f32>(1).unwrap();
     for (op, want) in [(ReduceOp::Sum, Some(0.0)), (ReduceOp::Mean, None)] {
         for dim in [ReduceDim::Last, ReduceDim::All] {
             let outputs = if dim == ReduceDim::All { 1 } else { 5 };
             let mut out = stream.clone_htod(&vec![7.0f32; outputs]).unwrap();
             let input = TensorRef::new(&x, ViewLayout::row_major(5, 0)).unwrap();
-            Reduce::new(op, dim)
-                .run(
-                    &device,
-                    &stream,
-                    input.into(),
-                    TensorMut::vector(&mut out).into(),
-                    &mut workspace,
-                )
+            bed.reduce(&Reduce::new(op, dim), input.into(), &mut out)
                 .unwrap();
             for got in stream.clone_dtoh(&out).unwrap() {
                 match want {
@@ -312,13 +298,11 @@ fn empty_reductions_follow_pytorch() {
     }
     let mut out = stream.alloc_zeros::<f32>(5).unwrap();
     let input = TensorRef::new(&x, ViewLayout::row_major(5, 0)).unwrap();
-    let err = Reduce::new(ReduceOp::Max, ReduceDim::Last)
-        .run(
-            &device,
-            &stream,
+    let err = bed
+        .reduce(
+            &Reduce::new(ReduceOp::Max, ReduceDim::Last),
             input.into(),
-            TensorMut::vector(&mut out).into(),
-            &mut workspace,
+            &mut out,
         )
         .unwrap_err();
     assert!(err.to_string().contains("max of no elements"), "{err}");
@@ -326,42 +310,29 @@ fn empty_reductions_follow_pytorch() {
 
 #[test]
 fn wrong_output_and_map_are_errors() {
-    let Some(device) = device_or_skip("wrong_output_and_map_are_errors") else {
+    let Some(mut bed) = Bed::open("wrong_output_and_map_are_errors") else {
         return;
     };
-    let stream = device.default_stream();
-    let mut workspace = ReduceWorkspace::new();
+    let stream = bed.stream.clone();
     let x = stream.alloc_zeros::<f32>(12).unwrap();
     let mut out = stream.alloc_zeros::<f32>(4).unwrap();
     let input = || TensorRef::row_major(&x, 3, 4).unwrap();
-    let err = Reduce::along(ReduceOp::Sum, -1)
-        .unwrap()
-        .run(
-            &device,
-            &stream,
+    let err = bed
+        .reduce(
+            &Reduce::along(ReduceOp::Sum, -1).unwrap(),
             input().into(),
-            TensorMut::vector(&mut out).into(),
-            &mut workspace,
+            &mut out,
         )
         .unwrap_err();
     assert!(
         err.to_string().contains("expected a vector of 3 elements"),
         "{err}"
     );
-    let err = Reduce::along(ReduceOp::Sum, 0)
-        .unwrap()
-        .map(
-            Expression::from_fn(|x: cutlet::fusion::Expr| x * cutlet::fusion::scalar(0)),
-            &[],
-        )
-        .run(
-            &device,
-            &stream,
-            input().into(),
-            TensorMut::vector(&mut out).into(),
-            &mut workspace,
-        )
-        .unwrap_err();
+    let scaled = Reduce::along(ReduceOp::Sum, 0).unwrap().map(
+        Expression::from_fn(|x: cutlet::fusion::Expr| x * cutlet::fusion::scalar(0)),
+        &[],
+    );
+    let err = bed.reduce(&scaled, input().into(), &mut out).unwrap_err();
     assert!(
         err.to_string().contains("`map scalars` = 0 value(s)"),
         "{err}"

@@ -42,50 +42,48 @@ fn emit_ldsm(k: &mut Kernel, name: &str, dst: &[Reg], addr: &dyn fmt::Display) -
     emit_snippet(k, "sm75/ldmatrix", name, &[("d", dst)], &[("addr", addr)])
 }
 
-impl SM75_U32x4_LDSM_N {
-    /// Writes the load: `dst` four `.b32` registers, `addr` this lane's
-    /// 16-byte-aligned shared-window row address (a `.b32` register or
-    /// `reg+imm` text).
-    pub fn emit(k: &mut Kernel, dst: &[Reg], addr: &dyn fmt::Display) -> Result<()> {
-        emit_ldsm(k, "ldmatrix_x4", dst, addr)
-    }
+/// The `ldmatrix.x4` atoms differ only in the snippet (`.trans` or not) and
+/// the destination layout; one lane group, one source layout, one arch.
+macro_rules! ldsm_x4 {
+    ($tag:ident, $atom:ident, $emit_doc:literal, $snippet:literal, $dst:literal) => {
+        impl $tag {
+            #[doc = $emit_doc]
+            pub fn emit(k: &mut Kernel, dst: &[Reg], addr: &dyn fmt::Display) -> Result<()> {
+                emit_ldsm(k, $snippet, dst, addr)
+            }
+        }
+
+        impl CopyTraits for $tag {
+            const ATOM: CopyAtom = CopyAtom::$atom;
+            const NAME: &'static str = stringify!($tag);
+            // ldmatrix needs sm_75; the oldest cutlet target that has it is sm_80.
+            const MIN_ARCH: ArchKind = ArchKind::Sm80;
+            fn thr_id() -> Layout {
+                fixed("32:1")
+            }
+            fn src_layout() -> Layout {
+                fixed(LDSM_SRC)
+            }
+            fn dst_layout() -> Layout {
+                fixed($dst)
+            }
+        }
+    };
 }
 
-impl SM75_U16x8_LDSM_T {
-    /// Writes the transposing load; operands as [`SM75_U32x4_LDSM_N::emit`].
-    pub fn emit(k: &mut Kernel, dst: &[Reg], addr: &dyn fmt::Display) -> Result<()> {
-        emit_ldsm(k, "ldmatrix_x4_trans", dst, addr)
-    }
-}
-
-impl CopyTraits for SM75_U32x4_LDSM_N {
-    const ATOM: CopyAtom = CopyAtom::Sm75U32x4LdsmN;
-    const NAME: &'static str = "SM75_U32x4_LDSM_N";
-    // ldmatrix needs sm_75; the oldest cutlet target that has it is sm_80.
-    const MIN_ARCH: ArchKind = ArchKind::Sm80;
-    fn thr_id() -> Layout {
-        fixed("32:1")
-    }
-    fn src_layout() -> Layout {
-        fixed(LDSM_SRC)
-    }
-    fn dst_layout() -> Layout {
-        fixed("(32,(32,4)):(32,(1,1024))")
-    }
-}
-
-impl CopyTraits for SM75_U16x8_LDSM_T {
-    const ATOM: CopyAtom = CopyAtom::Sm75U16x8LdsmT;
-    const NAME: &'static str = "SM75_U16x8_LDSM_T";
-    // ldmatrix needs sm_75; the oldest cutlet target that has it is sm_80.
-    const MIN_ARCH: ArchKind = ArchKind::Sm80;
-    fn thr_id() -> Layout {
-        fixed("32:1")
-    }
-    fn src_layout() -> Layout {
-        fixed(LDSM_SRC)
-    }
-    fn dst_layout() -> Layout {
-        fixed("((4,8),(16,2,4)):((256,16),(1,128,1024))")
-    }
-}
+ldsm_x4!(
+    SM75_U32x4_LDSM_N,
+    Sm75U32x4LdsmN,
+    "Writes the load: `dst` four `.b32` registers, `addr` this lane's \
+     16-byte-aligned shared-window row address (a `.b32` register or \
+     `reg+imm` text).",
+    "ldmatrix_x4",
+    "(32,(32,4)):(32,(1,1024))"
+);
+ldsm_x4!(
+    SM75_U16x8_LDSM_T,
+    Sm75U16x8LdsmT,
+    "Writes the transposing load; operands as [`SM75_U32x4_LDSM_N::emit`].",
+    "ldmatrix_x4_trans",
+    "((4,8),(16,2,4)):((256,16),(1,128,1024))"
+);

@@ -45,34 +45,22 @@ impl From<Tf32> for f32 {
     }
 }
 
-impl Element for half::f16 {
-    const TYPE: ElementType = ElementType::F16;
+/// `impl Element` for each `host type => ElementType variant`.
+macro_rules! elements {
+    ($($host:ty => $variant:ident),* $(,)?) => {$(
+        impl Element for $host {
+            const TYPE: ElementType = ElementType::$variant;
+        }
+    )*};
 }
 
-impl Element for half::bf16 {
-    const TYPE: ElementType = ElementType::BF16;
-}
-
-impl Element for f32 {
-    const TYPE: ElementType = ElementType::F32;
-}
-
-impl Element for Tf32 {
-    const TYPE: ElementType = ElementType::TF32;
-}
-
-impl Element for f64 {
-    const TYPE: ElementType = ElementType::F64;
-}
-
-impl Element for i8 {
-    const TYPE: ElementType = ElementType::I8;
-}
-
-impl Element for u8 {
-    const TYPE: ElementType = ElementType::U8;
-}
-
-impl Element for i32 {
-    const TYPE: ElementType = ElementType::I32;
-}
+elements!(
+    half::f16 => F16,
+    half::bf16 => BF16,
+    f32 => F32,
+    Tf32 => TF32,
+    f64 => F64,
+    i8 => I8,
+    u8 => U8,
+    i32 => I32,
+);

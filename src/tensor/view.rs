@@ -24,6 +24,108 @@ fn check_fits(layout: &ViewLayout, len: usize) -> Result<()> {
     Ok(())
 }
 
+/// The constructors and accessor [`TensorRef`] and [`TensorMut`] share:
+/// `typed_view!(View, DevicePtr trait, buffer trait, [mut])`, `mut` for a
+/// view that borrows its buffer mutably.
+macro_rules! typed_view {
+    ($view:ident, $ptr:ident, $buffer:ident $(, $mutability:tt)?) => {
+        impl<'a, T: Element> $view<'a, T> {
+            /// A view of `buffer` with `layout`.
+            ///
+            /// Errors: [`Error::InvalidArgument`] naming the shape, strides,
+            /// the length needed and the buffer's length when the layout
+            /// reaches past the buffer.
+            pub fn new<B: $ptr<T> + $buffer>(
+                buffer: &'a $($mutability)? B,
+                layout: ViewLayout,
+            ) -> Result<Self> {
+                check_fits(&layout, ReadBuffer::len(buffer))?;
+                Ok($view {
+                    buffer,
+                    layout,
+                    element: PhantomData,
+                })
+            }
+
+            /// The whole buffer as a vector `(len):(1)`.
+            pub fn vector<B: $ptr<T> + $buffer>(buffer: &'a $($mutability)? B) -> Self {
+                let layout = ViewLayout::vector(ReadBuffer::len(buffer));
+                $view {
+                    buffer,
+                    layout,
+                    element: PhantomData,
+                }
+            }
+
+            /// `rows x cols`, row-major, packed.
+            pub fn row_major<B: $ptr<T> + $buffer>(
+                buffer: &'a $($mutability)? B,
+                rows: usize,
+                cols: usize,
+            ) -> Result<Self> {
+                Self::new(buffer, ViewLayout::row_major(rows, cols))
+            }
+
+            /// `rows x cols`, column-major, packed.
+            pub fn col_major<B: $ptr<T> + $buffer>(
+                buffer: &'a $($mutability)? B,
+                rows: usize,
+                cols: usize,
+            ) -> Result<Self> {
+                Self::new(buffer, ViewLayout::col_major(rows, cols))
+            }
+
+            /// Any shape and strides of rank 1 or 2, in elements (a leading
+            /// dimension larger than the row, a transpose, a stride-0
+            /// broadcast).
+            pub fn with_strides<B: $ptr<T> + $buffer>(
+                buffer: &'a $($mutability)? B,
+                shape: &[usize],
+                strides: &[usize],
+            ) -> Result<Self> {
+                Self::new(buffer, ViewLayout::with_strides(shape, strides)?)
+            }
+
+            /// Shape and strides.
+            pub fn layout(&self) -> ViewLayout {
+                self.layout
+            }
+        }
+    };
+}
+
+/// The accessors [`TensorArg`] and [`TensorArgMut`] share, and the
+/// conversion from their typed view: `erased_view!(Erased, Typed)`.
+macro_rules! erased_view {
+    ($erased:ident, $typed:ident) => {
+        impl $erased<'_> {
+            /// The element type of the underlying buffer.
+            pub fn element(&self) -> ElementType {
+                self.buffer.element()
+            }
+
+            /// Shape and strides.
+            pub fn layout(&self) -> ViewLayout {
+                self.layout
+            }
+
+            /// Length of the underlying buffer in elements.
+            pub fn buffer_len(&self) -> usize {
+                self.buffer.len()
+            }
+        }
+
+        impl<'a, T: Element> From<$typed<'a, T>> for $erased<'a> {
+            fn from(view: $typed<'a, T>) -> Self {
+                $erased {
+                    buffer: view.buffer,
+                    layout: view.layout,
+                }
+            }
+        }
+    };
+}
+
 /// A read-only 1-D or 2-D view of `T`s in device memory.
 ///
 /// ```no_run
@@ -47,57 +149,9 @@ pub struct TensorRef<'a, T> {
     element: PhantomData<T>,
 }
 
+typed_view!(TensorRef, DevicePtr, ReadBuffer);
+
 impl<'a, T: Element> TensorRef<'a, T> {
-    /// A view of `buffer` with `layout`.
-    ///
-    /// Errors: [`Error::InvalidArgument`] naming the shape, strides, the length
-    /// needed and the buffer's length when the layout reaches past the buffer.
-    pub fn new<B: DevicePtr<T> + ReadBuffer>(buffer: &'a B, layout: ViewLayout) -> Result<Self> {
-        check_fits(&layout, ReadBuffer::len(buffer))?;
-        Ok(TensorRef {
-            buffer,
-            layout,
-            element: PhantomData,
-        })
-    }
-
-    /// The whole buffer as a vector `(len):(1)`.
-    pub fn vector<B: DevicePtr<T> + ReadBuffer>(buffer: &'a B) -> Self {
-        TensorRef {
-            buffer,
-            layout: ViewLayout::vector(ReadBuffer::len(buffer)),
-            element: PhantomData,
-        }
-    }
-
-    /// `rows x cols`, row-major, packed.
-    pub fn row_major<B: DevicePtr<T> + ReadBuffer>(
-        buffer: &'a B,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Self> {
-        Self::new(buffer, ViewLayout::row_major(rows, cols))
-    }
-
-    /// `rows x cols`, column-major, packed.
-    pub fn col_major<B: DevicePtr<T> + ReadBuffer>(
-        buffer: &'a B,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Self> {
-        Self::new(buffer, ViewLayout::col_major(rows, cols))
-    }
-
-    /// Any shape and strides of rank 1 or 2, in elements (a leading
-    /// dimension larger than the row, a transpose, a stride-0 broadcast).
-    pub fn with_strides<B: DevicePtr<T> + ReadBuffer>(
-        buffer: &'a B,
-        shape: &[usize],
-        strides: &[usize],
-    ) -> Result<Self> {
-        Self::new(buffer, ViewLayout::with_strides(shape, strides)?)
-    }
-
     /// The row `buffer[0..cols]` repeated `rows` times: `(rows,cols):(0,1)`.
     pub fn broadcast_row<B: DevicePtr<T> + ReadBuffer>(
         buffer: &'a B,
@@ -124,11 +178,6 @@ impl<'a, T: Element> TensorRef<'a, T> {
     ) -> Result<Self> {
         Self::with_strides(buffer, &[rows, cols], &[0, 0])
     }
-
-    /// Shape and strides.
-    pub fn layout(&self) -> ViewLayout {
-        self.layout
-    }
 }
 
 /// A writable 1-D or 2-D view of `T`s in device memory.
@@ -138,65 +187,7 @@ pub struct TensorMut<'a, T> {
     element: PhantomData<T>,
 }
 
-impl<'a, T: Element> TensorMut<'a, T> {
-    /// A view of `buffer` with `layout`.
-    ///
-    /// Errors: [`Error::InvalidArgument`] naming the shape, strides, the length
-    /// needed and the buffer's length when the layout reaches past the buffer.
-    pub fn new<B: DevicePtrMut<T> + WriteBuffer>(
-        buffer: &'a mut B,
-        layout: ViewLayout,
-    ) -> Result<Self> {
-        check_fits(&layout, ReadBuffer::len(buffer))?;
-        Ok(TensorMut {
-            buffer,
-            layout,
-            element: PhantomData,
-        })
-    }
-
-    /// The whole buffer as a vector `(len):(1)`.
-    pub fn vector<B: DevicePtrMut<T> + WriteBuffer>(buffer: &'a mut B) -> Self {
-        let layout = ViewLayout::vector(ReadBuffer::len(buffer));
-        TensorMut {
-            buffer,
-            layout,
-            element: PhantomData,
-        }
-    }
-
-    /// `rows x cols`, row-major, packed.
-    pub fn row_major<B: DevicePtrMut<T> + WriteBuffer>(
-        buffer: &'a mut B,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Self> {
-        Self::new(buffer, ViewLayout::row_major(rows, cols))
-    }
-
-    /// `rows x cols`, column-major, packed.
-    pub fn col_major<B: DevicePtrMut<T> + WriteBuffer>(
-        buffer: &'a mut B,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Self> {
-        Self::new(buffer, ViewLayout::col_major(rows, cols))
-    }
-
-    /// Any shape and strides of rank 1 or 2, in elements.
-    pub fn with_strides<B: DevicePtrMut<T> + WriteBuffer>(
-        buffer: &'a mut B,
-        shape: &[usize],
-        strides: &[usize],
-    ) -> Result<Self> {
-        Self::new(buffer, ViewLayout::with_strides(shape, strides)?)
-    }
-
-    /// Shape and strides.
-    pub fn layout(&self) -> ViewLayout {
-        self.layout
-    }
-}
+typed_view!(TensorMut, DevicePtrMut, WriteBuffer, mut);
 
 /// A read view with its element type erased: what elementwise and reduction
 /// calls take, so that inputs of different types go in one slice.
@@ -206,31 +197,7 @@ pub struct TensorArg<'a> {
     pub(crate) layout: ViewLayout,
 }
 
-impl TensorArg<'_> {
-    /// The element type of the underlying buffer.
-    pub fn element(&self) -> ElementType {
-        self.buffer.element()
-    }
-
-    /// Shape and strides.
-    pub fn layout(&self) -> ViewLayout {
-        self.layout
-    }
-
-    /// Length of the underlying buffer in elements.
-    pub fn buffer_len(&self) -> usize {
-        self.buffer.len()
-    }
-}
-
-impl<'a, T: Element> From<TensorRef<'a, T>> for TensorArg<'a> {
-    fn from(view: TensorRef<'a, T>) -> Self {
-        TensorArg {
-            buffer: view.buffer,
-            layout: view.layout,
-        }
-    }
-}
+erased_view!(TensorArg, TensorRef);
 
 /// A write view with its element type erased.
 pub struct TensorArgMut<'a> {
@@ -238,28 +205,4 @@ pub struct TensorArgMut<'a> {
     pub(crate) layout: ViewLayout,
 }
 
-impl TensorArgMut<'_> {
-    /// The element type of the underlying buffer.
-    pub fn element(&self) -> ElementType {
-        self.buffer.element()
-    }
-
-    /// Shape and strides.
-    pub fn layout(&self) -> ViewLayout {
-        self.layout
-    }
-
-    /// Length of the underlying buffer in elements.
-    pub fn buffer_len(&self) -> usize {
-        self.buffer.len()
-    }
-}
-
-impl<'a, T: Element> From<TensorMut<'a, T>> for TensorArgMut<'a> {
-    fn from(view: TensorMut<'a, T>) -> Self {
-        TensorArgMut {
-            buffer: view.buffer,
-            layout: view.layout,
-        }
-    }
-}
+erased_view!(TensorArgMut, TensorMut);

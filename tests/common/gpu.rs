@@ -32,6 +32,11 @@ pub fn device_or_skip(test: &str) -> Option<Device> {
     None
 }
 
+/// Whether the CUDA driver loads and reports at least one GPU.
+pub fn gpu_present() -> bool {
+    driver_available() && matches!(device_count(), Ok(n) if n > 0)
+}
+
 /// A seeded RNG, so a failing test can be replayed.
 pub fn seeded_rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)

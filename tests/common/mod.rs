@@ -3,4 +3,5 @@
 
 pub mod bin;
 pub mod gpu;
+pub mod probe;
 pub mod ptxas;

@@ -50,6 +50,21 @@ pub struct View {
 }
 
 impl View {
+    /// The view `name` of `shape` with `strides`, starting at element `offset`.
+    pub const fn new(
+        name: &'static str,
+        shape: [usize; 2],
+        strides: [usize; 2],
+        offset: usize,
+    ) -> View {
+        View {
+            name,
+            shape,
+            strides,
+            offset,
+        }
+    }
+
     /// Elements the buffer must hold.
     pub fn buffer_len(&self) -> usize {
         let [r, c] = self.shape;
@@ -69,89 +84,34 @@ impl View {
 /// Small views covering every access path: aligned, ragged and unaligned,
 /// column-major, padded rows (ld > cols), and no unit stride at all.
 pub const VIEWS: [View; 6] = [
-    View {
-        name: "aligned",
-        shape: [64, 256],
-        strides: [256, 1],
-        offset: 0,
-    },
-    View {
-        name: "ragged",
-        shape: [37, 131],
-        strides: [131, 1],
-        offset: 1,
-    },
-    View {
-        name: "col_major",
-        shape: [45, 77],
-        strides: [1, 45],
-        offset: 0,
-    },
-    View {
-        name: "padded",
-        shape: [33, 100],
-        strides: [107, 1],
-        offset: 3,
-    },
-    View {
-        name: "strided",
-        shape: [20, 30],
-        strides: [61, 2],
-        offset: 0,
-    },
-    View {
-        name: "wide_ragged",
-        shape: [41, 1100],
-        strides: [1103, 1],
-        offset: 5,
-    },
+    View::new("aligned", [64, 256], [256, 1], 0),
+    View::new("ragged", [37, 131], [131, 1], 1),
+    View::new("col_major", [45, 77], [1, 45], 0),
+    View::new("padded", [33, 100], [107, 1], 3),
+    View::new("strided", [20, 30], [61, 2], 0),
+    View::new("wide_ragged", [41, 1100], [1103, 1], 5),
 ];
 
 /// Views large enough that the plan splits the reduced dimension over CTAs.
 pub const SPLIT_VIEWS: [(View, ReduceDim); 5] = [
     (
-        View {
-            name: "long_rows",
-            shape: [3, 200_000],
-            strides: [200_000, 1],
-            offset: 0,
-        },
+        View::new("long_rows", [3, 200_000], [200_000, 1], 0),
         ReduceDim::Last,
     ),
     (
-        View {
-            name: "tall",
-            shape: [20_000, 256],
-            strides: [256, 1],
-            offset: 0,
-        },
+        View::new("tall", [20_000, 256], [256, 1], 0),
         ReduceDim::First,
     ),
     (
-        View {
-            name: "tall_narrow",
-            shape: [70_000, 3],
-            strides: [3, 1],
-            offset: 0,
-        },
+        View::new("tall_narrow", [70_000, 3], [3, 1], 0),
         ReduceDim::First,
     ),
     (
-        View {
-            name: "dense",
-            shape: [2_000, 1_000],
-            strides: [1_000, 1],
-            offset: 0,
-        },
+        View::new("dense", [2_000, 1_000], [1_000, 1], 0),
         ReduceDim::All,
     ),
     (
-        View {
-            name: "padded_all",
-            shape: [700, 500],
-            strides: [512, 1],
-            offset: 5,
-        },
+        View::new("padded_all", [700, 500], [512, 1], 5),
         ReduceDim::All,
     ),
 ];

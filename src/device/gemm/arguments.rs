@@ -180,11 +180,24 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
         alpha: f32,
         beta: f32,
     ) -> Self {
+        Self::with_source(shape, a, b, Source::Buffer(c), d, alpha, beta)
+    }
+
+    /// The arguments with C read from `c`, without epilogue inputs.
+    fn with_source(
+        shape: GemmShape,
+        a: Operand<'a, A>,
+        b: Operand<'a, B>,
+        c: Source<'a, C>,
+        d: OutputOperand<'a, D>,
+        alpha: f32,
+        beta: f32,
+    ) -> Self {
         Arguments {
             shape,
             a,
             b,
-            c: Source::Buffer(c),
+            c,
             d,
             alpha,
             beta,
@@ -204,15 +217,6 @@ impl<'a, A, B, D> Arguments<'a, A, B, D, D> {
         alpha: f32,
         beta: f32,
     ) -> Self {
-        Arguments {
-            shape,
-            a,
-            b,
-            c: Source::D,
-            d,
-            alpha,
-            beta,
-            epilogue: EpilogueArgs::default(),
-        }
+        Self::with_source(shape, a, b, Source::D, d, alpha, beta)
     }
 }

@@ -5,7 +5,7 @@
 use cudarc::driver::{CudaStream, DeviceRepr};
 
 use super::arguments::Arguments;
-use super::launcher::Launcher;
+use super::launcher::{check_spec, Launcher};
 use crate::arch::ArchKind;
 use crate::collective::sm80_default_spec;
 use crate::device::{Device, LoadedKernel};
@@ -155,9 +155,7 @@ impl GemmBuilder {
             None if self.tile.is_some() => auto_stages(&spec),
             None => spec.stages,
         };
-        spec.validate().map_err(|reason| {
-            Error::invalid_argument("gemm configuration", spec.kernel_name(), reason)
-        })?;
+        check_spec(&spec)?;
         Ok(spec)
     }
 
@@ -167,9 +165,9 @@ impl GemmBuilder {
     /// Errors: as [`spec`](Self::spec), and [`Error::UnsupportedArch`] when
     /// `device` cannot run the kernel.
     pub fn build(self, device: &Device) -> Result<Gemm> {
-        let spec = self.spec()?;
-        super::can_implement::check_arch(&spec, device.ordinal(), device.compute_capability())?;
-        Ok(Gemm::from_spec(device, spec))
+        let gemm = Gemm::from_spec(device, self.spec()?);
+        gemm.launcher.check_device()?;
+        Ok(gemm)
     }
 }
 

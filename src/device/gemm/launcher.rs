@@ -44,21 +44,26 @@ impl Launcher {
         &self.device
     }
 
+    /// Whether the device can run the spec's architecture
+    /// ([`Error::UnsupportedArch`] naming both if not).
+    pub(crate) fn check_device(&self) -> Result<()> {
+        check_arch(
+            &self.spec,
+            self.device.ordinal(),
+            self.device.compute_capability(),
+        )
+    }
+
     /// The compiled kernel: validated, generated and JIT-compiled on the
     /// first call (through the process-wide module cache), then reused.
     pub(crate) fn kernel(&self) -> Result<&Arc<LoadedKernel>> {
         if let Some(kernel) = self.kernel.get() {
             return Ok(kernel);
         }
-        check_arch(
-            &self.spec,
-            self.device.ordinal(),
-            self.device.compute_capability(),
-        )?;
+        self.check_device()?;
+        check_spec(&self.spec)?;
         let spec = &self.spec;
         let name = spec.kernel_name();
-        spec.validate()
-            .map_err(|reason| Error::invalid_argument("gemm configuration", &name, reason))?;
         let kernel = get_or_load(&self.device, spec, &name, || Ok(spec.ptx()?))?;
         Ok(self.kernel.get_or_init(|| kernel))
     }
@@ -76,14 +81,8 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        check_arch(
-            &self.spec,
-            self.device.ordinal(),
-            self.device.compute_capability(),
-        )?;
-        self.spec.validate().map_err(|reason| {
-            Error::invalid_argument("gemm configuration", self.spec.kernel_name(), reason)
-        })?;
+        self.check_device()?;
+        check_spec(&self.spec)?;
         let (a, _a) = args.a.data.device_ptr(stream);
         let (b, _b) = args.b.data.device_ptr(stream);
         let (d, _d) = args.d.data.device_ptr(stream);
@@ -108,11 +107,7 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        check_arch(
-            &self.spec,
-            self.device.ordinal(),
-            self.device.compute_capability(),
-        )?;
+        self.check_device()?;
         let spec = &self.spec;
         let shape = args.shape;
         // The guards record each buffer's read (or D's write) on `stream`
@@ -200,6 +195,13 @@ impl Launcher {
         // memory are the spec's own.
         unsafe { kernel.function().launch(&config, params) }
     }
+}
+
+/// [`GemmSpec::validate`], its reason wrapped as the invalid "gemm
+/// configuration" named by the spec's kernel name.
+pub(crate) fn check_spec(spec: &GemmSpec) -> Result<()> {
+    spec.validate()
+        .map_err(|reason| Error::invalid_argument("gemm configuration", spec.kernel_name(), reason))
 }
 
 /// The checkable facts of `args`, with the addresses `[a, b, c, d]` (0 = unknown).

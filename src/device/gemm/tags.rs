@@ -4,7 +4,7 @@
 use half::{bf16, f16};
 
 use crate::kernel::gemm::{OperandMajor, OutputMajor};
-use crate::numeric::{ElementType, Tf32};
+use crate::numeric::{Element, ElementType, Tf32};
 
 /// An element type a GEMM operand can have, and the host type its buffers hold.
 ///
@@ -22,28 +22,21 @@ pub trait GemmElement: Copy + Send + Sync + 'static {
     /// The runtime element type.
     const TYPE: ElementType;
     /// What a device buffer of this operand holds.
-    type Storage: cudarc::driver::DeviceRepr + crate::numeric::Element;
+    type Storage: cudarc::driver::DeviceRepr + Element;
 }
 
-impl GemmElement for f16 {
-    const TYPE: ElementType = ElementType::F16;
-    type Storage = f16;
+/// `impl GemmElement` for each `tag => storage`; `TYPE` is the tag's
+/// [`Element::TYPE`], so the two traits cannot disagree.
+macro_rules! gemm_elements {
+    ($($tag:ty => $storage:ty),* $(,)?) => {$(
+        impl GemmElement for $tag {
+            const TYPE: ElementType = <$tag as Element>::TYPE;
+            type Storage = $storage;
+        }
+    )*};
 }
 
-impl GemmElement for bf16 {
-    const TYPE: ElementType = ElementType::BF16;
-    type Storage = bf16;
-}
-
-impl GemmElement for f32 {
-    const TYPE: ElementType = ElementType::F32;
-    type Storage = f32;
-}
-
-impl GemmElement for Tf32 {
-    const TYPE: ElementType = ElementType::TF32;
-    type Storage = f32;
-}
+gemm_elements!(f16 => f16, bf16 => bf16, f32 => f32, Tf32 => f32);
 
 /// A type-level [`OperandMajor`] for A and B.
 #[diagnostic::on_unimplemented(

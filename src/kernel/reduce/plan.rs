@@ -190,6 +190,19 @@ struct Lines {
     elem_stride: u64,
 }
 
+impl Lines {
+    /// One contiguous line of `len` elements (as a finishing pass reads the
+    /// partials).
+    fn single(len: u64) -> Lines {
+        Lines {
+            lines: 1,
+            len,
+            line_stride: len,
+            elem_stride: 1,
+        }
+    }
+}
+
 /// Plans `problem`. The number of splits depends on the shape and on
 /// `sm_count` only, so one device always reduces in the same order.
 ///
@@ -365,17 +378,11 @@ pub fn plan(problem: &Problem) -> Plan {
     while partials > MAX_FINISH {
         let (chunk, splits) = chunking(partials, partials.div_ceil(MIN_ROW_CHUNK), 64);
         let to = if from == 0 { plan.workspace } else { 0 };
-        let view = Lines {
-            lines: 1,
-            len: partials,
-            line_stride: partials,
-            elem_stride: 1,
-        };
         plan.launches.push(row_launch(
             spec(finish, false, false),
             Workspace::At(from),
             Workspace::At(to),
-            view,
+            Lines::single(partials),
             splits,
             chunk,
             1,
@@ -385,17 +392,11 @@ pub fn plan(problem: &Problem) -> Plan {
         from = to;
         partials = splits;
     }
-    let view = Lines {
-        lines: 1,
-        len: partials,
-        line_stride: partials,
-        elem_stride: 1,
-    };
     plan.launches.push(row_launch(
         spec(finish, true, false),
         Workspace::At(from),
         Workspace::Output,
-        view,
+        Lines::single(partials),
         1,
         partials,
         problem.out_stride,

@@ -17,5 +17,5 @@ pub use dense_gemm::{
     DenseGemmReport, HOST_CHECK_MACS,
 };
 pub use host::{host_gemm, output_index, HostMatrix, HostValue};
-pub use overhead::{measure_host_overhead, HostOverhead};
+pub use overhead::{measure_host_overhead, HostOverhead, OverheadProbe};
 pub use timing::{median_ms, time_ms};

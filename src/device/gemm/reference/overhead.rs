@@ -13,9 +13,10 @@
 //! The issue asks that `run` add under 10 µs.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::DevicePtr;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
 use super::timing::median_ms;
@@ -55,6 +56,51 @@ impl fmt::Display for HostOverhead {
     }
 }
 
+/// The problem both sides launch, and the bench's cached-`run` figure too:
+/// one 128 x 128 x 64 bf16 tile, `D = A · B` in place (K-major A and B,
+/// row-major D, one batch), on zeroed buffers.
+#[derive(Debug)]
+pub struct OverheadProbe {
+    a: CudaSlice<bf16>,
+    b: CudaSlice<bf16>,
+    d: CudaSlice<bf16>,
+}
+
+impl OverheadProbe {
+    /// (M, N, K).
+    pub const MNK: (usize, usize, usize) = (128, 128, 64);
+
+    /// The zeroed buffers, allocated on `stream`.
+    ///
+    /// Errors: [`Error::Driver`] when an allocation fails.
+    pub fn new(stream: &Arc<CudaStream>) -> Result<OverheadProbe> {
+        let (m, n, k) = Self::MNK;
+        let alloc = |len: usize| {
+            stream
+                .alloc_zeros::<bf16>(len)
+                .map_err(|e| Error::driver("allocating the overhead probe's buffers", e))
+        };
+        Ok(OverheadProbe {
+            a: alloc(m * k)?,
+            b: alloc(n * k)?,
+            d: alloc(m * n)?,
+        })
+    }
+
+    /// The launch's arguments: alpha 1, beta 0, packed leading dimensions.
+    pub fn arguments(&mut self) -> Arguments<'_, bf16, bf16, bf16, bf16> {
+        let (m, n, k) = Self::MNK;
+        Arguments::in_place(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(self.a.as_view(), k, 0),
+            Operand::new(self.b.as_view(), k, 0),
+            OutputOperand::new(self.d.as_view_mut(), n, 0),
+            1.0,
+            0.0,
+        )
+    }
+}
+
 /// Measures [`HostOverhead`] on `device` over `batches` batches of `batch`
 /// calls per side (the sides alternate batch by batch).
 ///
@@ -66,20 +112,15 @@ pub fn measure_host_overhead(
 ) -> Result<HostOverhead> {
     let (batches, batch) = (batches.max(1), batch.max(1));
     let stream = device.default_stream();
-    let (m, n, k) = (128usize, 128usize, 64usize);
-    let alloc = |len: usize| {
-        stream
-            .alloc_zeros::<bf16>(len)
-            .map_err(|e| Error::driver("allocating the overhead probe's buffers", e))
-    };
-    let (a, b, mut d) = (alloc(m * k)?, alloc(n * k)?, alloc(m * n)?);
+    let (m, n, k) = OverheadProbe::MNK;
+    let mut probe = OverheadProbe::new(&stream)?;
     let gemm = Gemm::builder().build(device)?;
     let kernel = gemm.initialize()?;
     let spec = gemm.spec().clone();
     let (a_address, b_address, d_address) = {
-        let (a_address, _a) = a.device_ptr(&stream);
-        let (b_address, _b) = b.device_ptr(&stream);
-        let (d_address, _d) = d.device_ptr(&stream);
+        let (a_address, _a) = probe.a.device_ptr(&stream);
+        let (b_address, _b) = probe.b.device_ptr(&stream);
+        let (d_address, _d) = probe.d.device_ptr(&stream);
         (a_address, b_address, d_address)
     };
     let sync = || {
@@ -92,14 +133,7 @@ pub fn measure_host_overhead(
         block: (spec.block_threads(), 1, 1),
         shared_mem_bytes: spec.shared_mem_bytes(),
     };
-    let mut args = Arguments::in_place(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0,
-        0.0,
-    );
+    let mut args = probe.arguments();
     let (mut run_ms, mut launch_ms) = (Vec::new(), Vec::new());
     // One untimed batch of each first (driver and cache warm-up).
     for round in 0..=batches {
