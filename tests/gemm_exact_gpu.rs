@@ -271,18 +271,25 @@ fn ragged_k_on_exact_buffers_reads_only_inside_them() {
             check(test, &mut failures, case, err, 1e-2);
         }
     }
-    // tf32 (K-major only) with ld = K = 36: a partial 32-wide tile.
-    for (m, n) in [(1, 1), (77, 130)] {
-        let case = Case {
-            m,
-            n,
-            k: 36,
-            a_major: OperandMajor::K,
-            b_major: OperandMajor::K,
-            d_major: OutputMajor::N,
-        };
-        let err = run::<f32, f32>(&device, case, &linear, 7);
-        check(test, &mut failures, case, err, 3e-3);
+    // tf32 with ld = K = 36 (a partial 32-wide tile), every operand major
+    // (MN-major operands load their fragments with 32-bit ld.shared).
+    for (j, &(a_major, b_major)) in MAJORS.iter().enumerate() {
+        for (m, n) in [(1, 1), (77, 130)] {
+            let case = Case {
+                m,
+                n,
+                k: 36,
+                a_major,
+                b_major,
+                d_major: if j % 2 == 0 {
+                    OutputMajor::N
+                } else {
+                    OutputMajor::M
+                },
+            };
+            let err = run::<f32, f32>(&device, case, &linear, 7 + j as u64);
+            check(test, &mut failures, case, err, 3e-3);
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

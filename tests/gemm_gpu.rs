@@ -280,7 +280,11 @@ sweep_tests! {
     tf32_f32acc_f32_tn_row: (f32, f32, TF32, F32, F32, K, K, N, false);
     tf32_f32acc_f32_tn_col: (f32, f32, TF32, F32, F32, K, K, M, false);
     tf32_f32acc_bf16_tn_row: (f32, bf16, TF32, BF16, F32, K, K, N, false);
+    tf32_f32acc_f32_nt_row: (f32, f32, TF32, F32, F32, MN, MN, N, false);
+    tf32_f32acc_f32_nn_col: (f32, f32, TF32, F32, F32, MN, K, M, false);
+    tf32_f32acc_f16_tt_row: (f32, f16, TF32, F16, F32, K, MN, N, false);
     large_bf16_tn_row_vs_cublas: (bf16, bf16, BF16, BF16, F32, K, K, N, true);
     large_f16_nt_col_vs_cublas: (f16, f16, F16, F16, F32, MN, MN, M, true);
     large_tf32_tn_row_vs_cublas: (f32, f32, TF32, F32, F32, K, K, N, true);
+    large_tf32_nt_col_vs_cublas: (f32, f32, TF32, F32, F32, MN, MN, M, true);
 }

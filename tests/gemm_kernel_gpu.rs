@@ -383,11 +383,5 @@ fn gemm_bf16_f32acc_f32_out_matches_the_host() {
 
 #[test]
 fn gemm_tf32_matches_the_host() {
-    sweep(
-        "gemm_tf32_matches_the_host",
-        F32,
-        F32,
-        F32,
-        &[(OperandMajor::K, OperandMajor::K)],
-    );
+    sweep("gemm_tf32_matches_the_host", F32, F32, F32, &ALL_MAJORS);
 }

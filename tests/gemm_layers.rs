@@ -47,7 +47,7 @@ fn specs() -> Vec<GemmSpec> {
             }
         }
     }
-    assert_eq!(out.len(), 62);
+    assert_eq!(out.len(), 68);
     out
 }
 
@@ -218,6 +218,10 @@ fn ldmatrix_addresses_are_the_tiled_mma_partitions() {
             let (major, extent, element) = operand(&spec, op);
             let bk = i64::from(spec.tile[2]);
             let esize = i64::from(element.size_bytes());
+            if !mainloop.uses_ldmatrix(op).unwrap() {
+                assert!(mainloop.ldsm(op).is_err(), "{name} {op:?}");
+                continue;
+            }
             let p = mainloop.ldsm(op).unwrap();
             let smem = match op {
                 Operand::A => mainloop.a_smem(),
@@ -264,6 +268,86 @@ fn ldmatrix_addresses_are_the_tiled_mma_partitions() {
             }
         }
     }
+}
+
+/// MN-major tf32 operands load each fragment register with one 32-bit
+/// `ld.shared` (no `ldmatrix.trans` of 32-bit elements): the offsets are the
+/// tiled MMA's A/B partition of the swizzled stage and the m16n8k8 tf32
+/// fragment tables of the PTX ISA (A: a0 (g, t), a1 (g+8, t), a2 (g, t+4),
+/// a3 (g+8, t+4); B: b0 (k t, n g), b1 (k t+4, n g); g = lane / 4, t =
+/// lane % 4), register order (atom value, MN atom of the warp tile, k-step).
+#[test]
+fn tf32_mn_major_fragment_loads_are_the_tiled_mma_partitions() {
+    let mut checked = 0;
+    for spec in specs() {
+        let name = spec.kernel_name();
+        let mainloop = Sm80MmaMultistage::new(&spec).unwrap();
+        let mma = expected_mma(&spec);
+        for op in [Operand::A, Operand::B] {
+            let (major, extent, element) = operand(&spec, op);
+            let uses_ldsm = mainloop.uses_ldmatrix(op).unwrap();
+            assert_eq!(
+                uses_ldsm,
+                element != F32 || major == OperandMajor::K,
+                "{name} {op:?}"
+            );
+            if uses_ldsm {
+                continue;
+            }
+            checked += 1;
+            let bk = i64::from(spec.tile[2]);
+            let smem = match op {
+                Operand::A => mainloop.a_smem(),
+                _ => mainloop.b_smem(),
+            };
+            let p = mainloop.fragment_loads(op).unwrap();
+            let want = mma
+                .partition_swizzled(op, [extent, bk], &smem.layout())
+                .unwrap();
+            assert_eq!(p, want, "{name} {op:?}");
+            let [wm_count, _, _] = spec.warps.map(i64::from);
+            let warps = i64::from(spec.warps[if op == Operand::A { 0 } else { 1 }]);
+            let warp_extent = extent / warps;
+            let (atom_mn, per_atom) = match op {
+                Operand::A => (16, 4),
+                _ => (8, 2),
+            };
+            let atoms = warp_extent / atom_mn;
+            let ksteps = bk / 8;
+            assert_eq!(p.values(), per_atom * atoms * ksteps, "{name} {op:?}");
+            let split = p.val_xor_add().expect("default configs split by XOR");
+            for t in 0..mma.threads() {
+                let (warp, lane) = (t / 32, t % 32);
+                let w = match op {
+                    Operand::A => warp % wm_count,
+                    _ => warp / wm_count,
+                };
+                let (g, tig) = (lane / 4, lane % 4);
+                for kk in 0..ksteps {
+                    for atom in 0..atoms {
+                        for f in 0..per_atom {
+                            let (mn_in, k_in) = match op {
+                                Operand::A => (g + 8 * (f % 2), tig + 4 * (f / 2)),
+                                _ => (g, tig + 4 * f),
+                            };
+                            let mn = w * warp_extent + atom * atom_mn + mn_in;
+                            let k = kk * 8 + k_in;
+                            let v = (f + per_atom * (atom + atoms * kk)) as usize;
+                            let want = stage_element(major, extent, bk, 4, mn, k);
+                            assert_eq!(p.offset(t, v), want, "{name} {op:?} t{t} v{v}");
+                            assert_eq!(
+                                as_emitted(&p, &split, t, v),
+                                want,
+                                "{name} {op:?} t{t} v{v}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // tf32 with A, B or both MN-major, D row- or column-major.
+    assert_eq!(checked, 8);
 }
 
 #[test]

@@ -17,8 +17,14 @@ use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 /// The registers of one bias vector in a thread.
 #[derive(Clone, Debug)]
 pub(super) enum BiasRegs {
-    /// Along the inner dimension: one f32 value per vector element.
-    Inner(Vec<Reg>),
+    /// Along the inner dimension: the address of the value of the thread's
+    /// first vector element (`.b64`) and one f32 value per vector element.
+    Inner {
+        /// Address of the value of element 0 of the thread's vectors.
+        ptr: Reg,
+        /// The values of the vector's elements.
+        values: Vec<Reg>,
+    },
     /// Along the outer dimension: the address of the thread's first row's
     /// value (`.b64`) and the current pass's value (`.f32`).
     Outer {
@@ -33,7 +39,7 @@ impl BiasRegs {
     /// The value for element `e` of the current vector.
     pub(super) fn value(&self, e: usize) -> Reg {
         match self {
-            BiasRegs::Inner(values) => values[e],
+            BiasRegs::Inner { values, .. } => values[e],
             BiasRegs::Outer { value, .. } => *value,
         }
     }
@@ -101,13 +107,38 @@ pub(super) fn setup_biases(
                     load_f32(k, spec.c, p, ptr, e * size)
                 })
                 .collect();
-            out.push(BiasRegs::Inner(values));
+            out.push(BiasRegs::Inner { ptr, values });
         } else {
             let value = k.reg(RegClass::F32);
             out.push(BiasRegs::Outer { ptr, value });
         }
     }
     out
+}
+
+/// The values of every bias at one element of a cut vector, for the
+/// element-by-element loop: inner biases read at `[ptr + offset]` (`offset`
+/// a `.b64` byte offset of the element; the caller keeps it inside the
+/// edge, so the read is unpredicated: `p_true` holds), outer biases the
+/// current pass's value.
+pub(super) fn element_bias_values(
+    k: &mut Kernel,
+    spec: &GemmSpec,
+    biases: &[BiasRegs],
+    offset: Reg,
+    p_true: Reg,
+) -> Vec<Reg> {
+    biases
+        .iter()
+        .map(|bias| match bias {
+            BiasRegs::Inner { ptr, .. } => {
+                let addr = k.reg(RegClass::B64);
+                k.push(format!("add.u64 {addr}, {ptr}, {offset};"));
+                load_f32(k, spec.c, p_true, addr, 0)
+            }
+            BiasRegs::Outer { value, .. } => *value,
+        })
+        .collect()
 }
 
 /// Reads the outer biases' values of the pass whose rows start `offset`

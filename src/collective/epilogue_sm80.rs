@@ -15,17 +15,19 @@
 //!    the contiguous edge is read and written element by element.
 //!
 //! Step 1 is unrolled (the accumulators are registers); step 2 is a loop
-//! over the passes, unrolled up to 4 passes per iteration, and the threads
-//! whose vector the contiguous edge cuts run their own element-by-element
-//! loop, so the driver's assembler schedules one short body instead of
-//! every pass twice.
+//! over the passes, unrolled up to 2 passes per iteration, and the threads
+//! whose vector the contiguous edge cuts run their own pass loop around a
+//! rolled loop over the vector's elements inside the edge, so the driver's
+//! assembler schedules short bodies (it spends its time on the mainloop;
+//! every epilogue instruction adds to a new configuration's first run).
 //!
 //! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
 //! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
 //! the bias vectors read as `epilogue_fusion.rs` says.
 
 use super::epilogue_fusion::{
-    advance_outer_biases, apply, load_f32, load_outer_biases, setup_biases, BiasRegs,
+    advance_outer_biases, apply, element_bias_values, load_f32, load_outer_biases, setup_biases,
+    BiasRegs,
 };
 use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
 use super::MmaKind;
@@ -268,7 +270,7 @@ impl EpilogueSm80 {
         let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec);
         let acc = k.regs(RegClass::F32, vec as usize);
         let passes = rows / rpp;
-        let unroll = [4, 2, 1]
+        let unroll = [2, 1]
             .into_iter()
             .find(|u| passes.is_multiple_of(*u))
             .unwrap_or(1);
@@ -310,9 +312,8 @@ impl EpilogueSm80 {
         // Rows run out together: leave at the first row past the edge.
         k.push(format!("setp.le.s32 {p_loop}, {rrem}, 0;"));
         k.push(format!("@{p_loop} bra {end};"));
-        self.load_staged(k, &acc, sread, 0);
         load_outer_biases(k, &self.spec, &biases, 0, p_part);
-        self.store_partial(k, &acc, &biases, inp, dptr, cptr, irem, p_beta)?;
+        self.store_partial(k, &biases, inp, (sread, dptr, cptr), irem, (p_beta, p_part))?;
         k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
         k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
         self.next_rows(k, (sread, rrem), &biases, rpp, pitch);
@@ -463,52 +464,67 @@ impl EpilogueSm80 {
         }
     }
 
-    /// Element-by-element C read and D write of a vector with `irem` (< vec)
-    /// elements inside the edge. `acc` holds the staged accumulators.
-    #[allow(clippy::too_many_arguments)]
+    /// Element-by-element C read and D write of a vector with `irem`
+    /// (0 < `irem` < vec) elements inside the edge, as a rolled loop over
+    /// those elements: each reads its staged accumulator at `sread + 4e`,
+    /// C's element where `p_beta`, the biases' values, and writes D's
+    /// element. `p_part` holds for the threads that run it.
     fn store_partial(
         &self,
         k: &mut Kernel,
-        acc: &[Reg],
         biases: &[BiasRegs],
         inp: &EpilogueInputs,
-        dptr: Reg,
-        cptr: Reg,
+        (sread, dptr, cptr): (Reg, Reg, Reg),
         irem: Reg,
-        p_beta: Reg,
+        (p_beta, p_part): (Reg, Reg),
     ) -> Result<(), PtxError> {
         let dsize = self.spec.d.size_bytes();
-        let (p_e, p_c) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
-        let h = k.reg(RegClass::B16);
-        for (e, &a) in acc.iter().enumerate() {
-            let off = e as u32 * dsize;
-            k.push(format!("setp.gt.s32 {p_e}, {irem}, {e};"));
-            k.push(format!("and.pred {p_c}, {p_e}, {p_beta};"));
-            let cv = load_f32(k, self.spec.c, p_c, cptr, off);
-            let bias: Vec<Reg> = biases.iter().map(|b| b.value(e)).collect();
-            let v = apply(
-                k,
-                &self.spec,
-                a,
-                cv,
-                &bias,
-                inp.alpha,
-                inp.beta,
-                &inp.scalars,
-            )?;
-            match self.spec.d {
-                ElementType::F32 => k.push(format!("@{p_e} st.global.f32 [{dptr}+{off}], {v};")),
-                d => {
-                    let ty = if d == ElementType::BF16 {
-                        "bf16"
-                    } else {
-                        "f16"
-                    };
-                    k.push(format!("cvt.rn.{ty}.f32 {h}, {v};"));
-                    k.push(format!("@{p_e} st.global.b16 [{dptr}+{off}], {h};"));
-                }
+        let (e, es) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        let (off, caddr, daddr) = (
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+        );
+        let (acc, p_next) = (k.reg(RegClass::F32), k.reg(RegClass::Pred));
+        let element = k.new_label("epilogue_partial_element")?;
+        k.mov(e, 0);
+        k.mov(es, sread);
+        k.push(format!("mov.b64 {off}, 0;"));
+        k.place_label(&element);
+        k.push(".pragma \"nounroll\";");
+        k.push(format!("ld.shared.f32 {acc}, [{es}];"));
+        k.push(format!("add.u64 {caddr}, {cptr}, {off};"));
+        k.push(format!("add.u64 {daddr}, {dptr}, {off};"));
+        let cv = load_f32(k, self.spec.c, p_beta, caddr, 0);
+        let bias = element_bias_values(k, &self.spec, biases, off, p_part);
+        let v = apply(
+            k,
+            &self.spec,
+            acc,
+            cv,
+            &bias,
+            inp.alpha,
+            inp.beta,
+            &inp.scalars,
+        )?;
+        match self.spec.d {
+            ElementType::F32 => k.push(format!("st.global.f32 [{daddr}], {v};")),
+            d => {
+                let ty = if d == ElementType::BF16 {
+                    "bf16"
+                } else {
+                    "f16"
+                };
+                let h = k.reg(RegClass::B16);
+                k.push(format!("cvt.rn.{ty}.f32 {h}, {v};"));
+                k.push(format!("st.global.b16 [{daddr}], {h};"));
             }
         }
+        k.push(format!("add.u32 {es}, {es}, 4;"));
+        k.push(format!("add.u64 {off}, {off}, {dsize};"));
+        k.push(format!("add.u32 {e}, {e}, 1;"));
+        k.push(format!("setp.lt.s32 {p_next}, {e}, {irem};"));
+        k.push(format!("@{p_next} bra {element};"));
         Ok(())
     }
 }

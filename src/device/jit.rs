@@ -25,6 +25,23 @@ fn jit_optimization_level() -> Option<u32> {
     (level <= 4).then_some(level)
 }
 
+/// The environment variable that sets the driver JIT's `CU_JIT_FAST_COMPILE`
+/// option (an unsigned integer, e.g. 1; unset: the option is not passed) for
+/// every module loaded after. The driver documents this option as internal;
+/// cutlet passes it only on request, to measure a new configuration's
+/// first-run time against the kernels' speed.
+pub const JIT_FAST_COMPILE_ENV: &str = "CUTLET_JIT_FAST_COMPILE";
+
+/// The value [`JIT_FAST_COMPILE_ENV`] asks for, if it holds an unsigned
+/// integer (anything else is ignored: the option is not passed).
+fn jit_fast_compile() -> Option<u32> {
+    std::env::var(JIT_FAST_COMPILE_ENV)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// Capacity of each JIT log buffer, in bytes (the driver caps its logs here).
 const JIT_LOG_BYTES: usize = 64 * 1024;
 
@@ -108,6 +125,10 @@ impl Module {
         if let Some(level) = jit_optimization_level() {
             options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
             values.push(option_int(level as usize));
+        }
+        if let Some(value) = jit_fast_compile() {
+            options.push(sys::CUjit_option::CU_JIT_FAST_COMPILE);
+            values.push(option_int(value as usize));
         }
         let mut raw: sys::CUmodule = std::ptr::null_mut();
         let start = Instant::now();

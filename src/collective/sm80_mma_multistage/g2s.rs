@@ -314,11 +314,14 @@ impl Sm80MmaMultistage {
 }
 
 /// Where `pred` holds, copies the first `valid` bytes (0..15, a `.b32`
-/// register; 0 writes zeros) of the 16-byte chunk at global `src` into shared `dst` with
-/// element loads and one 16-byte `st.shared`, zero-filling the rest: a chunk
-/// cut by the tensor's edge, which a 16-byte `cp.async` (even with a smaller
-/// src-size) would read past the end of the buffer. The stage it writes is
-/// the one the `cp.async` copies write, under the same barriers.
+/// register; 0 writes zeros) of the 16-byte chunk at global `src` into shared `dst`,
+/// zero-filling the rest: a chunk cut by the tensor's edge, which a 16-byte
+/// `cp.async` (even with a smaller src-size) would read past the end of the
+/// buffer. One 16-byte `st.shared` of zeros, then a rolled loop of element
+/// loads and stores over the valid bytes (the same bytes as loading every
+/// element predicated and storing the chunk once; a loop keeps this rare
+/// path short for the driver's assembler). The stage it writes is the one
+/// the `cp.async` copies write, under the same barriers.
 fn emit_partial_chunk(
     k: &mut Kernel,
     esize: u32,
@@ -327,39 +330,40 @@ fn emit_partial_chunk(
     dst: &str,
     valid: Reg,
 ) -> Result<(), PtxError> {
-    let skip = k.new_label("g2s_whole_chunks")?;
+    let (skip, element) = (
+        k.new_label("g2s_whole_chunks")?,
+        k.new_label("g2s_chunk_element")?,
+    );
     k.push(format!("@!{pred} bra {skip};"));
-    let words = k.regs(RegClass::B32, 4);
-    let p_e = k.reg(RegClass::Pred);
-    let elements = 16 / esize;
-    let regs: Vec<Reg> = match esize {
-        2 => k.regs(RegClass::B16, elements as usize),
-        _ => words.clone(),
-    };
-    for (e, r) in regs.iter().enumerate() {
-        let off = e as u32 * esize;
-        k.push(format!("setp.gt.s32 {p_e}, {valid}, {off};"));
-        if esize == 2 {
-            k.push(format!("mov.b16 {r}, 0;"));
-            k.push(format!("@{p_e} ld.global.b16 {r}, [{src}+{off}];"));
-        } else {
-            k.push(format!("mov.b32 {r}, 0;"));
-            k.push(format!("@{p_e} ld.global.b32 {r}, [{src}+{off}];"));
-        }
-    }
-    if esize == 2 {
-        for (j, w) in words.iter().enumerate() {
-            k.push(format!(
-                "mov.b32 {w}, {{{}, {}}};",
-                regs[2 * j],
-                regs[2 * j + 1]
-            ));
-        }
-    }
+    let (zero, off, sdst) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+    );
+    let (wide, gsrc) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+    let p_done = k.reg(RegClass::Pred);
+    k.push(format!("mov.b32 {zero}, 0;"));
     k.push(format!(
-        "st.shared.v4.b32 [{dst}], {{{}, {}, {}, {}}};",
-        words[0], words[1], words[2], words[3]
+        "st.shared.v4.b32 [{dst}], {{{zero}, {zero}, {zero}, {zero}}};"
     ));
+    k.mov(off, 0);
+    k.place_label(&element);
+    k.push(".pragma \"nounroll\";");
+    k.push(format!("setp.ge.s32 {p_done}, {off}, {valid};"));
+    k.push(format!("@{p_done} bra {skip};"));
+    k.push(format!("cvt.u64.u32 {wide}, {off};"));
+    k.push(format!("add.u64 {gsrc}, {src}, {wide};"));
+    k.push(format!("add.u32 {sdst}, {dst}, {off};"));
+    let r = if esize == 2 {
+        k.reg(RegClass::B16)
+    } else {
+        k.reg(RegClass::B32)
+    };
+    let bits = esize * 8;
+    k.push(format!("ld.global.b{bits} {r}, [{gsrc}];"));
+    k.push(format!("st.shared.b{bits} [{sdst}], {r};"));
+    k.push(format!("add.u32 {off}, {off}, {esize};"));
+    k.push(format!("bra {element};"));
     k.place_label(&skip);
     Ok(())
 }

@@ -146,6 +146,29 @@ impl Sm80MmaMultistage {
         )
     }
 
+    /// Whether operand A or B reaches its fragments through `ldmatrix`:
+    /// 16-bit operands always, 32-bit (tf32) ones when K-major (`ldmatrix`
+    /// moves 16-bit halves, so `.trans` would split a 32-bit element).
+    /// Otherwise each fragment register is one 32-bit `ld.shared`
+    /// ([`fragment_loads`](Self::fragment_loads)).
+    pub fn uses_ldmatrix(&self, op: Operand) -> Result<bool> {
+        let (smem, _) = self.operand(op)?;
+        Ok(smem.element_bytes == 2 || smem.major == OperandMajor::K)
+    }
+
+    /// The fragment partition of operand A or B over one stage's swizzled
+    /// tile for 32-bit `ld.shared` loads (CuTe's `UniversalCopy<uint32_t>`
+    /// S2R copy): the tiled MMA's A or B partition, value `v` the element
+    /// of fragment register `v`, registers of a k-step contiguous (value
+    /// `f + F * (block + blocks * kk)`, `F` values of one atom, `block` the
+    /// atom along MN in the warp tile, `kk` the k-step).
+    pub fn fragment_loads(&self, op: Operand) -> Result<ThreadPartition> {
+        let (smem, _) = self.operand(op)?;
+        let tile = [i64::from(smem.extent), i64::from(smem.bk)];
+        self.tiled_mma()?
+            .partition_swizzled(op, tile, &smem.layout())
+    }
+
     fn operand(&self, op: Operand) -> Result<(super::OperandSmem, ElementType)> {
         match op {
             Operand::A => Ok((self.a, self.spec.a)),

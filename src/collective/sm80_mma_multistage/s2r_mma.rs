@@ -1,30 +1,39 @@
 //! The shared-to-register loads and MMAs of [`Sm80MmaMultistage`]:
 //! `ldmatrix` x4 (atoms [`SM75_U32x4_LDSM_N`], [`SM75_U16x8_LDSM_T`]) into
-//! double-buffered fragments, and the warp tile's `mma.sync` through
-//! [`MmaAtom::emit`](crate::atom::MmaAtom::emit).
+//! double-buffered fragments, or, for an MN-major tf32 operand, one 32-bit
+//! `ld.shared` per fragment register ([`UniversalCopy<32>`]), and the warp
+//! tile's `mma.sync` through [`MmaAtom::emit`](crate::atom::MmaAtom::emit).
 
 use super::super::{MmaKind, OperandSmem};
 use super::{atom_error, Accumulators, Sm80MmaMultistage};
-use crate::atom::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use crate::atom::{MemorySpace, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy};
 use crate::kernel::gemm::spec::SMEM_ALIGN;
 use crate::kernel::gemm::OperandMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{emit_layout_offset, emit_swizzle, Operand};
 
-/// Per-operand fragment state: ldmatrix bases and the fragment buffers.
+/// Per-operand fragment state: load bases and the fragment buffers.
 pub(super) struct FragState {
     smem: OperandSmem,
     bases: Vec<Reg>,
-    /// Per instruction (16-wide MN block fastest, then k-step): which base,
-    /// the XOR immediate into it and the address immediate, in bytes.
+    /// Per instruction (fragment registers of a k-step first, then k-step):
+    /// which base, the XOR immediate into it and the address immediate, in
+    /// bytes.
     instructions: Vec<(usize, u32, u32)>,
     frags: [Vec<Reg>; 2],
-    blocks: u32,
+    /// Instructions per k-step.
+    per_kstep: u32,
+    /// Fragment registers one instruction fills: 4 (`ldmatrix` x4) or 1
+    /// (32-bit `ld.shared`).
+    width: u32,
+    /// Whether the loads are `ldmatrix` (else 32-bit `ld.shared`).
+    ldmatrix: bool,
 }
 
 impl Sm80MmaMultistage {
-    /// ldmatrix bases from the tiled MMA's `ldmatrix` partition of the
-    /// operand's stage: the thread part emitted once and swizzled, each
+    /// Load bases from the tiled MMA's `ldmatrix` partition of the
+    /// operand's stage (or, without `ldmatrix`, its fragment partition for
+    /// 32-bit loads): the thread part emitted once and swizzled, each
     /// instruction's value part an XOR immediate (the bits the swizzle
     /// reads or writes) and an address immediate (the bits above). Where a
     /// thread's bits meet an instruction's XOR bits, one base per distinct
@@ -45,7 +54,12 @@ impl Sm80MmaMultistage {
             Operand::A => wtm,
             _ => wtn,
         } / 16;
-        let p = self.ldsm(op).map_err(atom_error)?;
+        let ldmatrix = self.uses_ldmatrix(op).map_err(atom_error)?;
+        let (p, width) = if ldmatrix {
+            (self.ldsm(op).map_err(atom_error)?, 4)
+        } else {
+            (self.fragment_loads(op).map_err(atom_error)?, 1)
+        };
         let shift = smem.element_bytes.trailing_zeros();
         let to_bytes = |v: i64| {
             u32::try_from(v << shift).map_err(|_| PtxError::UnsupportedSpec {
@@ -107,11 +121,14 @@ impl Sm80MmaMultistage {
             bases,
             instructions,
             frags,
-            blocks,
+            per_kstep: blocks * 4 / width,
+            width,
+            ldmatrix,
         })
     }
 
-    /// ldmatrix x4 of every 16-wide block of k-step `kk` into buffer `buf`.
+    /// The fragment loads of k-step `kk` (`ldmatrix` x4 of every 16-wide
+    /// block, or a 32-bit load of every register) into buffer `buf`.
     pub(super) fn load_frags(
         &self,
         k: &mut Kernel,
@@ -126,8 +143,8 @@ impl Sm80MmaMultistage {
             k.push(format!("add.u32 {stage_base}, {stage_r}, {};", f.bases[0]));
         }
         let mut xored = None;
-        for blk in 0..f.blocks {
-            let (base, xor, imm) = f.instructions[(blk + f.blocks * kk) as usize];
+        for i in 0..f.per_kstep {
+            let (base, xor, imm) = f.instructions[(i + f.per_kstep * kk) as usize];
             if single {
                 // The stage address is a multiple of the swizzle's period,
                 // so XOR after adding it is XOR before.
@@ -138,11 +155,12 @@ impl Sm80MmaMultistage {
             } else {
                 k.push(format!("add.u32 {addr}, {stage_r}, {};", f.bases[base]));
             }
-            let r = &f.frags[buf][(blk * 4) as usize..(blk * 4 + 4) as usize];
+            let r = &f.frags[buf][(i * f.width) as usize..((i + 1) * f.width) as usize];
             let at = format!("{addr}+{imm}");
-            match f.smem.major {
-                OperandMajor::K => SM75_U32x4_LDSM_N::emit(k, r, &at),
-                OperandMajor::MN => SM75_U16x8_LDSM_T::emit(k, r, &at),
+            match (f.ldmatrix, f.smem.major) {
+                (false, _) => UniversalCopy::<32>::emit_load(k, MemorySpace::Shared, r, &at),
+                (true, OperandMajor::K) => SM75_U32x4_LDSM_N::emit(k, r, &at),
+                (true, OperandMajor::MN) => SM75_U16x8_LDSM_T::emit(k, r, &at),
             }
             .map_err(atom_error)?;
             if self.mma == MmaKind::Tf32 {

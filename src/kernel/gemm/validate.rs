@@ -12,7 +12,7 @@ impl GemmSpec {
     ///
     /// Supported: arch `Sm80` (or `Sm90`, whose PTX target also runs
     /// `mma.sync`); A/B/acc of f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or
-    /// f32 (or tf32)/same/f32 (tf32 MMA, K-major A and B only); C = D of f16,
+    /// f32 (or tf32)/same/f32 (tf32 MMA); any operand majors; C = D of f16,
     /// bf16 or f32; BK filling one 128-byte row (64 for 16-bit, 32 for tf32);
     /// warps (WM, WN, 1) with warp tiles of multiples of 16; copies that
     /// tile over the block's threads; shared memory within the arch's opt-in
@@ -35,7 +35,7 @@ impl GemmSpec {
                 self.arch
             ));
         }
-        let mma = MmaKind::for_types(self.a, self.b, self.acc).ok_or_else(|| {
+        MmaKind::for_types(self.a, self.b, self.acc).ok_or_else(|| {
             format!(
                 "element types a={}, b={}, acc={} are not supported: expected f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or f32/f32/f32 (tf32)",
                 self.a, self.b, self.acc
@@ -61,15 +61,6 @@ impl GemmSpec {
             return Err(format!(
                 "d type {} is not supported: expected f16, bf16 or f32",
                 self.d
-            ));
-        }
-        if mma == MmaKind::Tf32
-            && (self.a_major, self.b_major) != (OperandMajor::K, OperandMajor::K)
-        {
-            return Err(format!(
-                "tf32 with a_major {} and b_major {} is not supported: expected both k-major",
-                self.a_major.name(),
-                self.b_major.name()
             ));
         }
         self.validate_tile()?;
