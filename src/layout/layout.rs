@@ -170,6 +170,15 @@ impl Layout {
 
     /// The index of the `i`-th element (linear coordinate, colexicographic).
     pub fn at(&self, i: i64) -> i64 {
+        // In range, the hierarchical split of `i` equals the colexicographic
+        // split over the flattened modes: one walk of the tree, no sizes
+        // recomputed per level (generators evaluate layouts millions of times).
+        if i >= 0 {
+            let (mut rest, mut idx) = (i, 0);
+            if walk_in_range(&self.shape, &self.stride, &mut rest, &mut idx) && rest == 0 {
+                return idx;
+            }
+        }
         IntTuple::Int(i).crd2idx(&self.shape, &self.stride)
     }
 
@@ -287,5 +296,26 @@ impl fmt::Display for Layout {
 impl fmt::Debug for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Layout({self})")
+    }
+}
+
+/// Splits `rest` colexicographically over the flattened modes of `shape`,
+/// adding each coordinate times its stride to `idx`; `false` for a mode of
+/// extent 0 or a shape and stride of different structure (the caller then
+/// takes the general path).
+fn walk_in_range(shape: &IntTuple, stride: &IntTuple, rest: &mut i64, idx: &mut i64) -> bool {
+    match (shape, stride) {
+        (IntTuple::Int(n), IntTuple::Int(d)) => {
+            if *n <= 0 {
+                return false;
+            }
+            *idx += (*rest % n) * d;
+            *rest /= n;
+            true
+        }
+        (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => {
+            s.iter().zip(d).all(|(s, d)| walk_in_range(s, d, rest, idx))
+        }
+        _ => false,
     }
 }

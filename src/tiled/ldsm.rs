@@ -4,7 +4,7 @@
 
 use super::partition::ThreadPartition;
 use super::tiled_mma::{mode_layout, mode_of, Operand, TiledMma};
-use crate::layout::{composition, ComposedLayout, Layout};
+use crate::layout::{coalesce, composition, ComposedLayout, Layout};
 use crate::{Error, Result};
 
 /// Registers one `ldmatrix.x4` fills per lane.
@@ -74,7 +74,9 @@ impl TiledMma {
                 "a multiple of {per_ldsm} values per thread, not {values}"
             )));
         }
-        let at = |t: i64, v: i64| tv.at(t + threads * v);
+        // Evaluated many times below: coalesced first (same function, fewer modes).
+        let tv_eval = coalesce(&tv);
+        let at = |t: i64, v: i64| tv_eval.at(t + threads * v);
         // Along a stored row: the register's next half, or (32-bit) the next lane.
         let (row_step, col_step) = match (trans, per_reg) {
             (true, _) => (at(0, 1) - at(0, 0), at(4, 0) - at(0, 0)),
@@ -93,6 +95,7 @@ impl TiledMma {
         )?;
         let ldsm = Layout::from_modes([Layout::from_modes([lanes, warps]), instructions]);
         // Every register half must receive the element the fragment holds.
+        let ldsm_eval = coalesce(&ldsm);
         for t in 0..threads {
             let (lane, warp_base) = (t % 32, t - t % 32);
             for i in 0..values / per_ldsm {
@@ -107,7 +110,7 @@ impl TiledMma {
                             (false, _) => (lane / 4, lane % 4),
                         };
                         let supplier = warp_base + 8 * j + row;
-                        let got = ldsm.at(supplier + threads * i) + col * col_step;
+                        let got = ldsm_eval.at(supplier + threads * i) + col * col_step;
                         if got != at(t, per_ldsm * i + per_reg * j + h) {
                             return Err(cannot(format!(
                                 "fragments ldmatrix can fill (thread {t}, instruction {i}, register {j} differs)"
@@ -170,6 +173,7 @@ fn check_rows(
         (false, 8) => tv.at(threads) - tv.at(0),
         (false, _) => tv.at(1) - tv.at(0),
     };
+    let ldsm = coalesce(ldsm);
     for i in 0..ldsm.size() {
         let start = ldsm.at(i);
         let first = memory.at(start);

@@ -2,7 +2,7 @@
 //! into a layout of the thread index and host-evaluated value offsets.
 
 use super::emit_offset::{emit_layout_offset, emit_swizzle};
-use crate::layout::{composition, ComposedLayout, Layout, Swizzle};
+use crate::layout::{coalesce, composition, ComposedLayout, Layout, Swizzle};
 use crate::ptx::{Kernel, Reg};
 use crate::{Error, Result};
 
@@ -76,7 +76,10 @@ impl ThreadPartition {
                 "a (thread, value) layout of rank 2",
             ));
         }
-        if tv.size() > 0 && (0..tv.size()).map(|i| tv.at(i)).max().unwrap_or(0) >= memory.size() {
+        let tv_eval = coalesce(tv);
+        if tv.size() > 0
+            && (0..tv.size()).map(|i| tv_eval.at(i)).max().unwrap_or(0) >= memory.size()
+        {
             return Err(Error::invalid_argument(
                 "memory layout",
                 format!("{memory} (size {})", memory.size()),
@@ -97,7 +100,8 @@ impl ThreadPartition {
                 ))
             }
         };
-        let val = (0..val_layout.size()).map(|v| val_layout.at(v)).collect();
+        let val_eval = coalesce(&val_layout);
+        let val = (0..val_layout.size()).map(|v| val_eval.at(v)).collect();
         Ok(ThreadPartition {
             thr,
             val,
