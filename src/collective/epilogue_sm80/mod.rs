@@ -1,0 +1,202 @@
+//! [`EpilogueSm80`]: D = alpha * acc + beta * C, staged through shared
+//! memory so that C is read and D written in coalesced 16-byte vectors.
+//!
+//! 1. Every thread writes its accumulators (as f32) into a staging tile of
+//!    the whole CTA tile in shared memory, laid out with D's contiguous
+//!    dimension innermost and rows padded against bank conflicts; where
+//!    each accumulator goes is the tiled MMA's C partition of that tile.
+//! 2. After `bar.sync`, each thread takes 16-byte vectors of D: a fixed
+//!    column of vectors, rows `rows_per_pass` apart. For each it reads the
+//!    staged accumulators, reads C's vector at the same place (only when
+//!    beta is not 0), computes `alpha * acc + beta * c` in f32, converts and
+//!    stores. Each element of C is read by the thread that then writes the
+//!    same element of D, so D may alias C.
+//! 3. Ragged edges: rows past the edge are skipped; a vector that straddles
+//!    the contiguous edge is read and written element by element.
+//!
+//! Step 1 is unrolled (the accumulators are registers); step 2 is a loop
+//! over the passes, unrolled up to 2 passes per iteration, and the threads
+//! whose vector the contiguous edge cuts run their own pass loop around a
+//! rolled loop over the vector's elements inside the edge, so the driver's
+//! assembler schedules short bodies (it spends its time on the mainloop;
+//! every epilogue instruction adds to a new configuration's first run).
+//!
+//! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
+//! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
+//! the bias vectors read as `epilogue_fusion.rs` says.
+
+mod edge;
+mod store;
+mod values;
+
+use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
+use super::MmaKind;
+use crate::kernel::gemm::spec::{epilogue_pad, VECTOR_BYTES};
+use crate::kernel::gemm::{GemmSpec, OutputMajor};
+use crate::layout::{IntTuple, Layout};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::{emit_layout_offset, Operand, ThreadPartition};
+
+/// Registers the kernel hands to the epilogue.
+#[derive(Clone, Debug)]
+pub struct EpilogueInputs {
+    /// `%tid.x`.
+    pub tid: Reg,
+    /// Shared-window address of the dynamic shared memory.
+    pub smem: Reg,
+    /// Global address of D's element (m0, n0) in this batch.
+    pub d_tile: Reg,
+    /// Global address of C's element (m0, n0) in this batch.
+    pub c_tile: Reg,
+    /// D's leading dimension in bytes (`.b64`).
+    pub ldd_bytes: Reg,
+    /// C's leading dimension in bytes (`.b64`).
+    pub ldc_bytes: Reg,
+    /// `M - m0` (`.b32`).
+    pub m_rem: Reg,
+    /// `N - n0` (`.b32`).
+    pub n_rem: Reg,
+    /// alpha (`.f32`).
+    pub alpha: Reg,
+    /// beta (`.f32`).
+    pub beta: Reg,
+    /// Per bias vector of the spec's epilogue: the global address (`.b64`)
+    /// of its element at the tile's origin along its axis (m0 for a row
+    /// bias, n0 for a column bias).
+    pub biases: Vec<Reg>,
+    /// The epilogue's extra scalars s2, s3, ... (`.f32`).
+    pub scalars: Vec<Reg>,
+}
+
+/// The linear-combination epilogue of one [`GemmSpec`].
+#[derive(Clone, Debug)]
+pub struct EpilogueSm80 {
+    spec: GemmSpec,
+}
+
+impl EpilogueSm80 {
+    /// The epilogue of `spec`.
+    pub fn new(spec: &GemmSpec) -> Self {
+        EpilogueSm80 { spec: spec.clone() }
+    }
+
+    /// Elements of D in one 16-byte vector.
+    pub fn vector_elements(&self) -> u32 {
+        VECTOR_BYTES / self.spec.d.size_bytes()
+    }
+
+    /// (rows, row length) of the staging tile: rows along D's strided
+    /// dimension, each row D's contiguous dimension.
+    fn staging_shape(&self) -> (u32, u32) {
+        let [bm, bn, _] = self.spec.tile;
+        match self.spec.d_major {
+            OutputMajor::N => (bm, bn),
+            OutputMajor::M => (bn, bm),
+        }
+    }
+
+    /// Threads per row of vectors, and rows per pass; `None` when the
+    /// vectors do not tile over the block's threads.
+    pub fn vector_mapping(&self) -> Option<(u32, u32)> {
+        let (rows, len) = self.staging_shape();
+        let vpr = len / self.vector_elements();
+        let threads = self.spec.block_threads();
+        if vpr == 0 || !threads.is_multiple_of(vpr) || rows % (threads / vpr) != 0 {
+            return None;
+        }
+        Some((vpr, threads / vpr))
+    }
+
+    /// Emits the epilogue.
+    pub fn emit(
+        &self,
+        k: &mut Kernel,
+        inp: &EpilogueInputs,
+        acc: &Accumulators,
+    ) -> Result<(), PtxError> {
+        self.stage_accumulators(k, inp, acc)?;
+        k.push("bar.sync 0;");
+        self.store_vectors(k, inp)
+    }
+
+    /// The staging tile's layout: (m, n) of the CTA tile -> f32 element
+    /// offset, D's contiguous dimension innermost, rows padded.
+    pub fn staging_layout(&self) -> Layout {
+        let (_, len) = self.staging_shape();
+        let pitch = i64::from(len + epilogue_pad(self.spec.d_major));
+        let [bm, bn, _] = self.spec.tile.map(i64::from);
+        let stride = match self.spec.d_major {
+            OutputMajor::N => [pitch, 1],
+            OutputMajor::M => [1, pitch],
+        };
+        Layout::from_parts(IntTuple::ints(&[bm, bn]), IntTuple::ints(&stride))
+    }
+
+    /// Each thread's accumulators in the staging tile: the tiled MMA's C
+    /// partition ([`Sm80MmaMultistage::tiled_mma`](super::Sm80MmaMultistage::tiled_mma)).
+    /// Value `c + 4 * (mi + m_tiles * ni)` is register `c` of MMA tile
+    /// (mi, ni), [`Accumulators::tile`]'s order.
+    pub fn acc_partition(&self) -> crate::Result<ThreadPartition> {
+        let mma = MmaKind::for_types(self.spec.a, self.spec.b, self.spec.acc).ok_or_else(|| {
+            crate::Error::invalid_argument(
+                "element types",
+                format!("{}/{}/{}", self.spec.a, self.spec.b, self.spec.acc),
+                "types with an mma",
+            )
+        })?;
+        let [bm, bn, _] = self.spec.tile.map(i64::from);
+        tiled_mma_of(&self.spec, mma)?.partition(Operand::C, [bm, bn], &self.staging_layout())
+    }
+
+    fn stage_accumulators(
+        &self,
+        k: &mut Kernel,
+        inp: &EpilogueInputs,
+        acc: &Accumulators,
+    ) -> Result<(), PtxError> {
+        let err = |e: crate::Error| PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: self.spec.kernel_name(),
+            reason: e.to_string(),
+        };
+        let p = self.acc_partition().map_err(err)?;
+        let base = emit_layout_offset(k, p.thr(), inp.tid).map_err(err)?;
+        k.push(format!("shl.b32 {base}, {base}, 2;"));
+        k.push(format!("add.u32 {base}, {base}, {};", inp.smem));
+        // A pair of values stored as one 8-byte vector when adjacent and
+        // 8-byte aligned for every thread.
+        let threads_even = (0..p.threads()).all(|t| p.thr().at(t) % 2 == 0);
+        let vals = k.regs(RegClass::F32, 4);
+        let halves = k.regs(RegClass::B16, 2);
+        for mi in 0..acc.m_tiles {
+            for ni in 0..acc.n_tiles {
+                let regs = acc.tile(mi, ni);
+                let v: Vec<Reg> = if acc.f32 {
+                    regs.to_vec()
+                } else {
+                    for (j, r) in regs.iter().enumerate() {
+                        k.push(format!("mov.b32 {{{}, {}}}, {r};", halves[0], halves[1]));
+                        k.push(format!("cvt.f32.f16 {}, {};", vals[2 * j], halves[0]));
+                        k.push(format!("cvt.f32.f16 {}, {};", vals[2 * j + 1], halves[1]));
+                    }
+                    vals.clone()
+                };
+                let first = (4 * (mi + acc.m_tiles * ni)) as usize;
+                for half in 0..2usize {
+                    let (x, y) = (v[2 * half], v[2 * half + 1]);
+                    let (ox, oy) = (p.val()[first + 2 * half], p.val()[first + 2 * half + 1]);
+                    if oy == ox + 1 && ox % 2 == 0 && threads_even {
+                        k.push(format!(
+                            "st.shared.v2.f32 [{base}+{}], {{{x}, {y}}};",
+                            4 * ox
+                        ));
+                    } else {
+                        k.push(format!("st.shared.f32 [{base}+{}], {x};", 4 * ox));
+                        k.push(format!("st.shared.f32 [{base}+{}], {y};", 4 * oy));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

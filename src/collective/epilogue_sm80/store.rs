@@ -1,0 +1,203 @@
+//! Step 2 of [`EpilogueSm80`]: the pass loop over 16-byte vectors of D,
+//! each read from the staging tile, combined with C and stored whole.
+
+use super::{EpilogueInputs, EpilogueSm80};
+use crate::collective::epilogue_fusion::{
+    advance_outer_biases, load_outer_biases, setup_biases, BiasRegs,
+};
+use crate::kernel::gemm::spec::epilogue_pad;
+use crate::kernel::gemm::OutputMajor;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+impl EpilogueSm80 {
+    pub(super) fn store_vectors(
+        &self,
+        k: &mut Kernel,
+        inp: &EpilogueInputs,
+    ) -> Result<(), PtxError> {
+        let (rows, len) = self.staging_shape();
+        let (vpr, rpp) = self
+            .vector_mapping()
+            .ok_or_else(|| PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: self.spec.kernel_name(),
+                reason: format!(
+                "the {rows}x{len} output tile does not split into 16-byte vectors over {} threads",
+                self.spec.block_threads()
+            ),
+            })?;
+        let vec = self.vector_elements();
+        let dsize = self.spec.d.size_bytes();
+        let pitch = (len + epilogue_pad(self.spec.d_major)) * 4;
+        let (outer_rem, inner_rem) = match self.spec.d_major {
+            OutputMajor::N => (inp.m_rem, inp.n_rem),
+            OutputMajor::M => (inp.n_rem, inp.m_rem),
+        };
+        let (row, colv) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("div.u32 {row}, {}, {vpr};", inp.tid));
+        k.push(format!("rem.u32 {colv}, {}, {vpr};", inp.tid));
+        let col = k.reg(RegClass::B32);
+        k.push(format!("mul.lo.u32 {col}, {colv}, {vec};"));
+        // Shared read address of the thread's first vector.
+        let sread = k.reg(RegClass::B32);
+        let tmp = k.reg(RegClass::B32);
+        k.push(format!("mul.lo.u32 {sread}, {row}, {pitch};"));
+        k.push(format!("shl.b32 {tmp}, {col}, 2;"));
+        k.push(format!("add.u32 {sread}, {sread}, {tmp};"));
+        k.push(format!("add.u32 {sread}, {sread}, {};", inp.smem));
+        // Global addresses of the thread's first vector of D and C.
+        let (dptr, cptr, wide, dstride, cstride) = (
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+        );
+        for (ptr, tile, ld, stride) in [
+            (dptr, inp.d_tile, inp.ldd_bytes, dstride),
+            (cptr, inp.c_tile, inp.ldc_bytes, cstride),
+        ] {
+            k.push(format!("cvt.u64.u32 {wide}, {row};"));
+            k.push(format!("mul.lo.u64 {ptr}, {wide}, {ld};"));
+            k.push(format!("add.u64 {ptr}, {ptr}, {tile};"));
+            k.push(format!("mul.wide.u32 {wide}, {col}, {dsize};"));
+            k.push(format!("add.u64 {ptr}, {ptr}, {wide};"));
+            k.push(format!("mul.lo.u64 {stride}, {ld}, {rpp};"));
+        }
+        // Predicates: rows left, whole / partial vector, beta != 0.
+        let (rrem, irem) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("sub.s32 {rrem}, {outer_rem}, {row};"));
+        k.push(format!("sub.s32 {irem}, {inner_rem}, {col};"));
+        let (p_full, p_part, p_beta, p_row, p_st, p_ld) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::Pred),
+        );
+        k.push(format!("setp.ge.s32 {p_full}, {irem}, {vec};"));
+        k.push(format!("setp.gt.s32 {p_part}, {irem}, 0;"));
+        k.push(format!("and.pred {p_part}, {p_part}, !{p_full};"));
+        k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", inp.beta));
+        let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec);
+        let acc = k.regs(RegClass::F32, vec as usize);
+        let passes = rows / rpp;
+        let unroll = [2, 1]
+            .into_iter()
+            .find(|u| passes.is_multiple_of(*u))
+            .unwrap_or(1);
+        let (p_loop, left) = (k.reg(RegClass::Pred), k.reg(RegClass::B32));
+        let (whole, partial, end) = (
+            k.new_label("epilogue_vectors")?,
+            k.new_label("epilogue_partial_vectors")?,
+            k.new_label("epilogue_end")?,
+        );
+        k.mov(left, passes);
+        // A thread whose vector the contiguous edge cuts stores element by
+        // element in every pass: its own loop, out of the whole-vector one.
+        k.push(format!("@{p_part} bra {partial};"));
+        k.place_label(&whole);
+        k.push(".pragma \"nounroll\";");
+        for u in 0..unroll {
+            if u > 0 {
+                k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
+                k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
+            }
+            let simm = u * rpp * pitch;
+            self.load_staged(k, &acc, sread, simm);
+            k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", u * rpp));
+            load_outer_biases(k, &self.spec, &biases, u * rpp, p_row);
+            k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
+            k.push(format!("and.pred {p_ld}, {p_st}, {p_beta};"));
+            self.store_whole(k, &acc, &biases, inp, dptr, cptr, p_ld, p_st)?;
+        }
+        k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
+        k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
+        self.next_rows(k, (sread, rrem), &biases, unroll * rpp, pitch);
+        k.push(format!("sub.s32 {left}, {left}, {unroll};"));
+        k.push(format!("setp.gt.s32 {p_loop}, {left}, 0;"));
+        k.push(format!("setp.gt.and.s32 {p_loop}, {rrem}, 0, {p_loop};"));
+        k.push(format!("@{p_loop} bra {whole};"));
+        k.push(format!("bra {end};"));
+        k.place_label(&partial);
+        k.push(".pragma \"nounroll\";");
+        // Rows run out together: leave at the first row past the edge.
+        k.push(format!("setp.le.s32 {p_loop}, {rrem}, 0;"));
+        k.push(format!("@{p_loop} bra {end};"));
+        load_outer_biases(k, &self.spec, &biases, 0, p_part);
+        self.store_partial(k, &biases, inp, (sread, dptr, cptr), irem, (p_beta, p_part))?;
+        k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
+        k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
+        self.next_rows(k, (sread, rrem), &biases, rpp, pitch);
+        k.push(format!("sub.s32 {left}, {left}, 1;"));
+        k.push(format!("setp.gt.s32 {p_loop}, {left}, 0;"));
+        k.push(format!("@{p_loop} bra {partial};"));
+        k.place_label(&end);
+        Ok(())
+    }
+
+    /// Reads one vector of staged accumulators at `[sread + imm]`.
+    pub(super) fn load_staged(&self, k: &mut Kernel, acc: &[Reg], sread: Reg, imm: u32) {
+        for (q, a) in acc.chunks(4).enumerate() {
+            k.push(format!(
+                "ld.shared.v4.f32 {{{}, {}, {}, {}}}, [{sread}+{}];",
+                a[0],
+                a[1],
+                a[2],
+                a[3],
+                imm + 16 * q as u32
+            ));
+        }
+    }
+
+    /// Moves the shared read address, the rows left and the outer biases
+    /// `rows` rows on.
+    pub(super) fn next_rows(
+        &self,
+        k: &mut Kernel,
+        (sread, rrem): (Reg, Reg),
+        biases: &[BiasRegs],
+        rows: u32,
+        pitch: u32,
+    ) {
+        k.push(format!("add.u32 {sread}, {sread}, {};", rows * pitch));
+        k.push(format!("sub.s32 {rrem}, {rrem}, {rows};"));
+        advance_outer_biases(k, &self.spec, biases, rows);
+    }
+
+    /// The whole 16-byte vector of one pass: C read where `p_ld`, the
+    /// epilogue, D written where `p_st`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn store_whole(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        biases: &[BiasRegs],
+        inp: &EpilogueInputs,
+        dptr: Reg,
+        cptr: Reg,
+        p_ld: Reg,
+        p_st: Reg,
+    ) -> Result<(), PtxError> {
+        let packed = k.regs(RegClass::B32, 4);
+        let cval = k.regs(RegClass::F32, acc.len());
+        for r in &packed {
+            k.push(format!("mov.b32 {r}, 0;"));
+        }
+        let words = (acc.len() as u32 * self.spec.d.size_bytes() / 4) as usize;
+        let w = &packed[..words];
+        k.push(format!(
+            "@{p_ld} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{cptr}];",
+            w[0], w[1], w[2], w[3]
+        ));
+        self.unpack(k, w, &cval);
+        let res = self.combine(k, acc, &cval, biases, inp)?;
+        self.pack(k, &res, w);
+        k.push(format!(
+            "@{p_st} st.global.v4.b32 [{dptr}], {{{}, {}, {}, {}}};",
+            w[0], w[1], w[2], w[3]
+        ));
+        Ok(())
+    }
+}

@@ -1,0 +1,85 @@
+//! The per-element arithmetic of [`EpilogueSm80`]: C's words unpacked to
+//! f32, the epilogue at each element, the results packed into D's words.
+
+use super::{EpilogueInputs, EpilogueSm80};
+use crate::collective::epilogue_fusion::{apply, BiasRegs};
+use crate::numeric::ElementType;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+impl EpilogueSm80 {
+    /// f32 values of C from packed words (16-bit types: two per word).
+    pub(super) fn unpack(&self, k: &mut Kernel, words: &[Reg], out: &[Reg]) {
+        match self.spec.c {
+            ElementType::F32 => {
+                for (w, o) in words.iter().zip(out) {
+                    k.push(format!("mov.b32 {o}, {w};"));
+                }
+            }
+            ElementType::BF16 => {
+                for (j, w) in words.iter().enumerate() {
+                    k.push(format!("shl.b32 {}, {w}, 16;", out[2 * j]));
+                    k.push(format!("and.b32 {}, {w}, -65536;", out[2 * j + 1]));
+                }
+            }
+            _ => {
+                let h = k.regs(RegClass::B16, 2);
+                for (j, w) in words.iter().enumerate() {
+                    k.push(format!("mov.b32 {{{}, {}}}, {w};", h[0], h[1]));
+                    k.push(format!("cvt.f32.f16 {}, {};", out[2 * j], h[0]));
+                    k.push(format!("cvt.f32.f16 {}, {};", out[2 * j + 1], h[1]));
+                }
+            }
+        }
+    }
+
+    /// The epilogue at each element of a vector: f32 results.
+    pub(super) fn combine(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        c: &[Reg],
+        biases: &[BiasRegs],
+        inp: &EpilogueInputs,
+    ) -> Result<Vec<Reg>, PtxError> {
+        (0..acc.len())
+            .map(|e| {
+                let bias: Vec<Reg> = biases.iter().map(|b| b.value(e)).collect();
+                apply(
+                    k,
+                    &self.spec,
+                    acc[e],
+                    c[e],
+                    &bias,
+                    inp.alpha,
+                    inp.beta,
+                    &inp.scalars,
+                )
+            })
+            .collect()
+    }
+
+    /// Packs f32 values into D's words.
+    pub(super) fn pack(&self, k: &mut Kernel, vals: &[Reg], words: &[Reg]) {
+        match self.spec.d {
+            ElementType::F32 => {
+                for (v, w) in vals.iter().zip(words) {
+                    k.push(format!("mov.b32 {w}, {v};"));
+                }
+            }
+            d => {
+                let ty = if d == ElementType::BF16 {
+                    "bf16x2"
+                } else {
+                    "f16x2"
+                };
+                for (j, w) in words.iter().enumerate() {
+                    k.push(format!(
+                        "cvt.rn.{ty}.f32 {w}, {}, {};",
+                        vals[2 * j + 1],
+                        vals[2 * j]
+                    ));
+                }
+            }
+        }
+    }
+}
