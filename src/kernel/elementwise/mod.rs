@@ -45,15 +45,21 @@
 //! | [`ElementwiseSpec`], [`Operand`], [`Access`], the params | `spec.rs` |
 //! | [`Tiling`], [`TvPlan`] | `tiling.rs` |
 //! | [`Schedule`] (persistent walk, cache hints) | `schedule.rs` |
-//! | PTX generation: tile walk, full and edge tiles | `emit.rs` |
+//! | PTX generation: tile walk | `emit.rs` |
+//! | the kernel's shared context, one tile's registers and loads | `emit_ctx.rs` |
+//! | one tile's compute and stores, full and edge tiles | `emit_tile.rs` |
 //! | [`BulkCopy`] (sm_90a copy-engine ring), [`BulkLayout`] | `bulk.rs` |
-//! | PTX generation of the bulk-copy walk | `bulk_emit.rs` |
+//! | PTX generation of the bulk-copy walk: setup and prologue | `bulk_emit.rs` |
+//! | the bulk-copy chunk loop and ragged tail | `bulk_loop.rs` |
 //! | one tensor's loads, stores and addresses | `access.rs` |
 
 mod access;
 mod bulk;
 mod bulk_emit;
+mod bulk_loop;
 mod emit;
+mod emit_ctx;
+mod emit_tile;
 mod schedule;
 mod spec;
 mod tiling;
