@@ -116,7 +116,7 @@ impl Reduce {
 
     /// `op` along a PyTorch-style `dim`: -1 or 1 (each row), 0 (each column).
     ///
-    /// Errors: [`Error::InvalidArgument`] for any other `dim`, saying what is allowed.
+    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) for any other `dim`, saying what is allowed.
     pub fn along(op: ReduceOp, dim: i64) -> Result<Reduce> {
         Ok(Reduce::new(op, check::dim_from_index(dim)?))
     }
@@ -142,10 +142,10 @@ impl Reduce {
     /// column; any stride) of one element per row ([`ReduceDim::Last`]), per
     /// column ([`ReduceDim::First`]), or one element ([`ReduceDim::All`]).
     ///
-    /// Errors: [`Error::InvalidArgument`] for a wrong output shape (naming
+    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a wrong output shape (naming
     /// both shapes), an unsupported element type, an output type other than
     /// the input's or f32, max or min over an empty dimension;
-    /// [`Error::UnsupportedArch`] before compute capability 7.0; driver and
+    /// [`Error::UnsupportedArch`](crate::Error::UnsupportedArch) before compute capability 7.0; driver and
     /// JIT errors with the kernel's name.
     pub fn run(
         &self,

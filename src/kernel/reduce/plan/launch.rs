@@ -25,7 +25,7 @@ pub struct LaunchShape {
     /// The f32 `count` param (a finishing mean divides by it).
     pub count: f32,
     /// Blocks `(x, y)`: x strides over lines (or column tiles), y is the
-    /// split; threads per block are [`BLOCK_THREADS`].
+    /// split; threads per block are [`BLOCK_THREADS`](super::super::BLOCK_THREADS).
     pub grid: (u32, u32),
 }
 
