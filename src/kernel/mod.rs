@@ -9,12 +9,7 @@
 //! type lowers to, so that the device layer can cache the compiled module by
 //! spec and device.
 
-/// The proving kernel: vectorized elementwise `c = a + b`, its spec and PTX.
 pub mod elementwise;
-pub mod vector_add;
-
-/// GEMM kernels: the spec every configuration lowers to and `GemmUniversal`.
 pub mod gemm;
-
-/// Reductions (sum, mean, max, min) along a dimension or of a whole tensor.
 pub mod reduce;
+pub mod vector_add;

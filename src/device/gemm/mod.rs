@@ -11,7 +11,7 @@
 //! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
 //! | [`check_epilogue`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count |
-//! | [`reference`] | `reference/` | host f64 reference and cuBLAS, for tests, benches, the example and the CLI |
+//! | [`reference`](mod@reference) | `reference/` | host f64 reference and cuBLAS, for tests, benches, the example and the CLI |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
 //! the kernel is generated from the spec, JIT-compiled once per (spec,
