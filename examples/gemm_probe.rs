@@ -107,7 +107,7 @@ fn probe<T>(
     let b: CudaSlice<T> = stream.clone_htod(&random(n * ldb, 2, &conv)).unwrap();
     let d: CudaSlice<T> = stream.alloc_zeros(m * ldd).unwrap();
     let mut d_ref: CudaSlice<T> = stream.alloc_zeros(m * ldd).unwrap();
-    let kernel = get_or_load(device, &spec, &spec.kernel_name(), || Ok(spec.ptx()?)).unwrap();
+    let kernel = get_or_load(device, &spec, || spec.kernel_name(), || Ok(spec.ptx()?)).unwrap();
     let f = kernel.function();
     let (gx, gy, gz) = spec.grid(m as u32, n as u32, 1);
     let config = LaunchConfig {

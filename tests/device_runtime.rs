@@ -300,13 +300,14 @@ fn the_cache_compiles_once_and_returns_the_same_kernel() {
         name: "times_three",
         variant: 1,
     };
+    let name = || "times_three".to_string();
     let generated = AtomicUsize::new(0);
     let generate = || {
         generated.fetch_add(1, Ordering::SeqCst);
         Ok(TIMES_THREE_PTX.to_string())
     };
-    let first = get_or_load(&device, &spec, "times_three", generate).expect("first load");
-    let again = get_or_load(&device, &spec, "times_three", generate).expect("cached load");
+    let first = get_or_load(&device, &spec, name, generate).expect("first load");
+    let again = get_or_load(&device, &spec, name, generate).expect("cached load");
     assert!(Arc::ptr_eq(&first, &again));
     assert_eq!(generated.load(Ordering::SeqCst), 1);
     eprintln!(
@@ -315,13 +316,13 @@ fn the_cache_compiles_once_and_returns_the_same_kernel() {
         first.compile_time()
     );
     let other = TestSpec { variant: 2, ..spec };
-    let second = get_or_load(&device, &other, "times_three", generate).expect("other spec");
+    let second = get_or_load(&device, &other, name, generate).expect("other spec");
     assert!(!Arc::ptr_eq(&first, &second));
     assert_eq!(generated.load(Ordering::SeqCst), 2);
 
     let start = std::time::Instant::now();
     for _ in 0..1000 {
-        get_or_load(&device, &spec, "times_three", generate).expect("cached load");
+        get_or_load(&device, &spec, name, generate).expect("cached load");
     }
     let per_call = start.elapsed() / 1000;
     eprintln!("cached lookup: {per_call:?} per call");
@@ -352,10 +353,15 @@ fn concurrent_first_calls_compile_once() {
             );
             std::thread::spawn(move || {
                 start.wait();
-                get_or_load(&device, &spec, "times_three", || {
-                    generated.fetch_add(1, Ordering::SeqCst);
-                    Ok(TIMES_THREE_PTX.to_string())
-                })
+                get_or_load(
+                    &device,
+                    &spec,
+                    || spec.name.to_string(),
+                    || {
+                        generated.fetch_add(1, Ordering::SeqCst);
+                        Ok(TIMES_THREE_PTX.to_string())
+                    },
+                )
                 .expect("load")
             })
         })

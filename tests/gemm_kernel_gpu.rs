@@ -198,7 +198,7 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     let db = stream.clone_htod(&encode(spec.b, &b.values)).unwrap();
     let dc = stream.clone_htod(&encode(spec.c, &c.values)).unwrap();
     let mut dd = stream.clone_htod(&encode(spec.d, &d_init)).unwrap();
-    let kernel = get_or_load(device, spec, &spec.kernel_name(), || Ok(spec.ptx()?)).unwrap();
+    let kernel = get_or_load(device, spec, || spec.kernel_name(), || Ok(spec.ptx()?)).unwrap();
     let (gx, gy, gz) = spec.grid(case.m as u32, case.n as u32, case.l as u32);
     let config = LaunchConfig {
         grid: (gx, gy, gz),

@@ -59,18 +59,20 @@ impl LoadedKernel {
 /// Returns the kernel compiled for (`spec`, `device`), generating its PTX
 /// with `generate` and compiling it on the first call in this process.
 ///
-/// `kernel_name` is the `.entry` name to look up in the module (also the
-/// label in errors). Two specs are the same entry when they have the same
+/// `kernel_name` gives the `.entry` name to look up in the module (also the
+/// label in errors); like `generate`, it is called only on a miss, so a
+/// cached call neither formats nor hashes a name. Two specs are the same entry when they have the same
 /// type and compare equal, so the spec must hold every fact that changes the
 /// generated PTX.
-pub fn get_or_load<K, F>(
+pub fn get_or_load<K, N, F>(
     device: &Device,
     spec: &K,
-    kernel_name: &str,
+    kernel_name: N,
     generate: F,
 ) -> Result<Arc<LoadedKernel>>
 where
     K: Hash + Eq + Clone + Send + Sync + 'static,
+    N: FnOnce() -> String,
     F: FnOnce() -> Result<String>,
 {
     global().get_or_load(device, spec, kernel_name, generate)
@@ -102,15 +104,16 @@ struct Slot {
 }
 
 impl ModuleCache {
-    fn get_or_load<K, F>(
+    fn get_or_load<K, N, F>(
         &self,
         device: &Device,
         spec: &K,
-        kernel_name: &str,
+        kernel_name: N,
         generate: F,
     ) -> Result<Arc<LoadedKernel>>
     where
         K: Hash + Eq + Clone + Send + Sync + 'static,
+        N: FnOnce() -> String,
         F: FnOnce() -> Result<String>,
     {
         let slot = self.slot(spec, device.ordinal());
@@ -124,8 +127,9 @@ impl ModuleCache {
         let start = Instant::now();
         let ptx = generate()?;
         let generate_time = start.elapsed();
-        let module = Module::load(device, kernel_name, &ptx)?;
-        let function = module.function(kernel_name)?;
+        let kernel_name = kernel_name();
+        let module = Module::load(device, &kernel_name, &ptx)?;
+        let function = module.function(&kernel_name)?;
         let kernel = Arc::new(LoadedKernel {
             module,
             function,

@@ -49,7 +49,7 @@
 //! let device = Device::new(0)?;
 //! let stream = device.default_stream();
 //! let mut out = stream.alloc_zeros::<u32>(1000).expect("allocation");
-//! let kernel = get_or_load(&device, &"times_three", "times_three", generate_ptx)?;
+//! let kernel = get_or_load(&device, &"times_three", || "times_three".into(), generate_ptx)?;
 //! let mut args = KernelArgs::new(&stream);
 //! args.output(&mut out).scalar(1000u32);
 //! // SAFETY: `times_three(.u64 out, .u32 n)` writes out[0..n) and `out` holds n values.

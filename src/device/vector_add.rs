@@ -79,7 +79,7 @@ pub fn vector_add<T: Element>(
     if n == 0 {
         return Ok(());
     }
-    let kernel = get_or_load(device, &spec, &spec.kernel_name(), || Ok(spec.ptx()?))?;
+    let kernel = get_or_load(device, &spec, || spec.kernel_name(), || Ok(spec.ptx()?))?;
     let (grid, block) = spec.grid(n as u64, device.limits().sm_count);
     let config = LaunchConfig {
         grid: (grid, 1, 1),

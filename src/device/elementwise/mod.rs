@@ -288,7 +288,7 @@ impl Elementwise {
                 args.scalar(*s as f32);
             }
         }
-        let kernel = get_or_load(device, &spec, &spec.kernel_name(), || spec.ptx())?;
+        let kernel = get_or_load(device, &spec, || spec.kernel_name(), || spec.ptx())?;
         let sm_count = device.limits().sm_count;
         let grid = match (&bulk, spec.schedule.persistent) {
             (Some(layout), k) => layout.grid(problem.blocks, k, sm_count),

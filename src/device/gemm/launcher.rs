@@ -63,8 +63,12 @@ impl Launcher {
         self.check_device()?;
         check_spec(&self.spec)?;
         let spec = &self.spec;
-        let name = spec.kernel_name();
-        let kernel = get_or_load(&self.device, spec, &name, || Ok(spec.ptx()?))?;
+        let kernel = get_or_load(
+            &self.device,
+            spec,
+            || spec.kernel_name(),
+            || Ok(spec.ptx()?),
+        )?;
         Ok(self.kernel.get_or_init(|| kernel))
     }
 

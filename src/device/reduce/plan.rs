@@ -93,7 +93,7 @@ impl Reduce {
             return Ok(first);
         }
         let spec = &launch.spec;
-        let kernel = get_or_load(device, spec, &spec.kernel_name(), || spec.ptx())?;
+        let kernel = get_or_load(device, spec, || spec.kernel_name(), || spec.ptx())?;
         problem.ctas_per_sm = resident_ctas(kernel.function().num_regs()?);
         if problem.ctas_per_sm == 8 {
             return Ok(first);

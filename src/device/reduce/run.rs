@@ -27,8 +27,7 @@ pub(super) fn run_plan(
         workspace.ensure(stream, plan.workspace as usize, plan.counters as usize)?;
     for launch in &plan.launches {
         let spec = &launch.spec;
-        let name = spec.kernel_name();
-        let kernel = get_or_load(device, spec, &name, || spec.ptx())?;
+        let kernel = get_or_load(device, spec, || spec.kernel_name(), || spec.ptx())?;
         let (ws_base, ws_guard) = ws.device_ptr_mut(stream);
         let (counters_base, counters_guard) = counters.device_ptr_mut(stream);
         let mut args = KernelArgs::new(stream);
