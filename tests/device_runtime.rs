@@ -320,16 +320,13 @@ fn the_cache_compiles_once_and_returns_the_same_kernel() {
     assert!(!Arc::ptr_eq(&first, &second));
     assert_eq!(generated.load(Ordering::SeqCst), 2);
 
-    let start = std::time::Instant::now();
-    for _ in 0..1000 {
-        get_or_load(&device, &spec, name, generate).expect("cached load");
+    // Cached lookups neither generate nor compile again, and hand out the
+    // same kernel (their host time is a benchmark figure, not a test).
+    for _ in 0..100 {
+        let cached = get_or_load(&device, &spec, name, generate).expect("cached load");
+        assert!(Arc::ptr_eq(&first, &cached));
     }
-    let per_call = start.elapsed() / 1000;
-    eprintln!("cached lookup: {per_call:?} per call");
-    assert!(
-        per_call < std::time::Duration::from_micros(10),
-        "{per_call:?} per cached lookup"
-    );
+    assert_eq!(generated.load(Ordering::SeqCst), 2);
 }
 
 #[test]

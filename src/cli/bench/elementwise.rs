@@ -1,10 +1,7 @@
 //! `cutlet bench elementwise`: one elementwise expression, timed with CUDA
 //! events, reported as GB/s and share of the DRAM ceiling.
 
-use std::io::Write as _;
-
 use clap::Args;
-use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use cutlet::device::{driver_available, Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
@@ -12,6 +9,8 @@ use cutlet::kernel::elementwise::{BulkCopy, BulkStore, Prefetch, Schedule, Store
 use cutlet::layout::Layout;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
+
+use super::{random_bits, time_per_call};
 
 /// Arguments of `cutlet bench elementwise`.
 #[derive(Args, Debug)]
@@ -178,55 +177,6 @@ pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
             "unsupported --dtype {other}: expected f16, bf16, f32 or f64"
         )),
     }
-}
-
-/// Values in [1, 2) of any float type, as bits: the bench never times zeros.
-fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Vec<T> {
-    let size = T::TYPE.size_bytes() as usize;
-    let mut state = seed | 1;
-    let mut bytes = vec![0u8; n * size];
-    for chunk in bytes.chunks_exact_mut(size) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let bits = match T::TYPE {
-            ElementType::F16 => 0x3C00 | (state & 0x03FF),
-            ElementType::BF16 => 0x3F80 | (state & 0x7F),
-            ElementType::F32 => 0x3F80_0000 | (state & 0x7F_FFFF),
-            _ => 0x3FF0_0000_0000_0000 | (state & 0xF_FFFF_FFFF_FFFF),
-        };
-        chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
-    }
-    bytemuck::cast_slice(&bytes).to_vec()
-}
-
-/// Median of `runs` event-timed windows of `count` calls of `f`, per call, in ms.
-fn time_per_call(
-    stream: &cudarc::driver::CudaStream,
-    runs: usize,
-    count: usize,
-    progress: &str,
-    mut f: impl FnMut() -> Result<(), String>,
-) -> Result<f64, String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let mut times = Vec::with_capacity(runs);
-    for i in 0..runs {
-        eprint!("\r{progress}: run {}/{runs}   ", i + 1);
-        let _ = std::io::stderr().flush();
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
-        for _ in 0..count {
-            f()?;
-        }
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
-        end.synchronize().map_err(|e| err(&e))?;
-        times.push(f64::from(start.elapsed_ms(&end).map_err(|e| err(&e))?) / count as f64);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[runs / 2])
 }
 
 fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(

@@ -4,9 +4,12 @@
 mod elementwise;
 mod reduce;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use cudarc::driver::sys::CUevent_flags;
+use cutlet::numeric::{Element, ElementType};
 
 /// Arguments of `cutlet bench`.
 #[derive(Args, Debug)]
@@ -37,4 +40,53 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Values in [1, 2) of any float type, as bits: the bench never times zeros.
+pub(crate) fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Vec<T> {
+    let size = T::TYPE.size_bytes() as usize;
+    let mut state = seed | 1;
+    let mut bytes = vec![0u8; n * size];
+    for chunk in bytes.chunks_exact_mut(size) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let bits = match T::TYPE {
+            ElementType::F16 => 0x3C00 | (state & 0x03FF),
+            ElementType::BF16 => 0x3F80 | (state & 0x7F),
+            ElementType::F32 => 0x3F80_0000 | (state & 0x7F_FFFF),
+            _ => 0x3FF0_0000_0000_0000 | (state & 0xF_FFFF_FFFF_FFFF),
+        };
+        chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
+    }
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
+/// Median of `runs` event-timed windows of `count` calls of `f`, per call, in ms.
+pub(crate) fn time_per_call(
+    stream: &cudarc::driver::CudaStream,
+    runs: usize,
+    count: usize,
+    progress: &str,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<f64, String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..runs {
+        eprint!("\r{progress}: run {}/{runs}   ", i + 1);
+        let _ = std::io::stderr().flush();
+        let start = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| err(&e))?;
+        for _ in 0..count {
+            f()?;
+        }
+        let end = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(|e| err(&e))?;
+        end.synchronize().map_err(|e| err(&e))?;
+        times.push(f64::from(start.elapsed_ms(&end).map_err(|e| err(&e))?) / count as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[runs / 2])
 }

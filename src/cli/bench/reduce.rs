@@ -1,16 +1,15 @@
 //! `cutlet bench reduce`: one reduction, timed with CUDA events, reported as
 //! GB/s (input once plus output once) and share of the DRAM ceiling.
 
-use std::io::Write as _;
-
 use clap::Args;
-use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use cutlet::device::{driver_available, Device, Reduce, ReduceDim, ReduceWorkspace};
 use cutlet::fusion::{Expr, Expression};
 use cutlet::kernel::reduce::ReduceOp;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
+
+use super::{random_bits, time_per_call};
 
 /// Arguments of `cutlet bench reduce`.
 #[derive(Args, Debug)]
@@ -33,6 +32,10 @@ pub struct ReduceArgs {
     /// Timed runs (the median is reported), after two warm-ups.
     #[arg(long, default_value_t = 30)]
     runs: usize,
+    /// Launches timed back to back between one event pair (the batch
+    /// figure; 0 skips it).
+    #[arg(long, default_value_t = 10)]
+    batch: usize,
 }
 
 fn parse_op(op: &str) -> Result<ReduceOp, String> {
@@ -81,6 +84,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
         rows,
         cols,
         runs: args.runs,
+        batch: args.batch,
     };
     match dtype {
         ElementType::F32 => bench::<f32>(&setup),
@@ -99,9 +103,12 @@ struct Setup<'a> {
     rows: usize,
     cols: usize,
     runs: usize,
+    batch: usize,
 }
 
-fn bench<T: Element + DeviceRepr + ValidAsZeroBits>(setup: &Setup<'_>) -> Result<(), String> {
+fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
+    setup: &Setup<'_>,
+) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let Setup {
         device,
@@ -109,12 +116,15 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits>(setup: &Setup<'_>) -> Result
         rows,
         cols,
         runs,
+        batch,
     } = *setup;
     let info = device.info().map_err(|e| err(&e))?;
     let ceiling = info.dram_bandwidth_gbps();
     let stream = device.default_stream();
     let n = rows.checked_mul(cols).ok_or("shape overflows")?;
-    let input: CudaSlice<T> = stream.alloc_zeros::<T>(n).map_err(|e| err(&e))?;
+    let input: CudaSlice<T> = stream
+        .clone_htod(&random_bits::<T>(n, 0x9E37_79B9))
+        .map_err(|e| err(&e))?;
     let outputs = match reduce.dim() {
         ReduceDim::Last => rows,
         ReduceDim::First => cols,
@@ -131,30 +141,29 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits>(setup: &Setup<'_>) -> Result
     };
     launch()?;
     launch()?;
-    let mut times = Vec::with_capacity(runs);
-    for i in 0..runs {
-        eprint!("\rreduce {rows}x{cols} {}: run {}/{runs}", T::TYPE, i + 1);
-        let _ = std::io::stderr().flush();
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
-        launch()?;
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
-        end.synchronize().map_err(|e| err(&e))?;
-        times.push(f64::from(start.elapsed_ms(&end).map_err(|e| err(&e))?));
-    }
+    let label = format!("reduce {rows}x{cols} {}", T::TYPE);
+    let ms = time_per_call(&stream, runs, 1, &label, &mut launch)?;
+    let batch_ms = match batch {
+        0 => None,
+        b => Some(time_per_call(&stream, runs, b, &label, &mut launch)?),
+    };
     eprintln!();
-    times.sort_by(f64::total_cmp);
-    let ms = times[runs / 2];
     let bytes = (n + outputs) as f64 * f64::from(T::TYPE.size_bytes());
-    let gbps = bytes / (ms * 1e-3) / 1e9;
+    let share = |ms: f64| {
+        let gbps = bytes / (ms * 1e-3) / 1e9;
+        format!(
+            "{ms:.4} ms, {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s DRAM ceiling",
+            100.0 * gbps / ceiling
+        )
+    };
     println!(
-        "{}: {reduce:?} {rows}x{cols} {}: {ms:.3} ms, {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s DRAM ceiling",
+        "{}: {reduce:?} {rows}x{cols} {}: per launch (median) {}",
         info.name,
         T::TYPE,
-        100.0 * gbps / ceiling
+        share(ms)
     );
+    if let Some(b) = batch_ms {
+        println!("  batch of {batch} (median per launch): {}", share(b));
+    }
     Ok(())
 }
