@@ -193,7 +193,7 @@ pub(super) fn apply(
     let epilogue = &spec.epilogue;
     if epilogue.is_linear_combination() {
         let out = k.reg(RegClass::F32);
-        k.push(format!("mul.f32 {out}, {acc}, {alpha};"));
+        k.push(format!("mul.rn.f32 {out}, {acc}, {alpha};"));
         k.push(format!("fma.rn.f32 {out}, {c}, {beta}, {out};"));
         return Ok(out);
     }

@@ -8,6 +8,10 @@
 //! it. If compiling fails, the error goes to the caller that compiled, the
 //! slot stays empty, and each waiting caller then tries again itself (so a
 //! failing spec is retried, never cached as failed).
+//!
+//! [`get_or_load_tiered`] is the same cache for kernels that are slow to
+//! compile (GEMM): a quick compile first, the optimized one in the
+//! background (`tiered.rs`).
 
 use std::any::{Any, TypeId};
 use std::collections::hash_map::DefaultHasher;
@@ -19,7 +23,8 @@ use std::time::{Duration, Instant};
 use super::device::Device;
 use super::function::Function;
 use super::jit::Module;
-use crate::Result;
+use super::tiered::{tiering_enabled, JitTier, Upgrade, QUICK_LEVEL};
+use crate::{Error, Result};
 
 /// A compiled kernel, as the cache hands it out.
 #[derive(Debug)]
@@ -27,17 +32,63 @@ pub struct LoadedKernel {
     module: Module,
     function: Function,
     generate_time: Duration,
+    /// For a tiered kernel: the optimized compile running in the background.
+    upgrade: Option<Arc<Upgrade>>,
 }
 
 impl LoadedKernel {
-    /// The compiled module (its JIT info log, compile time).
+    /// The module the next launch uses (its JIT info log, compile time): the
+    /// optimized one once a tiered kernel has it.
     pub fn module(&self) -> &Module {
-        &self.module
+        match self.optimized() {
+            Some(optimized) => &optimized.module,
+            None => &self.module,
+        }
     }
 
-    /// The kernel to launch.
+    /// The kernel to launch: for a tiered kernel, the quick compile until the
+    /// optimized one is ready, then that one (one atomic read).
     pub fn function(&self) -> &Function {
-        &self.function
+        match self.optimized() {
+            Some(optimized) => &optimized.function,
+            None => &self.function,
+        }
+    }
+
+    /// Which compile [`function`](Self::function) returns now: always
+    /// [`JitTier::Optimized`] for a kernel compiled in one tier.
+    pub fn tier(&self) -> JitTier {
+        match (&self.upgrade, self.optimized()) {
+            (Some(_), None) => JitTier::Quick,
+            _ => JitTier::Optimized,
+        }
+    }
+
+    /// Blocks until a tiered kernel's optimized compile has finished (returns
+    /// at once otherwise), so that the launches after it, a benchmark's for
+    /// instance, run the final code.
+    ///
+    /// Errors: [`Error::Jit`] with the driver's message if the optimized
+    /// compile failed; the quick kernel then stays in use.
+    pub fn wait_optimized(&self) -> Result<()> {
+        let Some(upgrade) = &self.upgrade else {
+            return Ok(());
+        };
+        upgrade.wait().map_err(|log| Error::Jit {
+            kernel: self.function.name().to_string(),
+            log: format!("background compile at the full optimization level: {log}"),
+            code: cudarc::driver::sys::CUresult::CUDA_ERROR_UNKNOWN,
+        })
+    }
+
+    /// For a tiered kernel whose optimized compile has finished: the time
+    /// from the start of the first compile until it was ready.
+    pub fn optimized_after(&self) -> Option<Duration> {
+        self.optimized().map(|optimized| optimized.ready_after)
+    }
+
+    fn optimized(&self) -> Option<&super::tiered::Optimized> {
+        self.upgrade.as_deref().and_then(Upgrade::optimized)
     }
 
     /// Time spent generating the PTX (the closure given to [`get_or_load`]).
@@ -45,7 +96,8 @@ impl LoadedKernel {
         self.generate_time
     }
 
-    /// Time the driver spent compiling and loading the PTX.
+    /// Time the driver spent compiling and loading the PTX before the first
+    /// launch (for a tiered kernel, the quick compile).
     pub fn compile_time(&self) -> Duration {
         self.module.compile_time()
     }
@@ -75,7 +127,28 @@ where
     N: FnOnce() -> String,
     F: FnOnce() -> Result<String>,
 {
-    global().get_or_load(device, spec, kernel_name, generate)
+    global().get_or_load(device, spec, kernel_name, generate, false)
+}
+
+/// As [`get_or_load`], for kernels that are slow to compile: on a miss the
+/// PTX is compiled at JIT level [`QUICK_LEVEL`] for the first launches and,
+/// on a background thread, at the full level, which later launches use once
+/// it is ready ([`LoadedKernel::function`], [`LoadedKernel::wait_optimized`]).
+/// With tiering off ([`JIT_TIERED_ENV`](super::JIT_TIERED_ENV) `=0`, or a
+/// pinned [`JIT_OPT_LEVEL_ENV`](super::JIT_OPT_LEVEL_ENV)) this is
+/// [`get_or_load`].
+pub fn get_or_load_tiered<K, N, F>(
+    device: &Device,
+    spec: &K,
+    kernel_name: N,
+    generate: F,
+) -> Result<Arc<LoadedKernel>>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+    N: FnOnce() -> String,
+    F: FnOnce() -> Result<String>,
+{
+    global().get_or_load(device, spec, kernel_name, generate, tiering_enabled())
 }
 
 /// The process-wide cache behind [`get_or_load`].
@@ -110,6 +183,7 @@ impl ModuleCache {
         spec: &K,
         kernel_name: N,
         generate: F,
+        tiered: bool,
     ) -> Result<Arc<LoadedKernel>>
     where
         K: Hash + Eq + Clone + Send + Sync + 'static,
@@ -128,12 +202,19 @@ impl ModuleCache {
         let ptx = generate()?;
         let generate_time = start.elapsed();
         let kernel_name = kernel_name();
-        let module = Module::load(device, &kernel_name, &ptx)?;
+        let compile_start = Instant::now();
+        let module = if tiered {
+            Module::load_at(device, &kernel_name, &ptx, Some(QUICK_LEVEL))?
+        } else {
+            Module::load(device, &kernel_name, &ptx)?
+        };
         let function = module.function(&kernel_name)?;
+        let upgrade = tiered.then(|| Upgrade::spawn(device, kernel_name, ptx, compile_start));
         let kernel = Arc::new(LoadedKernel {
             module,
             function,
             generate_time,
+            upgrade,
         });
         Ok(slot.kernel.get_or_init(|| kernel).clone())
     }

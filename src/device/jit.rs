@@ -20,7 +20,7 @@ pub const JIT_OPT_LEVEL_ENV: &str = "CUTLET_JIT_OPT_LEVEL";
 
 /// The level [`JIT_OPT_LEVEL_ENV`] asks for, if it holds an integer 0..=4
 /// (anything else is ignored: the driver's default).
-fn jit_optimization_level() -> Option<u32> {
+pub(crate) fn jit_optimization_level() -> Option<u32> {
     let level = std::env::var(JIT_OPT_LEVEL_ENV).ok()?.trim().parse().ok()?;
     (level <= 4).then_some(level)
 }
@@ -90,6 +90,22 @@ impl Module {
     /// [`Error::Jit`] with the JIT's error log if the driver rejects the PTX;
     /// [`Error::Driver`] for other driver failures (no log, e.g. out of memory).
     pub fn load(device: &Device, label: &str, ptx: &str) -> Result<Module> {
+        Module::load_at(device, label, ptx, jit_optimization_level())
+    }
+
+    /// As [`load`](Self::load), at JIT optimization `level` (0 to 4; `None`:
+    /// the driver's default, 4) whatever [`JIT_OPT_LEVEL_ENV`] says.
+    ///
+    /// Errors: as [`load`](Self::load); [`Error::InvalidArgument`] for a
+    /// level above 4.
+    pub fn load_at(device: &Device, label: &str, ptx: &str, level: Option<u32>) -> Result<Module> {
+        if let Some(level) = level.filter(|&l| l > 4) {
+            return Err(Error::invalid_argument(
+                "JIT optimization level",
+                level,
+                "0 to 4 (CU_JIT_OPTIMIZATION_LEVEL)",
+            ));
+        }
         let image = CString::new(ptx).map_err(|e| {
             Error::invalid_argument(
                 format!("ptx of `{label}`"),
@@ -122,7 +138,7 @@ impl Module {
             option_int(JIT_LOG_BYTES),
             option_int(1),
         ];
-        if let Some(level) = jit_optimization_level() {
+        if let Some(level) = level {
             options.push(sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL);
             values.push(option_int(level as usize));
         }

@@ -14,7 +14,8 @@
 //! | [`Device`], [`DeviceInfo`], [`DeviceLimits`] | `device.rs` | a GPU through its primary context; its limits, read once |
 //! | [`Module`] | `jit.rs` | PTX compiled by the driver JIT, with its error and info logs |
 //! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
-//! | [`get_or_load`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
+//! | [`get_or_load`], [`get_or_load_tiered`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
+//! | [`JitTier`], [`JIT_TIERED_ENV`] | `tiered.rs` | slow-to-compile kernels: a quick compile first, the optimized one in the background |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
 //! | [`elementwise`], [`Elementwise`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
@@ -68,9 +69,10 @@ pub mod gemm;
 mod jit;
 mod launch;
 mod reduce;
+mod tiered;
 mod vector_add;
 
-pub use cache::{get_or_load, LoadedKernel};
+pub use cache::{get_or_load, get_or_load_tiered, LoadedKernel};
 pub use device::{Device, DeviceInfo, DeviceLimits};
 pub use driver::{device_count, driver_available, driver_version};
 pub use elementwise::{
@@ -78,7 +80,8 @@ pub use elementwise::{
     MAX_INPUTS,
 };
 pub use function::Function;
-pub use jit::Module;
+pub use jit::{Module, JIT_FAST_COMPILE_ENV, JIT_OPT_LEVEL_ENV};
 pub use launch::{KernelArgs, LaunchConfig, TensorMapArg};
 pub use reduce::{Reduce, ReduceDim, ReduceWorkspace};
+pub use tiered::{JitTier, JIT_TIERED_ENV, QUICK_LEVEL};
 pub use vector_add::vector_add;

@@ -9,7 +9,7 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem, OperandFacts, ProblemFacts};
 use super::epilogue_check::check_epilogue;
-use crate::device::{get_or_load, Device, KernelArgs, LaunchConfig, LoadedKernel};
+use crate::device::{get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel};
 use crate::kernel::gemm::GemmSpec;
 use crate::numeric::Element;
 use crate::{Error, Result};
@@ -55,7 +55,8 @@ impl Launcher {
     }
 
     /// The compiled kernel: validated, generated and JIT-compiled on the
-    /// first call (through the process-wide module cache), then reused.
+    /// first call (through the process-wide module cache, in two tiers:
+    /// a quick compile now, the optimized one in the background), then reused.
     pub(crate) fn kernel(&self) -> Result<&Arc<LoadedKernel>> {
         if let Some(kernel) = self.kernel.get() {
             return Ok(kernel);
@@ -63,7 +64,7 @@ impl Launcher {
         self.check_device()?;
         check_spec(&self.spec)?;
         let spec = &self.spec;
-        let kernel = get_or_load(
+        let kernel = get_or_load_tiered(
             &self.device,
             spec,
             || spec.kernel_name(),

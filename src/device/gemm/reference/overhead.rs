@@ -116,6 +116,8 @@ pub fn measure_host_overhead(
     let mut probe = OverheadProbe::new(&stream)?;
     let gemm = Gemm::builder().build(device)?;
     let kernel = gemm.initialize()?;
+    // Both sides launch the optimized kernel, not the quick first tier.
+    kernel.wait_optimized()?;
     let spec = gemm.spec().clone();
     let (a_address, b_address, d_address) = {
         let (a_address, _a) = probe.a.device_ptr(&stream);

@@ -1,0 +1,162 @@
+//! Two-tier JIT for kernels that are slow to compile.
+//!
+//! The driver's assembler needs 200 to 300 ms at full optimization for a
+//! GEMM kernel that keeps 128 accumulators per thread live across its
+//! mainloop, and about 90 ms at optimization level 1, whose code runs 6 to 8%
+//! slower (BENCHMARKS.md, "First run of a new configuration"). So a tiered
+//! kernel is compiled twice from the same PTX: at [`QUICK_LEVEL`] on the
+//! calling thread, which the first run launches at once, and at the full
+//! level on a background thread, whose kernel replaces the quick one for
+//! every launch after it is ready ([`LoadedKernel::function`]). Both run the
+//! same instructions in the same order on the same data (the tensor-core
+//! products are exact and every float operation cutlet emits carries its
+//! rounding mode, so no optimization level may contract or reorder it), so
+//! the switch changes the speed, never a bit of the output.
+//!
+//! [`LoadedKernel::function`]: super::LoadedKernel::function
+
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::device::Device;
+use super::function::Function;
+use super::jit::{jit_optimization_level, Module};
+
+/// The environment variable that turns tiered compiles off (`0`): a tiered
+/// kernel is then compiled once, at the full level, before its first run.
+/// Tiering is also off when [`JIT_OPT_LEVEL_ENV`](super::JIT_OPT_LEVEL_ENV)
+/// pins a level.
+pub const JIT_TIERED_ENV: &str = "CUTLET_JIT_TIERED";
+
+/// The driver JIT optimization level of the quick tier.
+pub const QUICK_LEVEL: u32 = 1;
+
+/// Whether tiered kernels compile in two tiers in this process: yes unless
+/// [`JIT_TIERED_ENV`] is `0` or a JIT level is pinned.
+pub(crate) fn tiering_enabled() -> bool {
+    tiering_from(
+        std::env::var(JIT_TIERED_ENV).ok().as_deref(),
+        jit_optimization_level(),
+    )
+}
+
+fn tiering_from(tiered: Option<&str>, pinned_level: Option<u32>) -> bool {
+    pinned_level.is_none() && tiered.map(str::trim) != Some("0")
+}
+
+/// Which compile of a kernel a launch uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JitTier {
+    /// The quick compile ([`QUICK_LEVEL`]), while the optimized one runs in
+    /// the background (or after it failed).
+    Quick,
+    /// The fully optimized compile: the final kernel.
+    Optimized,
+}
+
+/// The background compile of a tiered kernel and its result.
+#[derive(Debug, Default)]
+pub(crate) struct Upgrade {
+    /// The optimized kernel, once ready: read on every launch, lock-free.
+    optimized: OnceLock<Optimized>,
+    /// `None` while compiling; then `Ok(())` or the error, as text (the
+    /// quick kernel stays in use).
+    outcome: Mutex<Option<std::result::Result<(), String>>>,
+    finished: Condvar,
+}
+
+/// The fully optimized module and its kernel.
+#[derive(Debug)]
+pub(crate) struct Optimized {
+    pub(crate) module: Module,
+    pub(crate) function: Function,
+    /// From the start of the first compile until this one was ready.
+    pub(crate) ready_after: Duration,
+}
+
+impl Upgrade {
+    /// Compiles `ptx` at the full level on a new thread; `started` is when
+    /// the first (quick) compile began.
+    pub(crate) fn spawn(
+        device: &Device,
+        name: String,
+        ptx: String,
+        started: Instant,
+    ) -> std::sync::Arc<Upgrade> {
+        let upgrade = std::sync::Arc::new(Upgrade::default());
+        let background = upgrade.clone();
+        let device = device.clone();
+        let spawned = std::thread::Builder::new()
+            .name("cutlet-jit".into())
+            .spawn(move || {
+                let compiled = Module::load_at(&device, &name, &ptx, None).and_then(|module| {
+                    let function = module.function(&name)?;
+                    Ok(Optimized {
+                        module,
+                        function,
+                        ready_after: started.elapsed(),
+                    })
+                });
+                background.finish(compiled.map_err(|e| e.to_string()));
+            });
+        if let Err(e) = spawned {
+            upgrade.finish(Err(format!(
+                "starting the background JIT thread failed: {e}"
+            )));
+        }
+        upgrade
+    }
+
+    fn finish(&self, compiled: std::result::Result<Optimized, String>) {
+        let outcome = compiled.map(|optimized| {
+            let _ = self.optimized.set(optimized);
+        });
+        *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+        self.finished.notify_all();
+    }
+
+    /// The optimized kernel, if it is ready.
+    pub(crate) fn optimized(&self) -> Option<&Optimized> {
+        self.optimized.get()
+    }
+
+    /// Blocks until the background compile has finished; its error, if any.
+    pub(crate) fn wait(&self) -> std::result::Result<(), String> {
+        let mut outcome = self.outcome.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(done) = outcome.as_ref() {
+                return done.clone();
+            }
+            outcome = self
+                .finished
+                .wait(outcome)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiering_is_on_unless_turned_off_or_a_level_is_pinned() {
+        assert!(tiering_from(None, None));
+        assert!(tiering_from(Some("1"), None));
+        assert!(!tiering_from(Some("0"), None));
+        assert!(!tiering_from(Some(" 0 "), None));
+        assert!(!tiering_from(None, Some(4)));
+        assert!(!tiering_from(Some("1"), Some(2)));
+    }
+
+    #[test]
+    fn waiting_returns_the_outcome_of_a_finished_upgrade() {
+        let upgrade = Upgrade::default();
+        upgrade.finish(Err("the JIT rejected the ptx".into()));
+        assert!(upgrade.optimized().is_none());
+        let error = upgrade.wait().unwrap_err();
+        assert!(error.contains("ptx"), "{error}");
+        // A second wait sees the same outcome.
+        assert_eq!(upgrade.wait().unwrap_err(), error);
+    }
+}

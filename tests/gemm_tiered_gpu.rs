@@ -1,0 +1,118 @@
+//! The two-tier JIT of GEMM kernels: the first run launches the quick
+//! compile, the optimized compile replaces it once ready, and both write the
+//! same bits (f32 output, a fused epilogue with gelu (erf form), a column
+//! bias, alpha and beta, so the math snippets and the linear combination
+//! are compiled at both levels).
+//!
+//! This file holds one test so that it can turn the driver's disk cache off
+//! (`CUDA_CACHE_DISABLE=1`) before the driver initializes: with the cache,
+//! a kernel compiled in an earlier process comes back in about a
+//! millisecond and the optimized tier could win the race to the first run.
+
+mod common;
+
+use common::gpu::{device_or_skip, random_vec};
+use cudarc::driver::CudaSlice;
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::{JitTier, JIT_OPT_LEVEL_ENV, JIT_TIERED_ENV};
+use cutlet::fusion::{scalar, Expr, Expression};
+use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType;
+use half::bf16;
+
+#[test]
+fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
+    let test = "the_quick_and_the_optimized_kernel_write_the_same_bits";
+    if std::env::var_os(JIT_OPT_LEVEL_ENV).is_some()
+        || std::env::var(JIT_TIERED_ENV).as_deref() == Ok("0")
+    {
+        eprintln!("skipped {test}: {JIT_OPT_LEVEL_ENV} or {JIT_TIERED_ENV}=0 turns tiering off");
+        return;
+    }
+    // Before any driver call of this process (the only test in this binary).
+    std::env::set_var("CUDA_CACHE_DISABLE", "1");
+    let Some(device) = device_or_skip(test) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let (m, n, k) = (333, 520, 200);
+    let to_bf16 = |v: Vec<f32>| v.into_iter().map(bf16::from_f32).collect::<Vec<_>>();
+    let a: CudaSlice<bf16> = stream
+        .clone_htod(&to_bf16(random_vec(1, m * k, -1.0f32, 1.0)))
+        .unwrap();
+    let b: CudaSlice<bf16> = stream
+        .clone_htod(&to_bf16(random_vec(2, n * k, -1.0f32, 1.0)))
+        .unwrap();
+    let c: CudaSlice<f32> = stream
+        .clone_htod(&random_vec(3, m * n, -1.0f32, 1.0))
+        .unwrap();
+    let bias: CudaSlice<f32> = stream.clone_htod(&random_vec(4, n, -0.5f32, 0.5)).unwrap();
+    let mut d: CudaSlice<f32> = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+    let expression = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
+        (acc * scalar(0) + c * scalar(1) + bias).gelu_erf()
+    });
+    let gemm = Gemm::builder()
+        .a(ElementType::BF16, OperandMajor::K)
+        .b(ElementType::BF16, OperandMajor::K)
+        .d(ElementType::F32, OutputMajor::N)
+        .epilogue(Epilogue::new(expression, &[BiasAxis::Column]).unwrap())
+        .build(&device)
+        .unwrap();
+    let run = |d: &mut CudaSlice<f32>| -> Vec<f32> {
+        let mut args = Arguments::new(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(a.as_view(), k, 0),
+            Operand::new(b.as_view(), k, 0),
+            Operand::new(c.as_view(), n, 0),
+            OutputOperand::new(d.as_view_mut(), n, 0),
+            0.75,
+            -0.5,
+        )
+        .with_biases(vec![bias.as_view()]);
+        gemm.run(&mut args, &stream).unwrap();
+        drop(args);
+        stream.clone_dtoh(d).unwrap()
+    };
+
+    let kernel = gemm.initialize().unwrap();
+    assert_eq!(kernel.tier(), JitTier::Quick, "a new kernel starts quick");
+    let quick = run(&mut d);
+    // The tier only moves from quick to optimized, so quick now means the
+    // run above launched the quick kernel (the optimized compile takes
+    // ~100 ms or more; the run took microseconds to launch).
+    assert_eq!(
+        kernel.tier(),
+        JitTier::Quick,
+        "the optimized compile finished before the first run was checked"
+    );
+    let quick_regs = kernel.function().num_regs().unwrap();
+    assert!(quick.iter().all(|v| v.is_finite()), "every element written");
+
+    kernel.wait_optimized().unwrap();
+    assert_eq!(kernel.tier(), JitTier::Optimized);
+    let ready = kernel
+        .optimized_after()
+        .expect("ready time of the optimized kernel");
+    assert!(
+        ready >= kernel.compile_time(),
+        "{ready:?} before the quick compile ended"
+    );
+    stream.memcpy_htod(&vec![f32::NAN; m * n], &mut d).unwrap();
+    let optimized = run(&mut d);
+    eprintln!(
+        "{test}: quick compile {:?} ({quick_regs} registers), optimized ready after {ready:?} ({} registers)",
+        kernel.compile_time(),
+        kernel.function().num_regs().unwrap()
+    );
+    let differing = quick
+        .iter()
+        .zip(&optimized)
+        .filter(|(q, o)| q.to_bits() != o.to_bits())
+        .count();
+    assert_eq!(
+        differing,
+        0,
+        "{differing} of {} elements differ between the tiers",
+        m * n
+    );
+}
