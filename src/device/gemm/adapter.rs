@@ -145,6 +145,19 @@ impl<C: Config> GemmUniversalAdapter<C> {
         self.launcher.kernel().map(|_| ())
     }
 
+    /// Blocks until the optimized compile of this kernel is in use (the
+    /// first runs of a new configuration launch a quick compile while the
+    /// optimized one runs in the background; see
+    /// [`LoadedKernel::wait_optimized`](crate::device::LoadedKernel::wait_optimized)).
+    /// Compiles the kernel first if no call has yet. Call it before timing.
+    ///
+    /// Errors: those of [`initialize`](Self::initialize)'s compile, and
+    /// [`Error::Jit`] if the optimized compile failed (the quick kernel then
+    /// stays in use).
+    pub fn wait_optimized(&self) -> Result<()> {
+        self.launcher.kernel()?.wait_optimized()
+    }
+
     /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`.
     /// `args` is borrowed mutably because D is written.
     pub fn run(&self, args: &mut ArgumentsOf<'_, C>, stream: &CudaStream) -> Result<()> {

@@ -216,7 +216,9 @@ impl Gemm {
     }
 
     /// Generates and compiles the kernel now (or returns it from the cache),
-    /// so that the first `run` only launches.
+    /// so that the first `run` only launches. A new configuration is
+    /// compiled in two tiers (quick now, optimized in the background):
+    /// `initialize()?.wait_optimized()?` waits for the final kernel.
     pub fn initialize(&self) -> Result<&LoadedKernel> {
         self.launcher.kernel().map(|kernel| kernel.as_ref())
     }
