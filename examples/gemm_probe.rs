@@ -173,7 +173,7 @@ fn probe<T>(
         spec.tile,
         tf / tf_ref,
         (err / norm.max(1e-30)).sqrt(),
-        f.num_regs().unwrap_or(0),
+        f.num_regs(),
         f.local_size_bytes().unwrap_or(0),
     );
 }

@@ -230,7 +230,7 @@ fn jit_reports_registers_and_no_spills() {
         module.info_log()
     );
     let function = module.function("times_three").expect("times_three");
-    let registers = function.num_regs().expect("register count");
+    let registers = function.num_regs();
     assert!((1..=255).contains(&registers), "{registers} registers");
     assert_eq!(function.local_size_bytes().expect("local size"), 0);
     assert_eq!(function.static_shared_bytes(), 0);

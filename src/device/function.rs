@@ -18,6 +18,8 @@ pub struct Function {
     pub(crate) name: String,
     pub(crate) module: Arc<ModuleHandle>,
     static_shared_bytes: u32,
+    /// Registers per thread (read once, when the function is looked up).
+    num_regs: u32,
     /// The largest dynamic shared memory size this function has been
     /// allowed so far (48 KiB until raised); raised at most once per size.
     dynamic_shared_allowed: AtomicU32,
@@ -37,12 +39,15 @@ impl Function {
             name: name.to_string(),
             module,
             static_shared_bytes: 0,
+            num_regs: 0,
             dynamic_shared_allowed: AtomicU32::new(DEFAULT_DYNAMIC_SHARED_BYTES),
         };
         function.static_shared_bytes = function.attribute(
             FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
             "static shared memory",
         )?;
+        function.num_regs =
+            function.attribute(FuncAttr::CU_FUNC_ATTRIBUTE_NUM_REGS, "register count")?;
         Ok(function)
     }
 
@@ -57,9 +62,10 @@ impl Function {
         self.raw
     }
 
-    /// Registers per thread, as the JIT allocated them.
-    pub fn num_regs(&self) -> Result<u32> {
-        self.attribute(FuncAttr::CU_FUNC_ATTRIBUTE_NUM_REGS, "register count")
+    /// Registers per thread, as the JIT allocated them (read once, when the
+    /// function was looked up: no driver call).
+    pub fn num_regs(&self) -> u32 {
+        self.num_regs
     }
 
     /// Local memory per thread in bytes; nonzero means register spills (or

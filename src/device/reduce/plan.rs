@@ -94,7 +94,7 @@ impl Reduce {
         }
         let spec = &launch.spec;
         let kernel = get_or_load(device, spec, || spec.kernel_name(), || spec.ptx())?;
-        problem.ctas_per_sm = resident_ctas(kernel.function().num_regs()?);
+        problem.ctas_per_sm = resident_ctas(kernel.function().num_regs());
         if problem.ctas_per_sm == 8 {
             return Ok(first);
         }
