@@ -58,6 +58,15 @@ pub enum Error {
         /// The driver's result code for the load.
         code: CUresult,
     },
+    /// The background compile of a tiered kernel at full optimization
+    /// failed; the kernel's quick compile stays in use.
+    #[error("the optimized (background) compile of kernel `{kernel}` failed, so its quick compile stays in use: {message}")]
+    OptimizedCompile {
+        /// The kernel.
+        kernel: String,
+        /// What the compile reported (the JIT's or the driver's error).
+        message: String,
+    },
     /// A kernel needs an architecture the device does not have.
     #[error("kernel `{kernel}` needs {required}, but device {ordinal} is cc {major}.{minor}")]
     UnsupportedArch {
@@ -207,5 +216,16 @@ mod tests {
         assert!(text.contains("`broken`"));
         assert!(text.contains("CUDA_ERROR_INVALID_PTX"));
         assert!(text.contains("syntax error"));
+    }
+
+    #[test]
+    fn optimized_compile_error_names_the_kernel_and_says_the_quick_one_stays() {
+        let err = Error::OptimizedCompile {
+            kernel: "gemm_sm80_x".into(),
+            message: "out of memory".into(),
+        };
+        let text = err.to_string();
+        assert!(text.contains("`gemm_sm80_x`") && text.contains("out of memory"));
+        assert!(text.contains("quick compile stays in use"));
     }
 }

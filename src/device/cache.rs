@@ -68,16 +68,15 @@ impl LoadedKernel {
     /// at once otherwise), so that the launches after it, a benchmark's for
     /// instance, run the final code.
     ///
-    /// Errors: [`Error::Jit`] with the driver's message if the optimized
-    /// compile failed; the quick kernel then stays in use.
+    /// Errors: [`Error::OptimizedCompile`] with what the compile reported
+    /// if it failed; the quick kernel then stays in use.
     pub fn wait_optimized(&self) -> Result<()> {
         let Some(upgrade) = &self.upgrade else {
             return Ok(());
         };
-        upgrade.wait().map_err(|log| Error::Jit {
+        upgrade.wait().map_err(|message| Error::OptimizedCompile {
             kernel: self.function.name().to_string(),
-            log: format!("background compile at the full optimization level: {log}"),
-            code: cudarc::driver::sys::CUresult::CUDA_ERROR_UNKNOWN,
+            message,
         })
     }
 
@@ -136,7 +135,8 @@ where
 /// it is ready ([`LoadedKernel::function`], [`LoadedKernel::wait_optimized`]).
 /// With tiering off ([`JIT_TIERED_ENV`](super::JIT_TIERED_ENV) `=0`, or a
 /// pinned [`JIT_OPT_LEVEL_ENV`](super::JIT_OPT_LEVEL_ENV)) this is
-/// [`get_or_load`].
+/// [`get_or_load`]. Both share one cache: whichever call compiles a spec
+/// first decides whether it has tiers.
 pub fn get_or_load_tiered<K, N, F>(
     device: &Device,
     spec: &K,

@@ -152,8 +152,8 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// Compiles the kernel first if no call has yet. Call it before timing.
     ///
     /// Errors: those of [`initialize`](Self::initialize)'s compile, and
-    /// [`Error::Jit`] if the optimized compile failed (the quick kernel then
-    /// stays in use).
+    /// [`Error::OptimizedCompile`] if the optimized compile failed (the quick
+    /// kernel then stays in use).
     pub fn wait_optimized(&self) -> Result<()> {
         self.launcher.kernel()?.wait_optimized()
     }

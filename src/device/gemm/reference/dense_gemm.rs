@@ -217,17 +217,16 @@ where
     let start = Instant::now();
     let kernel = gemm.initialize()?;
     let first_call_ms = start.elapsed().as_secs_f64() * 1e3;
-    {
-        let mut args = Arguments::in_place(
-            shape,
-            Operand::new(a.as_view(), lda, batch_a),
-            Operand::new(b.as_view(), ldb, batch_b),
-            OutputOperand::new(d.as_view_mut(), ldd, batch_d),
-            1.0,
-            0.0,
-        );
-        gemm.run(&mut args, &stream)?;
-    }
+    let packing = Packing {
+        shape,
+        lda,
+        batch_a,
+        ldb,
+        batch_b,
+        ldd,
+        batch_d,
+    };
+    gemm.run(&mut packing.product(&a, &b, &mut d), &stream)?;
     stream
         .synchronize()
         .map_err(|e| Error::driver("synchronizing after the first run", e))?;
@@ -249,14 +248,7 @@ where
         .map(|after| after.as_secs_f64() * 1e3);
     let generate_ms = kernel.generate_time().as_secs_f64() * 1e3;
     let jit_ms = kernel.compile_time().as_secs_f64() * 1e3;
-    let mut args = Arguments::in_place(
-        shape,
-        Operand::new(a.as_view(), lda, batch_a),
-        Operand::new(b.as_view(), ldb, batch_b),
-        OutputOperand::new(d.as_view_mut(), ldd, batch_d),
-        1.0,
-        0.0,
-    );
+    let mut args = packing.product(&a, &b, &mut d);
     let cutlet_times = time_ms(
         &stream,
         options.warmup_iterations,
@@ -277,14 +269,7 @@ where
     let mut reference = copy_to_device(&stream, "reference d", &poison)?;
     let cublas_ms = match &cublas {
         Some(blas) => {
-            let mut ref_args = Arguments::in_place(
-                shape,
-                Operand::new(a.as_view(), lda, batch_a),
-                Operand::new(b.as_view(), ldb, batch_b),
-                OutputOperand::new(reference.as_view_mut(), ldd, batch_d),
-                1.0,
-                0.0,
-            );
+            let mut ref_args = packing.product(&a, &b, &mut reference);
             let times = time_ms(
                 &stream,
                 options.warmup_iterations,
@@ -355,6 +340,36 @@ where
         cublas_ms,
         check,
     })
+}
+
+/// The problem and the packed operands' leading dimensions and batch strides.
+struct Packing {
+    shape: GemmShape,
+    lda: usize,
+    batch_a: usize,
+    ldb: usize,
+    batch_b: usize,
+    ldd: usize,
+    batch_d: usize,
+}
+
+impl Packing {
+    /// `d = a · b` (alpha 1, beta 0, in place) over these buffers.
+    fn product<'x, T, D>(
+        &self,
+        a: &'x CudaSlice<T>,
+        b: &'x CudaSlice<T>,
+        d: &'x mut CudaSlice<D>,
+    ) -> Arguments<'x, T, T, D, D> {
+        Arguments::in_place(
+            self.shape,
+            Operand::new(a.as_view(), self.lda, self.batch_a),
+            Operand::new(b.as_view(), self.ldb, self.batch_b),
+            OutputOperand::new(d.as_view_mut(), self.ldd, self.batch_d),
+            1.0,
+            0.0,
+        )
+    }
 }
 
 /// D's values as f64, densely, batch after batch, each row-major M × N.
