@@ -10,7 +10,7 @@ use cutlet::layout::Layout;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
 
-use super::{random_bits, time_per_call};
+use super::{random_bits, time_launch_hidden, time_per_call};
 
 /// Arguments of `cutlet bench elementwise`.
 #[derive(Args, Debug)]
@@ -216,6 +216,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         0 => None,
         b => Some(time_per_call(&stream, args.runs, b, &label, &mut launch)?),
     };
+    let hidden_ms = time_launch_hidden(device, &stream, args.runs, &label, &mut launch)?;
     // The driver's device-to-device copy of the same byte count (half read,
     // half written): the practical ceiling of a streaming kernel.
     let half = (bytes / 2.0) as usize;
@@ -257,6 +258,11 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         bytes / 1e6
     );
     line("per launch (median)", ms, copy_ms);
+    println!(
+        "  per launch, launch latency hidden behind a spin kernel (median): {hidden_ms:.4} ms, {:.0} GB/s, {:.1}% of the ceiling",
+        gbps(hidden_ms),
+        100.0 * gbps(hidden_ms) / ceiling
+    );
     if let (Some(b), Some(c)) = (batch_ms, copy_batch_ms) {
         line(
             &format!("batch of {} (median per launch)", args.batch),

@@ -9,7 +9,7 @@ use cutlet::kernel::reduce::ReduceOp;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
 
-use super::{random_bits, time_per_call};
+use super::{random_bits, time_launch_hidden, time_per_call};
 
 /// Arguments of `cutlet bench reduce`.
 #[derive(Args, Debug)]
@@ -147,6 +147,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         0 => None,
         b => Some(time_per_call(&stream, runs, b, &label, &mut launch)?),
     };
+    let hidden_ms = time_launch_hidden(device, &stream, runs, &label, &mut launch)?;
     eprintln!();
     let bytes = (n + outputs) as f64 * f64::from(T::TYPE.size_bytes());
     let share = |ms: f64| {
@@ -161,6 +162,10 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         info.name,
         T::TYPE,
         share(ms)
+    );
+    println!(
+        "  per launch, launch latency hidden behind a spin kernel (median): {}",
+        share(hidden_ms)
     );
     if let Some(b) = batch_ms {
         println!("  batch of {batch} (median per launch): {}", share(b));
