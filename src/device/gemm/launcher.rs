@@ -139,20 +139,12 @@ impl Launcher {
             args.d.batch_stride,
         );
         let (alpha, beta) = (args.alpha, args.beta);
-        let problem = facts(args, [a, b, c.unwrap_or(0), 0]);
+        // D's address comes last: its guard borrows `args.d` mutably until
+        // the launch, after every check that reads `args`.
+        let mut problem = facts(args, [a, b, c.unwrap_or(0), 0]);
         check_epilogue_args(spec, args)?;
         let (d, _d_write) = args.d.data.device_ptr_mut(stream);
-        let problem = ProblemFacts {
-            c: problem.c.map(|c_facts| OperandFacts {
-                address: c,
-                ..c_facts
-            }),
-            d: OperandFacts {
-                address: Some(d),
-                ..problem.d
-            },
-            ..problem
-        };
+        problem.d.address = Some(d);
         check_problem(spec, &problem)?;
         if shape.is_empty_output() {
             return Ok(());
