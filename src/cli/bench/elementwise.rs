@@ -3,14 +3,14 @@
 
 use clap::Args;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
-use cutlet::device::{driver_available, Device, Elementwise};
+use cutlet::device::{Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
 use cutlet::kernel::elementwise::{BulkCopy, BulkStore, Prefetch, Schedule, StoreHint};
 use cutlet::layout::Layout;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
 
-use super::{random_bits, time_launch_hidden, time_per_call};
+use super::{open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
 
 /// Arguments of `cutlet bench elementwise`.
 #[derive(Args, Debug)]
@@ -140,12 +140,6 @@ fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
     })
 }
 
-fn parse_shape(shape: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("invalid --shape `{shape}`: expected ROWSxCOLS, e.g. 16384x8192");
-    let (r, c) = shape.split_once('x').ok_or_else(bad)?;
-    Ok((r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
-}
-
 /// Runs the benchmark; `Err` is the one line to print.
 pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
     let expression = expression(&args.op)?;
@@ -153,9 +147,6 @@ pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
     let dtype: ElementType = args.dtype.parse().map_err(|e| format!("{e}"))?;
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
-    }
-    if !driver_available() {
-        return Err("no CUDA driver found: `cutlet bench` needs an NVIDIA GPU".into());
     }
     let mut op = Elementwise::new(expression).schedule(schedule(args)?);
     if let (Some(thr), Some(val)) = (&args.thr, &args.val) {
@@ -167,7 +158,7 @@ pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
             .with_layouts(parse(thr)?, parse(val)?)
             .map_err(|e| e.to_string())?;
     }
-    let device = Device::new(0).map_err(|e| e.to_string())?;
+    let device = open_device()?;
     match dtype {
         ElementType::F16 => bench::<half::f16>(&device, op, rows, cols, args),
         ElementType::BF16 => bench::<half::bf16>(&device, op, rows, cols, args),

@@ -42,6 +42,21 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     }
 }
 
+/// `ROWSxCOLS`, e.g. `16384x8192`.
+pub(crate) fn parse_shape(shape: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("invalid --shape `{shape}`: expected ROWSxCOLS, e.g. 16384x8192");
+    let (r, c) = shape.split_once('x').ok_or_else(bad)?;
+    Ok((r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
+}
+
+/// Device 0, or the one line to print where there is no driver or GPU.
+pub(crate) fn open_device() -> Result<cutlet::device::Device, String> {
+    if !cutlet::device::driver_available() {
+        return Err("no CUDA driver found: `cutlet bench` needs an NVIDIA GPU".into());
+    }
+    cutlet::device::Device::new(0).map_err(|e| e.to_string())
+}
+
 /// Values in [1, 2) of any float type, as bits: the bench never times zeros.
 pub(crate) fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Vec<T> {
     let size = T::TYPE.size_bytes() as usize;

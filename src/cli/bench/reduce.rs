@@ -3,13 +3,13 @@
 
 use clap::Args;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
-use cutlet::device::{driver_available, Device, Reduce, ReduceDim, ReduceWorkspace};
+use cutlet::device::{Device, Reduce, ReduceDim, ReduceWorkspace};
 use cutlet::fusion::{Expr, Expression};
 use cutlet::kernel::reduce::ReduceOp;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
 
-use super::{random_bits, time_launch_hidden, time_per_call};
+use super::{open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
 
 /// Arguments of `cutlet bench reduce`.
 #[derive(Args, Debug)]
@@ -55,12 +55,6 @@ fn parse_dim(dim: &str) -> Result<ReduceDim, String> {
         .ok_or_else(|| format!("invalid --dim `{dim}`: expected -1, 0, 1 or all"))
 }
 
-fn parse_shape(shape: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("invalid --shape `{shape}`: expected ROWSxCOLS, e.g. 16384x8192");
-    let (r, c) = shape.split_once('x').ok_or_else(bad)?;
-    Ok((r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
-}
-
 /// Runs the benchmark; `Err` is the one line to print.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
     let mut reduce = Reduce::new(parse_op(&args.op)?, parse_dim(&args.dim)?);
@@ -74,10 +68,7 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
-    if !driver_available() {
-        return Err("no CUDA driver found: `cutlet bench` needs an NVIDIA GPU".into());
-    }
-    let device = Device::new(0).map_err(|e| e.to_string())?;
+    let device = open_device()?;
     let setup = Setup {
         device: &device,
         reduce: &reduce,
