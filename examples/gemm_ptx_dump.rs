@@ -10,7 +10,7 @@
 //! Run: `cargo run --example gemm_ptx_dump -- OUT_DIR`; it prints the
 //! number of kernels and their total PTX lines.
 
-use cutlet::collective::{sm80_default_spec, sm80_spec_for_problem};
+use cutlet::collective::{sm80_default_spec, sm80_default_specs};
 use cutlet::fusion::{scalar, Expr, Expression};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{BF16, F16, F32};
@@ -18,35 +18,7 @@ use std::path::PathBuf;
 
 /// Every default spec, its 256x128 variant where different, and the fused ones.
 fn specs() -> Vec<GemmSpec> {
-    let mut out = Vec::new();
-    let types = [
-        (F16, F16, F32),
-        (F16, F32, F32),
-        (BF16, BF16, F32),
-        (BF16, F32, F32),
-        (F16, F16, F16),
-        (F32, F32, F32),
-    ];
-    for (ab, d, acc) in types {
-        for a_major in [OperandMajor::K, OperandMajor::MN] {
-            for b_major in [OperandMajor::K, OperandMajor::MN] {
-                for d_major in [OutputMajor::N, OutputMajor::M] {
-                    let Ok(spec) = sm80_default_spec(ab, ab, d, acc, a_major, b_major, d_major)
-                    else {
-                        continue;
-                    };
-                    let tall = sm80_spec_for_problem(
-                        ab, ab, d, acc, a_major, b_major, d_major, 4095, 4097, 1, 132,
-                    )
-                    .expect("the default exists, so the problem's pick does");
-                    if tall != spec {
-                        out.push(tall);
-                    }
-                    out.push(spec);
-                }
-            }
-        }
-    }
+    let mut out = sm80_default_specs();
     let relu_row = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
         (acc * scalar(0) + c * scalar(1) + bias).relu()
     });

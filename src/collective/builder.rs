@@ -103,19 +103,9 @@ pub fn sm80_spec_for_problem(
     sm_count: u32,
 ) -> Result<GemmSpec, String> {
     let wide = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
-    // The tall tile with an MN-major A (8 copies of A per stage and thread)
-    // spills under ptxas 12.9; it is offered for K-major A only.
-    if wide.tile != [128, 256, 64] || a_major == OperandMajor::MN {
+    let Some(tall) = tall_variant(&wide) else {
         return Ok(wide);
-    }
-    let tall = GemmSpec {
-        tile: [256, 128, 64],
-        warps: [4, 2, 1],
-        ..wide.clone()
     };
-    if tall.validate().is_err() {
-        return Ok(wide);
-    }
     let waves = |spec: &GemmSpec| {
         let (gx, gy, _) = spec.grid(m.max(1), n.max(1), l.max(1));
         (u64::from(gx) * u64::from(gy)).div_ceil(u64::from(sm_count.max(1)))
@@ -125,4 +115,65 @@ pub fn sm80_spec_for_problem(
     } else {
         wide
     })
+}
+
+/// The 256x128 (warps 4x2) variant of a 128x256 default, where the builder
+/// offers one: 16-bit inputs with a K-major A. (The tall tile with an
+/// MN-major A, 8 copies of A per stage and thread, spills under ptxas 12.9.)
+fn tall_variant(wide: &GemmSpec) -> Option<GemmSpec> {
+    if wide.tile != [128, 256, 64] || wide.a_major == OperandMajor::MN {
+        return None;
+    }
+    let tall = GemmSpec {
+        tile: [256, 128, 64],
+        warps: [4, 2, 1],
+        ..wide.clone()
+    };
+    tall.validate().is_ok().then_some(tall)
+}
+
+/// Every configuration the SM80 builder can pick: [`sm80_default_spec`]
+/// for each supported (A = B, D, accumulator) type combination (f16, f16,
+/// f32; f16, f32, f32; bf16, bf16, f32; bf16, f32, f32; f16, f16, f16;
+/// tf32 as f32, f32, f32), A and B K- or MN-major and D row- or
+/// column-major, each followed by the 256x128 variant that
+/// [`sm80_spec_for_problem`] may pick instead, where there is one. A program
+/// can compile them all ahead of its first GEMM; the tests check them all.
+///
+/// ```
+/// use cutlet::collective::sm80_default_specs;
+///
+/// let specs = sm80_default_specs();
+/// // 6 type combinations x 8 majors, and 20 tall variants (16-bit inputs, K-major A).
+/// assert_eq!(specs.len(), 68);
+/// assert_eq!(specs.iter().filter(|s| s.tile == [256, 128, 64]).count(), 20);
+/// ```
+pub fn sm80_default_specs() -> Vec<GemmSpec> {
+    use ElementType::{BF16, F16, F32};
+    let types = [
+        (F16, F16, F32),
+        (F16, F32, F32),
+        (BF16, BF16, F32),
+        (BF16, F32, F32),
+        (F16, F16, F16),
+        (F32, F32, F32),
+    ];
+    let majors = [OperandMajor::K, OperandMajor::MN];
+    let mut specs = Vec::new();
+    for (ab, d, acc) in types {
+        for a_major in majors {
+            for b_major in majors {
+                for d_major in [OutputMajor::N, OutputMajor::M] {
+                    let Ok(spec) = sm80_default_spec(ab, ab, d, acc, a_major, b_major, d_major)
+                    else {
+                        continue;
+                    };
+                    let tall = tall_variant(&spec);
+                    specs.push(spec);
+                    specs.extend(tall);
+                }
+            }
+        }
+    }
+    specs
 }

@@ -25,7 +25,7 @@
 //! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
 //! | [`EpilogueSm80`] | D = alpha * acc + beta * C, staged through shared memory |
-//! | [`sm80_default_spec`] | the collective builder |
+//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | the collective builder |
 
 mod builder;
 mod epilogue_fusion;
@@ -34,7 +34,7 @@ mod mma_kind;
 mod sm80_mma_multistage;
 mod smem_layout;
 
-pub use builder::{sm80_default_spec, sm80_spec_for_problem};
+pub use builder::{sm80_default_spec, sm80_default_specs, sm80_spec_for_problem};
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80};
 pub use mma_kind::MmaKind;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
