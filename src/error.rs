@@ -67,6 +67,14 @@ pub enum Error {
         /// What the compile reported (the JIT's or the driver's error).
         message: String,
     },
+    /// The process has begun to exit, so no new kernel compile may start
+    /// (the compiles in flight finish first; see the device layer's
+    /// `exit.rs`).
+    #[error("{what} was not started: the process is exiting")]
+    Exiting {
+        /// The compile that was refused, e.g. "jit compilation of `gemm_sm80_...`".
+        what: String,
+    },
     /// A kernel needs an architecture the device does not have.
     #[error("kernel `{kernel}` needs {required}, but device {ordinal} is cc {major}.{minor}")]
     UnsupportedArch {

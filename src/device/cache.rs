@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::device::Device;
+use super::exit::JitScope;
 use super::function::Function;
 use super::jit::Module;
 use super::tiered::{tiering_enabled, JitTier, Upgrade, QUICK_LEVEL};
@@ -202,6 +203,9 @@ impl ModuleCache {
         let ptx = generate()?;
         let generate_time = start.elapsed();
         let kernel_name = kernel_name();
+        // The load, the kernel lookup and the start of a background compile
+        // are one step for the process's exit, which waits for it (exit.rs).
+        let _scope = JitScope::enter(&format!("jit compilation of `{kernel_name}`"))?;
         let compile_start = Instant::now();
         let module = if tiered {
             Module::load_at(device, &kernel_name, &ptx, Some(QUICK_LEVEL))?

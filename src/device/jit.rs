@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{sys, CudaContext};
 
 use super::device::{Device, DeviceLimits};
+use super::exit::JitScope;
 use super::function::Function;
 use crate::{Error, Result};
 
@@ -88,7 +89,9 @@ impl Module {
     ///
     /// Errors: [`Error::InvalidArgument`] if `ptx` contains a NUL byte;
     /// [`Error::Jit`] with the JIT's error log if the driver rejects the PTX;
-    /// [`Error::Driver`] for other driver failures (no log, e.g. out of memory).
+    /// [`Error::Driver`] for other driver failures (no log, e.g. out of memory);
+    /// [`Error::Exiting`] once the process has begun to exit (a compile
+    /// then in flight finishes before the driver's exit handlers run).
     pub fn load(device: &Device, label: &str, ptx: &str) -> Result<Module> {
         Module::load_at(device, label, ptx, jit_optimization_level())
     }
@@ -113,6 +116,9 @@ impl Module {
                 "PTX text without NUL bytes",
             )
         })?;
+        // Counted until the driver returns, so that the process's exit waits
+        // for this compile (exit.rs says why).
+        let scope = JitScope::enter(&format!("jit compilation of `{label}`"))?;
         let context = device.context().clone();
         context
             .bind_to_thread()
@@ -164,6 +170,8 @@ impl Module {
         }
         .result();
         let compile_time = start.elapsed();
+        scope.loaded();
+        drop(scope);
         let error_text = log_text(&error_log, values[1]);
         let info_text = log_text(&info_log, values[3]);
 

@@ -16,6 +16,7 @@
 //! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
 //! | [`get_or_load`], [`get_or_load_tiered`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`JitTier`], [`JIT_TIERED_ENV`] | `tiered.rs` | slow-to-compile kernels: a quick compile first, the optimized one in the background |
+//! | (internal) | `exit.rs` | the process's exit waits for JIT compiles in flight, so it never crashes in the driver |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
 //! | [`elementwise`], [`Elementwise`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
@@ -64,6 +65,7 @@ mod cache;
 mod device;
 mod driver;
 mod elementwise;
+mod exit;
 mod function;
 pub mod gemm;
 mod jit;

@@ -13,12 +13,16 @@
 //! rounding mode, so no optimization level may contract or reorder it), so
 //! the switch changes the speed, never a bit of the output.
 //!
+//! A process may exit while the background compile runs: the exit waits for
+//! it (`exit.rs`), so the driver never tears down under it.
+//!
 //! [`LoadedKernel::function`]: super::LoadedKernel::function
 
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::device::Device;
+use super::exit::JitScope;
 use super::function::Function;
 use super::jit::{jit_optimization_level, Module};
 
@@ -84,11 +88,22 @@ impl Upgrade {
         started: Instant,
     ) -> std::sync::Arc<Upgrade> {
         let upgrade = std::sync::Arc::new(Upgrade::default());
+        // The scope is entered here, before the thread exists, and dropped
+        // as the thread's last act, after its context handle: the process's
+        // exit waits for the whole thread's driver calls (exit.rs).
+        let scope = match JitScope::enter(&format!("the optimized compile of `{name}`")) {
+            Ok(scope) => scope,
+            Err(e) => {
+                upgrade.finish(Err(e.to_string()));
+                return upgrade;
+            }
+        };
         let background = upgrade.clone();
         let device = device.clone();
         let spawned = std::thread::Builder::new()
             .name("cutlet-jit".into())
             .spawn(move || {
+                let scope = scope;
                 let compiled = Module::load_at(&device, &name, &ptx, None).and_then(|module| {
                     let function = module.function(&name)?;
                     Ok(Optimized {
@@ -97,7 +112,10 @@ impl Upgrade {
                         ready_after: started.elapsed(),
                     })
                 });
+                drop(device);
                 background.finish(compiled.map_err(|e| e.to_string()));
+                drop(background);
+                drop(scope);
             });
         if let Err(e) = spawned {
             upgrade.finish(Err(format!(
