@@ -75,6 +75,16 @@ pub enum Error {
         /// The compile that was refused, e.g. "jit compilation of `gemm_sm80_...`".
         what: String,
     },
+    /// A GEMM configuration breaks a rule of
+    /// [`check_config`](crate::kernel::gemm::check_config) (or its epilogue
+    /// does not fit it); the typed front door refuses the same at compile time.
+    #[error("the gemm configuration {config} is not supported: {reason}")]
+    Config {
+        /// The configuration, as its kernel name.
+        config: String,
+        /// The broken rule, naming the values and what is expected.
+        reason: String,
+    },
     /// A kernel needs an architecture the device does not have.
     #[error("kernel `{kernel}` needs {required}, but device {ordinal} is cc {major}.{minor}")]
     UnsupportedArch {

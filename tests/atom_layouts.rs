@@ -8,9 +8,10 @@
 use std::collections::HashSet;
 
 use cutlet::atom::{
-    CopyAtom, CopyTraits, MmaAtom, MmaTraits, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
-    SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
-    SM80_16x8x8_F32TF32TF32F32_TN, UniversalFMA,
+    CopyAtom, CopyTraits, MmaAtom, MmaTraits, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T,
+    SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN,
+    SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,
+    UniversalFMA,
 };
 use cutlet::layout::Layout;
 
@@ -186,20 +187,25 @@ fn isa_ldsm_destination_bit(lane: i64, j: i64, q: i64, trans: bool) -> i64 {
     1024 * j + 128 * row + 16 * element + q % 16
 }
 
-fn check_ldsm(atom: CopyAtom, trans: bool) {
+/// `matrices`: 4 for `.x4`, 2 for `.x2` (lanes 16-31 then repeat lanes
+/// 0-15's addresses, which the instruction ignores).
+fn check_ldsm(atom: CopyAtom, trans: bool, matrices: i64) {
     let src = atom.src_layout();
     let dst = atom.dst_layout();
-    assert_bijection(atom.name(), &src, 4096);
-    assert_bijection(atom.name(), &dst, 4096);
+    let bits = 1024 * matrices;
+    if matrices == 4 {
+        assert_bijection(atom.name(), &src, bits);
+    }
+    assert_bijection(atom.name(), &dst, bits);
     for lane in 0..32 {
         for bit in 0..128 {
             assert_eq!(
                 src.at(lane + 32 * bit),
-                isa_ldsm_source_bit(lane, bit),
+                isa_ldsm_source_bit(lane % (8 * matrices), bit),
                 "{atom} src lane {lane} bit {bit}"
             );
         }
-        for j in 0..4 {
+        for j in 0..matrices {
             for q in 0..32 {
                 assert_eq!(
                     dst.at(lane + 32 * (q + 32 * j)),
@@ -213,8 +219,10 @@ fn check_ldsm(atom: CopyAtom, trans: bool) {
 
 #[test]
 fn ldmatrix_layouts_match_the_isa() {
-    check_ldsm(SM75_U32x4_LDSM_N::ATOM, false);
-    check_ldsm(SM75_U16x8_LDSM_T::ATOM, true);
+    check_ldsm(SM75_U32x4_LDSM_N::ATOM, false, 4);
+    check_ldsm(SM75_U16x8_LDSM_T::ATOM, true, 4);
+    check_ldsm(SM75_U32x2_LDSM_N::ATOM, false, 2);
+    check_ldsm(SM75_U16x4_LDSM_T::ATOM, true, 2);
 }
 
 #[test]
@@ -232,5 +240,5 @@ fn single_thread_copies_move_their_bits_in_order() {
             assert!((0..bits).all(|b| layout.at(b) == b), "{atom}: {layout}");
         }
     }
-    assert_eq!(CopyAtom::ALL.len(), 6);
+    assert_eq!(CopyAtom::ALL.len(), 8);
 }

@@ -66,7 +66,7 @@ fn an_unbuildable_configuration_is_one_error_line() {
     assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with("error: ") && stderr.contains("a=f16 b=bf16"),
+        stderr.starts_with("error: ") && stderr.contains("a=f16, b=bf16"),
         "{stderr}"
     );
 }

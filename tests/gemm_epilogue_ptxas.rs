@@ -88,7 +88,7 @@ fn spec_default_name() -> String {
 fn an_epilogue_whose_arity_does_not_match_its_biases_is_refused() {
     let mut spec = spec(BF16, BF16, OperandMajor::K, OutputMajor::N);
     spec.epilogue = Epilogue::from(Expression::from_fn(|a: Expr, b: Expr, c: Expr| a + b + c));
-    let err = spec.validate().unwrap_err();
+    let err = spec.validate().unwrap_err().to_string();
     assert!(err.contains("3 inputs with 0 bias vectors"), "{err}");
     assert!(spec.ptx().is_err());
 }

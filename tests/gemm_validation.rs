@@ -239,7 +239,7 @@ fn the_builder_names_what_it_cannot_build() {
         .b(ElementType::BF16, OperandMajor::K)
         .spec()
         .unwrap_err();
-    assert_names(&err.to_string(), &["a=f16 b=bf16", "expected"]);
+    assert_names(&err.to_string(), &["a=f16, b=bf16", "expected"]);
     let err = Gemm::builder().stages(9).spec().unwrap_err();
     assert_names(&err.to_string(), &["shared memory"]);
     let err = Gemm::builder().tile([128, 256, 48]).spec().unwrap_err();

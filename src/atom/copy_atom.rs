@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use super::copy_sm75::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use super::copy_sm75::{
+    SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
+};
 use super::copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
 use super::copy_universal::UniversalCopy;
 use crate::arch::ArchKind;
@@ -54,6 +56,10 @@ pub enum CopyAtom {
     Sm75U32x4LdsmN,
     /// [`SM75_U16x8_LDSM_T`]: `ldmatrix.x4.trans`.
     Sm75U16x8LdsmT,
+    /// [`SM75_U32x2_LDSM_N`]: `ldmatrix.x2`.
+    Sm75U32x2LdsmN,
+    /// [`SM75_U16x4_LDSM_T`]: `ldmatrix.x2.trans`.
+    Sm75U16x4LdsmT,
     /// [`UniversalCopy<32>`]: one 32-bit load or store.
     Universal32,
     /// [`UniversalCopy<64>`]: one 64-bit load or store.
@@ -68,6 +74,8 @@ macro_rules! dispatch {
             CopyAtom::Sm80CpAsyncCacheGlobalZfill => <SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Sm75U32x4LdsmN => <SM75_U32x4_LDSM_N as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Sm75U16x8LdsmT => <SM75_U16x8_LDSM_T as CopyTraits>::$item$(($($arg)*))?,
+            CopyAtom::Sm75U32x2LdsmN => <SM75_U32x2_LDSM_N as CopyTraits>::$item$(($($arg)*))?,
+            CopyAtom::Sm75U16x4LdsmT => <SM75_U16x4_LDSM_T as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal32 => <UniversalCopy<32> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal64 => <UniversalCopy<64> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal128 => <UniversalCopy<128> as CopyTraits>::$item$(($($arg)*))?,
@@ -77,10 +85,12 @@ macro_rules! dispatch {
 
 impl CopyAtom {
     /// Every copy atom.
-    pub const ALL: [CopyAtom; 6] = [
+    pub const ALL: [CopyAtom; 8] = [
         CopyAtom::Sm80CpAsyncCacheGlobalZfill,
         CopyAtom::Sm75U32x4LdsmN,
         CopyAtom::Sm75U16x8LdsmT,
+        CopyAtom::Sm75U32x2LdsmN,
+        CopyAtom::Sm75U16x4LdsmT,
         CopyAtom::Universal32,
         CopyAtom::Universal64,
         CopyAtom::Universal128,

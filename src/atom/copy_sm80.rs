@@ -65,6 +65,35 @@ impl SM80_CP_ASYNC_CACHEGLOBAL_ZFILL {
         Ok(())
     }
 
+    /// As [`emit_predicated`](Self::emit_predicated) from global address
+    /// `src + src_offset` bytes (`[src+offset]`, or `[src]` when the
+    /// offset is 0).
+    pub fn emit_predicated_at(
+        k: &mut Kernel,
+        pred: Reg,
+        dst: &dyn fmt::Display,
+        (src, src_offset): (Reg, u32),
+        src_size: &dyn fmt::Display,
+    ) -> Result<()> {
+        if src_offset == 0 {
+            return Self::emit_predicated(k, pred, dst, src, src_size);
+        }
+        check_regs("cp.async pred", &[pred], 1, RegClass::Pred)?;
+        check_regs("cp.async src", &[src], 1, RegClass::B64)?;
+        let at = format!("{src}+{src_offset}");
+        k.snippet(
+            "sm80/cp_async",
+            "cp_async_16_zfill_pred",
+            &[
+                ("pred", &pred),
+                ("dst", dst),
+                ("src", &at),
+                ("src_size", src_size),
+            ],
+        )?;
+        Ok(())
+    }
+
     /// Writes `cp.async.commit_group;`.
     pub fn emit_commit(k: &mut Kernel) -> Result<()> {
         k.snippet("sm80/cp_async", "cp_async_commit", &[])?;

@@ -54,7 +54,7 @@ mod mma_sm80;
 mod mma_universal;
 
 pub use copy_atom::{CopyAtom, CopyTraits};
-pub use copy_sm75::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+pub use copy_sm75::{SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N};
 pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
 pub use copy_universal::{MemorySpace, UniversalCopy};
 pub use mma_atom::{MmaAtom, MmaRegs, MmaTraits, MmaTypes, SnippetRef};

@@ -2,9 +2,8 @@
 //! element types and majors (CUTLASS's `CollectiveBuilder` with
 //! `StageCountAuto`).
 
-use super::MmaKind;
 use crate::arch::ArchKind;
-use crate::kernel::gemm::{Epilogue, GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{atom_shape, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
 /// The default SM80 GEMM for these types and majors, C and D of one type
@@ -27,8 +26,8 @@ use crate::numeric::ElementType;
 /// ```
 ///
 /// # Errors
-/// A sentence naming the values when no kernel exists for them (see
-/// [`GemmSpec::validate`]).
+/// [`Error::Config`](crate::Error::Config) naming the broken rule when no
+/// kernel exists for these types and majors (see [`GemmSpec::validate`]).
 pub fn sm80_default_spec(
     a: ElementType,
     b: ElementType,
@@ -37,13 +36,10 @@ pub fn sm80_default_spec(
     a_major: OperandMajor,
     b_major: OperandMajor,
     d_major: OutputMajor,
-) -> Result<GemmSpec, String> {
+) -> crate::Result<GemmSpec> {
     let arch = ArchKind::Sm80;
-    let mma = MmaKind::for_types(a, b, acc).ok_or_else(|| {
-        format!("element types a={a}, b={b}, acc={acc}: expected f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or f32/f32/f32 (tf32)")
-    })?;
-    let tile = match mma {
-        MmaKind::Tf32 => [128, 128, 32],
+    let tile = match atom_shape(a) {
+        [_, _, 8] => [128, 128, 32],
         _ => [128, 256, 64],
     };
     let mut spec = GemmSpec {
@@ -101,7 +97,7 @@ pub fn sm80_spec_for_problem(
     n: u32,
     l: u32,
     sm_count: u32,
-) -> Result<GemmSpec, String> {
+) -> crate::Result<GemmSpec> {
     let wide = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
     let Some(tall) = tall_variant(&wide) else {
         return Ok(wide);

@@ -35,7 +35,7 @@ mod sm80_mma_multistage;
 mod smem_layout;
 
 pub use builder::{sm80_default_spec, sm80_default_specs, sm80_spec_for_problem};
-pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80};
+pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use mma_kind::MmaKind;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;

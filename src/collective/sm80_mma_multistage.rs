@@ -195,14 +195,14 @@ impl Sm80MmaMultistage {
             inp.ldb_bytes,
             inp.n_rem,
             inp.b_safe,
-            self.a.bytes(),
+            self.a.stage_bytes(),
         )?;
         let cut_chunks: Vec<Reg> = [&ca, &cb]
             .into_iter()
             .filter_map(|c| self.cut_chunk_predicate(k, c))
             .collect();
         let mut fa = self.frag_setup(k, Operand::A, inp.tid, 0)?;
-        let mut fb = self.frag_setup(k, Operand::B, inp.tid, self.a.bytes())?;
+        let mut fb = self.frag_setup(k, Operand::B, inp.tid, self.a.stage_bytes())?;
 
         // Stage pointers (absolute shared-window addresses) and loop bounds.
         let (stage_r, stage_w, stage_end) = (
@@ -298,6 +298,14 @@ impl Sm80MmaMultistage {
         }
         let steps = self.k_steps();
         for kk in 0..steps {
+            // With one k-step a tile, the copies go first: the wait below
+            // must see this tile's copy group committed.
+            if kk == 0 && steps == 1 && cut.is_none() {
+                for c in [&ca, &cb] {
+                    self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
+                }
+                after_copy(k)?;
+            }
             if kk == steps - 1 {
                 CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
                 k.push("bar.sync 0;");
@@ -307,7 +315,7 @@ impl Sm80MmaMultistage {
             let buf = ((kk + 1) % 2) as usize;
             self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
             self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
-            if kk == 0 && cut.is_none() {
+            if kk == 0 && steps > 1 && cut.is_none() {
                 for c in [&ca, &cb] {
                     self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
                 }

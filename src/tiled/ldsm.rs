@@ -7,19 +7,37 @@ use super::tiled_mma::{mode_layout, mode_of, Operand, TiledMma};
 use crate::layout::{coalesce, composition, ComposedLayout, Layout};
 use crate::{Error, Result};
 
-/// Registers one `ldmatrix.x4` fills per lane.
-const REGS_PER_LDSM: i64 = 4;
-
 /// Bytes of one row `ldmatrix` reads.
 const ROW_BYTES: i64 = 16;
 
 impl TiledMma {
+    /// How many 8x8 matrices (registers per lane) each `ldmatrix` of the
+    /// operand's fragment loads: 4 (`.x4`) where a k-step's registers come
+    /// in fours, else 2 (`.x2`, e.g. B of a warp tile 8 columns wide) or 1,
+    /// so that no instruction spans two k-steps.
+    ///
+    /// ```
+    /// use cutlet::atom::MmaAtom;
+    /// use cutlet::tiled::{Operand, TiledMma};
+    ///
+    /// let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [1, 1, 1]).unwrap();
+    /// assert_eq!(mma.ldsm_matrices(Operand::B, [16, 32]).unwrap(), 4);
+    /// assert_eq!(mma.ldsm_matrices(Operand::B, [8, 32]).unwrap(), 2);
+    /// ```
+    pub fn ldsm_matrices(&self, op: Operand, tile: [i64; 2]) -> Result<i64> {
+        let fragment = self.fragment(op, tile)?.flatten();
+        let per_reg = 32 / i64::from(self.atom().types().a.size_bits()).max(1);
+        let regs = fragment[0] * fragment[1] / per_reg.max(1);
+        Ok([4, 2, 1].into_iter().find(|m| regs % m == 0).unwrap_or(1))
+    }
+
     /// (thread, instruction) -> column-major index, in the operand's tile,
     /// of the first element of the 16-byte row whose address the thread gives
-    /// to `ldmatrix.x4` (`.trans` when `trans`) number `instruction`.
+    /// to `ldmatrix` (`.trans` when `trans`) number `instruction`, of
+    /// [`ldsm_matrices`](Self::ldsm_matrices) matrices `m` (`.x4` or `.x2`).
     ///
-    /// Instruction `i` fills this thread's fragment registers `4i..4i+3`
-    /// (values `8i..8i+7` of 16 bits, or `4i..4i+3` of 32 bits, in the
+    /// Instruction `i` fills this thread's fragment registers `mi..mi+m-1`
+    /// (values `2mi..` of 16 bits, or `mi..` of 32 bits, in the
     /// (FrgV, Rest0, Rest1) order of [`layout_tv`](Self::layout_tv)). A
     /// 32-bit operand (tf32) is loaded as pairs of 16-bit halves, so each
     /// lane receives whole elements; only without `.trans`, as `.trans`
@@ -65,7 +83,8 @@ impl TiledMma {
         }
         // Values per register, and per instruction.
         let per_reg = 32 / bits;
-        let per_ldsm = REGS_PER_LDSM * per_reg;
+        let regs_per_ldsm = self.ldsm_matrices(op, tile)?;
+        let per_ldsm = regs_per_ldsm * per_reg;
         let tv = self.layout_tv(op, tile)?;
         let threads = self.threads();
         let values = tv.size() / threads;
@@ -83,10 +102,20 @@ impl TiledMma {
             (false, 2) => (at(4, 0) - at(0, 0), at(0, 1) - at(0, 0)),
             (false, _) => (at(4, 0) - at(0, 0), at(1, 0) - at(0, 0)),
         };
+        // Lanes 8j..8j+7 give matrix j's rows; lanes past the instruction's
+        // matrices (.x2, .x1) repeat the first ones (their addresses are
+        // ignored, but stay valid).
+        let matrix = |j: i64| {
+            if j < regs_per_ldsm {
+                at(0, j * per_reg) - at(0, 0)
+            } else {
+                0
+            }
+        };
         let lanes = Layout::from_modes([
             mode_layout(8, row_step),
-            mode_layout(2, at(0, per_reg) - at(0, 0)),
-            mode_layout(2, at(0, 2 * per_reg) - at(0, 0)),
+            mode_layout(2, matrix(1)),
+            mode_layout(2, matrix(2)),
         ]);
         let warps = composition(&mode_of(&tv, 0)?, &mode_layout(threads / 32, 32).into())?;
         let instructions = composition(
@@ -99,7 +128,7 @@ impl TiledMma {
         for t in 0..threads {
             let (lane, warp_base) = (t % 32, t - t % 32);
             for i in 0..values / per_ldsm {
-                for j in 0..REGS_PER_LDSM {
+                for j in 0..regs_per_ldsm {
                     for h in 0..per_reg {
                         // 16-bit: the ISA's (row, column) of half h; 32-bit:
                         // the pair of halves at columns 2(l%4), +1 is one

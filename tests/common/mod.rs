@@ -5,3 +5,4 @@ pub mod bin;
 pub mod gpu;
 pub mod probe;
 pub mod ptxas;
+pub mod sweep;

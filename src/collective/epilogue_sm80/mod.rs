@@ -68,6 +68,30 @@ pub struct EpilogueInputs {
     pub scalars: Vec<Reg>,
 }
 
+/// How the threads of a block take the 16-byte vectors of D's staging
+/// tile ([`EpilogueSm80::vector_mapping`]): thread `t < threads` takes
+/// vector column `t % along` of each segment of `along` vectors, rows
+/// `t / along + p * rows_per_pass`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VectorMapping {
+    /// Threads along a row.
+    pub along: u32,
+    /// Rows one pass covers.
+    pub rows_per_pass: u32,
+    /// Column segments of `along` vectors in a row.
+    pub segments: u32,
+    /// Threads that store (`along * rows_per_pass`); the rest are idle.
+    pub threads: u32,
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// The linear-combination epilogue of one [`GemmSpec`].
 #[derive(Clone, Debug)]
 pub struct EpilogueSm80 {
@@ -95,16 +119,39 @@ impl EpilogueSm80 {
         }
     }
 
-    /// Threads per row of vectors, and rows per pass; `None` when the
-    /// vectors do not tile over the block's threads.
-    pub fn vector_mapping(&self) -> Option<(u32, u32)> {
+    /// How the block's threads take the 16-byte vectors of the staging
+    /// tile (CuTe's `make_tiled_copy` of a 16-byte atom from a thread count
+    /// and the tile): threads along a row (`gcd(threads, vectors per
+    /// row)`), rows per pass (`gcd` of the threads left and the rows), the
+    /// column segments each thread takes of a row (vectors per row over the
+    /// threads along it), and the threads that store (the rest stay idle).
+    ///
+    /// ```
+    /// use cutlet::collective::{sm80_default_spec, EpilogueSm80, VectorMapping};
+    /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let mut spec = sm80_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+    /// // 128x256 of bf16 over 256 threads: 32 vectors a row, 8 rows a pass.
+    /// assert_eq!(EpilogueSm80::new(&spec).vector_mapping(),
+    ///            VectorMapping { along: 32, rows_per_pass: 8, segments: 1, threads: 256 });
+    /// // 32x256 on one warp: each thread takes one vector of each 32-vector segment of a row.
+    /// (spec.tile, spec.warps) = ([32, 256, 64], [1, 1, 1]);
+    /// assert_eq!(EpilogueSm80::new(&spec).vector_mapping(),
+    ///            VectorMapping { along: 32, rows_per_pass: 1, segments: 1, threads: 32 });
+    /// ```
+    pub fn vector_mapping(&self) -> VectorMapping {
         let (rows, len) = self.staging_shape();
-        let vpr = len / self.vector_elements();
-        let threads = self.spec.block_threads();
-        if vpr == 0 || !threads.is_multiple_of(vpr) || rows % (threads / vpr) != 0 {
-            return None;
+        let vpr = (len / self.vector_elements()).max(1);
+        let threads = self.spec.block_threads().max(1);
+        let along = gcd(threads, vpr);
+        let rows_per_pass = gcd(threads / along, rows.max(1));
+        VectorMapping {
+            along,
+            rows_per_pass,
+            segments: vpr / along,
+            threads: along * rows_per_pass,
         }
-        Some((vpr, threads / vpr))
     }
 
     /// Emits the epilogue.

@@ -16,16 +16,8 @@ impl EpilogueSm80 {
         inp: &EpilogueInputs,
     ) -> Result<(), PtxError> {
         let (rows, len) = self.staging_shape();
-        let (vpr, rpp) = self
-            .vector_mapping()
-            .ok_or_else(|| PtxError::UnsupportedSpec {
-                kernel: "gemm",
-                name: self.spec.kernel_name(),
-                reason: format!(
-                "the {rows}x{len} output tile does not split into 16-byte vectors over {} threads",
-                self.spec.block_threads()
-            ),
-            })?;
+        let map = self.vector_mapping();
+        let (vpr, rpp) = (map.along, map.rows_per_pass);
         let vec = self.vector_elements();
         let dsize = self.spec.d.size_bytes();
         let pitch = (len + epilogue_pad(self.spec.d_major)) * 4;
@@ -38,6 +30,38 @@ impl EpilogueSm80 {
         k.push(format!("rem.u32 {colv}, {}, {vpr};", inp.tid));
         let col = k.reg(RegClass::B32);
         k.push(format!("mul.lo.u32 {col}, {colv}, {vec};"));
+        // Threads past the mapping's own store nothing.
+        let idle = if map.threads < self.spec.block_threads() {
+            let (p, label) = (k.reg(RegClass::Pred), k.new_label("epilogue_idle")?);
+            k.push(format!("setp.ge.u32 {p}, {}, {};", inp.tid, map.threads));
+            k.push(format!("@{p} bra {label};"));
+            Some(label)
+        } else {
+            None
+        };
+        for segment in 0..map.segments {
+            if segment > 0 {
+                k.push(format!("add.u32 {col}, {col}, {};", vpr * vec));
+            }
+            let geometry = (rows, rpp, pitch, vec, dsize);
+            self.store_segment(k, inp, (row, col), (outer_rem, inner_rem), geometry)?;
+        }
+        if let Some(label) = idle {
+            k.place_label(&label);
+        }
+        Ok(())
+    }
+
+    /// The pass loop over one column segment of the staging tile: the
+    /// thread's vectors at column `col`, rows `row + p * rpp`.
+    fn store_segment(
+        &self,
+        k: &mut Kernel,
+        inp: &EpilogueInputs,
+        (row, col): (Reg, Reg),
+        (outer_rem, inner_rem): (Reg, Reg),
+        (rows, rpp, pitch, vec, dsize): (u32, u32, u32, u32, u32),
+    ) -> Result<(), PtxError> {
         // Shared read address of the thread's first vector.
         let sread = k.reg(RegClass::B32);
         let tmp = k.reg(RegClass::B32);

@@ -44,9 +44,13 @@ impl G2sMapping {
     }
 }
 
-/// The block's thread layout and each thread's value layout for the copy
-/// of an `extent x bk` tile (mn, k) of `element`s: threads along the
-/// contiguous mode first, 16 bytes each.
+/// The tiled copy of an `extent x bk` tile (mn, k) of `element`s over at
+/// most `threads` threads (CuTe's `make_tiled_copy` from a thread count and
+/// a tile): one 16-byte chunk per thread and step, threads along the
+/// contiguous mode first (`gcd(threads, chunks per row)` of them), then
+/// along the other (`gcd` of the threads left and the rows). With fewer
+/// threads than that, each thread copies several chunks of a row; with more
+/// threads than chunks, the threads past the copy's own stay idle.
 fn g2s_copy(
     major: OperandMajor,
     extent: i64,
@@ -56,29 +60,39 @@ fn g2s_copy(
 ) -> Result<TiledCopy> {
     let atom = CopyAtom::Sm80CpAsyncCacheGlobalZfill;
     let per = atom.bits_per_thread() / i64::from(element.size_bits());
-    let contiguous = match major {
-        OperandMajor::K => bk,
-        OperandMajor::MN => extent,
-    } / per;
-    if contiguous == 0 || threads % contiguous != 0 {
+    let (contiguous, rows) = match major {
+        OperandMajor::K => (bk, extent),
+        OperandMajor::MN => (extent, bk),
+    };
+    let chunks = contiguous / per;
+    if chunks == 0 || contiguous % per != 0 || threads < 1 {
         return Err(Error::invalid_argument(
-            "threads of the copy",
-            threads,
-            format!("a multiple of the {contiguous} chunks of 16 bytes along the contiguous mode"),
+            "copy tile",
+            format!("{extent}x{bk} of {element}"),
+            format!("a contiguous extent of whole 16-byte chunks ({per} elements)"),
         ));
     }
-    let across = threads / contiguous;
+    let along = gcd(threads, chunks);
+    let across = gcd(threads / along, rows);
     let (thr, val) = match major {
-        OperandMajor::K => ([across, contiguous], [1, per]),
-        OperandMajor::MN => ([contiguous, across], [per, 1]),
+        OperandMajor::K => ([across, along], [1, per]),
+        OperandMajor::MN => ([along, across], [per, 1]),
     };
     let thr_stride = match major {
-        OperandMajor::K => [contiguous, 1],
-        OperandMajor::MN => [1, contiguous],
+        OperandMajor::K => [along, 1],
+        OperandMajor::MN => [1, along],
     };
     let thr = Layout::from_parts(IntTuple::ints(&thr), IntTuple::ints(&thr_stride));
     let val = Layout::from_parts(IntTuple::ints(&val), IntTuple::ints(&[1, 1]));
     TiledCopy::new(atom, element, &thr, &val)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// [`Sm80MmaMultistage::tiled_mma`] of `spec` (the epilogue's too).
@@ -144,6 +158,25 @@ impl Sm80MmaMultistage {
             smem.major == OperandMajor::MN,
             &smem.layout(),
         )
+    }
+
+    /// Registers of operand A's or B's fragment of one k-step of the warp
+    /// tile (the tiled MMA's fragment: values of an atom times the atoms
+    /// along M or N, over the values a register holds).
+    pub fn fragment_registers(&self, op: Operand) -> Result<u32> {
+        let (smem, element) = self.operand(op)?;
+        let tile = [i64::from(smem.extent), i64::from(smem.bk)];
+        let fragment = self.tiled_mma()?.fragment(op, tile)?.flatten();
+        let per_reg = i64::from(32 / element.size_bits());
+        Ok(u32::try_from(fragment[0] * fragment[1] / per_reg).unwrap_or(0))
+    }
+
+    /// How many 8x8 matrices each `ldmatrix` of operand A or B loads (see
+    /// [`TiledMma::ldsm_matrices`]).
+    pub fn ldsm_matrices(&self, op: Operand) -> Result<u32> {
+        let (smem, _) = self.operand(op)?;
+        let tile = [i64::from(smem.extent), i64::from(smem.bk)];
+        Ok(self.tiled_mma()?.ldsm_matrices(op, tile)? as u32)
     }
 
     /// Whether operand A or B reaches its fragments through `ldmatrix`:

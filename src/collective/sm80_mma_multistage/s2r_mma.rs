@@ -1,12 +1,16 @@
 //! The shared-to-register loads and MMAs of [`Sm80MmaMultistage`]:
-//! `ldmatrix` x4 (atoms [`SM75_U32x4_LDSM_N`], [`SM75_U16x8_LDSM_T`]) into
+//! `ldmatrix` x4 or x2 (atoms [`SM75_U32x4_LDSM_N`], [`SM75_U16x8_LDSM_T`],
+//! [`SM75_U32x2_LDSM_N`], [`SM75_U16x4_LDSM_T`]) into
 //! double-buffered fragments, or, for an MN-major tf32 operand, one 32-bit
 //! `ld.shared` per fragment register ([`UniversalCopy<32>`]), and the warp
 //! tile's `mma.sync` through [`MmaAtom::emit`](crate::atom::MmaAtom::emit).
 
 use super::super::{MmaKind, OperandSmem};
 use super::{atom_error, Accumulators, Sm80MmaMultistage};
-use crate::atom::{MemorySpace, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy};
+use crate::atom::{
+    MemorySpace, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
+    UniversalCopy,
+};
 use crate::kernel::gemm::spec::SMEM_ALIGN;
 use crate::kernel::gemm::OperandMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -23,8 +27,8 @@ pub(super) struct FragState {
     frags: [Vec<Reg>; 2],
     /// Instructions per k-step.
     per_kstep: u32,
-    /// Fragment registers one instruction fills: 4 (`ldmatrix` x4) or 1
-    /// (32-bit `ld.shared`).
+    /// Fragment registers one instruction fills: 4 (`ldmatrix` x4), 2
+    /// (`ldmatrix` x2) or 1 (32-bit `ld.shared`).
     width: u32,
     /// Whether the loads are `ldmatrix` (else 32-bit `ld.shared`).
     ldmatrix: bool,
@@ -49,14 +53,13 @@ impl Sm80MmaMultistage {
             Operand::A => self.a,
             _ => self.b,
         };
-        let (wtm, wtn) = self.warp_tile();
-        let blocks = match op {
-            Operand::A => wtm,
-            _ => wtn,
-        } / 16;
         let ldmatrix = self.uses_ldmatrix(op).map_err(atom_error)?;
+        let regs_per_kstep = self.fragment_registers(op).map_err(atom_error)?;
         let (p, width) = if ldmatrix {
-            (self.ldsm(op).map_err(atom_error)?, 4)
+            (
+                self.ldsm(op).map_err(atom_error)?,
+                self.ldsm_matrices(op).map_err(atom_error)?,
+            )
         } else {
             (self.fragment_loads(op).map_err(atom_error)?, 1)
         };
@@ -113,15 +116,15 @@ impl Sm80MmaMultistage {
             }
         }
         let frags = [
-            k.regs(RegClass::B32, (blocks * 4) as usize),
-            k.regs(RegClass::B32, (blocks * 4) as usize),
+            k.regs(RegClass::B32, regs_per_kstep as usize),
+            k.regs(RegClass::B32, regs_per_kstep as usize),
         ];
         Ok(FragState {
             smem,
             bases,
             instructions,
             frags,
-            per_kstep: blocks * 4 / width,
+            per_kstep: regs_per_kstep / width,
             width,
             ldmatrix,
         })
@@ -157,10 +160,12 @@ impl Sm80MmaMultistage {
             }
             let r = &f.frags[buf][(i * f.width) as usize..((i + 1) * f.width) as usize];
             let at = format!("{addr}+{imm}");
-            match (f.ldmatrix, f.smem.major) {
-                (false, _) => UniversalCopy::<32>::emit_load(k, MemorySpace::Shared, r, &at),
-                (true, OperandMajor::K) => SM75_U32x4_LDSM_N::emit(k, r, &at),
-                (true, OperandMajor::MN) => SM75_U16x8_LDSM_T::emit(k, r, &at),
+            match (f.ldmatrix, f.smem.major, f.width) {
+                (false, _, _) => UniversalCopy::<32>::emit_load(k, MemorySpace::Shared, r, &at),
+                (true, OperandMajor::K, 2) => SM75_U32x2_LDSM_N::emit(k, r, &at),
+                (true, OperandMajor::MN, 2) => SM75_U16x4_LDSM_T::emit(k, r, &at),
+                (true, OperandMajor::K, _) => SM75_U32x4_LDSM_N::emit(k, r, &at),
+                (true, OperandMajor::MN, _) => SM75_U16x8_LDSM_T::emit(k, r, &at),
             }
             .map_err(atom_error)?;
             if self.mma == MmaKind::Tf32 {

@@ -87,9 +87,7 @@ impl<C: Config> GemmUniversalAdapter<C> {
             epilogue,
             ..C::spec()
         };
-        spec.validate().map_err(|reason| {
-            Error::invalid_argument("gemm configuration", spec.kernel_name(), reason)
-        })?;
+        spec.validate()?;
         Ok(GemmUniversalAdapter {
             launcher: Launcher::new(device, spec),
             config: PhantomData,

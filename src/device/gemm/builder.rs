@@ -9,9 +9,9 @@ use super::launcher::{check_spec, Launcher};
 use crate::arch::ArchKind;
 use crate::collective::sm80_default_spec;
 use crate::device::{Device, LoadedKernel};
-use crate::kernel::gemm::{Epilogue, GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::{Element, ElementType};
-use crate::{Error, Result};
+use crate::Result;
 
 /// A GEMM kernel chosen at run time, bound to a device.
 ///
@@ -129,15 +129,7 @@ impl GemmBuilder {
         };
         let (d, d_major) = self.d.unwrap_or((d_default, OutputMajor::N));
         let acc = self.acc.unwrap_or(ElementType::F32);
-        let invalid = |reason: String| {
-            Error::invalid_argument(
-                "gemm configuration",
-                format!("a={a} b={b} d={d} acc={acc}"),
-                reason,
-            )
-        };
-        let mut spec =
-            sm80_default_spec(a, b, d, acc, a_major, b_major, d_major).map_err(invalid)?;
+        let mut spec = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
         if let Some(epilogue) = &self.epilogue {
             spec.epilogue = epilogue.clone();
         }
@@ -147,8 +139,10 @@ impl GemmBuilder {
         if let Some(tile) = self.tile {
             spec.tile = tile;
         }
-        if let Some([wm, wn]) = self.warps {
-            spec.warps = [wm, wn, 1];
+        match (self.warps, self.tile) {
+            (Some([wm, wn]), _) => spec.warps = [wm, wn, 1],
+            (None, Some(_)) => spec.warps = auto_warps(&spec),
+            (None, None) => {}
         }
         spec.stages = match self.stages {
             Some(stages) => stages,
@@ -169,6 +163,40 @@ impl GemmBuilder {
         gemm.launcher.check_device()?;
         Ok(gemm)
     }
+}
+
+/// The warps for `spec`'s tile when only the tile is given: of the warp
+/// layouts the configuration rules accept (with automatic stages), the one
+/// whose warp tile is nearest 64x64 (the shape that keeps the tensor cores
+/// busy with 128 f32 accumulators a thread), fewer warps first on a tie;
+/// `spec`'s own warps when none is accepted (its error then names the rule).
+fn auto_warps(spec: &GemmSpec) -> [u32; 3] {
+    let [bm, bn, _] = spec.tile;
+    let distance = |extent: u32, warps: u32| {
+        let per = (extent / warps).max(1);
+        (i64::from(per.ilog2()) - 6).unsigned_abs()
+    };
+    let mut best: Option<(u64, u32, [u32; 3])> = None;
+    for wm in (0..6).map(|i| 1u32 << i) {
+        for wn in (0..6).map(|i| 1u32 << i) {
+            if wm * wn > 32 {
+                continue;
+            }
+            let mut candidate = GemmSpec {
+                warps: [wm, wn, 1],
+                ..spec.clone()
+            };
+            candidate.stages = auto_stages(&candidate);
+            if check_config(&candidate.facts()).is_err() {
+                continue;
+            }
+            let key = (distance(bm, wm) + distance(bn, wn), wm * wn, [wm, wn, 1]);
+            if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                best = Some(key);
+            }
+        }
+    }
+    best.map_or(spec.warps, |(_, _, warps)| warps)
 }
 
 /// As many stages as fit in the arch's opt-in shared memory, 2 to [`MAX_AUTO_STAGES`].

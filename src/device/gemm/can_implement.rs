@@ -58,9 +58,7 @@ pub struct ProblemFacts {
 /// nothing is read or written. With K zero, A and B are not read, and D is
 /// `beta · C`.
 pub fn check_problem(spec: &GemmSpec, problem: &ProblemFacts) -> Result<()> {
-    spec.validate().map_err(|reason| {
-        Error::invalid_argument("gemm configuration", spec.kernel_name(), reason)
-    })?;
+    spec.validate()?;
     let shape = problem.shape;
     check_shape(&shape, spec)?;
     let [align_a, align_b, align_c, align_d] = spec.alignment();

@@ -9,8 +9,7 @@ use typenum::Unsigned;
 
 use super::tags::{GemmElement, OperandMajorTag, OutputMajorTag};
 use crate::arch::Arch;
-use crate::kernel::gemm::GemmSpec;
-use crate::numeric::ElementType;
+use crate::kernel::gemm::{check_config, ConfigFacts, GemmSpec};
 
 /// A GEMM configuration, as CUTLASS's `CollectiveMma` + `CollectiveEpilogue`
 /// template arguments, with named associated types instead of a positional list.
@@ -24,7 +23,8 @@ use crate::numeric::ElementType;
 /// | `TileM`, `TileN`, `TileK` | the CTA tile (BM, BN, BK), typenum numbers |
 /// | `WarpsM`, `WarpsN` | warps of the CTA along M and N |
 /// | `Stages` | shared-memory pipeline stages |
-/// | `CHECK` | the compile-time check; evaluated by every front door |
+/// | `FACTS` | the lowered values the rules read |
+/// | `CHECK` | the compile-time check ([`check_config`]); evaluated by every front door |
 ///
 /// Most users name a [`GemmConfig`] through an alias such as
 /// [`DefaultBf16Sm80`](super::DefaultBf16Sm80).
@@ -64,97 +64,52 @@ pub trait Config: Send + Sync + 'static {
     /// Shared-memory stages.
     type Stages: Unsigned;
 
-    /// Fails to compile (when a front door evaluates it) for a combination
-    /// the SM80 kernel cannot be generated for, with a sentence naming the
-    /// parameters; the compiler's note names the configuration type, and so
-    /// the values.
-    const CHECK: () = check_config(
-        [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
-        [Self::WarpsM::U32, Self::WarpsN::U32],
-        Self::Stages::U32,
-        [
-            <Self::A as GemmElement>::TYPE,
-            <Self::B as GemmElement>::TYPE,
-            <Self::C as GemmElement>::TYPE,
-            <Self::D as GemmElement>::TYPE,
-            <Self::Acc as GemmElement>::TYPE,
-        ],
-        <Self::Arch as Arch>::MAX_DYNAMIC_SHARED_BYTES,
-    );
+    /// The configuration's lowered facts, as the rules read them.
+    const FACTS: ConfigFacts = ConfigFacts {
+        arch: <Self::Arch as Arch>::KIND,
+        a: <Self::A as GemmElement>::TYPE,
+        b: <Self::B as GemmElement>::TYPE,
+        c: <Self::C as GemmElement>::TYPE,
+        d: <Self::D as GemmElement>::TYPE,
+        acc: <Self::Acc as GemmElement>::TYPE,
+        a_major: <Self::MajorA as OperandMajorTag>::MAJOR,
+        b_major: <Self::MajorB as OperandMajorTag>::MAJOR,
+        c_major: <Self::MajorC as OutputMajorTag>::MAJOR,
+        d_major: <Self::MajorC as OutputMajorTag>::MAJOR,
+        tile: [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
+        warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],
+        stages: Self::Stages::U32,
+    };
+
+    /// Fails to compile (when a front door evaluates it) for a configuration
+    /// that breaks a rule of [`check_config`], the rule set the runtime
+    /// builder checks too, with the rule's sentence and values; the
+    /// compiler's note names the configuration type.
+    const CHECK: () = match check_config(&Self::FACTS) {
+        Ok(()) => (),
+        Err(rule) => rule.fail(),
+    };
 
     /// The kernel spec this configuration lowers to.
     fn spec() -> GemmSpec {
+        let f = Self::FACTS;
         GemmSpec {
-            arch: <Self::Arch as Arch>::KIND,
-            a: <Self::A as GemmElement>::TYPE,
-            b: <Self::B as GemmElement>::TYPE,
-            c: <Self::C as GemmElement>::TYPE,
-            d: <Self::D as GemmElement>::TYPE,
-            acc: <Self::Acc as GemmElement>::TYPE,
-            a_major: <Self::MajorA as OperandMajorTag>::MAJOR,
-            b_major: <Self::MajorB as OperandMajorTag>::MAJOR,
-            c_major: <Self::MajorC as OutputMajorTag>::MAJOR,
-            d_major: <Self::MajorC as OutputMajorTag>::MAJOR,
-            tile: [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
-            warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],
-            stages: Self::Stages::U32,
+            arch: f.arch,
+            a: f.a,
+            b: f.b,
+            c: f.c,
+            d: f.d,
+            acc: f.acc,
+            a_major: f.a_major,
+            b_major: f.b_major,
+            c_major: f.c_major,
+            d_major: f.d_major,
+            tile: f.tile,
+            warps: f.warps,
+            stages: f.stages,
             epilogue: crate::kernel::gemm::Epilogue::default(),
         }
     }
-}
-
-/// The compile-time rules of an SM80 mma.sync configuration (the runtime
-/// builder checks the same rules with [`GemmSpec::validate`]).
-const fn check_config(
-    [bm, bn, bk]: [u32; 3],
-    [wm, wn]: [u32; 2],
-    stages: u32,
-    [a, b, c, d, acc]: [ElementType; 5],
-    max_shared: u32,
-) {
-    assert!(
-        wm > 0 && wn > 0 && wm * wn <= 32,
-        "GEMM Config: WarpsM x WarpsN must be between 1 and 32 warps (1024 threads)"
-    );
-    assert!(
-        bm % (16 * wm) == 0,
-        "GEMM Config: TileM must be a multiple of 16 x WarpsM (each warp's M tile is whole 16-row mma atoms)"
-    );
-    assert!(
-        bn % (16 * wn) == 0,
-        "GEMM Config: TileN must be a multiple of 16 x WarpsN (each warp's N tile is whole pairs of 8-column mma atoms)"
-    );
-    assert!(
-        (a as u32) == (b as u32),
-        "GEMM Config: A and B must have the same element type (f16, bf16 or tf32)"
-    );
-    let is_16_bit = matches!(a, ElementType::F16 | ElementType::BF16);
-    assert!(
-        is_16_bit || matches!(a, ElementType::TF32),
-        "GEMM Config: A and B must be f16, bf16 or Tf32 (f32 data on the tensor cores is Tf32)"
-    );
-    assert!(
-        matches!(acc, ElementType::F32)
-            || (matches!(acc, ElementType::F16) && matches!(a, ElementType::F16)),
-        "GEMM Config: the accumulator must be f32, or f16 with f16 inputs"
-    );
-    assert!(
-        (c as u32) == (d as u32)
-            && matches!(d, ElementType::F16 | ElementType::BF16 | ElementType::F32),
-        "GEMM Config: C and D must have one element type, f16, bf16 or f32"
-    );
-    assert!(
-        bk * a.size_bytes() == 128,
-        "GEMM Config: TileK x element bytes must be 128, one swizzled shared-memory row (TileK = 64 for f16/bf16, 32 for tf32)"
-    );
-    assert!(
-        stages >= 2,
-        "GEMM Config: Stages must be at least 2 (the cp.async pipeline double-buffers)"
-    );
-    assert!(
-        stages * (bm + bn) * bk * a.size_bytes() <= max_shared,
-        "GEMM Config: Stages x (TileM + TileN) x TileK x element bytes exceeds the arch's shared memory per block"
-    );
 }
 
 /// Element types of a [`GemmConfig`]: A, B, C, D and the accumulator.

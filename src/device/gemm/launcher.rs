@@ -12,7 +12,7 @@ use super::epilogue_check::check_epilogue;
 use crate::device::{get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel};
 use crate::kernel::gemm::GemmSpec;
 use crate::numeric::Element;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Rasterization swizzle passed to the kernel (`raster_log`): tiles are
 /// walked in groups of 2^3 = 8 along the swizzled dimension, so that
@@ -194,11 +194,9 @@ impl Launcher {
     }
 }
 
-/// [`GemmSpec::validate`], its reason wrapped as the invalid "gemm
-/// configuration" named by the spec's kernel name.
+/// [`GemmSpec::validate`]: the configuration rules.
 pub(crate) fn check_spec(spec: &GemmSpec) -> Result<()> {
     spec.validate()
-        .map_err(|reason| Error::invalid_argument("gemm configuration", spec.kernel_name(), reason))
 }
 
 /// The checkable facts of `args`, with the addresses `[a, b, c, d]` (0 = unknown).

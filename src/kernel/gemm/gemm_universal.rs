@@ -43,7 +43,10 @@ impl GemmSpec {
             name: self.kernel_name(),
             reason,
         };
-        self.validate().map_err(unsupported)?;
+        self.validate().map_err(|e| match e {
+            crate::Error::Config { reason, .. } => unsupported(reason),
+            other => unsupported(other.to_string()),
+        })?;
         let mainloop = Sm80MmaMultistage::new(self)
             .ok_or_else(|| unsupported("no mma for these element types".to_string()))?;
         let epilogue = EpilogueSm80::new(self);

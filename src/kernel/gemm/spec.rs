@@ -91,12 +91,6 @@ pub struct GemmSpec {
     pub epilogue: Epilogue,
 }
 
-/// Bytes of one row of a shared-memory swizzle atom: every operand tile is
-/// stored in 128-byte rows (`Swizzle<3,4,3>` on byte addresses), so the CTA
-/// tile's K extent (K-major) or 64/32-element blocks of M or N (MN-major)
-/// fill exactly one row.
-pub(crate) const SMEM_ROW_BYTES: u32 = 128;
-
 /// Bytes of one `cp.async` copy and one epilogue vector.
 pub(crate) const VECTOR_BYTES: u32 = 16;
 
@@ -180,26 +174,20 @@ impl GemmSpec {
 
     /// Bytes of one mainloop stage: the A tile and the B tile.
     pub fn stage_bytes(&self) -> u32 {
-        let [bm, bn, bk] = self.tile;
-        bm * bk * self.a.size_bytes() + bn * bk * self.b.size_bytes()
+        self.facts().stage_bytes()
     }
 
     /// Bytes of the epilogue's staging tile (f32 accumulators of the whole
     /// CTA tile, rows padded against bank conflicts); it reuses the
     /// mainloop's shared memory.
     pub fn epilogue_bytes(&self) -> u32 {
-        let [bm, bn, _] = self.tile;
-        let pad = epilogue_pad(self.d_major);
-        match self.d_major {
-            OutputMajor::N => bm * (bn + pad) * 4,
-            OutputMajor::M => bn * (bm + pad) * 4,
-        }
+        self.facts().epilogue_bytes()
     }
 
     /// Dynamic shared memory the launch must give: the larger of the
     /// mainloop's `stages` stages and the epilogue's staging tile.
     pub fn shared_mem_bytes(&self) -> u32 {
-        (self.stages * self.stage_bytes()).max(self.epilogue_bytes())
+        self.facts().shared_mem_bytes()
     }
 
     /// Output tiles of one batch for an `m x n` output: `(tiles_m, tiles_n)`.

@@ -4,7 +4,7 @@
 use crate::collective::sm80_spec_for_problem;
 use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
-use crate::{Error, Result};
+use crate::Result;
 
 use crate::device::gemm::{Gemm, GemmShape};
 
@@ -98,7 +98,6 @@ impl DenseGemmArgs {
             arch: spec.arch,
             ..chosen
         })
-        .map_err(|reason| Error::invalid_argument("gemm configuration", spec.kernel_name(), reason))
     }
 }
 

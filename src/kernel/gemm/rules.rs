@@ -1,0 +1,514 @@
+//! The one rule set of a GEMM configuration: [`check_config`], a `const fn` over
+//! the configuration's lowered values ([`ConfigFacts`]).
+//!
+//! Both front doors call it: the typed [`Config::CHECK`] evaluates it at
+//! compile time (a configuration type that breaks a rule does not compile,
+//! and the compiler prints the rule's sentence with the values), and
+//! [`GemmSpec::validate`] at run time (the builder's `Error::Config` carries
+//! the same sentence). A configuration the rules accept is one the kernel
+//! generator builds; a test sweeps tiles, warps, types and majors to hold
+//! the generator to that.
+//!
+//! The rules refuse only what the hardware or the instruction cannot do:
+//!
+//! | rule | why |
+//! |---|---|
+//! | architecture `Sm80` or `Sm90` | the kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later) |
+//! | A/B/accumulator types with a tensor-core instruction | f16/f16/f32, bf16/bf16/f32, f16/f16/f16, tf32/tf32/f32 |
+//! | C and D of one type (f16, bf16, f32) and one major | the epilogue reads C where it writes D |
+//! | at most 1024 threads (32 warps), one warp along K | a block's limit |
+//! | warp tile a multiple of the atom (16 rows, 8 columns); BK a multiple of its K (16, or 8 for tf32) | the `mma.sync` shape |
+//! | BK and MN-major extents of 32, 64 or a multiple of 128 bytes | the row of a swizzled shared-memory atom |
+//! | accumulators and fragments fit a thread's registers at this block size | the register file: 255 per thread, 65536 per block |
+//! | at least 2 stages, and shared memory within the architecture's opt-in limit | the pipeline; the shared memory |
+//!
+//! [`Config::CHECK`]: crate::device::gemm::Config::CHECK
+//! [`GemmSpec::validate`]: super::GemmSpec::validate
+
+use std::fmt;
+
+use super::spec::{epilogue_pad, OperandMajor, OutputMajor, SMEM_ALIGN};
+use crate::arch::ArchKind;
+use crate::numeric::ElementType;
+
+/// Every fact of a GEMM configuration the rules read: a
+/// [`GemmSpec`](super::GemmSpec) without its epilogue expression, `Copy`
+/// so that a `const` can build it from a configuration type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConfigFacts {
+    /// The architecture the PTX targets.
+    pub arch: ArchKind,
+    /// Element type of A.
+    pub a: ElementType,
+    /// Element type of B.
+    pub b: ElementType,
+    /// Element type of C.
+    pub c: ElementType,
+    /// Element type of D.
+    pub d: ElementType,
+    /// Accumulator type.
+    pub acc: ElementType,
+    /// Contiguous dimension of A.
+    pub a_major: OperandMajor,
+    /// Contiguous dimension of B.
+    pub b_major: OperandMajor,
+    /// Contiguous dimension of C.
+    pub c_major: OutputMajor,
+    /// Contiguous dimension of D.
+    pub d_major: OutputMajor,
+    /// CTA tile (BM, BN, BK).
+    pub tile: [u32; 3],
+    /// Warps along (M, N, K).
+    pub warps: [u32; 3],
+    /// Shared-memory stages.
+    pub stages: u32,
+}
+
+/// The mma atom's shape (M, N, K) for A's element type: 16x8x16, or
+/// 16x8x8 for tf32 (`f32` data on the tensor cores).
+pub const fn atom_shape(a: ElementType) -> [u32; 3] {
+    match a {
+        ElementType::F32 | ElementType::TF32 => [16, 8, 8],
+        _ => [16, 8, 16],
+    }
+}
+
+/// Registers a thread may hold when `threads` run in one block: 255, or
+/// less where 65536 registers shared by the block are fewer (allocated in
+/// units of 8 per thread).
+pub const fn register_budget(threads: u32) -> u32 {
+    let threads = if threads == 0 { 1 } else { threads };
+    let per = 65536 / threads / 8 * 8;
+    if per > 255 {
+        255
+    } else {
+        per
+    }
+}
+
+impl ConfigFacts {
+    /// Threads per block: 32 per warp.
+    pub const fn block_threads(&self) -> u32 {
+        self.warps[0] * self.warps[1] * self.warps[2] * 32
+    }
+
+    /// Bytes of one mainloop stage: the A tile, then the B tile, each
+    /// rounded up to the 1024-byte alignment of the swizzle atoms.
+    pub const fn stage_bytes(&self) -> u32 {
+        let [bm, bn, bk] = self.tile;
+        let a = (bm * bk * self.a.size_bytes()).next_multiple_of(SMEM_ALIGN);
+        let b = (bn * bk * self.b.size_bytes()).next_multiple_of(SMEM_ALIGN);
+        a + b
+    }
+
+    /// Bytes of the epilogue's staging tile: the f32 accumulators of the
+    /// whole CTA tile, rows padded against bank conflicts.
+    pub const fn epilogue_bytes(&self) -> u32 {
+        let [bm, bn, _] = self.tile;
+        let pad = epilogue_pad(self.d_major);
+        match self.d_major {
+            OutputMajor::N => bm * (bn + pad) * 4,
+            OutputMajor::M => bn * (bm + pad) * 4,
+        }
+    }
+
+    /// Dynamic shared memory of the kernel: the larger of the mainloop's
+    /// stages and the epilogue's staging tile (which reuses them).
+    pub const fn shared_mem_bytes(&self) -> u32 {
+        let mainloop = self.stages * self.stage_bytes();
+        let epilogue = self.epilogue_bytes();
+        if mainloop > epilogue {
+            mainloop
+        } else {
+            epilogue
+        }
+    }
+
+    /// Registers per thread the accumulators and the double-buffered A and
+    /// B fragments of one k-step take (the floor of the kernel's register
+    /// use; addressing comes on top).
+    pub const fn fragment_registers(&self) -> u32 {
+        let (wtm, wtn) = self.warp_tile();
+        let acc = match self.acc {
+            ElementType::F16 => wtm * wtn / 64,
+            _ => wtm * wtn / 32,
+        };
+        // Per k-step: 4 registers of A per 16-row atom, 2 of B per 8-column
+        // atom (16-bit pairs, or one tf32 each), twice (double buffer).
+        acc + 2 * (wtm / 16 * 4 + wtn / 8 * 2)
+    }
+
+    /// The warp tile (M, N).
+    pub const fn warp_tile(&self) -> (u32, u32) {
+        let [wm, wn, _] = self.warps;
+        let wm = if wm == 0 { 1 } else { wm };
+        let wn = if wn == 0 { 1 } else { wn };
+        (self.tile[0] / wm, self.tile[1] / wn)
+    }
+}
+
+/// Whether a shared-memory row of `bytes` is one the swizzle atoms tile:
+/// 32 or 64 bytes (`Sw<1,4,3>`, `Sw<2,4,3>`) or a multiple of 128
+/// (`Sw<3,4,3>`, one atom per 128 bytes).
+pub const fn swizzle_row_ok(bytes: u32) -> bool {
+    bytes == 32 || bytes == 64 || (bytes > 0 && bytes.is_multiple_of(128))
+}
+
+/// Checks every rule; the first broken one's sentence names the values.
+///
+/// ```
+/// use cutlet::arch::ArchKind;
+/// use cutlet::kernel::gemm::{check_config, ConfigFacts, OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// let mut facts = ConfigFacts {
+///     arch: ArchKind::Sm80, a: BF16, b: BF16, c: BF16, d: BF16, acc: F32,
+///     a_major: OperandMajor::K, b_major: OperandMajor::K,
+///     c_major: OutputMajor::N, d_major: OutputMajor::N,
+///     tile: [32, 32, 64], warps: [1, 1, 1], stages: 2,
+/// };
+/// assert!(check_config(&facts).is_ok());
+/// facts.warps = [4, 1, 1];
+/// assert_eq!(
+///     check_config(&facts).unwrap_err().as_str(),
+///     "TileM 32 over 4 warps along M gives each warp 8 rows: expected a multiple of the mma atom's 16 rows (TileM a multiple of 16 x WarpsM)"
+/// );
+/// ```
+// The message is a fixed buffer by value: a `const fn` cannot allocate.
+#[allow(clippy::result_large_err)]
+pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if !matches!(f.arch, ArchKind::Sm80 | ArchKind::Sm90) {
+        return Err(RuleMessage::new()
+            .s("architecture ")
+            .s(f.arch.ptx_target())
+            .s(" has no GEMM kernel yet: expected Sm80 or Sm90 (the kernel uses mma.sync, cp.async and ldmatrix of sm_80)"));
+    }
+    let tensor_core = match (f.a, f.b, f.acc) {
+        (ElementType::F16, ElementType::F16, ElementType::F32 | ElementType::F16) => true,
+        (ElementType::BF16, ElementType::BF16, ElementType::F32) => true,
+        (
+            ElementType::F32 | ElementType::TF32,
+            ElementType::F32 | ElementType::TF32,
+            ElementType::F32,
+        ) => f.a as u32 == f.b as u32,
+        _ => false,
+    };
+    if !tensor_core {
+        return Err(RuleMessage::new()
+            .s("element types a=")
+            .s(f.a.name())
+            .s(", b=")
+            .s(f.b.name())
+            .s(", acc=")
+            .s(f.acc.name())
+            .s(" have no tensor-core instruction: expected f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or tf32/tf32/f32"));
+    }
+    if f.c as u32 != f.d as u32 {
+        return Err(RuleMessage::new()
+            .s("C is ")
+            .s(f.c.name())
+            .s(" but D is ")
+            .s(f.d.name())
+            .s(": expected C and D of one element type"));
+    }
+    if !matches!(f.d, ElementType::F16 | ElementType::BF16 | ElementType::F32) {
+        return Err(RuleMessage::new()
+            .s("D of ")
+            .s(f.d.name())
+            .s(" is not supported: expected f16, bf16 or f32"));
+    }
+    if f.c_major as u32 != f.d_major as u32 {
+        return Err(RuleMessage::new()
+            .s("C is ")
+            .s(f.c_major.name())
+            .s("-major but D is ")
+            .s(f.d_major.name())
+            .s("-major: expected C and D of one major"));
+    }
+    let [bm, bn, bk] = f.tile;
+    let [wm, wn, wk] = f.warps;
+    if wm == 0 || wn == 0 || wk != 1 {
+        return Err(RuleMessage::new()
+            .s("warps ")
+            .n(wm)
+            .s("x")
+            .n(wn)
+            .s("x")
+            .n(wk)
+            .s(": expected at least one warp along M and N and exactly one along K"));
+    }
+    if wm * wn > 32 {
+        return Err(RuleMessage::new()
+            .s("warps ")
+            .n(wm)
+            .s("x")
+            .n(wn)
+            .s(" make ")
+            .n(wm * wn * 32)
+            .s(" threads: a block holds at most 1024 (32 warps)"));
+    }
+    let [atom_m, atom_n, atom_k] = atom_shape(f.a);
+    if bm == 0 || bm % (atom_m * wm) != 0 {
+        return Err(RuleMessage::new()
+            .s("TileM ")
+            .n(bm)
+            .s(" over ")
+            .n(wm)
+            .s(" warps along M gives each warp ")
+            .n(bm / wm)
+            .s(" rows: expected a multiple of the mma atom's ")
+            .n(atom_m)
+            .s(" rows (TileM a multiple of ")
+            .n(atom_m)
+            .s(" x WarpsM)"));
+    }
+    if bn == 0 || bn % (atom_n * wn) != 0 {
+        return Err(RuleMessage::new()
+            .s("TileN ")
+            .n(bn)
+            .s(" over ")
+            .n(wn)
+            .s(" warps along N gives each warp ")
+            .n(bn / wn)
+            .s(" columns: expected a multiple of the mma atom's ")
+            .n(atom_n)
+            .s(" columns (TileN a multiple of ")
+            .n(atom_n)
+            .s(" x WarpsN)"));
+    }
+    if bk == 0 || bk % atom_k != 0 {
+        return Err(RuleMessage::new()
+            .s("TileK ")
+            .n(bk)
+            .s(" is not a multiple of the mma atom's K of ")
+            .n(atom_k)
+            .s(" for ")
+            .s(f.a.name()));
+    }
+    let esize = f.a.size_bytes();
+    if !swizzle_row_ok(bk * esize) {
+        return Err(RuleMessage::new()
+            .s("TileK ")
+            .n(bk)
+            .s(" of ")
+            .s(f.a.name())
+            .s(" makes ")
+            .n(bk * esize)
+            .s("-byte shared-memory rows: expected 32, 64 or a multiple of 128 bytes (the row of a swizzle atom)"));
+    }
+    if matches!(f.a_major, OperandMajor::MN) && !swizzle_row_ok(bm * esize) {
+        return Err(RuleMessage::new()
+            .s("A is M-major with TileM ")
+            .n(bm)
+            .s(" of ")
+            .s(f.a.name())
+            .s(" (")
+            .n(bm * esize)
+            .s("-byte shared-memory rows): expected 32, 64 or a multiple of 128 bytes (the row of a swizzle atom)"));
+    }
+    if matches!(f.b_major, OperandMajor::MN) && !swizzle_row_ok(bn * esize) {
+        return Err(RuleMessage::new()
+            .s("B is N-major with TileN ")
+            .n(bn)
+            .s(" of ")
+            .s(f.b.name())
+            .s(" (")
+            .n(bn * esize)
+            .s("-byte shared-memory rows): expected 32, 64 or a multiple of 128 bytes (the row of a swizzle atom)"));
+    }
+    let threads = f.block_threads();
+    let (wtm, wtn) = f.warp_tile();
+    let needed = f.fragment_registers();
+    let budget = register_budget(threads);
+    if needed > budget {
+        return Err(RuleMessage::new()
+            .s("a ")
+            .n(wtm)
+            .s("x")
+            .n(wtn)
+            .s(" warp tile needs ")
+            .n(needed)
+            .s(" registers per thread for its accumulators and fragments, more than the ")
+            .n(budget)
+            .s(" a thread may hold in a block of ")
+            .n(threads)
+            .s(" threads: expected a smaller warp tile (more warps or a smaller tile)"));
+    }
+    if f.stages < 2 {
+        return Err(RuleMessage::new()
+            .s("Stages ")
+            .n(f.stages)
+            .s(": expected at least 2 (the cp.async pipeline double-buffers)"));
+    }
+    let bytes = f.shared_mem_bytes();
+    let limit = f.arch.max_dynamic_shared_bytes();
+    if bytes > limit {
+        return Err(RuleMessage::new()
+            .s("shared memory of ")
+            .n(bytes)
+            .s(" bytes (")
+            .n(f.stages)
+            .s(" stages of ")
+            .n(f.stage_bytes())
+            .s(" bytes; the epilogue stages ")
+            .n(f.epilogue_bytes())
+            .s(") exceeds the ")
+            .n(limit)
+            .s(" bytes a block of ")
+            .s(f.arch.ptx_target())
+            .s(" may use: expected fewer stages or a smaller tile"));
+    }
+    Ok(())
+}
+
+/// The sentence of a broken rule, built in a `const fn` (so a compile-time
+/// check can print it with its values) and readable at run time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct RuleMessage {
+    bytes: [u8; RuleMessage::CAPACITY],
+    len: usize,
+}
+
+impl RuleMessage {
+    const CAPACITY: usize = 320;
+
+    const fn new() -> Self {
+        RuleMessage {
+            bytes: [0; RuleMessage::CAPACITY],
+            len: 0,
+        }
+    }
+
+    /// Appends `text` (cut at the capacity, on a character boundary: the
+    /// texts here are ASCII).
+    const fn s(mut self, text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() && self.len < RuleMessage::CAPACITY {
+            self.bytes[self.len] = bytes[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    /// Appends `value` in decimal.
+    const fn n(mut self, mut value: u32) -> Self {
+        let mut digits = [0u8; 10];
+        let mut count = 0;
+        loop {
+            digits[count] = b'0' + (value % 10) as u8;
+            count += 1;
+            value /= 10;
+            if value == 0 {
+                break;
+            }
+        }
+        while count > 0 && self.len < RuleMessage::CAPACITY {
+            count -= 1;
+            self.bytes[self.len] = digits[count];
+            self.len += 1;
+        }
+        self
+    }
+
+    /// The sentence.
+    pub const fn as_str(&self) -> &str {
+        let (text, _) = self.bytes.split_at(self.len);
+        match std::str::from_utf8(text) {
+            Ok(text) => text,
+            Err(_) => "a GEMM configuration rule is broken",
+        }
+    }
+
+    /// Panics with the sentence: what a compile-time check does with it.
+    pub const fn fail(&self) -> ! {
+        panic!("{}", self.as_str())
+    }
+}
+
+impl fmt::Display for RuleMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for RuleMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RuleMessage({:?})", self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ElementType::{BF16, F16, F32};
+
+    fn facts(tile: [u32; 3], warps: [u32; 2], stages: u32) -> ConfigFacts {
+        ConfigFacts {
+            arch: ArchKind::Sm80,
+            a: BF16,
+            b: BF16,
+            c: BF16,
+            d: BF16,
+            acc: F32,
+            a_major: OperandMajor::K,
+            b_major: OperandMajor::K,
+            c_major: OutputMajor::N,
+            d_major: OutputMajor::N,
+            tile,
+            warps: [warps[0], warps[1], 1],
+            stages,
+        }
+    }
+
+    fn refusal(f: &ConfigFacts) -> String {
+        check_config(f).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn small_tiles_on_one_warp_pass() {
+        assert!(check_config(&facts([32, 32, 64], [1, 1], 2)).is_ok());
+        assert!(check_config(&facts([16, 8, 16], [1, 1], 2)).is_ok());
+    }
+
+    #[test]
+    fn each_rule_names_its_values() {
+        let text = refusal(&facts([64, 64, 64], [8, 8], 2));
+        assert!(text.contains("8x8 make 2048 threads"), "{text}");
+        let text = refusal(&facts([64, 32, 64], [1, 8], 2));
+        assert!(text.contains("TileN 32 over 8 warps"), "{text}");
+        let text = refusal(&facts([64, 64, 24], [1, 1], 2));
+        assert!(text.contains("TileK 24"), "{text}");
+        let text = refusal(&facts([64, 64, 48], [1, 1], 2));
+        assert!(text.contains("96-byte"), "{text}");
+        let text = refusal(&facts([256, 256, 64], [1, 1], 2));
+        assert!(text.contains("256x256 warp tile needs"), "{text}");
+        let text = refusal(&facts([128, 128, 64], [2, 2], 1));
+        assert!(text.contains("Stages 1"), "{text}");
+        let text = refusal(&facts([128, 256, 64], [2, 4], 8));
+        assert!(text.contains("exceeds the 166912 bytes"), "{text}");
+        let mut f = facts([64, 64, 64], [2, 2], 2);
+        f.b = F16;
+        assert!(refusal(&f).contains("a=bf16, b=f16"));
+        let mut f = facts([64, 64, 64], [2, 2], 2);
+        f.b_major = OperandMajor::MN;
+        f.tile[1] = 48;
+        f.warps[1] = 1;
+        assert!(refusal(&f).contains("B is N-major with TileN 48"));
+    }
+
+    #[test]
+    fn register_budget_follows_the_block_size() {
+        assert_eq!(register_budget(128), 255);
+        assert_eq!(register_budget(256), 255);
+        assert_eq!(register_budget(512), 128);
+        assert_eq!(register_budget(1024), 64);
+    }
+
+    #[test]
+    fn messages_print_numbers_exactly() {
+        let m = RuleMessage::new().s("a ").n(0).s(" b ").n(4_294_967_295);
+        assert_eq!(m.as_str(), "a 0 b 4294967295");
+    }
+}
