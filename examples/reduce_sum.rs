@@ -85,16 +85,15 @@ fn measure(
         ReduceDim::All => 1,
     };
     let mut out = stream.alloc_zeros::<f32>(outputs)?;
-    let reduce = Reduce::new(ReduceOp::Sum, dim);
+    let reduce = Reduce::new(device, ReduceOp::Sum, dim);
     let start = Instant::now();
     let call = |out: &mut cudarc::driver::CudaSlice<f32>, workspace: &mut ReduceWorkspace| {
         let input = TensorRef::row_major(&x, rows, cols)?;
         reduce.run(
-            device,
-            &stream,
             input.into(),
             TensorMut::vector(out).into(),
             workspace,
+            &stream,
         )
     };
     call(&mut out, workspace)?;

@@ -1,5 +1,7 @@
 //! The host side of the proving kernel: `c = a + b`, checked, cached, launched.
 
+use std::sync::Arc;
+
 use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::cache::get_or_load;
@@ -16,7 +18,8 @@ use crate::{Error, Result};
 /// Supported element types: `f32` and `half::f16`. Empty vectors are a no-op.
 ///
 /// Errors: [`Error::InvalidArgument`] when the lengths differ, a buffer is not
-/// 16-byte aligned or the element type is not supported;
+/// 16-byte aligned, the element type is not supported or `stream` is not a
+/// stream of `device`;
 /// [`Error::UnsupportedArch`] on a GPU older than compute capability 7.0;
 /// driver and JIT errors with the kernel's name.
 ///
@@ -35,11 +38,12 @@ use crate::{Error, Result};
 /// ```
 pub fn vector_add<T: Element>(
     device: &Device,
-    stream: &CudaStream,
+    stream: &Arc<CudaStream>,
     a: &CudaSlice<T>,
     b: &CudaSlice<T>,
     c: &mut CudaSlice<T>,
 ) -> Result<()> {
+    device.check_stream(stream)?;
     let n = a.len();
     for (name, len) in [("b", b.len()), ("c", c.len())] {
         if len != n {

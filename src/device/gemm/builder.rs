@@ -2,10 +2,14 @@
 //! [`GemmSpec`]s as the typed [`Config`](super::Config), from values a
 //! program learns at run time, validated with errors instead of compile errors.
 
-use cudarc::driver::{CudaStream, DeviceRepr};
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 
 use super::arguments::Arguments;
 use super::launcher::{check_spec, Launcher};
+use super::tags::GemmElement;
+use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::collective::sm80_default_spec;
 use crate::device::{Device, LoadedKernel};
@@ -13,7 +17,11 @@ use crate::kernel::gemm::{Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::{Element, ElementType};
 use crate::{Error, Result};
 
-/// A GEMM kernel chosen at run time, bound to a device.
+/// A GEMM kernel chosen at run time, bound to a device, whose `run` checks
+/// the arguments' element types at run time (for types known only then).
+/// Where they are known at compile time, build a [`TypedGemm`] with
+/// [`GemmBuilder::build_typed`] instead: a mismatch is then a compile error.
+/// Its calls are [`GemmUniversalAdapter`](super::GemmUniversalAdapter)'s.
 ///
 /// ```no_run
 /// use cutlet::device::gemm::Gemm;
@@ -36,7 +44,7 @@ pub struct Gemm {
     launcher: Launcher,
 }
 
-/// Builds a [`Gemm`]: element types and majors of A, B and D (C has D's),
+/// Builds a [`Gemm`] (or a [`TypedGemm`]): element types and majors of A, B and D (C has D's),
 /// the accumulator, and optionally the tile, warps and stages. Unset fields
 /// come from the SM80 collective builder
 /// ([`sm80_default_spec`](crate::collective::sm80_default_spec)).
@@ -169,6 +177,45 @@ impl GemmBuilder {
         gemm.launcher.check_device()?;
         Ok(gemm)
     }
+
+    /// The [`TypedGemm`] of these values on `device`, whose `run` takes
+    /// buffers of exactly A's, B's and D's storage types (C has D's): a
+    /// mismatch is a compile error. `A`, `B`, `D` are
+    /// [`GemmElement`] tags (`half::f16`, `half::bf16`, `f32`,
+    /// [`Tf32`](crate::numeric::Tf32)); an element type not set with
+    /// [`a`](Self::a), [`b`](Self::b) or [`d`](Self::d) is taken from them
+    /// (with a K-major A and B and a row-major D).
+    ///
+    /// Errors: as [`build`](Self::build), and [`Error::InvalidArgument`]
+    /// when an element type set on the builder is not the type parameter's.
+    pub fn build_typed<A, B, D>(mut self, device: &Device) -> Result<TypedGemm<A, B, D>>
+    where
+        A: GemmElement,
+        B: GemmElement,
+        D: GemmElement,
+    {
+        self.a.get_or_insert((A::TYPE, OperandMajor::K));
+        self.b.get_or_insert((B::TYPE, OperandMajor::K));
+        self.d.get_or_insert((D::TYPE, OutputMajor::N));
+        let spec = self.spec()?;
+        for (name, built, wanted) in [
+            ("a", spec.a, A::TYPE),
+            ("b", spec.b, B::TYPE),
+            ("c", spec.c, D::TYPE),
+            ("d", spec.d, D::TYPE),
+        ] {
+            if built != wanted {
+                return Err(Error::invalid_argument(
+                    format!("{name} element type"),
+                    built,
+                    format!("{wanted}, the type parameter build_typed was given for {name}"),
+                ));
+            }
+        }
+        let launcher = Launcher::new(device, spec);
+        launcher.check_device()?;
+        Ok(TypedGemm::from_launcher(launcher))
+    }
 }
 
 /// As many stages as fit in the arch's opt-in shared memory, 2 to [`MAX_AUTO_STAGES`].
@@ -192,13 +239,29 @@ impl Gemm {
         }
     }
 
+    /// Whether [`can_implement`](Self::can_implement) and [`run`](Self::run)
+    /// reject alpha, beta and epilogue scalars that are not finite in f32:
+    /// on by default (see
+    /// [`GemmUniversalAdapter::check_scalars`](super::GemmUniversalAdapter::check_scalars)).
+    #[must_use]
+    pub fn check_scalars(mut self, check: bool) -> Gemm {
+        self.launcher.set_check_scalars(check);
+        self
+    }
+
     /// The kernel spec.
     pub fn spec(&self) -> &GemmSpec {
         self.launcher.spec()
     }
 
+    /// The device the kernel runs on.
+    pub fn device(&self) -> &Device {
+        self.launcher.device()
+    }
+
     /// Whether the kernel can compute `args`, and why not (see
-    /// [`GemmUniversalAdapter::can_implement`](super::GemmUniversalAdapter::can_implement)).
+    /// [`GemmUniversalAdapter::can_implement`](super::GemmUniversalAdapter::can_implement));
+    /// the element types of `args` are checked here, at run time.
     pub fn can_implement<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> Result<()>
     where
         A: Element + DeviceRepr,
@@ -211,23 +274,45 @@ impl Gemm {
     }
 
     /// Bytes of device workspace `run` needs: 0.
-    pub fn workspace_size(&self) -> usize {
-        0
+    pub fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
+        self.launcher.workspace_size(args)
     }
 
-    /// Generates and compiles the kernel now (or returns it from the cache),
-    /// so that the first `run` only launches. A new configuration is
-    /// compiled in two tiers (quick now, optimized in the background):
-    /// `initialize()?.wait_optimized()?` waits for the final kernel.
-    pub fn initialize(&self) -> Result<&LoadedKernel> {
-        self.launcher.kernel().map(|kernel| kernel.as_ref())
+    /// Checks `args` and compiles the kernel (or takes it from the cache),
+    /// so that the first `run` only launches; returns the compiled kernel.
+    /// A new configuration is compiled in two tiers (quick now, optimized
+    /// in the background): `gemm.initialize(&args, None)?.wait_optimized()?`
+    /// waits for the final kernel. See
+    /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize).
+    pub fn initialize<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        workspace: Option<&mut CudaSlice<u8>>,
+    ) -> Result<&LoadedKernel>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        self.launcher.initialize(args, workspace)
     }
 
-    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`.
+    /// Blocks until the optimized compile of the kernel is in use,
+    /// compiling it first if no call has (see
+    /// [`GemmUniversalAdapter::wait_optimized`](super::GemmUniversalAdapter::wait_optimized)).
+    pub fn wait_optimized(&self) -> Result<()> {
+        self.launcher.wait_optimized()
+    }
+
+    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`
+    /// (a stream of this GEMM's device). The element types of `args` are
+    /// checked here, at run time: where they are known at compile time,
+    /// [`GemmBuilder::build_typed`] makes a mismatch a compile error.
     pub fn run<A, B, C, D>(
         &self,
         args: &mut Arguments<'_, A, B, C, D>,
-        stream: &CudaStream,
+        stream: &Arc<CudaStream>,
     ) -> Result<()>
     where
         A: Element + DeviceRepr,
