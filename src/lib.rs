@@ -61,3 +61,9 @@ pub use cudarc;
 /// assert_eq!(bf16::from_f32(1.5).to_f32(), 1.5);
 /// ```
 pub use half;
+
+/// The README's Rust code, compiled by `cargo test` as doctests (`no_run`:
+/// they need a GPU to run), so that the README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
