@@ -65,7 +65,7 @@ pub struct Elementwise {
 
 impl Elementwise {
     /// `expression` on `device`, with the default tiling (16 bytes per
-    /// access), f32 arithmetic (f64 when a tensor is f64 or i32) and scalar
+    /// access), f32 arithmetic (f64 when an input is f64 or i32) and scalar
     /// checks on.
     pub fn new(device: &Device, expression: Expression) -> Elementwise {
         Elementwise {
@@ -172,17 +172,20 @@ impl Elementwise {
             inputs,
             output,
             scalars,
-            self.check_scalars
-                .then(|| self.compute_type(inputs.iter().chain([output]))),
+            self.check_scalars.then(|| self.compute_type(inputs)),
         )?;
         let (_, plan) = self.tiling_for(inputs.iter().chain([output]).map(|d| d.element))?;
         plan_problem(inputs, output, &plan)
     }
 
-    /// The arithmetic type for tensors `descs` (the output among them).
-    fn compute_type<'d>(&self, mut descs: impl Iterator<Item = &'d TensorDesc>) -> ElementType {
+    /// The arithmetic type for inputs `descs`: the one asked for, else f64
+    /// when an input is f64 or i32, else f32.
+    fn compute_type(&self, descs: &[TensorDesc]) -> ElementType {
         self.compute.unwrap_or_else(|| {
-            if descs.any(|d| matches!(d.element, ElementType::F64 | ElementType::I32)) {
+            if descs
+                .iter()
+                .any(|d| matches!(d.element, ElementType::F64 | ElementType::I32))
+            {
                 ElementType::F64
             } else {
                 ElementType::F32
@@ -224,7 +227,7 @@ impl Elementwise {
             element: output.element(),
             layout: output.layout(),
         };
-        let compute = self.compute_type(descs.iter().chain([&out_desc]));
+        let compute = self.compute_type(&descs);
         check_arguments(
             self.expression.arity(),
             self.expression.scalar_count(),

@@ -194,25 +194,26 @@ impl GemmBuilder {
         B: GemmElement,
         D: GemmElement,
     {
+        for (name, set, wanted) in [
+            ("a", self.a.map(|(element, _)| element), A::TYPE),
+            ("b", self.b.map(|(element, _)| element), B::TYPE),
+            ("d", self.d.map(|(element, _)| element), D::TYPE),
+        ] {
+            match set {
+                Some(set) if set != wanted => {
+                    return Err(Error::invalid_argument(
+                        format!("{name} element type"),
+                        set,
+                        format!("{wanted}, the type parameter build_typed was given for {name}"),
+                    ))
+                }
+                _ => {}
+            }
+        }
         self.a.get_or_insert((A::TYPE, OperandMajor::K));
         self.b.get_or_insert((B::TYPE, OperandMajor::K));
         self.d.get_or_insert((D::TYPE, OutputMajor::N));
-        let spec = self.spec()?;
-        for (name, built, wanted) in [
-            ("a", spec.a, A::TYPE),
-            ("b", spec.b, B::TYPE),
-            ("c", spec.c, D::TYPE),
-            ("d", spec.d, D::TYPE),
-        ] {
-            if built != wanted {
-                return Err(Error::invalid_argument(
-                    format!("{name} element type"),
-                    built,
-                    format!("{wanted}, the type parameter build_typed was given for {name}"),
-                ));
-            }
-        }
-        let launcher = Launcher::new(device, spec);
+        let launcher = Launcher::new(device, self.spec()?);
         launcher.check_device()?;
         Ok(TypedGemm::from_launcher(launcher))
     }
