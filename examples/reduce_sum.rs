@@ -9,7 +9,7 @@
 //! time and a cached call's host time.
 //!
 //! How:
-//! 1. `Reduce::along(ReduceOp::Sum, dim)` plans the call: a row kernel
+//! 1. `Reduce::new(&device, ReduceOp::Sum, dim)` plans the call: a row kernel
 //!    (16-byte loads along rows, warp butterflies, shared memory) for dim -1,
 //!    a column kernel (each thread a 16-byte column strip walking rows, rows
 //!    split over CTAs, the last CTA of each column tile combining the

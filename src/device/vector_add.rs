@@ -11,7 +11,8 @@ use crate::kernel::vector_add::VectorAddSpec;
 use crate::numeric::Element;
 use crate::{Error, Result};
 
-/// Adds `a` and `b` element by element into `c` on `stream` (`c[i] = a[i] + b[i]`),
+/// Adds `a` and `b` element by element into `c` (`c[i] = a[i] + b[i]`) on
+/// `stream`, a stream of `device` (the stream last, as in every family),
 /// with the [`vector_add`](crate::kernel::vector_add) kernel generated for the
 /// device's architecture, compiled on first use and cached.
 ///
@@ -31,17 +32,17 @@ use crate::{Error, Result};
 /// let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
 /// let b = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
 /// let mut c = stream.alloc_zeros::<f32>(3).unwrap();
-/// vector_add(&device, &stream, &a, &b, &mut c)?;
+/// vector_add(&device, &a, &b, &mut c, &stream)?;
 /// assert_eq!(stream.clone_dtoh(&c).unwrap(), [11.0, 22.0, 33.0]);
 /// # Ok(())
 /// # }
 /// ```
 pub fn vector_add<T: Element>(
     device: &Device,
-    stream: &Arc<CudaStream>,
     a: &CudaSlice<T>,
     b: &CudaSlice<T>,
     c: &mut CudaSlice<T>,
+    stream: &Arc<CudaStream>,
 ) -> Result<()> {
     device.check_stream(stream)?;
     let n = a.len();
