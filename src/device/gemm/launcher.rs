@@ -8,11 +8,10 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
 
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem, OperandFacts, ProblemFacts};
-use super::epilogue_check::check_epilogue;
-use crate::device::scalars::check_scalar;
+use super::epilogue_check::{check_epilogue, check_scalars};
 use crate::device::{get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel};
 use crate::kernel::gemm::GemmSpec;
-use crate::numeric::{Element, ElementType};
+use crate::numeric::Element;
 use crate::{Error, Result};
 
 /// Rasterization swizzle passed to the kernel (`raster_log`): tiles are
@@ -121,22 +120,12 @@ impl Launcher {
         self.kernel()?.wait_optimized()
     }
 
-    /// alpha, beta and the epilogue's extra scalars, each finite in f32
-    /// (the kernel's scalar type), unless checks are off.
+    /// [`check_scalars`] on `args`, unless checks are off.
     fn check_scalars<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> Result<()> {
         if !self.check_scalars {
             return Ok(());
         }
-        check_scalar(|| "alpha".into(), args.alpha, ElementType::F32)?;
-        check_scalar(|| "beta".into(), args.beta, ElementType::F32)?;
-        for (i, &value) in args.epilogue.scalars.iter().enumerate() {
-            check_scalar(
-                || format!("epilogue scalars[{i}] (s{})", i + 2),
-                value,
-                ElementType::F32,
-            )?;
-        }
-        Ok(())
+        check_scalars(args.alpha, args.beta, &args.epilogue.scalars)
     }
 
     /// Every check of `args` against the spec and the device, reading the

@@ -11,7 +11,7 @@
 //! | [`TypedGemm`], [`TypedArguments`] | `typed.rs` | the runtime front door with compile-time element types (`GemmBuilder::build_typed`) |
 //! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
-//! | [`check_epilogue`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count |
+//! | [`check_epilogue`], [`check_scalars`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count; alpha, beta and the scalars finite in f32 |
 //! | [`reference`](mod@reference) | `reference/` | host f64 reference and cuBLAS, for tests, benches, the example and the CLI |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
@@ -91,7 +91,7 @@ pub use can_implement::{
 };
 pub use config::{Config, GemmConfig, Majors, Tile, Types, Warps};
 pub use defaults::{DefaultBf16Sm80, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultTf32Sm80};
-pub use epilogue_check::check_epilogue;
+pub use epilogue_check::{check_epilogue, check_scalars};
 pub use launcher::DEFAULT_RASTER_LOG;
 pub use tags::{
     ColumnMajor, GemmElement, KMajor, MnMajor, OperandMajorTag, OutputMajorTag, RowMajor,
