@@ -47,8 +47,11 @@ impl GemmShape {
     }
 }
 
-/// An input operand, A or B: a device buffer, its leading dimension `ld`
-/// and its batch stride, both in elements.
+/// An input operand, A or B (or C): a device buffer, its leading dimension
+/// `ld` and its batch stride, both in elements.
+///
+/// C, when it has a buffer of its own ([`Arguments::new`]), is an `Operand`
+/// too: M × N with D's major, laid out as the table on [`OutputOperand`] says.
 ///
 /// CUTLASS 3.x names a layout by its contiguous mode: A is M × K and B is
 /// N × K (B's K × N transposed), each **K-major** (K contiguous) or
@@ -63,9 +66,10 @@ impl GemmShape {
 /// | B, [`OperandMajor::K`](crate::kernel::gemm::OperandMajor::K) | B column-major K × N | `(k, n)`: `l·batch_stride + n·ld + k` | K |
 /// | B, [`OperandMajor::MN`](crate::kernel::gemm::OperandMajor::MN) | B row-major K × N | `(k, n)`: `l·batch_stride + k·ld + n` | N |
 ///
-/// On the GPU, `ld` and `batch_stride` are also multiples of 16 bytes (8
-/// f16/bf16 elements, 4 f32) and the buffer holds every element the shape,
-/// `ld` and the batches reach (`can_implement` names what fails).
+/// On the GPU, `ld` (for more than one row or column) and `batch_stride`
+/// (for L > 1) are also multiples of 16 bytes (8 f16/bf16 elements, 4 f32),
+/// and the buffer holds every element the shape, `ld` and the batches reach
+/// (`can_implement` names what fails).
 ///
 /// Worked example, on the host reference (the same indexing the kernel
 /// uses): A = [[1, 2, 3], [4, 5, 6]] (M = 2, K = 3) and B = [[1, 0], [0, 1],
