@@ -566,3 +566,33 @@ fn non_finite_scalars_are_errors_by_default_and_pass_when_unchecked() {
     let got = stream.clone_dtoh(&y).unwrap();
     assert_eq!(got, [1.0, f32::NEG_INFINITY, 3.0, f32::NEG_INFINITY]);
 }
+
+/// `Elementwise::validate` runs the host checks of `run` (no device call):
+/// the same errors, scalar checks on by default.
+#[test]
+fn validate_applies_the_host_checks_of_run() {
+    let Some(device) = device_or_skip("validate_applies_the_host_checks_of_run") else {
+        return;
+    };
+    let desc = |layout| cutlet::device::TensorDesc {
+        element: F32,
+        layout,
+    };
+    let out = desc(ViewLayout::row_major(3, 4));
+    let add = Elementwise::new(&device, elementwise_cases::add());
+    let err = add
+        .validate(&[out, desc(ViewLayout::row_major(4, 3))], &out, &[])
+        .unwrap_err();
+    assert!(err.to_string().contains("inputs[1]"), "{err}");
+    assert!(!add.validate(&[out, out], &out, &[]).unwrap().empty);
+    let scaled = Elementwise::new(
+        &device,
+        Expression::from_fn(|a: Expr| a * cutlet::fusion::scalar(0)),
+    );
+    let err = scaled.validate(&[out], &out, &[f64::NAN]).unwrap_err();
+    assert!(err.to_string().contains("`scalars[0]` = NaN"), "{err}");
+    assert!(scaled
+        .check_scalars(false)
+        .validate(&[out], &out, &[f64::NAN])
+        .is_ok());
+}
