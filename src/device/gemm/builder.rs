@@ -44,9 +44,9 @@ pub struct Gemm {
     launcher: Launcher,
 }
 
-/// Builds a [`Gemm`] (or a [`TypedGemm`]): element types and majors of A, B and D (C has D's),
-/// the accumulator, and optionally the tile, warps and stages. Unset fields
-/// come from the SM80 collective builder
+/// Builds a [`Gemm`] (or a [`TypedGemm`]): element types and majors of A,
+/// B and D (C has D's), the accumulator, and optionally the tile, warps and
+/// stages. Unset fields come from the SM80 collective builder
 /// ([`sm80_default_spec`](crate::collective::sm80_default_spec)).
 #[must_use]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
