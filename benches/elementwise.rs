@@ -48,7 +48,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Case<T> {
             name,
             inputs,
             output,
-            op: Elementwise::new(expression),
+            op: Elementwise::new(device, expression),
             rows,
             cols,
         }
@@ -71,7 +71,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Case<T> {
             .collect();
         let out = TensorMut::row_major(&mut self.output, self.rows, self.cols).expect("view");
         self.op
-            .run(device, &stream, &views, out.into(), &[])
+            .run(&views, out.into(), &[], &stream)
             .expect("elementwise run");
     }
 
@@ -155,17 +155,16 @@ fn reductions(c: &mut Criterion, device: &Device, ceiling: f64) {
             (ReduceDim::All, 1, "all"),
         ] {
             let mut output = stream.alloc_zeros::<f32>(outputs).expect("output");
-            let reduce = Reduce::new(ReduceOp::Sum, dim);
+            let reduce = Reduce::new(device, ReduceOp::Sum, dim);
             let bytes = ((rows * cols + outputs) * 4) as u64;
             let launch = |output: &mut CudaSlice<f32>, workspace: &mut ReduceWorkspace| {
                 let view = TensorRef::row_major(&input, rows, cols).expect("view");
                 reduce
                     .run(
-                        device,
-                        &stream,
                         view.into(),
                         TensorMut::vector(output).into(),
                         workspace,
+                        &stream,
                     )
                     .expect("reduce run");
             };

@@ -22,8 +22,9 @@
 //! ```
 //!
 //! Constraints:
-//! - A and B of one type: Float16, BFloat16, or Float32/TFloat32 (tf32 MMA,
-//!   K-major A and B only); C of Float16, BFloat16 or Float32; accumulator
+//! - A and B of one type: Float16, BFloat16, or Float32/TFloat32 (tf32 MMA);
+//!   every type with all four majors of A and B (`--a_major k|m`,
+//!   `--b_major k|n`); C of Float16, BFloat16 or Float32; accumulator
 //!   Float32, or Float16 with Float16 inputs.
 //! - `--tile_shape_mnk`: BK fills one 128-byte row (64 for 16-bit types, 32
 //!   for tf32); BM and BN multiples of 16 per warp.

@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use common::{median_ms, open_device, shape_arg, AnyError};
 use cudarc::driver::CudaSlice;
-use cutlet::device::{Device, Elementwise};
+use cutlet::device::Elementwise;
 use cutlet::fusion::{Expr, Expression};
 use cutlet::layout::Layout;
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
@@ -57,8 +57,8 @@ fn main() -> Result<(), AnyError> {
     let layout = |s: &str| -> Result<Layout, AnyError> { Ok(s.parse()?) };
 
     let t = Instant::now();
-    let first = Elementwise::new(add.clone());
-    run(&device, &first, &a, &b, &mut c, rows, cols)?;
+    let first = Elementwise::new(&device, add.clone());
+    run(&first, &a, &b, &mut c, rows, cols)?;
     stream.synchronize()?;
     println!(
         "first call (trace, generate, JIT, launch): {:.1} ms",
@@ -69,36 +69,36 @@ fn main() -> Result<(), AnyError> {
     let steps: Vec<(&str, Elementwise)> = vec![
         (
             "1 naive (1 element/thread)",
-            Elementwise::new(add.clone())
+            Elementwise::new(&device, add.clone())
                 .with_layouts(layout("(8,32):(32,1)")?, layout("(1,1):(1,1)")?)?,
         ),
         (
             "2 vectorized (16 B/thread)",
-            Elementwise::new(add.clone())
+            Elementwise::new(&device, add.clone())
                 .with_layouts(layout("(8,32):(32,1)")?, layout("(1,8):(8,1)")?)?,
         ),
         (
             "3 TV layout (4x16 B/thread)",
-            Elementwise::new(add.clone())
+            Elementwise::new(&device, add.clone())
                 .with_layouts(layout("(8,32):(32,1)")?, layout("(4,8):(8,1)")?)?,
         ),
     ];
     for (name, op) in &steps {
-        let ms = median_ms(&stream, 2, |_| run(&device, op, &a, &b, &mut c, rows, cols))?;
+        let ms = median_ms(&stream, 2, |_| run(op, &a, &b, &mut c, rows, cols))?;
         report(name, bytes, ms, ceiling);
         check(&stream.clone_dtoh(&c)?, &a_host, &b_host)?;
     }
     let ms = median_ms(&stream, 2, |_| {
-        let traced = Elementwise::new(Expression::from_fn(|a: Expr, b: Expr| a + b));
-        run(&device, &traced, &a, &b, &mut c, rows, cols)
+        let traced = Elementwise::new(&device, Expression::from_fn(|a: Expr, b: Expr| a + b));
+        run(&traced, &a, &b, &mut c, rows, cols)
     })?;
     report("4 closure |a, b| a + b", bytes, ms, ceiling);
     check(&stream.clone_dtoh(&c)?, &a_host, &b_host)?;
 
     // Ragged: one row and one column fewer, the same buffers.
     let (rr, rc) = (rows - 1, cols - 1);
-    let op = Elementwise::new(add.clone());
-    let ms = median_ms(&stream, 2, |_| run(&device, &op, &a, &b, &mut c, rr, rc))?;
+    let op = Elementwise::new(&device, add.clone());
+    let ms = median_ms(&stream, 2, |_| run(&op, &a, &b, &mut c, rr, rc))?;
     report(
         &format!("ragged {rr}x{rc} add"),
         3.0 * (rr * rc) as f64 * 2.0,
@@ -111,9 +111,10 @@ fn main() -> Result<(), AnyError> {
     let y: CudaSlice<bf16> = stream.clone_htod(&vec![bf16::from_f32(-1.25); n])?;
     let z: CudaSlice<bf16> = stream.clone_htod(&vec![bf16::from_f32(2.0); n])?;
     let mut out = stream.alloc_zeros::<bf16>(n)?;
-    let gelu = Elementwise::new(Expression::from_fn(|a: Expr, b: Expr, c: Expr| {
-        (a * b + c).gelu()
-    }));
+    let gelu = Elementwise::new(
+        &device,
+        Expression::from_fn(|a: Expr, b: Expr, c: Expr| (a * b + c).gelu()),
+    );
     let ms = median_ms(&stream, 2, |_| {
         let inputs: [TensorArg; 3] = [
             TensorRef::row_major(&x, rows, cols)?.into(),
@@ -121,11 +122,10 @@ fn main() -> Result<(), AnyError> {
             TensorRef::row_major(&z, rows, cols)?.into(),
         ];
         gelu.run(
-            &device,
-            &stream,
             &inputs,
             TensorMut::row_major(&mut out, rows, cols)?.into(),
             &[],
+            &stream,
         )
     })?;
     report("bf16 (a*b+c).gelu()", 4.0 * n as f64 * 2.0, ms, ceiling);
@@ -141,11 +141,11 @@ fn main() -> Result<(), AnyError> {
     let small_b = stream.clone_htod(&[f16::ONE; 8])?;
     let mut small_c = stream.alloc_zeros::<f16>(8)?;
     let calls = 2000;
-    run(&device, &op, &small_a, &small_b, &mut small_c, 1, 8)?;
+    run(&op, &small_a, &small_b, &mut small_c, 1, 8)?;
     stream.synchronize()?;
     let t = Instant::now();
     for _ in 0..calls {
-        run(&device, &op, &small_a, &small_b, &mut small_c, 1, 8)?;
+        run(&op, &small_a, &small_b, &mut small_c, 1, 8)?;
     }
     let per_call = t.elapsed().as_secs_f64() * 1e6 / calls as f64;
     stream.synchronize()?;
@@ -156,7 +156,6 @@ fn main() -> Result<(), AnyError> {
 
 /// `c = op(a, b)` over `rows x cols` row-major views.
 fn run(
-    device: &Device,
     op: &Elementwise,
     a: &CudaSlice<f16>,
     b: &CudaSlice<f16>,
@@ -164,17 +163,16 @@ fn run(
     rows: usize,
     cols: usize,
 ) -> cutlet::Result<()> {
-    let stream = device.default_stream();
+    let stream = op.device().default_stream();
     let inputs: [TensorArg; 2] = [
         TensorRef::row_major(a, rows, cols)?.into(),
         TensorRef::row_major(b, rows, cols)?.into(),
     ];
     op.run(
-        device,
-        &stream,
         &inputs,
         TensorMut::row_major(c, rows, cols)?.into(),
         &[],
+        &stream,
     )
 }
 

@@ -23,9 +23,9 @@ use std::time::Instant;
 
 use common::{open_device, AnyError};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::half::bf16;
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
-use half::bf16;
 
 fn main() -> Result<(), AnyError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,18 +54,18 @@ fn main() -> Result<(), AnyError> {
         .b(ElementType::BF16, OperandMajor::K)
         .d(ElementType::BF16, OutputMajor::N)
         .build(&device)?;
-    let mut args = Arguments::in_place(
+    let mut args = Arguments::product(
         GemmShape::new(m, n, k, 1),
         Operand::new(a.as_view(), k, 0),
         Operand::new(b.as_view(), k, 0),
         OutputOperand::new(d.as_view_mut(), n, 0),
         1.0,
-        0.0,
     );
     gemm.run(&mut args, &stream)?;
     stream.synchronize()?;
     let first_run = start.elapsed();
-    let kernel = gemm.initialize()?;
+    // Compiled already: this returns the kernel the run loaded.
+    let kernel = gemm.initialize(&args, None)?;
     println!(
         "{}: first run of {} ({m}x{n}x{k}): {:.1} ms (generate {:.1} ms, jit {:.1} ms, used the {:?} kernel)",
         info.name,

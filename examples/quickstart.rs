@@ -1,13 +1,14 @@
-//! The README's "Using it from Rust" code, compiled and checked.
+//! The README's "Using it from Rust" program on random data, with each
+//! result checked against the host (the README's own copy is compiled by
+//! `cargo test` as a doctest).
 //!
 //! What it does: one GEMM through the typed adapter, one fused elementwise
-//! kernel built from a closure, one row reduction of a mapped input, each on
-//! random data and checked against the host.
+//! kernel built from a closure, one row reduction of a mapped input.
 //!
 //! How: `GemmUniversalAdapter::<DefaultBf16Sm80>` (D = A·B, bf16 in, f32
 //! accumulation), `Elementwise` over `gelu(x * w + bias_row)`, and
-//! `Reduce::along(Sum, -1)` of `x²`; each kernel is generated and JIT-compiled
-//! on first use.
+//! `Reduce::along(&device, Sum, -1)` of `x²`; each kernel is generated and
+//! JIT-compiled on first use.
 //!
 //! Run: `cargo run --release --example quickstart` (needs an NVIDIA GPU of
 //! compute capability 8.0 or newer and its driver).
@@ -20,9 +21,9 @@ use cutlet::device::gemm::{
 };
 use cutlet::device::{Device, Elementwise, Reduce, ReduceWorkspace};
 use cutlet::fusion::{Expr, Expression};
+use cutlet::half::bf16;
 use cutlet::kernel::reduce::ReduceOp;
 use cutlet::tensor::{TensorMut, TensorRef};
-use half::bf16;
 use rand::{Rng, SeedableRng};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -42,13 +43,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let b = stream.clone_htod(&b_host)?;
     let mut d = stream.alloc_zeros::<bf16>(m * n)?;
     let gemm = GemmUniversalAdapter::<DefaultBf16Sm80>::new(&device);
-    let mut args = Arguments::in_place(
+    let mut args = Arguments::product(
         GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0, // alpha
-        0.0, // beta
+        Operand::new(a.as_view(), k, 0),           // A: ld = K
+        Operand::new(b.as_view(), k, 0),           // B: ld = K
+        OutputOperand::new(d.as_view_mut(), n, 0), // D: ld = N
+        1.0,                                       // alpha
     );
     gemm.run(&mut args, &stream)?;
     drop(args);
@@ -84,10 +84,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let mut y = stream.alloc_zeros::<f32>(rows * cols)?;
     let expr = Expression::from_fn(|x: Expr, w: Expr, b: Expr| (x * w + b).gelu());
-    let op = Elementwise::new(expr.clone());
+    let op = Elementwise::new(&device, expr.clone());
     op.run(
-        &device,
-        &stream,
         &[
             TensorRef::row_major(&x, rows, cols)?.into(),
             TensorRef::row_major(&w, rows, cols)?.into(),
@@ -95,6 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
         TensorMut::row_major(&mut y, rows, cols)?.into(),
         &[],
+        &stream,
     )?;
     let y_host = stream.clone_dtoh(&y)?;
     let worst = (0..rows * cols)
@@ -117,14 +116,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Sum of squares of each row, f32 accumulation.
     let mut row_sums = stream.alloc_zeros::<f32>(rows)?;
     let mut workspace = ReduceWorkspace::new();
-    Reduce::along(ReduceOp::Sum, -1)?
-        .map(Expression::from_fn(|x: Expr| x.clone() * x), &[])
+    Reduce::along(&device, ReduceOp::Sum, -1)?
+        .map(Expression::from_fn(|x: Expr| &x * &x), &[])
         .run(
-            &device,
-            &stream,
             TensorRef::row_major(&x, rows, cols)?.into(),
             TensorMut::vector(&mut row_sums).into(),
             &mut workspace,
+            &stream,
         )?;
     let sums = stream.clone_dtoh(&row_sums)?;
     let worst = (0..rows)

@@ -9,7 +9,7 @@
 //! time and a cached call's host time.
 //!
 //! How:
-//! 1. `Reduce::along(ReduceOp::Sum, dim)` plans the call: a row kernel
+//! 1. `Reduce::new(&device, ReduceOp::Sum, dim)` plans the call: a row kernel
 //!    (16-byte loads along rows, warp butterflies, shared memory) for dim -1,
 //!    a column kernel (each thread a 16-byte column strip walking rows, rows
 //!    split over CTAs, the last CTA of each column tile combining the
@@ -85,16 +85,15 @@ fn measure(
         ReduceDim::All => 1,
     };
     let mut out = stream.alloc_zeros::<f32>(outputs)?;
-    let reduce = Reduce::new(ReduceOp::Sum, dim);
+    let reduce = Reduce::new(device, ReduceOp::Sum, dim);
     let start = Instant::now();
     let call = |out: &mut cudarc::driver::CudaSlice<f32>, workspace: &mut ReduceWorkspace| {
         let input = TensorRef::row_major(&x, rows, cols)?;
         reduce.run(
-            device,
-            &stream,
             input.into(),
             TensorMut::vector(out).into(),
             workspace,
+            &stream,
         )
     };
     call(&mut out, workspace)?;

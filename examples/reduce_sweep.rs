@@ -89,15 +89,14 @@ fn measure(
     let inputs = [stream.clone_htod(&host)?, stream.clone_htod(&host)?];
     let mut out = stream.clone_htod(&vec![f32::NAN; cols])?;
     let mut workspace = ReduceWorkspace::new();
-    let reduce = Reduce::new(ReduceOp::Sum, ReduceDim::First).tuning(tuning);
+    let reduce = Reduce::new(device, ReduceOp::Sum, ReduceDim::First).tuning(tuning);
     let mut call = |i: usize, out: &mut cudarc::driver::CudaSlice<f32>| -> Result<(), AnyError> {
         let input = TensorRef::row_major(&inputs[i % 2], rows, cols)?;
         reduce.run(
-            device,
-            &stream,
             input.into(),
             TensorMut::vector(out).into(),
             &mut workspace,
+            &stream,
         )?;
         Ok(())
     };

@@ -58,7 +58,7 @@ fn run<T: Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
     let mut dc = stream.alloc_zeros::<T>(N)?;
 
     let start = Instant::now();
-    vector_add(device, &stream, &da, &db, &mut dc)?;
+    vector_add(device, &da, &db, &mut dc, &stream)?;
     stream.synchronize()?;
     let first_call = start.elapsed();
 
@@ -68,12 +68,12 @@ fn run<T: Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
         .count();
 
     for _ in 0..5 {
-        vector_add(device, &stream, &da, &db, &mut dc)?;
+        vector_add(device, &da, &db, &mut dc, &stream)?;
     }
     let mut times = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let begin = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        vector_add(device, &stream, &da, &db, &mut dc)?;
+        vector_add(device, &da, &db, &mut dc, &stream)?;
         let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         times.push(begin.elapsed_ms(&end)?);
     }

@@ -7,7 +7,8 @@
 use cudarc::driver::{sys::CUresult, DriverError};
 
 use crate::fusion::FusionError;
-use crate::layout::LayoutError;
+use crate::layout::{LayoutError, ParseError};
+use crate::numeric::ParseElementTypeError;
 use crate::ptx::PtxError;
 
 /// The result type of cutlet's fallible functions.
@@ -142,6 +143,26 @@ pub enum Error {
     },
 }
 
+impl From<ParseError> for Error {
+    /// Malformed CuTe notation (`"(4,8):(8,1)".parse::<Layout>()?`), as a
+    /// layout error.
+    fn from(error: ParseError) -> Error {
+        Error::Layout(LayoutError::Parse(error))
+    }
+}
+
+impl From<ParseElementTypeError> for Error {
+    /// A string that names no element type (`"f17".parse::<ElementType>()?`),
+    /// as an invalid argument naming it.
+    fn from(error: ParseElementTypeError) -> Error {
+        Error::invalid_argument(
+            "element type",
+            format!("`{}`", error.value),
+            "one of f16, bf16, f32, tf32, f64, i8, u8, i32",
+        )
+    }
+}
+
 impl Error {
     /// A driver error with the step (and kernel) it happened in.
     pub fn driver(context: impl Into<String>, source: DriverError) -> Self {
@@ -220,6 +241,28 @@ mod tests {
         assert_eq!(
             arch.to_string(),
             "kernel `gemm` needs sm_90a, but device 0 is cc 8.6"
+        );
+    }
+
+    /// Every public fallible call's error converts into `cutlet::Error`
+    /// with one `?`, the parse errors of `FromStr` included.
+    #[test]
+    fn parse_errors_convert_with_one_question_mark() {
+        fn parse(layout: &str, element: &str) -> crate::Result<()> {
+            let _: crate::layout::Layout = layout.parse()?;
+            let _: crate::numeric::ElementType = element.parse()?;
+            Ok(())
+        }
+        assert!(parse("(4,8):(8,1)", "bf16").is_ok());
+        let layout = parse("(4,8):(8,", "bf16").unwrap_err();
+        assert!(
+            matches!(layout, Error::Layout(LayoutError::Parse(_))),
+            "{layout}"
+        );
+        let element = parse("(4,8):(8,1)", "f17").unwrap_err();
+        assert_eq!(
+            element.to_string(),
+            "invalid argument `element type` = `f17`: expected one of f16, bf16, f32, tf32, f64, i8, u8, i32"
         );
     }
 

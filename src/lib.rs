@@ -34,3 +34,36 @@ pub mod tensor;
 pub mod tiled;
 
 pub use error::{Error, Result};
+
+/// The cudarc that cutlet is built against (`=0.19.10`, with cutlet's
+/// features), re-exported so that a downstream crate names the same
+/// `CudaSlice`, `CudaStream` and `CudaContext` types that cutlet's functions
+/// take, without pinning cudarc itself:
+///
+/// ```
+/// use cutlet::cudarc::driver::{CudaSlice, CudaStream};
+/// use std::sync::Arc;
+///
+/// fn upload(stream: &Arc<CudaStream>, host: &[f32]) -> cutlet::Result<CudaSlice<f32>> {
+///     stream
+///         .clone_htod(host)
+///         .map_err(|e| cutlet::Error::driver("copying the input to the device", e))
+/// }
+/// ```
+pub use cudarc;
+
+/// The `half` crate cutlet's f16 and bf16 buffers hold (`half::f16`,
+/// `half::bf16`), re-exported so that a downstream crate uses the same types:
+///
+/// ```
+/// use cutlet::half::bf16;
+///
+/// assert_eq!(bf16::from_f32(1.5).to_f32(), 1.5);
+/// ```
+pub use half;
+
+/// The README's Rust code, compiled by `cargo test` as doctests (`no_run`:
+/// they need a GPU to run), so that the README cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -57,7 +57,7 @@ fn check(
         .zip(&host)
         .map(|(b, t)| b.view(t.layout))
         .collect();
-    op.run(device, &stream, &views, out_buf.view_mut(out.1), &scalars)
+    op.run(&views, out_buf.view_mut(out.1), &scalars, &stream)
         .unwrap_or_else(|e| panic!("{case}: {e}"));
     let got = out_buf.download(&stream);
     let want = reference(op.expression(), &host, out.1, out.0, &scalars);
@@ -76,7 +76,7 @@ fn every_op_and_float_dtype() {
     let layout = ViewLayout::row_major(67, 131);
     for (name, expression, range) in elementwise_cases::ops() {
         for ty in [F16, BF16, F32] {
-            let op = Elementwise::new(expression.clone());
+            let op = Elementwise::new(&device, expression.clone());
             let case = format!("{name} {ty} 67x131");
             check(
                 &device,
@@ -105,7 +105,7 @@ fn f64_and_i32_exact_ops() {
             if ty == I32 && ["div", "sqrt", "scalars"].contains(&name) {
                 continue;
             }
-            let op = Elementwise::new(expression.clone());
+            let op = Elementwise::new(&device, expression.clone());
             check(
                 &device,
                 &format!("{name} {ty}"),
@@ -136,7 +136,7 @@ fn aligned_and_ragged_shapes() {
     ];
     for (m, n) in shapes {
         for ty in [F16, F32, BF16] {
-            let op = Elementwise::new(elementwise_cases::add());
+            let op = Elementwise::new(&device, elementwise_cases::add());
             let layout = ViewLayout::row_major(m, n);
             check(
                 &device,
@@ -149,7 +149,7 @@ fn aligned_and_ragged_shapes() {
             );
         }
     }
-    let op = Elementwise::new(elementwise_cases::gelu3());
+    let op = Elementwise::new(&device, elementwise_cases::gelu3());
     let v = ViewLayout::vector(100_003);
     check(
         &device,
@@ -185,7 +185,7 @@ fn strided_and_column_major_views() {
     for (in_name, in_layout) in layouts {
         for (out_name, out_layout) in layouts {
             for ty in [F16, F32] {
-                let op = Elementwise::new(elementwise_cases::add());
+                let op = Elementwise::new(&device, elementwise_cases::add());
                 let case = format!("add {ty} in {in_name} out {out_name}");
                 check(
                     &device,
@@ -223,7 +223,7 @@ fn broadcasting_rows_columns_and_scalars() {
     ];
     for (name, layout) in cases {
         for ty in [F16, F32] {
-            let op = Elementwise::new(elementwise_cases::add());
+            let op = Elementwise::new(&device, elementwise_cases::add());
             check(
                 &device,
                 &format!("add {ty} broadcast {name}"),
@@ -253,7 +253,7 @@ fn mixed_input_types() {
         return;
     };
     let layout = ViewLayout::row_major(50, 777);
-    let op = Elementwise::new(elementwise_cases::gelu3());
+    let op = Elementwise::new(&device, elementwise_cases::gelu3());
     for out in [F16, BF16, F32] {
         check(
             &device,
@@ -265,7 +265,7 @@ fn mixed_input_types() {
             true,
         );
     }
-    let cast = Elementwise::new(Expression::from_fn(|a: Expr| a.cast(F16) * 2.0));
+    let cast = Elementwise::new(&device, Expression::from_fn(|a: Expr| a.cast(F16) * 2.0));
     check(
         &device,
         "cast f32 -> f16 -> f32",
@@ -289,7 +289,7 @@ fn custom_tilings() {
         ("(2,64) x (8,1)", "(2,64):(64,1)", "(8,1):(1,1)"),
     ];
     for (name, thr, val) in tilings {
-        let op = Elementwise::new(elementwise_cases::add())
+        let op = Elementwise::new(&device, elementwise_cases::add())
             .with_layouts(thr.parse().unwrap(), val.parse().unwrap())
             .unwrap();
         check(
@@ -317,13 +317,12 @@ fn misaligned_views_take_the_narrow_path() {
     let mut c = stream.clone_htod(&vec![POISON as f32; n]).unwrap();
     for start in [1, 2, 3] {
         let (av, bv) = (a.slice(start..n), b.slice(start..n));
-        let op = Elementwise::new(elementwise_cases::add());
+        let op = Elementwise::new(&device, elementwise_cases::add());
         op.run(
-            &device,
-            &stream,
             &[TensorRef::vector(&av).into(), TensorRef::vector(&bv).into()],
             TensorMut::vector(&mut c.slice_mut(start..n)).into(),
             &[],
+            &stream,
         )
         .unwrap();
         let got = stream.clone_dtoh(&c).unwrap();
@@ -342,17 +341,16 @@ fn shape_mismatch_is_an_error_naming_both_shapes() {
     let a = stream.alloc_zeros::<f32>(12).unwrap();
     let b = stream.alloc_zeros::<f32>(12).unwrap();
     let mut c = stream.alloc_zeros::<f32>(12).unwrap();
-    let op = Elementwise::new(elementwise_cases::add());
+    let op = Elementwise::new(&device, elementwise_cases::add());
     let err = op
         .run(
-            &device,
-            &stream,
             &[
                 TensorRef::row_major(&a, 3, 4).unwrap().into(),
                 TensorRef::row_major(&b, 4, 3).unwrap().into(),
             ],
             TensorMut::row_major(&mut c, 3, 4).unwrap().into(),
             &[],
+            &stream,
         )
         .unwrap_err();
     let text = err.to_string();
@@ -365,14 +363,13 @@ fn shape_mismatch_is_an_error_naming_both_shapes() {
     );
     let empty_out = TensorMut::row_major(&mut c, 0, 4).unwrap();
     op.run(
-        &device,
-        &stream,
         &[
             TensorRef::row_major(&a, 0, 4).unwrap().into(),
             TensorRef::row_major(&b, 0, 4).unwrap().into(),
         ],
         empty_out.into(),
         &[],
+        &stream,
     )
     .expect("empty tensors are a no-op");
 }
@@ -410,7 +407,7 @@ fn bulk_copy_schedules() {
     for (name, schedule) in schedules {
         for (m, n) in shapes {
             for ty in [F16, BF16, F32] {
-                let op = Elementwise::new(elementwise_cases::add()).schedule(schedule);
+                let op = Elementwise::new(&device, elementwise_cases::add()).schedule(schedule);
                 let layout = ViewLayout::row_major(m, n);
                 check(
                     &device,
@@ -423,7 +420,7 @@ fn bulk_copy_schedules() {
                 );
             }
         }
-        let op = Elementwise::new(elementwise_cases::gelu3()).schedule(schedule);
+        let op = Elementwise::new(&device, elementwise_cases::gelu3()).schedule(schedule);
         let v = ViewLayout::vector(100_003);
         check(
             &device,
@@ -440,7 +437,8 @@ fn bulk_copy_schedules() {
     let big = ViewLayout::row_major(1500, 1501);
     for ty in [F16, F32] {
         for store in [BulkStore::Registers, BulkStore::Bulk] {
-            let op = Elementwise::new(elementwise_cases::add()).schedule(bulk(1, 2, 1, store));
+            let op =
+                Elementwise::new(&device, elementwise_cases::add()).schedule(bulk(1, 2, 1, store));
             check(
                 &device,
                 &format!("add {ty} 1500x1501 bulk persistent 1 2x1 {store:?}"),
@@ -460,14 +458,17 @@ fn bulk_copy_schedules() {
     let mut c = stream.clone_htod(&vec![POISON as f32; n]).unwrap();
     for start in [0, 1, 2] {
         let (av, bv) = (a.slice(start..n), b.slice(start..n));
-        let op =
-            Elementwise::new(elementwise_cases::add()).schedule(bulk(1, 3, 2, BulkStore::Bulk));
+        let op = Elementwise::new(&device, elementwise_cases::add()).schedule(bulk(
+            1,
+            3,
+            2,
+            BulkStore::Bulk,
+        ));
         op.run(
-            &device,
-            &stream,
             &[TensorRef::vector(&av).into(), TensorRef::vector(&bv).into()],
             TensorMut::vector(&mut c.slice_mut(start..n)).into(),
             &[],
+            &stream,
         )
         .unwrap();
         let got = stream.clone_dtoh(&c).unwrap();
@@ -491,7 +492,7 @@ fn bulk_copy_bad_configuration_is_an_error() {
     let stream = device.default_stream();
     let a = stream.alloc_zeros::<f32>(4096).unwrap();
     let mut c = stream.alloc_zeros::<f32>(4096).unwrap();
-    let op = Elementwise::new(Expression::from_fn(|a: Expr| a * 2.0)).schedule(Schedule {
+    let op = Elementwise::new(&device, Expression::from_fn(|a: Expr| a * 2.0)).schedule(Schedule {
         persistent: 1,
         bulk: Some(BulkCopy {
             stages: 1,
@@ -501,11 +502,10 @@ fn bulk_copy_bad_configuration_is_an_error() {
     });
     let err = op
         .run(
-            &device,
-            &stream,
             &[TensorRef::vector(&a).into()],
             TensorMut::vector(&mut c).into(),
             &[],
+            &stream,
         )
         .unwrap_err();
     let text = err.to_string();
@@ -515,4 +515,84 @@ fn bulk_copy_bad_configuration_is_an_error() {
             && text.contains('1'),
         "{text}"
     );
+}
+
+/// Scalars are checked by default: a NaN, an infinity, or (for f32
+/// arithmetic) an f64 beyond f32's range is an `InvalidArgument` naming
+/// the scalar; `check_scalars(false)` passes them on, as a `-inf` mask
+/// value needs.
+#[test]
+fn non_finite_scalars_are_errors_by_default_and_pass_when_unchecked() {
+    let Some(device) =
+        device_or_skip("non_finite_scalars_are_errors_by_default_and_pass_when_unchecked")
+    else {
+        return;
+    };
+    let stream = device.default_stream();
+    let x = stream.clone_htod(&[1.0f32, -2.0, 3.0, -4.0]).unwrap();
+    let mut y = stream.alloc_zeros::<f32>(4).unwrap();
+    let masked = Elementwise::new(
+        &device,
+        Expression::from_fn(|x: Expr| x.gt(0.0).select(&x, cutlet::fusion::scalar(0))),
+    );
+    for (value, shown) in [
+        (f64::NEG_INFINITY, "-inf"),
+        (f64::NAN, "NaN"),
+        (1e300, "1e300"),
+    ] {
+        let err = masked
+            .run(
+                &[TensorRef::vector(&x).into()],
+                TensorMut::vector(&mut y).into(),
+                &[value],
+                &stream,
+            )
+            .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+        assert!(
+            err.to_string().contains(&format!("`scalars[0]` = {shown}")),
+            "{err}"
+        );
+    }
+    masked
+        .check_scalars(false)
+        .run(
+            &[TensorRef::vector(&x).into()],
+            TensorMut::vector(&mut y).into(),
+            &[f64::NEG_INFINITY],
+            &stream,
+        )
+        .unwrap();
+    let got = stream.clone_dtoh(&y).unwrap();
+    assert_eq!(got, [1.0, f32::NEG_INFINITY, 3.0, f32::NEG_INFINITY]);
+}
+
+/// `Elementwise::validate` runs the host checks of `run` (no device call):
+/// the same errors, scalar checks on by default.
+#[test]
+fn validate_applies_the_host_checks_of_run() {
+    let Some(device) = device_or_skip("validate_applies_the_host_checks_of_run") else {
+        return;
+    };
+    let desc = |layout| cutlet::device::TensorDesc {
+        element: F32,
+        layout,
+    };
+    let out = desc(ViewLayout::row_major(3, 4));
+    let add = Elementwise::new(&device, elementwise_cases::add());
+    let err = add
+        .validate(&[out, desc(ViewLayout::row_major(4, 3))], &out, &[])
+        .unwrap_err();
+    assert!(err.to_string().contains("inputs[1]"), "{err}");
+    assert!(!add.validate(&[out, out], &out, &[]).unwrap().empty);
+    let scaled = Elementwise::new(
+        &device,
+        Expression::from_fn(|a: Expr| a * cutlet::fusion::scalar(0)),
+    );
+    let err = scaled.validate(&[out], &out, &[f64::NAN]).unwrap_err();
+    assert!(err.to_string().contains("`scalars[0]` = NaN"), "{err}");
+    assert!(scaled
+        .check_scalars(false)
+        .validate(&[out], &out, &[f64::NAN])
+        .is_ok());
 }

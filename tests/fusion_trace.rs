@@ -247,3 +247,62 @@ fn expressions_are_send_sync_and_hashable_cache_keys() {
     let handle = std::thread::spawn(move || e.key());
     assert_eq!(handle.join().unwrap(), same.key());
 }
+
+/// Unsuffixed float literals on either side of every operator, inside
+/// method chains: with two scalar impls per operator (`f32` and `f64`) the
+/// result type of `x + 0.5` was unknown until the literal's type was, and
+/// `(x + 0.5).log()` did not compile (E0282).
+#[test]
+fn unsuffixed_literals_infer_on_both_sides_of_every_operator() {
+    let cases: [(Expression, &str); 8] = [
+        (
+            Expression::from_fn(|x: Expr| (x.abs() + 0.5).log()),
+            "|x0| log(add(abs(x0), 0.5))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (x - 1.0).exp()),
+            "|x0| exp(sub(x0, 1.0))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (x * 2.0).relu()),
+            "|x0| relu(mul(x0, 2.0))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (&x / 4.0).sqrt()),
+            "|x0| sqrt(div(x0, 4.0))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (0.5 + x).tanh()),
+            "|x0| tanh(add(0.5, x0))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (1.0 - &x).abs()),
+            "|x0| abs(sub(1.0, x0))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (0.5 * x).sigmoid()),
+            "|x0| sigmoid(mul(0.5, x0))",
+        ),
+        (
+            Expression::from_fn(|x: Expr| (1.0 / &x).silu()),
+            "|x0| silu(div(1.0, x0))",
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.key(), text);
+    }
+}
+
+/// `f32` variables stay usable: on the right of every operator, in methods,
+/// and on the left through `Expr::from`.
+#[test]
+fn f32_variables_work_on_the_right_and_through_from() {
+    let (half, two): (f32, f32) = (0.5, 2.0);
+    let e =
+        Expression::from_fn(|x: Expr| (&x + half) * two - &x / two + Expr::from(half) * x.max(two));
+    assert_eq!(
+        e.key(),
+        "|x0| add(sub(mul(add(x0, 0.5), 2.0), div(x0, 2.0)), mul(0.5, max(x0, 2.0)))"
+    );
+    assert_eq!(e.eval(&[3.0], &[]), 7.0 - 1.5 + 1.5);
+}

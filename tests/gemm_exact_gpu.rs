@@ -98,7 +98,7 @@ fn min_ld(inner: usize, ty: ElementType) -> usize {
 /// What the epilogue reads beyond C: its bias axes and extra scalars.
 struct Fused {
     epilogue: Epilogue,
-    scalars: Vec<f32>,
+    scalars: Vec<f64>,
 }
 
 /// Runs `case` with inputs `I`, C and D `O`, and returns the relative
@@ -134,7 +134,7 @@ fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) 
                 .collect()
         })
         .collect();
-    let (alpha, beta) = (1.25f32, -0.75f32);
+    let (alpha, beta) = (1.25, -0.75);
     let at = |mat: &Matrix, mn: usize, kk: usize, major| match major {
         OperandMajor::K => mat.values[mn * mat.ld + kk],
         OperandMajor::MN => mat.values[kk * mat.ld + mn],
@@ -145,7 +145,6 @@ fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) 
     };
     let sentinel = 7.0;
     let mut want = vec![sentinel; c.values.len()];
-    let extra: Vec<f64> = fused.scalars.iter().map(|&s| f64::from(s)).collect();
     for i in 0..m {
         for j in 0..n {
             let acc: f64 = (0..k)
@@ -159,10 +158,9 @@ fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) 
                 .map(|(axis, v)| if *axis == BiasAxis::Row { v[i] } else { v[j] })
                 .collect();
             let cv = c.values[d_index(i, j)];
-            want[d_index(i, j)] =
-                fused
-                    .epilogue
-                    .eval(acc, cv, &bias, f64::from(alpha), f64::from(beta), &extra);
+            want[d_index(i, j)] = fused
+                .epilogue
+                .eval(acc, cv, &bias, alpha, beta, &fused.scalars);
         }
     }
     let inside = |idx: usize| (idx % ldd) < inner;

@@ -60,8 +60,8 @@ const LARGE_SHAPES: [(usize, usize, usize, usize); 3] = [
     (4096, 1024, 4093, 1),
 ];
 
-const ALPHA: f32 = 1.25;
-const BETA: f32 = -0.75;
+const ALPHA: f64 = 1.25;
+const BETA: f64 = -0.75;
 
 fn unit_roundoff(element: ElementType) -> f64 {
     match element {
@@ -85,8 +85,7 @@ fn tolerance(spec: &GemmSpec, k: usize, want: f64) -> f64 {
         2f64.powi(-24)
     } * ((k + 1) as f64).sqrt();
     let eps = eps_out.max(eps_in).max(eps_acc);
-    2.0 * eps_out * want.abs()
-        + 4.0 * eps * ((k + 1) as f64).sqrt() * f64::from(ALPHA.abs() + BETA.abs())
+    2.0 * eps_out * want.abs() + 4.0 * eps * ((k + 1) as f64).sqrt() * (ALPHA.abs() + BETA.abs())
 }
 
 fn spec_of(
@@ -209,8 +208,8 @@ fn check_shape<T, D>(
                 ld: ldd,
                 batch_stride: batch_d,
             },
-            f64::from(ALPHA),
-            f64::from(BETA),
+            ALPHA,
+            BETA,
         )
     };
     let factor = if large { 2.0 } else { 1.0 };

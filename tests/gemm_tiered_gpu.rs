@@ -12,7 +12,7 @@
 mod common;
 
 use common::gpu::{device_or_skip, random_vec};
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaViewMut};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::{JitTier, JIT_OPT_LEVEL_ENV, JIT_TIERED_ENV};
 use cutlet::fusion::{scalar, Expr, Expression};
@@ -58,23 +58,38 @@ fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
         .epilogue(Epilogue::new(expression, &[BiasAxis::Column]).unwrap())
         .build(&device)
         .unwrap();
-    let run = |d: &mut CudaSlice<f32>| -> Vec<f32> {
-        let mut args = Arguments::new(
+    /// The test's arguments, writing `d`.
+    fn arguments<'x>(
+        (m, n, k): (usize, usize, usize),
+        [a, b]: [&'x CudaSlice<bf16>; 2],
+        [c, bias]: [&'x CudaSlice<f32>; 2],
+        d: CudaViewMut<'x, f32>,
+    ) -> Arguments<'x, bf16, bf16, f32, f32> {
+        Arguments::new(
             GemmShape::new(m, n, k, 1),
             Operand::new(a.as_view(), k, 0),
             Operand::new(b.as_view(), k, 0),
             Operand::new(c.as_view(), n, 0),
-            OutputOperand::new(d.as_view_mut(), n, 0),
+            OutputOperand::new(d, n, 0),
             0.75,
             -0.5,
         )
-        .with_biases(vec![bias.as_view()]);
+        .with_biases(vec![bias.as_view()])
+    }
+    let (inputs, sources) = ([&a, &b], [&c, &bias]);
+    let run = |d: &mut CudaSlice<f32>| -> Vec<f32> {
+        let mut args = arguments((m, n, k), inputs, sources, d.as_view_mut());
         gemm.run(&mut args, &stream).unwrap();
         drop(args);
         stream.clone_dtoh(d).unwrap()
     };
 
-    let kernel = gemm.initialize().unwrap();
+    let kernel = gemm
+        .initialize(
+            &arguments((m, n, k), inputs, sources, d.as_view_mut()),
+            None,
+        )
+        .unwrap();
     assert_eq!(kernel.tier(), JitTier::Quick, "a new kernel starts quick");
     let quick = run(&mut d);
     // The tier only moves from quick to optimized, so quick now means the

@@ -3,7 +3,8 @@
 
 use cutlet::arch::ArchKind;
 use cutlet::device::gemm::{
-    check_arch, check_problem, Gemm, GemmShape, OperandFacts, ProblemFacts, MAX_EXTENT,
+    check_arch, check_problem, check_scalars, Gemm, GemmShape, OperandFacts, ProblemFacts,
+    MAX_EXTENT,
 };
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
@@ -265,4 +266,25 @@ fn typed_configs_and_the_builder_reach_the_same_specs() {
     assert_eq!(DefaultF16Sm80::spec(), built(F16, F16, F32));
     assert_eq!(DefaultF16AccF16Sm80::spec(), built(F16, F16, F16));
     assert_eq!(DefaultTf32Sm80::spec(), built(TF32, F32, F32));
+}
+
+#[test]
+fn non_finite_scalars_are_invalid_arguments_naming_the_scalar_and_value() {
+    assert!(check_scalars(1.25, -0.75, &[f64::from(f32::MAX)]).is_ok());
+    for (alpha, beta, extra, named) in [
+        (f64::NAN, 0.0, vec![], "`alpha` = NaN"),
+        (1.0, f64::NEG_INFINITY, vec![], "`beta` = -inf"),
+        // Finite as an f64, infinite once rounded to the kernel's f32.
+        (1e39, 0.0, vec![], "`alpha` = 1e39"),
+        (
+            1.0,
+            0.0,
+            vec![0.5, f64::NAN],
+            "`epilogue scalars[1] (s3)` = NaN",
+        ),
+    ] {
+        let err = check_scalars(alpha, beta, &extra).unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+        assert_names(&err.to_string(), &[named, "f32"]);
+    }
 }

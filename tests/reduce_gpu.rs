@@ -28,7 +28,7 @@ struct Case<'a> {
     op: ReduceOp,
     dim: ReduceDim,
     view: View,
-    map: Option<&'a (&'static str, Expression, Vec<f32>)>,
+    map: Option<&'a (&'static str, Expression, Vec<f64>)>,
     seed: u64,
     tuning: ColumnTuning,
 }
@@ -74,11 +74,10 @@ impl Bed {
         out: &mut CudaSlice<U>,
     ) -> cutlet::Result<()> {
         reduce.run(
-            &self.device,
-            &self.stream,
             input,
             TensorMut::vector(out).into(),
             &mut self.workspace,
+            &self.stream,
         )
     }
 }
@@ -98,7 +97,7 @@ fn run<T: Host, U: Host>(bed: &mut Bed, case: &Case<'_>) {
     let layout = ViewLayout::with_strides(&view.shape, &view.strides).unwrap();
     let sliced = buffer.slice(view.offset..);
     let input = TensorRef::new(&sliced, layout).unwrap();
-    let mut reduce = Reduce::new(case.op, case.dim).tuning(case.tuning);
+    let mut reduce = Reduce::new(&bed.device, case.op, case.dim).tuning(case.tuning);
     if let Some((_, map, scalars)) = case.map {
         reduce = reduce.map(map.clone(), scalars);
     }
@@ -111,10 +110,7 @@ fn run<T: Host, U: Host>(bed: &mut Bed, case: &Case<'_>) {
             .map(|&j| {
                 let x = host[j].to_f64();
                 match case.map {
-                    Some((_, map, scalars)) => {
-                        let scalars: Vec<f64> = scalars.iter().map(|&s| f64::from(s)).collect();
-                        map.eval(&[x], &scalars)
-                    }
+                    Some((_, map, scalars)) => map.eval(&[x], scalars),
                     None => x,
                 }
             })
@@ -286,7 +282,7 @@ fn empty_reductions_follow_pytorch() {
             let outputs = if dim == ReduceDim::All { 1 } else { 5 };
             let mut out = stream.clone_htod(&vec![7.0f32; outputs]).unwrap();
             let input = TensorRef::new(&x, ViewLayout::row_major(5, 0)).unwrap();
-            bed.reduce(&Reduce::new(op, dim), input.into(), &mut out)
+            bed.reduce(&Reduce::new(&bed.device, op, dim), input.into(), &mut out)
                 .unwrap();
             for got in stream.clone_dtoh(&out).unwrap() {
                 match want {
@@ -300,7 +296,7 @@ fn empty_reductions_follow_pytorch() {
     let input = TensorRef::new(&x, ViewLayout::row_major(5, 0)).unwrap();
     let err = bed
         .reduce(
-            &Reduce::new(ReduceOp::Max, ReduceDim::Last),
+            &Reduce::new(&bed.device, ReduceOp::Max, ReduceDim::Last),
             input.into(),
             &mut out,
         )
@@ -319,7 +315,7 @@ fn wrong_output_and_map_are_errors() {
     let input = || TensorRef::row_major(&x, 3, 4).unwrap();
     let err = bed
         .reduce(
-            &Reduce::along(ReduceOp::Sum, -1).unwrap(),
+            &Reduce::along(&bed.device, ReduceOp::Sum, -1).unwrap(),
             input().into(),
             &mut out,
         )
@@ -328,7 +324,7 @@ fn wrong_output_and_map_are_errors() {
         err.to_string().contains("expected a vector of 3 elements"),
         "{err}"
     );
-    let scaled = Reduce::along(ReduceOp::Sum, 0).unwrap().map(
+    let scaled = Reduce::along(&bed.device, ReduceOp::Sum, 0).unwrap().map(
         Expression::from_fn(|x: cutlet::fusion::Expr| x * cutlet::fusion::scalar(0)),
         &[],
     );
@@ -337,4 +333,29 @@ fn wrong_output_and_map_are_errors() {
         err.to_string().contains("`map scalars` = 0 value(s)"),
         "{err}"
     );
+}
+
+#[test]
+fn non_finite_map_scalars_are_errors_unless_checks_are_off() {
+    let Some(mut bed) = Bed::open("non_finite_map_scalars_are_errors_unless_checks_are_off") else {
+        return;
+    };
+    let stream = bed.stream.clone();
+    let x = stream.clone_htod(&[1.0f32, -2.0, 3.0, -4.0]).unwrap();
+    let mut out = stream.clone_htod(&[0.0f32; 2]).unwrap();
+    let input = || TensorRef::row_major(&x, 2, 2).unwrap();
+    // max(x, s0): with s0 = -inf, the map is the identity.
+    let floor = Expression::from_fn(|x: cutlet::fusion::Expr| x.max(cutlet::fusion::scalar(0)));
+    let checked = Reduce::along(&bed.device, ReduceOp::Max, -1)
+        .unwrap()
+        .map(floor, &[f64::NEG_INFINITY]);
+    let err = bed.reduce(&checked, input().into(), &mut out).unwrap_err();
+    assert!(
+        matches!(err, cutlet::Error::InvalidArgument { .. })
+            && err.to_string().contains("`map scalars[0]` = -inf"),
+        "{err}"
+    );
+    let unchecked = checked.check_scalars(false);
+    bed.reduce(&unchecked, input().into(), &mut out).unwrap();
+    assert_eq!(stream.clone_dtoh(&out).unwrap(), [1.0, 3.0]);
 }

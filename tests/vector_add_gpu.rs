@@ -35,7 +35,7 @@ fn check_f32(device: &Device, n: usize, seed: u64) {
     let da = stream.clone_htod(&a).unwrap();
     let db = stream.clone_htod(&b).unwrap();
     let mut dc = stream.clone_htod(&vec![f32::NAN; n]).unwrap();
-    vector_add(device, &stream, &da, &db, &mut dc).unwrap();
+    vector_add(device, &da, &db, &mut dc, &stream).unwrap();
     let got = stream.clone_dtoh(&dc).unwrap();
     // f32 addition rounds once on both sides: the results are bitwise equal.
     let want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| (x + y).to_bits()).collect();
@@ -56,7 +56,7 @@ fn check_f16(device: &Device, n: usize, seed: u64) {
     let da = stream.clone_htod(&a).unwrap();
     let db = stream.clone_htod(&b).unwrap();
     let mut dc = stream.clone_htod(&vec![f16::NAN; n]).unwrap();
-    vector_add(device, &stream, &da, &db, &mut dc).unwrap();
+    vector_add(device, &da, &db, &mut dc, &stream).unwrap();
     let got = stream.clone_dtoh(&dc).unwrap();
     // The sum of two f16 values is exact in f64, so one rounding to f16
     // gives what add.rn.f16 computes: bitwise equal.
@@ -98,7 +98,7 @@ fn vector_add_of_empty_vectors_is_a_no_op() {
     let a = stream.alloc_zeros::<f32>(0).unwrap();
     let b = stream.alloc_zeros::<f32>(0).unwrap();
     let mut c = stream.alloc_zeros::<f32>(0).unwrap();
-    vector_add(&device, &stream, &a, &b, &mut c).unwrap();
+    vector_add(&device, &a, &b, &mut c, &stream).unwrap();
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn vector_add_rejects_mismatched_lengths_and_types() {
     let a = stream.alloc_zeros::<f32>(10).unwrap();
     let b = stream.alloc_zeros::<f32>(9).unwrap();
     let mut c = stream.alloc_zeros::<f32>(10).unwrap();
-    let err = vector_add(&device, &stream, &a, &b, &mut c).unwrap_err();
+    let err = vector_add(&device, &a, &b, &mut c, &stream).unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
     assert!(
         err.to_string().contains("b.len()") && err.to_string().contains("10"),
@@ -120,6 +120,6 @@ fn vector_add_rejects_mismatched_lengths_and_types() {
     let a = stream.alloc_zeros::<i32>(4).unwrap();
     let b = stream.alloc_zeros::<i32>(4).unwrap();
     let mut c = stream.alloc_zeros::<i32>(4).unwrap();
-    let err = vector_add(&device, &stream, &a, &b, &mut c).unwrap_err();
+    let err = vector_add(&device, &a, &b, &mut c, &stream).unwrap_err();
     assert!(err.to_string().contains("i32"), "{err}");
 }

@@ -46,11 +46,17 @@ fn describe(info: &DeviceInfo) -> String {
         Some(arch) => arch.to_string(),
         None => "none (cutlet needs compute capability 7.0 or newer)".to_string(),
     };
+    let kernels = match major {
+        8.. => "GEMM, elementwise, reductions",
+        7 => "elementwise, reductions (the GEMM needs compute capability 8.0)",
+        _ => "none",
+    };
     let mut text = String::new();
     let lines = [
         format!("GPU {}: {}", info.ordinal, info.name),
         format!("  compute capability: {major}.{minor}"),
         format!("  cutlet arch:        {arch}"),
+        format!("  cutlet kernels:     {kernels}"),
         format!("  SMs:                {}", info.sm_count),
         format!(
             "  memory:             {:.1} GiB",
@@ -94,8 +100,17 @@ mod tests {
             memory_clock_khz: 2_619_000,
             memory_bus_width_bits: 5120,
         };
+        let volta = describe(&DeviceInfo {
+            compute_capability: (7, 0),
+            ..info.clone()
+        });
+        assert!(
+            volta.contains("elementwise, reductions (the GEMM needs compute capability 8.0)"),
+            "{volta}"
+        );
         let text = describe(&info);
         for expected in [
+            "cutlet kernels:     GEMM, elementwise, reductions",
             "GPU 0: NVIDIA H100 80GB HBM3",
             "compute capability: 9.0",
             "sm_90a",

@@ -135,7 +135,7 @@ impl OperandSmem {
     }
 
     /// Bytes the tile takes in a stage: [`bytes`](Self::bytes) rounded up
-    /// to [`SMEM_ALIGN`], so that the next tile starts at a multiple of
+    /// to 1024 bytes, so that the next tile starts at a multiple of
     /// every swizzle's period.
     pub fn stage_bytes(&self) -> u32 {
         self.bytes().next_multiple_of(SMEM_ALIGN)

@@ -171,6 +171,25 @@ impl Device {
             .map_err(|e| Error::driver(format!("creating a stream on device {}", self.ordinal), e))
     }
 
+    /// Whether `stream` belongs to this device (its context): a kernel
+    /// loaded for one device cannot run on another's stream.
+    ///
+    /// Errors: [`Error::InvalidArgument`] naming both devices.
+    pub(crate) fn check_stream(&self, stream: &CudaStream) -> Result<()> {
+        let context = stream.context();
+        if context.cu_ctx() == self.context.cu_ctx() {
+            return Ok(());
+        }
+        Err(Error::invalid_argument(
+            "stream",
+            format!("a stream of device {}", context.ordinal()),
+            format!(
+                "a stream of device {}, the device this operation was built for",
+                self.ordinal
+            ),
+        ))
+    }
+
     /// Compute capability `(major, minor)`.
     pub fn compute_capability(&self) -> (u32, u32) {
         self.compute_capability

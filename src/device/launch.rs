@@ -2,6 +2,7 @@
 //! validation against the device, and a typed argument list.
 
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use cudarc::driver::{sys, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
 
@@ -103,7 +104,7 @@ pub struct TensorMapArg(pub sys::CUtensorMap);
 /// the read/write is recorded after the launch). Scalars and tensor maps
 /// are copied into storage the list owns.
 pub struct KernelArgs<'a> {
-    stream: &'a CudaStream,
+    stream: &'a Arc<CudaStream>,
     values: Vec<Box<dyn ParamValue + 'a>>,
     guards: Vec<SyncOnDrop<'a>>,
 }
@@ -121,7 +122,7 @@ impl<T: DeviceRepr> ParamValue for T {
 
 impl<'a> KernelArgs<'a> {
     /// An empty argument list for a launch on `stream`.
-    pub fn new(stream: &'a CudaStream) -> Self {
+    pub fn new(stream: &'a Arc<CudaStream>) -> Self {
         KernelArgs {
             stream,
             values: Vec::new(),
@@ -130,7 +131,7 @@ impl<'a> KernelArgs<'a> {
     }
 
     /// The stream the launch will go to.
-    pub fn stream(&self) -> &'a CudaStream {
+    pub fn stream(&self) -> &'a Arc<CudaStream> {
         self.stream
     }
 

@@ -1,12 +1,31 @@
-//! The device layer: the driver runtime that kernels run on, and (later) the
-//! device adapters.
+//! The device layer: the driver runtime that kernels run on, and the host
+//! side of every kernel family.
 //!
 //! # Contract
 //!
-//! The device adapters come later: `GemmUniversalAdapter::<Config>` with
-//! CUTLASS's host contract, in this order: `can_implement` (says why not),
-//! `workspace_size`, `initialize` (arguments to kernel params), `run` (launch
-//! on the caller's stream). This module holds the runtime they stand on:
+//! Every kernel family (GEMM, elementwise, reduction) follows one set of
+//! conventions:
+//!
+//! | convention | what it is |
+//! |---|---|
+//! | device | an operation is bound to one [`Device`] when it is built: `GemmUniversalAdapter::new(&device)`, `Gemm::builder()...build(&device)`, `Elementwise::new(&device, expression)`, `Reduce::along(&device, op, dim)` |
+//! | stream | `run` takes the caller's stream as `&Arc<CudaStream>` (what `Device::default_stream` and cudarc hand out), last; it must be a stream of the operation's device |
+//! | scalars | `f64` (GEMM alpha, beta and epilogue scalars; elementwise scalars; reduction map scalars), rounded once to the type the kernel computes in |
+//! | scalar checks | on by default: a scalar that is not finite in that type is an [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming it; `check_scalars(false)` on the operation lets NaN and infinities through |
+//! | errors | every fallible call returns [`cutlet::Error`](crate::Error) naming the offending value; nothing panics on bad input |
+//!
+//! The GEMM has CUTLASS's host contract, in this order, on each of its
+//! front doors ([`gemm::GemmUniversalAdapter`], [`gemm::Gemm`],
+//! [`gemm::TypedGemm`]), with the same signatures: `can_implement` (says why
+//! not), `workspace_size`, `initialize` (checks and compiles; returns the
+//! [`LoadedKernel`]), `run` (launch on the caller's stream), and
+//! `wait_optimized`.
+//!
+//! What each family needs of the GPU: the GEMM compute capability 8.0 or
+//! newer (its `sm_80` PTX; a spec built for `sm_90a` needs 9.0 exactly);
+//! elementwise kernels, reductions and the vector add 7.0 or newer (an
+//! elementwise bulk-copy schedule runs as such on 9.0 only, and falls back
+//! to the default path elsewhere).
 //!
 //! | item | file | what it does |
 //! |---|---|---|
@@ -18,10 +37,10 @@
 //! | [`JitTier`], [`JIT_TIERED_ENV`] | `tiered.rs` | slow-to-compile kernels: a quick compile first, the optimized one in the background |
 //! | (internal) | `exit.rs` | the process's exit waits for JIT compiles in flight, so it never crashes in the driver |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`] | `launch.rs` | validated launches with typed arguments |
-//! | [`elementwise`], [`Elementwise`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
+//! | [`Elementwise`], [`check_arguments`], [`plan_problem`], [`check_overlap`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
-//! | [`gemm`] | `gemm/` | `GemmUniversalAdapter`, the runtime `Gemm` builder, arguments and their checks |
+//! | [`gemm`] | `gemm/` | `GemmUniversalAdapter`, the runtime `Gemm` builder and `TypedGemm`, arguments and their checks |
 //!
 //! # Assumptions
 //!
@@ -71,6 +90,7 @@ pub mod gemm;
 mod jit;
 mod launch;
 mod reduce;
+mod scalars;
 mod tiered;
 mod vector_add;
 
@@ -78,8 +98,7 @@ pub use cache::{get_or_load, get_or_load_tiered, LoadedKernel};
 pub use device::{Device, DeviceInfo, DeviceLimits};
 pub use driver::{device_count, driver_available, driver_version};
 pub use elementwise::{
-    check_arguments, check_overlap, elementwise, plan_problem, Elementwise, Problem, TensorDesc,
-    MAX_INPUTS,
+    check_arguments, check_overlap, plan_problem, Elementwise, Problem, TensorDesc, MAX_INPUTS,
 };
 pub use function::Function;
 pub use jit::{Module, JIT_FAST_COMPILE_ENV, JIT_OPT_LEVEL_ENV};

@@ -1,5 +1,7 @@
 //! The host side of the proving kernel: `c = a + b`, checked, cached, launched.
 
+use std::sync::Arc;
+
 use cudarc::driver::{CudaSlice, CudaStream};
 
 use super::cache::get_or_load;
@@ -9,14 +11,16 @@ use crate::kernel::vector_add::VectorAddSpec;
 use crate::numeric::Element;
 use crate::{Error, Result};
 
-/// Adds `a` and `b` element by element into `c` on `stream` (`c[i] = a[i] + b[i]`),
+/// Adds `a` and `b` element by element into `c` (`c[i] = a[i] + b[i]`) on
+/// `stream`, a stream of `device` (the stream last, as in every family),
 /// with the [`vector_add`](crate::kernel::vector_add) kernel generated for the
 /// device's architecture, compiled on first use and cached.
 ///
 /// Supported element types: `f32` and `half::f16`. Empty vectors are a no-op.
 ///
 /// Errors: [`Error::InvalidArgument`] when the lengths differ, a buffer is not
-/// 16-byte aligned or the element type is not supported;
+/// 16-byte aligned, the element type is not supported or `stream` is not a
+/// stream of `device`;
 /// [`Error::UnsupportedArch`] on a GPU older than compute capability 7.0;
 /// driver and JIT errors with the kernel's name.
 ///
@@ -28,18 +32,19 @@ use crate::{Error, Result};
 /// let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
 /// let b = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
 /// let mut c = stream.alloc_zeros::<f32>(3).unwrap();
-/// vector_add(&device, &stream, &a, &b, &mut c)?;
+/// vector_add(&device, &a, &b, &mut c, &stream)?;
 /// assert_eq!(stream.clone_dtoh(&c).unwrap(), [11.0, 22.0, 33.0]);
 /// # Ok(())
 /// # }
 /// ```
 pub fn vector_add<T: Element>(
     device: &Device,
-    stream: &CudaStream,
     a: &CudaSlice<T>,
     b: &CudaSlice<T>,
     c: &mut CudaSlice<T>,
+    stream: &Arc<CudaStream>,
 ) -> Result<()> {
+    device.check_stream(stream)?;
     let n = a.len();
     for (name, len) in [("b", b.len()), ("c", c.len())] {
         if len != n {

@@ -20,6 +20,23 @@ use crate::numeric::ElementType;
 /// assert_eq!(e.key(), "|x0, x1| relu(add(mul(x0, s0), x1))");
 /// assert_eq!(e.eval(&[2.0, -1.0], &[3.0]), 5.0);
 /// ```
+///
+/// `+ - * /` take an `Expr`, `&Expr`, `f64` or `f32` on the right and an
+/// `Expr`, `&Expr` or `f64` on the left; unsuffixed float literals work on
+/// either side and in method chains (they are `f64`). An `f32` variable goes
+/// on the right, or through `Expr::from`:
+///
+/// ```
+/// use cutlet::fusion::{Expr, Expression};
+///
+/// let v: f32 = 0.25;
+/// let e = Expression::from_fn(|x: Expr| {
+///     (x.abs() + 0.5).log() + (0.5 * &x).exp() - (1.0 - &x) / 2.0 + x.clone() * v + Expr::from(v) * x
+/// });
+/// let x = -3.0f64;
+/// let want = (x.abs() + 0.5).ln() + (0.5 * x).exp() - (1.0 - x) / 2.0 + 2.0 * x * 0.25;
+/// assert!((e.eval(&[x], &[]) - want).abs() < 1e-12);
+/// ```
 #[derive(Clone)]
 pub struct Expr(pub(crate) Rc<Node<Expr>>);
 

@@ -1,61 +1,42 @@
-//! `+ - * /` and unary `-` on [`Expr`], with `Expr`, `&Expr`, `f32` and
-//! `f64` on either side.
+//! `+ - * /` and unary `-` on [`Expr`].
+//!
+//! The right operand is anything that converts into an `Expr` (an `Expr`,
+//! `&Expr`, `f64` or `f32`), through one generic impl per operator, so the
+//! compiler knows the result is an `Expr` before it has chosen a type for
+//! an unsuffixed float literal: `(x.abs() + 0.5).log()` compiles, and the
+//! literal becomes an `f64`. A number on the left is an `f64` (one impl
+//! per operator, so `0.5 * x` infers the same way); an `f32` variable goes
+//! on the right (`x * v`) or through [`Expr::from`] (examples on [`Expr`]).
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use super::node::{BinaryOp, Node, UnaryOp};
 use super::Expr;
 
-/// Implements one binary operator for every pair of operand kinds.
+/// Implements one binary operator: `Expr` or `&Expr` on the left with any
+/// `Into<Expr>` on the right, and `f64` on the left with `Expr` or `&Expr`
+/// on the right.
 macro_rules! binary_operator {
     ($trait:ident, $method:ident, $op:expr) => {
-        impl $trait<Expr> for Expr {
+        impl<T: Into<Expr>> $trait<T> for Expr {
             type Output = Expr;
-            fn $method(self, rhs: Expr) -> Expr {
-                self.binary($op, rhs)
+            fn $method(self, rhs: T) -> Expr {
+                self.binary($op, rhs.into())
             }
         }
-        impl $trait<&Expr> for Expr {
+        impl<T: Into<Expr>> $trait<T> for &Expr {
             type Output = Expr;
-            fn $method(self, rhs: &Expr) -> Expr {
-                self.binary($op, rhs.clone())
+            fn $method(self, rhs: T) -> Expr {
+                self.binary($op, rhs.into())
             }
         }
-        impl $trait<Expr> for &Expr {
-            type Output = Expr;
-            fn $method(self, rhs: Expr) -> Expr {
-                self.binary($op, rhs)
-            }
-        }
-        impl $trait<&Expr> for &Expr {
-            type Output = Expr;
-            fn $method(self, rhs: &Expr) -> Expr {
-                self.binary($op, rhs.clone())
-            }
-        }
-        binary_operator!(@scalar $trait, $method, $op, f64);
-        binary_operator!(@scalar $trait, $method, $op, f32);
-    };
-    (@scalar $trait:ident, $method:ident, $op:expr, $scalar:ty) => {
-        impl $trait<$scalar> for Expr {
-            type Output = Expr;
-            fn $method(self, rhs: $scalar) -> Expr {
-                self.binary($op, Expr::from(rhs))
-            }
-        }
-        impl $trait<$scalar> for &Expr {
-            type Output = Expr;
-            fn $method(self, rhs: $scalar) -> Expr {
-                self.binary($op, Expr::from(rhs))
-            }
-        }
-        impl $trait<Expr> for $scalar {
+        impl $trait<Expr> for f64 {
             type Output = Expr;
             fn $method(self, rhs: Expr) -> Expr {
                 Expr::from(self).binary($op, rhs)
             }
         }
-        impl $trait<&Expr> for $scalar {
+        impl $trait<&Expr> for f64 {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
                 Expr::from(self).binary($op, rhs.clone())

@@ -160,7 +160,7 @@ pub const TYPE_PAIRS: [(ElementType, ElementType); 5] = [
 ];
 
 /// Maps the tests apply before reducing, with their scalars.
-pub fn maps() -> Vec<(&'static str, Expression, Vec<f32>)> {
+pub fn maps() -> Vec<(&'static str, Expression, Vec<f64>)> {
     vec![
         (
             "square",

@@ -148,17 +148,20 @@ pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
-    let mut op = Elementwise::new(expression).schedule(schedule(args)?);
-    if let (Some(thr), Some(val)) = (&args.thr, &args.val) {
-        let parse = |s: &str| {
-            s.parse::<Layout>()
-                .map_err(|e| format!("invalid layout `{s}`: {e}"))
-        };
-        op = op
-            .with_layouts(parse(thr)?, parse(val)?)
-            .map_err(|e| e.to_string())?;
-    }
+    let schedule = schedule(args)?;
+    let parse = |s: &str| {
+        s.parse::<Layout>()
+            .map_err(|e| format!("invalid layout `{s}`: {e}"))
+    };
+    let layouts = match (&args.thr, &args.val) {
+        (Some(thr), Some(val)) => Some((parse(thr)?, parse(val)?)),
+        _ => None,
+    };
     let device = open_device()?;
+    let mut op = Elementwise::new(&device, expression).schedule(schedule);
+    if let Some((thr, val)) = layouts {
+        op = op.with_layouts(thr, val).map_err(|e| e.to_string())?;
+    }
     match dtype {
         ElementType::F16 => bench::<half::f16>(&device, op, rows, cols, args),
         ElementType::BF16 => bench::<half::bf16>(&device, op, rows, cols, args),
@@ -195,7 +198,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
             .collect::<cutlet::Result<Vec<_>>>()
             .map_err(|e| err(&e))?;
         let out = TensorMut::row_major(&mut output, rows, cols).map_err(|e| err(&e))?;
-        op.run(device, &stream, &views, out.into(), &[])
+        op.run(&views, out.into(), &[], &stream)
             .map_err(|e| err(&e))
     };
     launch()?;
@@ -243,10 +246,15 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         );
     };
     println!(
-        "{}: {label} ({:?}), {:.0} MB moved, ceiling {ceiling:.0} GB/s:",
+        "{}: {} on {T} [{rows} x {cols}] ({} input{}, {}), {}, {:.0} MB moved, ceiling {ceiling:.0} GB/s:",
         info.name,
+        args.op,
+        arity,
+        if arity == 1 { "" } else { "s" },
+        op.expression(),
         op.schedule_in_use(),
-        bytes / 1e6
+        bytes / 1e6,
+        T = T::TYPE,
     );
     line("per launch (median)", ms, copy_ms);
     println!(

@@ -5,7 +5,7 @@ use clap::Args;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use cutlet::device::{Device, Reduce, ReduceDim, ReduceWorkspace};
 use cutlet::fusion::{Expr, Expression};
-use cutlet::kernel::reduce::ReduceOp;
+use cutlet::kernel::reduce::{Plan, ReduceOp};
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
 
@@ -55,23 +55,34 @@ fn parse_dim(dim: &str) -> Result<ReduceDim, String> {
         .ok_or_else(|| format!("invalid --dim `{dim}`: expected -1, 0, 1 or all"))
 }
 
+/// The map `--map` names: none, or square (x * x).
+fn map(name: &str) -> Result<Option<Expression>, String> {
+    match name {
+        "none" => Ok(None),
+        "square" => Ok(Some(Expression::from_fn(|x: Expr| &x * &x))),
+        other => Err(format!("unknown --map `{other}`: expected none or square")),
+    }
+}
+
 /// Runs the benchmark; `Err` is the one line to print.
 pub fn run(args: &ReduceArgs) -> Result<(), String> {
-    let mut reduce = Reduce::new(parse_op(&args.op)?, parse_dim(&args.dim)?);
-    match args.map.as_str() {
-        "none" => {}
-        "square" => reduce = reduce.map(Expression::from_fn(|x: Expr| &x * &x), &[]),
-        other => return Err(format!("unknown --map `{other}`: expected none or square")),
-    }
+    let op = parse_op(&args.op)?;
+    let dim = parse_dim(&args.dim)?;
+    let map = map(&args.map)?;
     let (rows, cols) = parse_shape(&args.shape)?;
     let dtype: ElementType = args.dtype.parse().map_err(|e| format!("{e}"))?;
     if args.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
     let device = open_device()?;
+    let mut reduce = Reduce::new(&device, op, dim);
+    if let Some(map) = map {
+        reduce = reduce.map(map, &[]);
+    }
     let setup = Setup {
         device: &device,
         reduce: &reduce,
+        map_name: &args.map,
         rows,
         cols,
         runs: args.runs,
@@ -91,10 +102,58 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
 struct Setup<'a> {
     device: &'a Device,
     reduce: &'a Reduce,
+    map_name: &'a str,
     rows: usize,
     cols: usize,
     runs: usize,
     batch: usize,
+}
+
+/// `sum over dim -1 of f32 [16384 x 8192] into f32`, with the map where
+/// there is one.
+fn describe(setup: &Setup<'_>, input: ElementType) -> String {
+    let reduce = setup.reduce;
+    let over = match reduce.dim() {
+        ReduceDim::Last => "over dim -1 (each row)".to_string(),
+        ReduceDim::First => "over dim 0 (each column)".to_string(),
+        ReduceDim::All => "over all elements".to_string(),
+    };
+    let of = match reduce.map_expression() {
+        Some(_) if setup.map_name == "square" => "the squares of",
+        Some(_) => "a map of",
+        None => "",
+    };
+    format!(
+        "{} {over} of {of}{}{input} [{} x {}] into {input}",
+        reduce.op(),
+        if of.is_empty() { "" } else { " " },
+        setup.rows,
+        setup.cols
+    )
+}
+
+/// The plan's launches, e.g. `1 launch: row kernel, 16-byte loads, grid
+/// 16384 x 1` (a grid's second extent is the split count).
+fn describe_plan(plan: &Plan) -> String {
+    let launches: Vec<String> = plan
+        .launches
+        .iter()
+        .map(|launch| {
+            let (x, y) = launch.shape.grid;
+            let splits = if y > 1 {
+                format!(" ({y} splits of the reduced dimension)")
+            } else {
+                String::new()
+            };
+            format!("{}, grid {x} x {y}{splits}", launch.spec.layout)
+        })
+        .collect();
+    let count = launches.len();
+    format!(
+        "{count} launch{}: {}",
+        if count == 1 { "" } else { "es" },
+        launches.join("; then ")
+    )
 }
 
 fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
@@ -108,6 +167,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         cols,
         runs,
         batch,
+        ..
     } = *setup;
     let info = device.info().map_err(|e| err(&e))?;
     let ceiling = info.dram_bandwidth_gbps();
@@ -122,12 +182,15 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         ReduceDim::All => 1,
     };
     let mut output = stream.alloc_zeros::<T>(outputs).map_err(|e| err(&e))?;
+    let view = || TensorRef::row_major(&input, rows, cols).map_err(|e| err(&e));
+    let plan = reduce
+        .plan_for(view()?.into(), T::TYPE, &stream)
+        .map_err(|e| err(&e))?;
     let mut workspace = ReduceWorkspace::new();
     let mut launch = || -> Result<(), String> {
-        let view = TensorRef::row_major(&input, rows, cols).map_err(|e| err(&e))?;
         let out = TensorMut::vector(&mut output);
         reduce
-            .run(device, &stream, view.into(), out.into(), &mut workspace)
+            .run(view()?.into(), out.into(), &mut workspace, &stream)
             .map_err(|e| err(&e))
     };
     launch()?;
@@ -149,11 +212,12 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         )
     };
     println!(
-        "{}: {reduce:?} {rows}x{cols} {}: per launch (median) {}",
+        "{}: {}, {}:",
         info.name,
-        T::TYPE,
-        share(ms)
+        describe(setup, T::TYPE),
+        describe_plan(&plan)
     );
+    println!("  per launch (median): {}", share(ms));
     println!(
         "  per launch, launch latency hidden behind a spin kernel (median): {}",
         share(hidden_ms)

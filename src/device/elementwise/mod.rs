@@ -1,16 +1,18 @@
 //! The host side of the elementwise kernels: validation, the spec (cache
 //! key) from the tensors, the launch.
 //!
-//! [`Elementwise`] holds an expression and its options; [`Elementwise::run`]
-//! applies it. [`elementwise`] is the one-call form. Validation runs in this
-//! order, all before any device call except the last: argument counts and
-//! types ([`check_arguments`]), shapes, broadcasting and the kernel's view
-//! ([`plan_problem`]), then the arch, then the buffers' addresses (pushed as
-//! launch arguments) for overlap ([`check_overlap`]) and alignment.
+//! [`Elementwise`] holds an expression, its options and the device it runs
+//! on; [`Elementwise::run`] applies it on a stream of that device.
+//! Validation runs in this order, all before any device call except the
+//! last: argument counts, scalars and types ([`check_arguments`]), shapes,
+//! broadcasting and the kernel's view ([`plan_problem`]), then the arch,
+//! then the buffers' addresses (pushed as launch arguments) for overlap
+//! ([`check_overlap`]) and alignment. The host-only checks are public
+//! functions, so that they run (and are tested) without a GPU.
 
 mod problem;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::CudaStream;
 
@@ -26,28 +28,34 @@ use crate::numeric::ElementType;
 use crate::tensor::{TensorArg, TensorArgMut};
 use crate::{Error, Result};
 
-/// An elementwise operation: an expression, its tiling and options, ready
-/// to run on any tensors of matching shape.
+/// An elementwise operation on one device: an expression, its tiling and
+/// options, ready to run on any tensors of matching shape.
+///
+/// As every cutlet operation, it is bound to its [`Device`] when built,
+/// [`run`](Self::run) takes a stream of that device (`&Arc<CudaStream>`,
+/// last), and scalars are `f64`, checked to be finite in the type the
+/// kernel computes in unless [`check_scalars`](Self::check_scalars) is off.
 ///
 /// ```no_run
 /// # fn main() -> cutlet::Result<()> {
 /// use cutlet::device::{Device, Elementwise};
-/// use cutlet::fusion::Expression;
+/// use cutlet::fusion::{Expr, Expression};
 /// use cutlet::tensor::{TensorMut, TensorRef};
 /// let device = Device::new(0)?;
 /// let stream = device.default_stream();
 /// let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
 /// let b = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
 /// let mut c = stream.alloc_zeros::<f32>(3).unwrap();
-/// let add = Elementwise::new(Expression::from_fn(|a, b| a + b));
-/// add.run(&device, &stream, &[TensorRef::vector(&a).into(), TensorRef::vector(&b).into()],
-///         TensorMut::vector(&mut c).into(), &[])?;
+/// let add = Elementwise::new(&device, Expression::from_fn(|a: Expr, b: Expr| a + b));
+/// add.run(&[TensorRef::vector(&a).into(), TensorRef::vector(&b).into()],
+///         TensorMut::vector(&mut c).into(), &[], &stream)?;
 /// assert_eq!(stream.clone_dtoh(&c).unwrap(), [11.0, 22.0, 33.0]);
 /// # Ok(())
 /// # }
 /// ```
 #[derive(Clone, Debug)]
 pub struct Elementwise {
+    device: Device,
     expression: Expression,
     tiling: Option<(Tiling, TvPlan)>,
     compute: Option<ElementType>,
@@ -56,16 +64,23 @@ pub struct Elementwise {
 }
 
 impl Elementwise {
-    /// `expression` with the default tiling (16 bytes per access), f32
-    /// arithmetic (f64 when a tensor is f64 or i32) and no scalar checks.
-    pub fn new(expression: Expression) -> Elementwise {
+    /// `expression` on `device`, with the default tiling (16 bytes per
+    /// access), f32 arithmetic (f64 when an input is f64 or i32) and scalar
+    /// checks on.
+    pub fn new(device: &Device, expression: Expression) -> Elementwise {
         Elementwise {
+            device: device.clone(),
             expression,
             tiling: None,
             compute: None,
-            check_scalars: false,
+            check_scalars: true,
             schedule: Schedule::default(),
         }
+    }
+
+    /// The device the operation runs on.
+    pub fn device(&self) -> &Device {
+        &self.device
     }
 
     /// Uses the thread layout `thr` and value layout `val` (both `(M, N)`).
@@ -86,7 +101,11 @@ impl Elementwise {
         self
     }
 
-    /// Whether [`Elementwise::run`] rejects non-finite scalars.
+    /// Whether [`Elementwise::run`] rejects scalars that are not finite in
+    /// the compute type (NaN, infinities, and for f32 arithmetic values
+    /// beyond f32's range): on by default. Off passes them to the kernel as
+    /// given, e.g. `-inf` as the masked value of
+    /// `x.gt(s0).select(&x, scalar(1))`.
     #[must_use]
     pub fn check_scalars(mut self, check: bool) -> Elementwise {
         self.check_scalars = check;
@@ -139,7 +158,8 @@ impl Elementwise {
     }
 
     /// Host-only validation of a call on tensors described by `inputs` and
-    /// `output`: every check that needs no device. Returns the kernel's view.
+    /// `output`: every check that needs no device call. Returns the
+    /// kernel's view.
     pub fn validate(
         &self,
         inputs: &[TensorDesc],
@@ -152,12 +172,14 @@ impl Elementwise {
             inputs,
             output,
             scalars,
-            self.check_scalars,
+            self.check_scalars.then(|| self.compute_type(inputs)),
         )?;
         let (_, plan) = self.tiling_for(inputs.iter().chain([output]).map(|d| d.element))?;
         plan_problem(inputs, output, &plan)
     }
 
+    /// The arithmetic type for inputs `descs`: the one asked for, else f64
+    /// when an input is f64 or i32, else f32.
     fn compute_type(&self, descs: &[TensorDesc]) -> ElementType {
         self.compute.unwrap_or_else(|| {
             if descs
@@ -171,24 +193,29 @@ impl Elementwise {
         })
     }
 
-    /// Applies the expression: `output[i,j] = f(inputs[0][i,j], ..., scalars)`
-    /// on `stream`. Inputs broadcast to the output's shape (extent-1 modes,
-    /// stride-0 views); any element types in [`SUPPORTED_ELEMENTS`](crate::kernel::elementwise::SUPPORTED_ELEMENTS).
+    /// Applies the expression, `output[i,j] = f(inputs[0][i,j], ..., scalars)`,
+    /// on `stream` (a stream of this operation's device). Inputs broadcast
+    /// to the output's shape (extent-1 modes, stride-0 views); any element
+    /// types in [`SUPPORTED_ELEMENTS`](crate::kernel::elementwise::SUPPORTED_ELEMENTS).
+    /// Scalars are read in the compute type (f32 ones rounded to nearest).
     /// An empty output is a no-op.
     ///
     /// Errors: [`Error::InvalidArgument`] for a wrong input or scalar count,
-    /// more than 8 inputs, a non-finite scalar when checks are on, shapes
-    /// that do not broadcast, an output that addresses an element twice or
-    /// overlaps an input other than in place; [`Error::UnsupportedArch`]
-    /// below compute capability 7.0; emission, JIT and driver errors.
+    /// more than 8 inputs, a scalar not finite in the compute type (unless
+    /// [`check_scalars`](Self::check_scalars) is off), shapes that do not
+    /// broadcast, an output that addresses an element twice or overlaps an
+    /// input other than in place, a stream of another device;
+    /// [`Error::UnsupportedArch`] below compute capability 7.0; emission,
+    /// JIT and driver errors.
     pub fn run(
         &self,
-        device: &Device,
-        stream: &CudaStream,
         inputs: &[TensorArg<'_>],
         output: TensorArgMut<'_>,
         scalars: &[f64],
+        stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        let device = &self.device;
+        device.check_stream(stream)?;
         let descs: Vec<TensorDesc> = inputs
             .iter()
             .map(|t| TensorDesc {
@@ -200,13 +227,14 @@ impl Elementwise {
             element: output.element(),
             layout: output.layout(),
         };
+        let compute = self.compute_type(&descs);
         check_arguments(
             self.expression.arity(),
             self.expression.scalar_count(),
             &descs,
             &out_desc,
             scalars,
-            self.check_scalars,
+            self.check_scalars.then_some(compute),
         )?;
         let (tiling, plan) = self.tiling_for(descs.iter().chain([&out_desc]).map(|d| d.element))?;
         let problem = plan_problem(&descs, &out_desc, &plan)?;
@@ -223,7 +251,6 @@ impl Elementwise {
                 minor,
             });
         };
-        let compute = self.compute_type(&descs);
         let mut args = KernelArgs::new(stream);
         let TensorArgMut { buffer, .. } = output;
         let out_addr = buffer.push_output(&mut args);
@@ -335,17 +362,4 @@ fn access(element: ElementType, addr: u64, row_stride: u64, col_stride: u64) -> 
         }
         _ => Access::Strided,
     }
-}
-
-/// [`Elementwise::run`] in one call: applies `expression` to `inputs` into
-/// `output`, with default options.
-pub fn elementwise(
-    device: &Device,
-    stream: &CudaStream,
-    expression: &Expression,
-    inputs: &[TensorArg<'_>],
-    output: TensorArgMut<'_>,
-    scalars: &[f64],
-) -> Result<()> {
-    Elementwise::new(expression.clone()).run(device, stream, inputs, output, scalars)
 }

@@ -1,6 +1,7 @@
 //! Host-side validation of an elementwise call: shapes, broadcasting,
 //! scalars, output self-overlap, orientation and flattening. No device call.
 
+use crate::device::scalars::check_scalar;
 use crate::kernel::elementwise::{TvPlan, SUPPORTED_ELEMENTS};
 use crate::numeric::ElementType;
 use crate::tensor::ViewLayout;
@@ -39,14 +40,32 @@ pub struct Problem {
     pub flat: bool,
 }
 
-/// The expected-arity, scalar and element-type checks of a call.
+/// The arity, scalar and element-type checks of a call: `arity` inputs (at
+/// most [`MAX_INPUTS`]), `scalar_count` scalars, each finite in
+/// `finite_in` (the compute type) where that is given, and element types
+/// the kernels support.
+///
+/// ```
+/// use cutlet::device::{check_arguments, TensorDesc};
+/// use cutlet::numeric::ElementType::F32;
+/// use cutlet::tensor::ViewLayout;
+///
+/// let x = TensorDesc { element: F32, layout: ViewLayout::vector(8) };
+/// assert!(check_arguments(1, 1, &[x], &x, &[0.5], Some(F32)).is_ok());
+/// let nan = check_arguments(1, 1, &[x], &x, &[f64::NAN], Some(F32)).unwrap_err();
+/// assert!(nan.to_string().contains("`scalars[0]` = NaN"), "{nan}");
+/// assert!(check_arguments(1, 1, &[x], &x, &[f64::NAN], None).is_ok());
+/// ```
+///
+/// Errors: [`Error::InvalidArgument`] naming the count, the scalar and its
+/// value, or the tensor and its element type.
 pub fn check_arguments(
     arity: usize,
     scalar_count: usize,
     inputs: &[TensorDesc],
     output: &TensorDesc,
     scalars: &[f64],
-    check_finite: bool,
+    finite_in: Option<ElementType>,
 ) -> Result<()> {
     if inputs.len() > MAX_INPUTS {
         return Err(Error::invalid_argument(
@@ -69,13 +88,9 @@ pub fn check_arguments(
             format!("{scalar_count}, the scalars the expression uses"),
         ));
     }
-    if check_finite {
-        if let Some((i, v)) = scalars.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(Error::invalid_argument(
-                format!("scalars[{i}]"),
-                v,
-                "a finite value (scalar checks are on)",
-            ));
+    if let Some(compute) = finite_in {
+        for (i, &value) in scalars.iter().enumerate() {
+            check_scalar(|| format!("scalars[{i}]"), value, compute)?;
         }
     }
     for (name, desc) in std::iter::once(("output".to_string(), output)).chain(

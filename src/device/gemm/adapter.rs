@@ -2,6 +2,7 @@
 //! `gemm::device::GemmUniversalAdapter<GemmKernel>` host contract.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream};
 
@@ -9,9 +10,9 @@ use super::arguments::Arguments;
 use super::config::Config;
 use super::launcher::Launcher;
 use super::tags::GemmElement;
-use crate::device::Device;
+use crate::device::{Device, LoadedKernel};
 use crate::kernel::gemm::{Epilogue, GemmSpec};
-use crate::{Error, Result};
+use crate::Result;
 
 /// The argument type of configuration `C`: buffers of its storage types.
 pub type ArgumentsOf<'a, C> = Arguments<
@@ -24,20 +25,26 @@ pub type ArgumentsOf<'a, C> = Arguments<
 
 /// Runs the GEMM of configuration `C` on one device, in CUTLASS's order:
 /// [`can_implement`](Self::can_implement), [`workspace_size`](Self::workspace_size),
-/// [`initialize`](Self::initialize), [`run`](Self::run).
+/// [`initialize`](Self::initialize), [`run`](Self::run), plus
+/// [`wait_optimized`](Self::wait_optimized). The runtime front doors,
+/// [`Gemm`](super::Gemm) and [`TypedGemm`](super::TypedGemm), offer the same
+/// calls with the same signatures.
 ///
 /// The kernel is generated and JIT-compiled once per process and device (on
-/// `initialize` or the first `run`); a later `run` checks the arguments and
-/// launches.
+/// `initialize`, `wait_optimized` or the first `run`); a later `run` checks
+/// the arguments and launches.
 ///
 /// Semantics, as CUTLASS's: D = alpha · A · B + beta · C for every batch.
 /// M, N or L zero is a no-op (nothing is read or written, no launch). K zero
 /// launches and writes D = beta · C (alpha · 0 added), as CUTLASS and BLAS do.
 ///
+/// The argument types follow from `C`'s element types, so buffers of
+/// other types do not compile:
+///
 /// ```no_run
 /// use cutlet::device::gemm::{Arguments, DefaultBf16Sm80, GemmShape, GemmUniversalAdapter, Operand, OutputOperand};
 /// use cutlet::device::Device;
-/// use half::bf16;
+/// use cutlet::half::bf16;
 /// # fn main() -> cutlet::Result<()> {
 /// let device = Device::new(0)?;
 /// let stream = device.default_stream();
@@ -46,13 +53,39 @@ pub type ArgumentsOf<'a, C> = Arguments<
 /// let b = stream.alloc_zeros::<bf16>(n * k).unwrap(); // column-major K x N
 /// let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap(); // row-major M x N
 /// let gemm = GemmUniversalAdapter::<DefaultBf16Sm80>::new(&device);
-/// let mut args = Arguments::in_place(
+/// let mut args = Arguments::product(
+///     GemmShape::new(m, n, k, 1),
+///     Operand::new(a.as_view(), k, 0),
+///     Operand::new(b.as_view(), k, 0),
+///     OutputOperand::new(d.as_view_mut(), n, 0),
+///     1.0, // alpha
+/// );
+/// gemm.initialize(&args, None)?.wait_optimized()?; // compiled and final: ready to time
+/// gemm.run(&mut args, &stream)?;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// An f16 A for the bf16 configuration is a compile error:
+///
+/// ```compile_fail,E0308
+/// use cutlet::device::gemm::{Arguments, DefaultBf16Sm80, GemmShape, GemmUniversalAdapter, Operand, OutputOperand};
+/// use cutlet::device::Device;
+/// use cutlet::half::{bf16, f16};
+/// # fn main() -> cutlet::Result<()> {
+/// let device = Device::new(0)?;
+/// let stream = device.default_stream();
+/// let (m, n, k) = (256, 512, 128);
+/// let a = stream.alloc_zeros::<f16>(m * k).unwrap();
+/// let b = stream.alloc_zeros::<bf16>(n * k).unwrap();
+/// let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap();
+/// let gemm = GemmUniversalAdapter::<DefaultBf16Sm80>::new(&device);
+/// let mut args = Arguments::product(
 ///     GemmShape::new(m, n, k, 1),
 ///     Operand::new(a.as_view(), k, 0),
 ///     Operand::new(b.as_view(), k, 0),
 ///     OutputOperand::new(d.as_view_mut(), n, 0),
 ///     1.0,
-///     0.0,
 /// );
 /// gemm.run(&mut args, &stream)?;
 /// # Ok(())
@@ -79,7 +112,7 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// the linear combination.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when the epilogue does not fit the spec
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when the epilogue does not fit the spec
     /// (e.g. its arity does not match its bias vectors).
     pub fn with_epilogue(device: &Device, epilogue: Epilogue) -> Result<Self> {
         let () = C::CHECK;
@@ -94,6 +127,17 @@ impl<C: Config> GemmUniversalAdapter<C> {
         })
     }
 
+    /// Whether [`can_implement`](Self::can_implement) and [`run`](Self::run)
+    /// reject alpha, beta and epilogue scalars that are not finite in f32
+    /// (the kernel's scalar type): on by default. Off passes NaN and
+    /// infinities to the kernel as given (e.g. an infinite clamp bound in a
+    /// fused epilogue).
+    #[must_use]
+    pub fn check_scalars(mut self, check: bool) -> Self {
+        self.launcher.set_check_scalars(check);
+        self
+    }
+
     /// The kernel spec `C` lowers to.
     pub fn spec(&self) -> &GemmSpec {
         self.launcher.spec()
@@ -105,11 +149,13 @@ impl<C: Config> GemmUniversalAdapter<C> {
     }
 
     /// Whether this kernel can compute `args` on this device, and why not:
-    /// [`Error::UnsupportedArch`] for a device that cannot run it,
-    /// [`Error::InvalidArgument`] naming the operand and the value for a
+    /// [`Error::UnsupportedArch`](crate::Error::UnsupportedArch) for a device that cannot run it,
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the operand and the value for a
     /// misaligned pointer, leading dimension or batch stride (with the
     /// alignment required), a buffer shorter than the shape and strides
-    /// need, a size beyond 32-bit indexing, or a C that cannot be D.
+    /// need, a size beyond 32-bit indexing, a C that cannot be D, or a
+    /// scalar that is not finite in f32 (unless
+    /// [`check_scalars`](Self::check_scalars) is off).
     /// Reads the buffers' addresses on the device's default stream.
     pub fn can_implement(&self, args: &ArgumentsOf<'_, C>) -> Result<()> {
         self.launcher
@@ -118,47 +164,47 @@ impl<C: Config> GemmUniversalAdapter<C> {
 
     /// Bytes of device workspace `run` needs: 0 (the data-parallel tile
     /// scheduler keeps no state between CTAs).
-    pub fn workspace_size(&self, _args: &ArgumentsOf<'_, C>) -> usize {
-        0
+    pub fn workspace_size(&self, args: &ArgumentsOf<'_, C>) -> usize {
+        self.launcher.workspace_size(args)
     }
 
-    /// Checks `args` and compiles the kernel (so that the first `run` only
-    /// launches). `workspace` must hold [`workspace_size`](Self::workspace_size)
-    /// bytes when that is not zero.
+    /// Checks `args` (as [`can_implement`](Self::can_implement)) and
+    /// compiles the kernel, so that the first `run` only launches; returns
+    /// the compiled kernel. `workspace` must hold
+    /// [`workspace_size`](Self::workspace_size) bytes when that is not zero
+    /// (`None` for none).
+    ///
+    /// A new configuration compiles in two tiers, a quick compile now and
+    /// the optimized one in the background:
+    /// `gemm.initialize(&args, None)?.wait_optimized()?` also waits for the
+    /// final kernel (call it before timing).
+    ///
+    /// Errors: those of `can_implement`, an [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a
+    /// short workspace, and emission, JIT and driver errors naming the kernel.
     pub fn initialize(
-        &mut self,
+        &self,
         args: &ArgumentsOf<'_, C>,
         workspace: Option<&mut CudaSlice<u8>>,
-    ) -> Result<()> {
-        let needed = self.workspace_size(args);
-        let given = workspace.map_or(0, |w| w.len());
-        if given < needed {
-            return Err(Error::invalid_argument(
-                "workspace.len()",
-                given,
-                format!("at least {needed} bytes (workspace_size)"),
-            ));
-        }
-        self.can_implement(args)?;
-        self.launcher.kernel().map(|_| ())
+    ) -> Result<&LoadedKernel> {
+        self.launcher.initialize(args, workspace)
     }
 
     /// Blocks until the optimized compile of this kernel is in use (the
     /// first runs of a new configuration launch a quick compile while the
     /// optimized one runs in the background; see
-    /// [`LoadedKernel::wait_optimized`](crate::device::LoadedKernel::wait_optimized)).
-    /// Compiles the kernel first if no call has yet. Call it before timing.
+    /// [`LoadedKernel::wait_optimized`]). Compiles the kernel first if no
+    /// call has yet. Call it before timing.
     ///
-    /// Errors: those of [`initialize`](Self::initialize)'s compile, and
-    /// [`Error::OptimizedCompile`] if the optimized compile failed (the quick
-    /// kernel then stays in use).
+    /// Errors: those of the compile, and [`Error::OptimizedCompile`](crate::Error::OptimizedCompile) if the
+    /// optimized compile failed (the quick kernel then stays in use).
     pub fn wait_optimized(&self) -> Result<()> {
-        self.launcher.kernel()?.wait_optimized()
+        self.launcher.wait_optimized()
     }
 
-    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`.
-    /// `args` is borrowed mutably because D is written.
-    pub fn run(&self, args: &mut ArgumentsOf<'_, C>, stream: &CudaStream) -> Result<()> {
+    /// Checks `args` (as [`can_implement`](Self::can_implement)) and
+    /// launches D = alpha · A · B + beta · C on `stream`, which must belong
+    /// to this GEMM's device. `args` is borrowed mutably because D is written.
+    pub fn run(&self, args: &mut ArgumentsOf<'_, C>, stream: &Arc<CudaStream>) -> Result<()> {
         self.launcher.run(args, stream)
     }
 }

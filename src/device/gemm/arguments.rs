@@ -2,12 +2,12 @@
 //! `GemmUniversal::Arguments`): the problem shape, the four operands as cudarc
 //! device buffers with leading dimensions and batch strides, and the scalars.
 //!
-//! D = alpha · (A · B) + beta · C, for each batch `l < L`:
-//! A is M × K, B is K × N (stored as CUTLASS 3.x views it, N × K), C and D are
-//! M × N. Which dimension is contiguous comes from the kernel's
+//! D = alpha · (A · B) + beta · C, for each batch `l < L`: A is M × K, B is
+//! K × N (stored as CUTLASS 3.x views it, N × K), C and D are M × N. Which
+//! dimension is contiguous comes from the kernel's
 //! [`GemmSpec`](crate::kernel::gemm::GemmSpec) (`a_major`, `b_major`,
-//! `c_major`, `d_major`); the leading dimension is the distance in elements
-//! between consecutive rows (row-major) or columns (column-major).
+//! `c_major`, `d_major`); [`Operand`] and [`OutputOperand`] say where each
+//! element lives for each major.
 
 use cudarc::driver::{CudaView, CudaViewMut};
 
@@ -47,14 +47,73 @@ impl GemmShape {
     }
 }
 
-/// An input operand: a device buffer, its leading dimension and its batch
-/// stride, both in elements (batch `l` starts at element `l · batch_stride`).
+/// An input operand, A or B (or C): a device buffer, its leading dimension
+/// `ld` and its batch stride, both in elements.
+///
+/// C, when it has a buffer of its own ([`Arguments::new`]), is an `Operand`
+/// too: M × N with D's major, laid out as the table on [`OutputOperand`] says.
+///
+/// CUTLASS 3.x names a layout by its contiguous mode: A is M × K and B is
+/// N × K (B's K × N transposed), each **K-major** (K contiguous) or
+/// **MN-major** (M for A, N for B contiguous). `ld` is the distance between
+/// consecutive elements of the other, strided mode; batch `l` starts at
+/// element `l · batch_stride` (0 gives every batch the same matrix).
+///
+/// | operand, major | as BLAS says it | element at | `ld` at least |
+/// |---|---|---|---|
+/// | A, [`OperandMajor::K`](crate::kernel::gemm::OperandMajor::K) | A row-major M × K | `(m, k)`: `l·batch_stride + m·ld + k` | K |
+/// | A, [`OperandMajor::MN`](crate::kernel::gemm::OperandMajor::MN) | A column-major M × K | `(m, k)`: `l·batch_stride + k·ld + m` | M |
+/// | B, [`OperandMajor::K`](crate::kernel::gemm::OperandMajor::K) | B column-major K × N | `(k, n)`: `l·batch_stride + n·ld + k` | K |
+/// | B, [`OperandMajor::MN`](crate::kernel::gemm::OperandMajor::MN) | B row-major K × N | `(k, n)`: `l·batch_stride + k·ld + n` | N |
+///
+/// On the GPU, `ld` (for more than one row or column) and `batch_stride`
+/// (for L > 1) are also multiples of 16 bytes (8 f16/bf16 elements, 4 f32),
+/// and the buffer holds every element the shape, `ld` and the batches reach
+/// (`can_implement` names what fails).
+///
+/// Worked example, on the host reference (the same indexing the kernel
+/// uses): A = [[1, 2, 3], [4, 5, 6]] (M = 2, K = 3) and B = [[1, 0], [0, 1],
+/// [1, 1]] (K = 3, N = 2) in every pair of majors, one with a padded `ld`,
+/// give the same D = A · B = [[4, 5], [10, 11]]:
+///
+/// ```
+/// use cutlet::device::gemm::reference::{host_gemm, HostMatrix};
+/// use cutlet::device::gemm::{Gemm, GemmShape};
+/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{F32, TF32};
+/// # fn main() -> cutlet::Result<()> {
+/// let shape = GemmShape::new(2, 2, 3, 1);
+/// let matrix = |data: &'static [f32], ld| HostMatrix { data, ld, batch_stride: 0 };
+/// // A K-major: row-major 2 x 3, ld >= K = 3; here ld = 4 (one padding element a row).
+/// let a_k = matrix(&[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0], 4);
+/// // A MN-major: column-major 2 x 3, ld >= M = 2.
+/// let a_m = matrix(&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], 2);
+/// // B K-major: column-major 3 x 2 (each column of B is contiguous), ld >= K = 3.
+/// let b_k = matrix(&[1.0, 0.0, 1.0, 0.0, 1.0, 1.0], 3);
+/// // B MN-major: row-major 3 x 2 (each row of B is contiguous), ld >= N = 2.
+/// let b_n = matrix(&[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], 2);
+/// let no_c = matrix(&[0.0; 4], 2);
+/// for (a_major, a) in [(OperandMajor::K, a_k), (OperandMajor::MN, a_m)] {
+///     for (b_major, b) in [(OperandMajor::K, b_k), (OperandMajor::MN, b_n)] {
+///         let spec = Gemm::builder()
+///             .a(TF32, a_major)
+///             .b(TF32, b_major)
+///             .d(F32, OutputMajor::N)
+///             .spec()?;
+///         let d = host_gemm(&spec, shape, a, b, no_c, 1.0, 0.0);
+///         assert_eq!(d, [4.0, 5.0, 10.0, 11.0]); // D row by row
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Operand<'a, T> {
     /// The elements (a whole `CudaSlice` through `as_view()`, or a sub-view
     /// through `slice(..)`).
     pub data: CudaView<'a, T>,
-    /// Elements between consecutive rows (row-major) or columns (column-major).
+    /// Elements between consecutive rows (row-major) or columns
+    /// (column-major): see the table on [`Operand`].
     pub ld: usize,
     /// Elements between consecutive batches (0 broadcasts one matrix to every batch).
     pub batch_stride: usize,
@@ -71,13 +130,41 @@ impl<'a, T> Operand<'a, T> {
     }
 }
 
-/// The output D: a device buffer the kernel writes, its leading dimension and
-/// batch stride in elements.
+/// The output D (and the layout of a C buffer, which has D's major): a
+/// device buffer, its leading dimension `ld` and its batch stride, in
+/// elements.
+///
+/// C and D are M × N, **N-major** (row-major,
+/// [`OutputMajor::N`](crate::kernel::gemm::OutputMajor::N), the
+/// [`RowMajor`](super::RowMajor) tag) or **M-major** (column-major,
+/// [`OutputMajor::M`](crate::kernel::gemm::OutputMajor::M),
+/// [`ColumnMajor`](super::ColumnMajor)). Batch `l` starts at element
+/// `l · batch_stride`; D's batches must not overlap.
+///
+/// | major | element `(m, n)` at | `ld` at least |
+/// |---|---|---|
+/// | N (row-major) | `l·batch_stride + m·ld + n` | N |
+/// | M (column-major) | `l·batch_stride + n·ld + m` | M |
+///
+/// For D = [[4, 5], [10, 11]] (M = N = 2): row-major with `ld` 2 holds
+/// `[4, 5, 10, 11]`; column-major with `ld` 2 holds `[4, 10, 5, 11]`; row-major
+/// with `ld` 8 (16-byte rows of bf16) holds 4 and 5 at 0 and 1, 10 and 11 at
+/// 8 and 9:
+///
+/// ```
+/// use cutlet::device::gemm::reference::output_index;
+/// use cutlet::kernel::gemm::OutputMajor;
+///
+/// assert_eq!(output_index(OutputMajor::N, 1, 0, 2), 2); // (m = 1, n = 0) = 10
+/// assert_eq!(output_index(OutputMajor::M, 1, 0, 2), 1);
+/// assert_eq!(output_index(OutputMajor::N, 1, 1, 8), 9); // (m = 1, n = 1) = 11
+/// ```
 #[derive(Debug)]
 pub struct OutputOperand<'a, T> {
     /// The elements written.
     pub data: CudaViewMut<'a, T>,
-    /// Elements between consecutive rows (row-major) or columns (column-major).
+    /// Elements between consecutive rows (row-major) or columns
+    /// (column-major): see the table on [`OutputOperand`].
     pub ld: usize,
     /// Elements between consecutive batches (must not let two batches overlap).
     pub batch_stride: usize,
@@ -111,8 +198,24 @@ pub enum Source<'a, T> {
 /// Everything one GEMM launch reads: `D = alpha · A · B + beta · C` over
 /// `shape`.
 ///
-/// The element types `A`, `B`, `C`, `D` are the buffers' host types (`half::f16`,
-/// `half::bf16`, `f32`; tf32 operands are stored as `f32`).
+/// Three constructors, by what C is:
+///
+/// | constructor | computes | C |
+/// |---|---|---|
+/// | [`Arguments::product`] | `D = alpha · A · B` | none (D's old contents are never read) |
+/// | [`Arguments::new`] | `D = alpha · A · B + beta · C` | a buffer of its own |
+/// | [`Arguments::in_place`] | `D = alpha · A · B + beta · D` | D itself |
+///
+/// The element types `A`, `B`, `C`, `D` are the buffers' host types
+/// (`half::f16`, `half::bf16`, `f32`; tf32 operands are stored as `f32`).
+/// Where each element lives, for each major: [`Operand`] (A and B) and
+/// [`OutputOperand`] (C and D).
+///
+/// Scalars are `f64`, as every cutlet kernel family takes them; the kernel
+/// reads alpha, beta and the epilogue scalars as f32 (rounded to nearest).
+/// A scalar that is not finite in f32 (NaN, infinity, or beyond f32's
+/// range) is an [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+/// unless the GEMM's `check_scalars(false)` lets it through.
 #[derive(Debug)]
 pub struct Arguments<'a, A, B, C, D> {
     /// (M, N, K, L).
@@ -125,10 +228,10 @@ pub struct Arguments<'a, A, B, C, D> {
     pub c: Source<'a, C>,
     /// D (M × N per batch), written.
     pub d: OutputOperand<'a, D>,
-    /// Scale of the product.
-    pub alpha: f32,
-    /// Scale of C.
-    pub beta: f32,
+    /// Scale of the product (rounded to f32 for the kernel).
+    pub alpha: f64,
+    /// Scale of C (rounded to f32 for the kernel; 0 reads no C).
+    pub beta: f64,
     /// Inputs of a fused epilogue (none for the default linear combination).
     pub epilogue: EpilogueArgs<'a, C>,
 }
@@ -141,8 +244,8 @@ pub struct Arguments<'a, A, B, C, D> {
 pub struct EpilogueArgs<'a, C> {
     /// The bias vectors, in the epilogue's order.
     pub biases: Vec<CudaView<'a, C>>,
-    /// The extra scalars, s2 first.
-    pub scalars: Vec<f32>,
+    /// The extra scalars, s2 first (rounded to f32 for the kernel).
+    pub scalars: Vec<f64>,
 }
 
 impl<C> Default for EpilogueArgs<'_, C> {
@@ -163,7 +266,7 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
     }
 
     /// These arguments with extra epilogue scalars (s2, s3, ...).
-    pub fn with_scalars(mut self, scalars: Vec<f32>) -> Self {
+    pub fn with_scalars(mut self, scalars: Vec<f64>) -> Self {
         self.epilogue.scalars = scalars;
         self
     }
@@ -177,8 +280,8 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
         b: Operand<'a, B>,
         c: Operand<'a, C>,
         d: OutputOperand<'a, D>,
-        alpha: f32,
-        beta: f32,
+        alpha: f64,
+        beta: f64,
     ) -> Self {
         Self::with_source(shape, a, b, Source::Buffer(c), d, alpha, beta)
     }
@@ -190,8 +293,8 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
         b: Operand<'a, B>,
         c: Source<'a, C>,
         d: OutputOperand<'a, D>,
-        alpha: f32,
-        beta: f32,
+        alpha: f64,
+        beta: f64,
     ) -> Self {
         Arguments {
             shape,
@@ -207,15 +310,52 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
 }
 
 impl<'a, A, B, D> Arguments<'a, A, B, D, D> {
-    /// In place: `D = alpha · A · B + beta · D` (C is D's buffer). With
-    /// `beta = 0` this is the plain product `D = alpha · A · B`.
+    /// `D = alpha · A · B`, with no C: beta is 0, so the kernel reads only
+    /// A and B, and D may hold anything before (uninitialized memory, NaN).
+    ///
+    /// ```no_run
+    /// use cutlet::device::gemm::{Arguments, DefaultBf16Sm80, GemmShape, GemmUniversalAdapter, Operand, OutputOperand};
+    /// use cutlet::device::Device;
+    /// use cutlet::half::bf16;
+    /// # fn main() -> cutlet::Result<()> {
+    /// let device = Device::new(0)?;
+    /// let stream = device.default_stream();
+    /// let (m, n, k) = (256, 512, 128);
+    /// let a = stream.alloc_zeros::<bf16>(m * k).unwrap(); // row-major M x K (K-major)
+    /// let b = stream.alloc_zeros::<bf16>(n * k).unwrap(); // column-major K x N (K-major)
+    /// let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap(); // row-major M x N
+    /// let gemm = GemmUniversalAdapter::<DefaultBf16Sm80>::new(&device);
+    /// let mut args = Arguments::product(
+    ///     GemmShape::new(m, n, k, 1),
+    ///     Operand::new(a.as_view(), k, 0),
+    ///     Operand::new(b.as_view(), k, 0),
+    ///     OutputOperand::new(d.as_view_mut(), n, 0),
+    ///     1.0, // alpha
+    /// );
+    /// gemm.run(&mut args, &stream)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn product(
+        shape: GemmShape,
+        a: Operand<'a, A>,
+        b: Operand<'a, B>,
+        d: OutputOperand<'a, D>,
+        alpha: f64,
+    ) -> Self {
+        Self::with_source(shape, a, b, Source::D, d, alpha, 0.0)
+    }
+
+    /// In place: `D = alpha · A · B + beta · D` (C is D's buffer, with D's
+    /// leading dimension and batch stride). For the plain product use
+    /// [`product`](Self::product).
     pub fn in_place(
         shape: GemmShape,
         a: Operand<'a, A>,
         b: Operand<'a, B>,
         d: OutputOperand<'a, D>,
-        alpha: f32,
-        beta: f32,
+        alpha: f64,
+        beta: f64,
     ) -> Self {
         Self::with_source(shape, a, b, Source::D, d, alpha, beta)
     }

@@ -2,18 +2,26 @@
 //! [`GemmSpec`]s as the typed [`Config`](super::Config), from values a
 //! program learns at run time, validated with errors instead of compile errors.
 
-use cudarc::driver::{CudaStream, DeviceRepr};
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 
 use super::arguments::Arguments;
 use super::launcher::{check_spec, Launcher};
+use super::tags::GemmElement;
+use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::collective::sm80_default_spec;
 use crate::device::{Device, LoadedKernel};
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::{Element, ElementType};
-use crate::Result;
+use crate::{Error, Result};
 
-/// A GEMM kernel chosen at run time, bound to a device.
+/// A GEMM kernel chosen at run time, bound to a device, whose `run` checks
+/// the arguments' element types at run time (for types known only then).
+/// Where they are known at compile time, build a [`TypedGemm`] with
+/// [`GemmBuilder::build_typed`] instead: a mismatch is then a compile error.
+/// Its calls are [`GemmUniversalAdapter`](super::GemmUniversalAdapter)'s.
 ///
 /// ```no_run
 /// use cutlet::device::gemm::Gemm;
@@ -36,9 +44,9 @@ pub struct Gemm {
     launcher: Launcher,
 }
 
-/// Builds a [`Gemm`]: element types and majors of A, B and D (C has D's),
-/// the accumulator, and optionally the tile, warps and stages. Unset fields
-/// come from the SM80 collective builder
+/// Builds a [`Gemm`] (or a [`TypedGemm`]): element types and majors of A,
+/// B and D (C has D's), the accumulator, and optionally the tile, warps and
+/// stages. Unset fields come from the SM80 collective builder
 /// ([`sm80_default_spec`](crate::collective::sm80_default_spec)).
 #[must_use]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,13 +90,46 @@ impl GemmBuilder {
         self
     }
 
-    /// The CTA tile (BM, BN, BK).
+    /// The CTA tile (BM, BN, BK) (default 128x256x64 for 16-bit inputs,
+    /// 128x128x32 for tf32).
+    ///
+    /// Any tile builds whose warp tile the mma atom divides and that fits
+    /// the hardware; [`check_config`](crate::kernel::gemm::check_config) is
+    /// the rule set (the typed `Config` checks the same at compile time):
+    ///
+    /// - BM a multiple of 16 x warps along M, BN of 8 x warps along N (the
+    ///   `m16n8k16` atom; `m16n8k8` for tf32);
+    /// - BK a multiple of the atom's K (16, or 8 for tf32) whose row of
+    ///   elements is 32, 64 or a multiple of 128 bytes (a swizzle atom's
+    ///   row): BK = 16, 32, 64, 128, ... for f16/bf16, 8, 16, 32, 64, ... for
+    ///   tf32; an MN-major operand's BM or BN likewise (32, 64, 128, ...
+    ///   bytes);
+    /// - the accumulators and the double-buffered fragments fit a thread's
+    ///   registers at the block size (255, or 65536 over the threads);
+    /// - the stages (and the epilogue's f32 staging tile) fit the shared
+    ///   memory of the architecture (163 KiB for `Sm80`, 227 KiB for `Sm90`).
+    ///
+    /// Without [`warps`](Self::warps), the builder picks, of the warp
+    /// layouts (1 to 32 warps, powers of two) the rules accept, the one whose
+    /// warp tile is nearest 64x64 in each dimension, fewer warps on a tie:
+    /// 128x256 gets 2x4 warps, 256x128 4x2, 64x128 1x2, 32x32 one warp.
+    /// Without [`stages`](Self::stages), as many as fit, 2 to 4.
+    ///
+    /// ```
+    /// use cutlet::device::gemm::Gemm;
+    ///
+    /// let spec = Gemm::builder().tile([32, 32, 64]).spec().unwrap();
+    /// assert_eq!((spec.warps, spec.stages), ([1, 1, 1], 4));
+    /// let refused = Gemm::builder().tile([32, 32, 64]).warps([1, 8]).spec().unwrap_err();
+    /// assert!(refused.to_string().contains("TileN 32 over 8 warps along N gives each warp 4 columns"));
+    /// ```
     pub fn tile(mut self, tile: [u32; 3]) -> Self {
         self.tile = Some(tile);
         self
     }
 
-    /// The warps along M and N.
+    /// The warps along M and N (default 2x4, or the builder's pick for a
+    /// given [`tile`](Self::tile)); at most 32 warps in all.
     pub fn warps(mut self, warps: [u32; 2]) -> Self {
         self.warps = Some(warps);
         self
@@ -117,8 +158,8 @@ impl GemmBuilder {
 
     /// The spec these values give, validated; no device needed.
     ///
-    /// Errors: [`Error::InvalidArgument`] naming the value and what the
-    /// kernel generator supports.
+    /// Errors: [`Error::Config`] naming the configuration and the broken
+    /// rule with its values (the rules of [`tile`](Self::tile)).
     pub fn spec(&self) -> Result<GemmSpec> {
         let (a, a_major) = self.a.unwrap_or((ElementType::BF16, OperandMajor::K));
         let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
@@ -162,6 +203,46 @@ impl GemmBuilder {
         let gemm = Gemm::from_spec(device, self.spec()?);
         gemm.launcher.check_device()?;
         Ok(gemm)
+    }
+
+    /// The [`TypedGemm`] of these values on `device`, whose `run` takes
+    /// buffers of exactly A's, B's and D's storage types (C has D's): a
+    /// mismatch is a compile error. `A`, `B`, `D` are
+    /// [`GemmElement`] tags (`half::f16`, `half::bf16`, `f32`,
+    /// [`Tf32`](crate::numeric::Tf32)); an element type not set with
+    /// [`a`](Self::a), [`b`](Self::b) or [`d`](Self::d) is taken from them
+    /// (with a K-major A and B and a row-major D).
+    ///
+    /// Errors: as [`build`](Self::build), and [`Error::InvalidArgument`]
+    /// when an element type set on the builder is not the type parameter's.
+    pub fn build_typed<A, B, D>(mut self, device: &Device) -> Result<TypedGemm<A, B, D>>
+    where
+        A: GemmElement,
+        B: GemmElement,
+        D: GemmElement,
+    {
+        for (name, set, wanted) in [
+            ("a", self.a.map(|(element, _)| element), A::TYPE),
+            ("b", self.b.map(|(element, _)| element), B::TYPE),
+            ("d", self.d.map(|(element, _)| element), D::TYPE),
+        ] {
+            match set {
+                Some(set) if set != wanted => {
+                    return Err(Error::invalid_argument(
+                        format!("{name} element type"),
+                        set,
+                        format!("{wanted}, the type parameter build_typed was given for {name}"),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        self.a.get_or_insert((A::TYPE, OperandMajor::K));
+        self.b.get_or_insert((B::TYPE, OperandMajor::K));
+        self.d.get_or_insert((D::TYPE, OutputMajor::N));
+        let launcher = Launcher::new(device, self.spec()?);
+        launcher.check_device()?;
+        Ok(TypedGemm::from_launcher(launcher))
     }
 }
 
@@ -220,13 +301,29 @@ impl Gemm {
         }
     }
 
+    /// Whether [`can_implement`](Self::can_implement) and [`run`](Self::run)
+    /// reject alpha, beta and epilogue scalars that are not finite in f32:
+    /// on by default (see
+    /// [`GemmUniversalAdapter::check_scalars`](super::GemmUniversalAdapter::check_scalars)).
+    #[must_use]
+    pub fn check_scalars(mut self, check: bool) -> Gemm {
+        self.launcher.set_check_scalars(check);
+        self
+    }
+
     /// The kernel spec.
     pub fn spec(&self) -> &GemmSpec {
         self.launcher.spec()
     }
 
+    /// The device the kernel runs on.
+    pub fn device(&self) -> &Device {
+        self.launcher.device()
+    }
+
     /// Whether the kernel can compute `args`, and why not (see
-    /// [`GemmUniversalAdapter::can_implement`](super::GemmUniversalAdapter::can_implement)).
+    /// [`GemmUniversalAdapter::can_implement`](super::GemmUniversalAdapter::can_implement));
+    /// the element types of `args` are checked here, at run time.
     pub fn can_implement<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> Result<()>
     where
         A: Element + DeviceRepr,
@@ -239,23 +336,45 @@ impl Gemm {
     }
 
     /// Bytes of device workspace `run` needs: 0.
-    pub fn workspace_size(&self) -> usize {
-        0
+    pub fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
+        self.launcher.workspace_size(args)
     }
 
-    /// Generates and compiles the kernel now (or returns it from the cache),
-    /// so that the first `run` only launches. A new configuration is
-    /// compiled in two tiers (quick now, optimized in the background):
-    /// `initialize()?.wait_optimized()?` waits for the final kernel.
-    pub fn initialize(&self) -> Result<&LoadedKernel> {
-        self.launcher.kernel().map(|kernel| kernel.as_ref())
+    /// Checks `args` and compiles the kernel (or takes it from the cache),
+    /// so that the first `run` only launches; returns the compiled kernel.
+    /// A new configuration is compiled in two tiers (quick now, optimized
+    /// in the background): `gemm.initialize(&args, None)?.wait_optimized()?`
+    /// waits for the final kernel. See
+    /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize).
+    pub fn initialize<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        workspace: Option<&mut CudaSlice<u8>>,
+    ) -> Result<&LoadedKernel>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        self.launcher.initialize(args, workspace)
     }
 
-    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`.
+    /// Blocks until the optimized compile of the kernel is in use,
+    /// compiling it first if no call has (see
+    /// [`GemmUniversalAdapter::wait_optimized`](super::GemmUniversalAdapter::wait_optimized)).
+    pub fn wait_optimized(&self) -> Result<()> {
+        self.launcher.wait_optimized()
+    }
+
+    /// Checks `args` and launches D = alpha · A · B + beta · C on `stream`
+    /// (a stream of this GEMM's device). The element types of `args` are
+    /// checked here, at run time: where they are known at compile time,
+    /// [`GemmBuilder::build_typed`] makes a mismatch a compile error.
     pub fn run<A, B, C, D>(
         &self,
         args: &mut Arguments<'_, A, B, C, D>,
-        stream: &CudaStream,
+        stream: &Arc<CudaStream>,
     ) -> Result<()>
     where
         A: Element + DeviceRepr,

@@ -1,8 +1,43 @@
-//! [`check_epilogue`]: a fused epilogue's inputs against its spec.
+//! [`check_epilogue`]: a fused epilogue's inputs against its spec;
+//! [`check_scalars`]: alpha, beta and the extra scalars' values.
 
 use super::arguments::GemmShape;
+use crate::device::scalars::check_scalar;
 use crate::kernel::gemm::{BiasAxis, GemmSpec};
+use crate::numeric::ElementType;
 use crate::{Error, Result};
+
+/// Checks that alpha, beta and the epilogue's extra scalars (s2, s3, ...)
+/// are finite in f32, the type the kernel reads them as: NaN, infinities
+/// and values beyond f32's range are errors. `can_implement` and `run` of
+/// every GEMM front door apply it unless their `check_scalars(false)` is set.
+///
+/// ```
+/// use cutlet::device::gemm::check_scalars;
+///
+/// assert!(check_scalars(1.0, 0.5, &[2.0]).is_ok());
+/// let err = check_scalars(f64::NAN, 0.0, &[]).unwrap_err();
+/// assert!(matches!(err, cutlet::Error::InvalidArgument { .. }));
+/// assert!(err.to_string().starts_with("invalid argument `alpha` = NaN"), "{err}");
+/// let err = check_scalars(1.0, 0.0, &[1.0, f64::INFINITY]).unwrap_err();
+/// assert!(err.to_string().contains("`epilogue scalars[1] (s3)` = inf"), "{err}");
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the first scalar that is not finite
+/// and its value.
+pub fn check_scalars(alpha: f64, beta: f64, extra: &[f64]) -> Result<()> {
+    check_scalar(|| "alpha".into(), alpha, ElementType::F32)?;
+    check_scalar(|| "beta".into(), beta, ElementType::F32)?;
+    for (i, &value) in extra.iter().enumerate() {
+        check_scalar(
+            || format!("epilogue scalars[{i}] (s{})", i + 2),
+            value,
+            ElementType::F32,
+        )?;
+    }
+    Ok(())
+}
 
 /// Checks the bias vectors' lengths (`bias_lens`, in the epilogue's order)
 /// and the count of extra scalars against `spec`'s epilogue and `shape`:

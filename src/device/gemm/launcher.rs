@@ -4,27 +4,30 @@
 
 use std::sync::{Arc, OnceLock};
 
-use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
 
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem, OperandFacts, ProblemFacts};
-use super::epilogue_check::check_epilogue;
+use super::epilogue_check::{check_epilogue, check_scalars};
 use crate::device::{get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel};
 use crate::kernel::gemm::GemmSpec;
 use crate::numeric::Element;
-use crate::Result;
+use crate::{Error, Result};
 
 /// Rasterization swizzle passed to the kernel (`raster_log`): tiles are
 /// walked in groups of 2^3 = 8 along the swizzled dimension, so that
 /// concurrently running CTAs share rows of A and columns of B in L2.
 pub const DEFAULT_RASTER_LOG: u32 = 3;
 
-/// A spec bound to a device, with its kernel compiled on first use.
+/// A spec bound to a device, with its kernel compiled on first use: the
+/// host contract (`can_implement`, `workspace_size`, `initialize`, `run`,
+/// `wait_optimized`) that every GEMM front door forwards to.
 #[derive(Debug)]
 pub(crate) struct Launcher {
     device: Device,
     spec: GemmSpec,
     kernel: OnceLock<Arc<LoadedKernel>>,
+    check_scalars: bool,
 }
 
 impl Launcher {
@@ -33,7 +36,13 @@ impl Launcher {
             device: device.clone(),
             spec,
             kernel: OnceLock::new(),
+            check_scalars: true,
         }
+    }
+
+    /// Whether `can_implement` and `run` reject scalars that are not finite in f32.
+    pub(crate) fn set_check_scalars(&mut self, check: bool) {
+        self.check_scalars = check;
     }
 
     pub(crate) fn spec(&self) -> &GemmSpec {
@@ -73,6 +82,52 @@ impl Launcher {
         Ok(self.kernel.get_or_init(|| kernel))
     }
 
+    /// Bytes of device workspace `run` needs: 0 (the data-parallel tile
+    /// scheduler keeps no state between CTAs).
+    pub(crate) fn workspace_size<A, B, C, D>(&self, _args: &Arguments<'_, A, B, C, D>) -> usize {
+        0
+    }
+
+    /// Checks `args` (as `can_implement`) and the workspace's size, then
+    /// compiles the kernel (or takes it from the cache).
+    pub(crate) fn initialize<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        workspace: Option<&mut CudaSlice<u8>>,
+    ) -> Result<&LoadedKernel>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        let needed = self.workspace_size(args);
+        let given = workspace.map_or(0, |w| w.len());
+        if given < needed {
+            return Err(Error::invalid_argument(
+                "workspace.len()",
+                given,
+                format!("at least {needed} bytes (workspace_size)"),
+            ));
+        }
+        self.can_implement(args, &self.device.default_stream())?;
+        self.kernel().map(|kernel| kernel.as_ref())
+    }
+
+    /// Blocks until the optimized compile of the kernel is in use,
+    /// compiling it first where no call has.
+    pub(crate) fn wait_optimized(&self) -> Result<()> {
+        self.kernel()?.wait_optimized()
+    }
+
+    /// [`check_scalars`] on `args`, unless checks are off.
+    fn check_scalars<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> Result<()> {
+        if !self.check_scalars {
+            return Ok(());
+        }
+        check_scalars(args.alpha, args.beta, &args.epilogue.scalars)
+    }
+
     /// Every check of `args` against the spec and the device, reading the
     /// buffers' addresses on `stream`.
     pub(crate) fn can_implement<A, B, C, D>(
@@ -96,7 +151,8 @@ impl Launcher {
             Source::D => None,
         };
         check_problem(&self.spec, &facts(args, [a, b, c.unwrap_or(d), d]))?;
-        check_epilogue_args(&self.spec, args)
+        check_epilogue_args(&self.spec, args)?;
+        self.check_scalars(args)
     }
 
     /// Checks `args` and launches the kernel on `stream`. An empty output
@@ -104,7 +160,7 @@ impl Launcher {
     pub(crate) fn run<A, B, C, D>(
         &self,
         args: &mut Arguments<'_, A, B, C, D>,
-        stream: &CudaStream,
+        stream: &Arc<CudaStream>,
     ) -> Result<()>
     where
         A: Element + DeviceRepr,
@@ -113,6 +169,8 @@ impl Launcher {
         D: Element + DeviceRepr,
     {
         self.check_device()?;
+        self.device.check_stream(stream)?;
+        self.check_scalars(args)?;
         let spec = &self.spec;
         let shape = args.shape;
         // The guards record each buffer's read (or D's write) on `stream`
@@ -162,7 +220,10 @@ impl Launcher {
         for value in [lda, ldb, ldc, ldd, batch_a, batch_b, batch_c, batch_d] {
             params.scalar(value as u64);
         }
-        params.scalar(alpha).scalar(beta).scalar(DEFAULT_RASTER_LOG);
+        params
+            .scalar(alpha as f32)
+            .scalar(beta as f32)
+            .scalar(DEFAULT_RASTER_LOG);
         let mut _bias_reads = Vec::new();
         for bias in &args.epilogue.biases {
             let (address, guard) = bias.device_ptr(stream);
@@ -170,7 +231,7 @@ impl Launcher {
             _bias_reads.push(guard);
         }
         for &value in &args.epilogue.scalars {
-            params.scalar(value);
+            params.scalar(value as f32);
         }
         let config = LaunchConfig {
             grid: spec.grid(m, n, l),
@@ -179,8 +240,9 @@ impl Launcher {
         };
         // SAFETY: the params follow the ABI table of `crate::kernel::gemm`
         // (a, b, c, d addresses; m, n, k, l as u32; lda..ldd and the batch
-        // strides as u64; alpha, beta as f32; raster_log as u32; the bias
-        // addresses as u64 and extra scalars as f32), in order.
+        // strides as u64; alpha, beta as f32 (rounded from the f64
+        // arguments); raster_log as u32; the bias addresses as u64 and extra
+        // scalars as f32), in order.
         // `check_epilogue` proved the bias count, their lengths (M or N
         // elements of C's type) and the scalar count match the epilogue.
         // `check_problem` proved every buffer holds the elements the shape,

@@ -1,6 +1,8 @@
 //! Validation of a reduction call, before any driver call: dimension, types,
 //! output shape, empty inputs. Pure host code, tested without a GPU.
 
+use crate::device::scalars::check_scalar;
+use crate::fusion::Expression;
 use crate::kernel::reduce::{ReduceDim, ReduceOp, SUPPORTED};
 use crate::numeric::ElementType;
 use crate::tensor::ViewLayout;
@@ -90,6 +92,45 @@ pub(crate) fn check(
         outputs,
         out_stride,
     })
+}
+
+/// Checks a reduction's map: one input, as many scalars as it reads, each
+/// finite in f32 (the kernels' arithmetic) when `check_finite`.
+pub(crate) fn check_map(
+    map: Option<&Expression>,
+    scalars: &[f64],
+    check_finite: bool,
+) -> Result<()> {
+    let Some(map) = map else {
+        return Ok(());
+    };
+    if map.arity() != 1 {
+        return Err(Error::invalid_argument(
+            "map arity",
+            map.arity(),
+            format!(
+                "1 (the map `{}` is applied to each input element)",
+                map.key()
+            ),
+        ));
+    }
+    if scalars.len() != map.scalar_count() {
+        return Err(Error::invalid_argument(
+            "map scalars",
+            format!("{} value(s)", scalars.len()),
+            format!(
+                "{} scalar(s), as the map `{}` reads",
+                map.scalar_count(),
+                map.key()
+            ),
+        ));
+    }
+    if check_finite {
+        for (i, &value) in scalars.iter().enumerate() {
+            check_scalar(|| format!("map scalars[{i}]"), value, ElementType::F32)?;
+        }
+    }
+    Ok(())
 }
 
 /// The dimension as the user wrote it.
@@ -251,6 +292,29 @@ mod tests {
             err.to_string(),
             "invalid argument `dim` = 2: expected -1 or 1 (reduce each row), or 0 (reduce each column) of a 2-D tensor"
         );
+    }
+
+    #[test]
+    fn map_scalars_are_counted_and_checked_finite_in_f32() {
+        use crate::fusion::{scalar, Expr};
+        let scaled = Expression::from_fn(|x: Expr| x * scalar(0));
+        assert!(check_map(Some(&scaled), &[2.0], true).is_ok());
+        let count = check_map(Some(&scaled), &[], true).unwrap_err();
+        assert!(
+            count.to_string().contains("`map scalars` = 0 value(s)"),
+            "{count}"
+        );
+        let nan = check_map(Some(&scaled), &[f64::NAN], true).unwrap_err();
+        assert!(matches!(nan, Error::InvalidArgument { .. }));
+        assert!(nan.to_string().contains("`map scalars[0]` = NaN"), "{nan}");
+        // Finite as an f64, infinite in the kernel's f32.
+        let big = check_map(Some(&scaled), &[1e39], true).unwrap_err();
+        assert!(big.to_string().contains("1e39"), "{big}");
+        assert!(check_map(Some(&scaled), &[f64::INFINITY], false).is_ok());
+        let pair = Expression::from_fn(|x: Expr, y: Expr| x + y);
+        let arity = check_map(Some(&pair), &[], true).unwrap_err();
+        assert!(arity.to_string().contains("`map arity` = 2"), "{arity}");
+        assert!(check_map(None, &[], true).is_ok());
     }
 
     #[test]

@@ -29,7 +29,8 @@ use cudarc::driver::CudaStream;
 
 use super::device::Device;
 use crate::fusion::Expression;
-use crate::kernel::reduce::{ColumnTuning, ReduceOp};
+use crate::kernel::reduce::{ColumnTuning, Plan, ReduceOp};
+use crate::numeric::ElementType;
 use crate::tensor::{TensorArg, TensorArgMut};
 use crate::Result;
 use run::run_plan;
@@ -37,7 +38,14 @@ use run::run_plan;
 pub use crate::kernel::reduce::ReduceDim;
 pub use workspace::ReduceWorkspace;
 
-/// One reduction: an operator along a dimension.
+/// One reduction on one device: an operator along a dimension, of the
+/// input or of a map of it.
+///
+/// As every cutlet operation, it is bound to its [`Device`] when built,
+/// [`run`](Self::run) takes a stream of that device (`&Arc<CudaStream>`,
+/// last), and scalars (the map's) are `f64`, checked to be finite in f32,
+/// the type the kernels compute in, unless
+/// [`check_scalars`](Self::check_scalars) is off.
 ///
 /// - Dimensions: [`ReduceDim::Last`] (dim -1: one value per row),
 ///   [`ReduceDim::First`] (dim 0: one value per column), [`ReduceDim::All`].
@@ -64,36 +72,53 @@ pub use workspace::ReduceWorkspace;
 /// let x = stream.clone_htod(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
 /// let mut sums = stream.alloc_zeros::<f32>(2).unwrap();
 /// let mut workspace = ReduceWorkspace::new();
-/// Reduce::along(ReduceOp::Sum, -1)?.run(
-///     &device, &stream,
+/// Reduce::along(&device, ReduceOp::Sum, -1)?.run(
 ///     TensorRef::row_major(&x, 2, 3)?.into(),
 ///     TensorMut::vector(&mut sums).into(),
 ///     &mut workspace,
+///     &stream,
 /// )?;
 /// assert_eq!(stream.clone_dtoh(&sums).unwrap(), [6.0, 15.0]);
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 #[must_use]
 pub struct Reduce {
+    device: Device,
     op: ReduceOp,
     dim: ReduceDim,
     map: Option<Expression>,
-    scalars: Vec<f32>,
+    scalars: Vec<f64>,
+    check_scalars: bool,
     tuning: ColumnTuning,
 }
 
 impl Reduce {
-    /// `op` along `dim`.
-    pub fn new(op: ReduceOp, dim: ReduceDim) -> Reduce {
+    /// `op` along `dim`, on `device`.
+    pub fn new(device: &Device, op: ReduceOp, dim: ReduceDim) -> Reduce {
         Reduce {
+            device: device.clone(),
             op,
             dim,
             map: None,
             scalars: Vec::new(),
+            check_scalars: true,
             tuning: ColumnTuning::default(),
         }
+    }
+
+    /// `op` along a PyTorch-style `dim`, on `device`: -1 or 1 (each row),
+    /// 0 (each column).
+    ///
+    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) for any other `dim`, saying what is allowed.
+    pub fn along(device: &Device, op: ReduceOp, dim: i64) -> Result<Reduce> {
+        Ok(Reduce::new(device, op, check::dim_from_index(dim)?))
+    }
+
+    /// `op` over every element (one output value), on `device`.
+    pub fn all(device: &Device, op: ReduceOp) -> Reduce {
+        Reduce::new(device, op, ReduceDim::All)
     }
 
     /// Overrides the column kernel's shape (bytes in flight, wide strips,
@@ -105,20 +130,26 @@ impl Reduce {
     }
 
     /// Reduces `map(x)` instead of `x`, in the same kernel: `map` takes one
-    /// input and computes in f32 (e.g. `|x| x * x` for a sum of squares);
-    /// `scalars` are its runtime scalars (`scalar(i)`), checked at
-    /// [`run`](Self::run). The map is part of the kernel's cache key.
-    pub fn map(mut self, map: Expression, scalars: &[f32]) -> Reduce {
+    /// input and computes in f32 (e.g. `|x| &x * &x` for a sum of squares);
+    /// `scalars` are its runtime scalars (`scalar(i)`, rounded to f32),
+    /// checked at [`run`](Self::run). The map is part of the kernel's cache key.
+    pub fn map(mut self, map: Expression, scalars: &[f64]) -> Reduce {
         self.map = Some(map);
         self.scalars = scalars.to_vec();
         self
     }
 
-    /// `op` along a PyTorch-style `dim`: -1 or 1 (each row), 0 (each column).
-    ///
-    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) for any other `dim`, saying what is allowed.
-    pub fn along(op: ReduceOp, dim: i64) -> Result<Reduce> {
-        Ok(Reduce::new(op, check::dim_from_index(dim)?))
+    /// Whether [`run`](Self::run) rejects map scalars that are not finite
+    /// in f32 (NaN, infinities, values beyond f32's range): on by default.
+    /// Off passes them to the kernel as given.
+    pub fn check_scalars(mut self, check: bool) -> Reduce {
+        self.check_scalars = check;
+        self
+    }
+
+    /// The device the reduction runs on.
+    pub fn device(&self) -> &Device {
+        &self.device
     }
 
     /// The operator.
@@ -131,12 +162,18 @@ impl Reduce {
         self.dim
     }
 
-    /// `op` over every element (one output value).
-    pub fn all(op: ReduceOp) -> Reduce {
-        Reduce::new(op, ReduceDim::All)
+    /// The map applied before reducing, if any.
+    pub fn map_expression(&self) -> Option<&Expression> {
+        self.map.as_ref()
     }
 
-    /// Reduces `input` into `output` on `stream`.
+    /// The column kernel's tuning (the default lets the plan choose).
+    pub fn column_tuning(&self) -> ColumnTuning {
+        self.tuning
+    }
+
+    /// Reduces `input` into `output` on `stream` (a stream of this
+    /// reduction's device).
     ///
     /// `output` is a vector (rank 1, or a 2-D view with one row or one
     /// column; any stride) of one element per row ([`ReduceDim::Last`]), per
@@ -144,30 +181,33 @@ impl Reduce {
     ///
     /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a wrong output shape (naming
     /// both shapes), an unsupported element type, an output type other than
-    /// the input's or f32, max or min over an empty dimension;
-    /// [`Error::UnsupportedArch`](crate::Error::UnsupportedArch) before compute capability 7.0; driver and
-    /// JIT errors with the kernel's name.
+    /// the input's or f32, max or min over an empty dimension, a map of
+    /// another arity or scalar count, a map scalar not finite in f32 (unless
+    /// [`check_scalars`](Self::check_scalars) is off), a stream of another
+    /// device; [`Error::UnsupportedArch`](crate::Error::UnsupportedArch)
+    /// before compute capability 7.0; driver and JIT errors with the
+    /// kernel's name.
     pub fn run(
         &self,
-        device: &Device,
-        stream: &Arc<CudaStream>,
         input: TensorArg<'_>,
         output: TensorArgMut<'_>,
         workspace: &mut ReduceWorkspace,
+        stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        self.device.check_stream(stream)?;
         let checked = check::check(
             self.op,
             self.dim,
             (input.element(), input.layout()),
             (output.element(), output.layout()),
         )?;
-        self.check_map()?;
+        check::check_map(self.map.as_ref(), &self.scalars, self.check_scalars)?;
         if checked.outputs == 0 {
             return Ok(());
         }
-        let plan = self.plan(device, stream, &input, output.element(), checked.out_stride)?;
+        let plan = self.plan(stream, &input, output.element(), checked.out_stride)?;
         run_plan(
-            device,
+            &self.device,
             stream,
             &plan,
             &self.scalars,
@@ -177,16 +217,28 @@ impl Reduce {
         )
     }
 
-    /// 4-byte words of workspace (f32 partials plus u32 counters) that
-    /// [`run`](Self::run) would need for `input` on `device` (0 when it
-    /// does not split).
-    pub fn workspace_size(
+    /// The kernels [`run`](Self::run) would launch for `input` into an
+    /// `output` element type (one output element after another), with
+    /// their grids and workspace: for inspection and benchmarks. Compiles
+    /// the first kernel of a column reduction (its register count sizes
+    /// the splits).
+    ///
+    /// Errors: as [`run`](Self::run)'s arch, stream, driver and JIT errors.
+    pub fn plan_for(
         &self,
-        device: &Device,
-        stream: &Arc<CudaStream>,
         input: TensorArg<'_>,
-    ) -> Result<usize> {
-        let plan = self.plan(device, stream, &input, input.element(), 1)?;
+        output: ElementType,
+        stream: &Arc<CudaStream>,
+    ) -> Result<Plan> {
+        self.device.check_stream(stream)?;
+        self.plan(stream, &input, output, 1)
+    }
+
+    /// 4-byte words of workspace (f32 partials plus u32 counters) that
+    /// [`run`](Self::run) would need for `input` (0 when it does not split).
+    pub fn workspace_size(&self, input: TensorArg<'_>, stream: &Arc<CudaStream>) -> Result<usize> {
+        self.device.check_stream(stream)?;
+        let plan = self.plan(stream, &input, input.element(), 1)?;
         Ok((plan.workspace + plan.counters) as usize)
     }
 }

@@ -1,4 +1,4 @@
-//! Planning one call on a device: the map's checks, the [`Problem`] the
+//! Planning one call on the reduction's device: the [`Problem`] the
 //! call describes, and the column kernels' residency, which sizes their
 //! splits to one wave.
 
@@ -8,7 +8,6 @@ use cudarc::driver::CudaStream;
 
 use super::Reduce;
 use crate::device::cache::get_or_load;
-use crate::device::device::Device;
 use crate::device::launch::KernelArgs;
 use crate::kernel::reduce::{plan, Plan, Problem, ReduceLayout, BLOCK_THREADS};
 use crate::numeric::ElementType;
@@ -16,42 +15,14 @@ use crate::tensor::TensorArg;
 use crate::{Error, Result};
 
 impl Reduce {
-    pub(super) fn check_map(&self) -> Result<()> {
-        let Some(map) = &self.map else {
-            return Ok(());
-        };
-        if map.arity() != 1 {
-            return Err(Error::invalid_argument(
-                "map arity",
-                map.arity(),
-                format!(
-                    "1 (the map `{}` is applied to each input element)",
-                    map.key()
-                ),
-            ));
-        }
-        if self.scalars.len() != map.scalar_count() {
-            return Err(Error::invalid_argument(
-                "map scalars",
-                format!("{} value(s)", self.scalars.len()),
-                format!(
-                    "{} scalar(s), as the map `{}` reads",
-                    map.scalar_count(),
-                    map.key()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     pub(super) fn plan(
         &self,
-        device: &Device,
         stream: &Arc<CudaStream>,
         input: &TensorArg<'_>,
         output: ElementType,
         out_stride: usize,
     ) -> Result<Plan> {
+        let device = &self.device;
         let Some(arch) = device.arch() else {
             let (major, minor) = device.compute_capability();
             return Err(Error::UnsupportedArch {

@@ -18,7 +18,7 @@ pub(super) fn run_plan(
     device: &Device,
     stream: &Arc<CudaStream>,
     plan: &Plan,
-    scalars: &[f32],
+    scalars: &[f64],
     input: TensorArg<'_>,
     output: TensorArgMut<'_>,
     workspace: &mut ReduceWorkspace,
@@ -51,7 +51,7 @@ pub(super) fn run_plan(
         args.scalar(launch.shape.count);
         if spec.map.is_some() {
             for &value in scalars {
-                args.scalar(value);
+                args.scalar(value as f32);
             }
         }
         let config = LaunchConfig {
@@ -60,8 +60,8 @@ pub(super) fn run_plan(
             shared_mem_bytes: 0,
         };
         // SAFETY: the params are the spec's (`ReduceSpec::param_names`: four
-        // pointers, seven u64, one f32; then the map's f32 scalars, whose
-        // count `check_map` checked), pushed in that order; the plan's
+        // pointers, seven u64, one f32; then the map's scalars rounded to
+        // f32, whose count `check_map` checked), pushed in that order; the plan's
         // extents and strides come from the checked input view (every element
         // it addresses lies in its buffer) and the checked output vector; the
         // workspace holds `plan.workspace` f32s and `plan.counters` zeroed

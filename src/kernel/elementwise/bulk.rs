@@ -174,15 +174,22 @@ impl BulkLayout {
     }
 }
 
+/// Why a problem cannot take the bulk-copy ring: `what` it has, and what
+/// bulk copies need instead.
+fn unfit(what: impl std::fmt::Display, needed: &str) -> Error {
+    Error::invalid_argument("bulk copy schedule", what, needed)
+}
+
 fn round_up(x: u64, align: u64) -> u64 {
     x.div_ceil(align) * align
 }
 
 impl ElementwiseSpec {
     /// The bulk-copy ring of this spec's [`BulkCopy`] schedule: `Ok(Ok(layout))`
-    /// where it fits, `Ok(Err(reason))` where this problem cannot take it
-    /// (the launcher then runs the default path), `Err` for a configuration
-    /// that no problem can run.
+    /// where it fits, `Ok(Err(why))` where this problem cannot take it (an
+    /// [`Error::InvalidArgument`] named `bulk copy schedule` that names what
+    /// does not fit; the launcher then runs the default path), `Err` for a
+    /// configuration that no problem can run.
     ///
     /// It fits when the arch is sm_90a, the spec is the launcher's 1-D view
     /// (`flat`), every tensor is contiguous with 16-byte accesses (so every
@@ -194,17 +201,14 @@ impl ElementwiseSpec {
     /// its ranges are wrong ([`BulkCopy::validate`]), the expression has no
     /// input, a stage would carry more than 2^20 - 1 bytes or the ring would
     /// exceed sm_90's 227 KiB of shared memory; the tiling's errors.
-    pub fn bulk_layout(&self) -> Result<std::result::Result<BulkLayout, String>> {
+    pub fn bulk_layout(&self) -> Result<Result<BulkLayout>> {
         self.bulk_layout_for(&self.tiling.plan()?)
     }
 
     /// [`bulk_layout`](Self::bulk_layout) with `plan`, the plan of this
     /// spec's tiling, computed already (the launcher's cached plan: a cached
     /// call stays cheap).
-    pub fn bulk_layout_for(
-        &self,
-        plan: &TvPlan,
-    ) -> Result<std::result::Result<BulkLayout, String>> {
+    pub fn bulk_layout_for(&self, plan: &TvPlan) -> Result<Result<BulkLayout>> {
         let Some(bulk) = self.schedule.bulk else {
             return Err(Error::invalid_argument(
                 "schedule",
@@ -222,15 +226,16 @@ impl ElementwiseSpec {
             ));
         }
         if self.arch != ArchKind::Sm90 {
-            return Ok(Err(format!(
-                "arch {:?}: bulk copies need sm_90a",
-                self.arch
+            return Ok(Err(unfit(
+                format!("arch {:?}", self.arch),
+                "sm_90a (bulk copies need it)",
             )));
         }
         if !self.flat {
-            return Ok(Err(
-                "a 2-D view: bulk copies need every tensor contiguous (the 1-D view)".into(),
-            ));
+            return Ok(Err(unfit(
+                "a 2-D view",
+                "every tensor contiguous (the launcher's 1-D view)",
+            )));
         }
         for (i, op) in std::iter::once(&self.output)
             .chain(&self.inputs)
@@ -240,16 +245,19 @@ impl ElementwiseSpec {
             let vector =
                 matches!(op.access, Access::Contiguous { width } if u64::from(width) * size == 16);
             if !vector || !(plan.tile_n as u64 * size).is_multiple_of(16) {
-                return Ok(Err(format!(
-                    "tensor {i} ({}, {:?}, tile rows of {} elements): bulk copies need 16-byte aligned contiguous tensors and tile rows",
-                    op.element, op.access, plan.tile_n
+                return Ok(Err(unfit(
+                    format!(
+                        "tensor {i} ({}, {:?}, tile rows of {} elements)",
+                        op.element, op.access, plan.tile_n
+                    ),
+                    "16-byte aligned contiguous tensors and tile rows",
                 )));
             }
         }
         if plan.deltas.is_none() {
-            return Ok(Err(format!(
-                "TV layout {}: threads' values at different offsets",
-                plan.layout_tv
+            return Ok(Err(unfit(
+                format!("TV layout {}", plan.layout_tv),
+                "a TV layout that gives every thread its values at the same offsets",
             )));
         }
         let chunk_elements = u64::from(bulk.tiles_per_stage) * (plan.tile_m * plan.tile_n) as u64;

@@ -22,7 +22,7 @@ use super::bulk::{BulkLayout, BulkStore};
 use super::emit_ctx::{Ctx, TileSet};
 use super::spec::ElementwiseSpec;
 use crate::ptx::{Kernel, Label, Reg, RegClass, SpecialReg};
-use crate::{Error, Result};
+use crate::Result;
 
 /// The registers of the walk that every part reads.
 pub(super) struct Walk<'a> {
@@ -46,13 +46,7 @@ impl ElementwiseSpec {
         set: &TileSet,
         exit: &Label,
     ) -> Result<()> {
-        let layout = self.bulk_layout_for(ctx.plan)?.map_err(|reason| {
-            Error::invalid_argument(
-                "bulk copy schedule",
-                reason,
-                "sm_90a, the launcher's 1-D view and 16-byte aligned contiguous tensors",
-            )
-        })?;
+        let layout = self.bulk_layout_for(ctx.plan)??;
         let ring = k.shared_dynamic("bulk_ring", 128)?;
         let base = k.shared_address(&ring);
         let barriers = k.reg(RegClass::B32);

@@ -4,7 +4,7 @@
 //!
 //! What: one kernel per [`ElementwiseSpec`] (expression, element types,
 //! per-tensor access, tiling, arch); the device layer
-//! ([`device::elementwise`](crate::device::elementwise)) builds the spec
+//! ([`Elementwise`](crate::device::Elementwise)) builds the spec
 //! from the tensors at launch, so a cached call only launches.
 //!
 //! How (every step evaluated on the host at generation time):

@@ -2,7 +2,9 @@
 //! hints its global accesses carry; part of the spec (the cache key), so
 //! every variant is its own kernel.
 
-use super::bulk::BulkCopy;
+use std::fmt;
+
+use super::bulk::{BulkCopy, BulkStore};
 use crate::arch::ArchKind;
 
 /// The L2 prefetch size a load may ask for (`.L2::64B` .. `.L2::256B`).
@@ -101,5 +103,66 @@ impl Schedule {
     pub fn ptx_version(&self, arch: ArchKind) -> Option<(u32, u32)> {
         let hinted = !self.load_qualifiers(arch).is_empty() || self.store == StoreHint::NoAllocate;
         (hinted && arch.ptx_version() < (7, 4)).then_some((7, 4))
+    }
+}
+
+impl fmt::Display for Schedule {
+    /// The schedule as a person reads it, e.g. `one tile per block,
+    /// streaming stores` or `persistent (2 blocks per SM), loads with L2
+    /// 128-byte prefetch, write-back stores, bulk copies of 3 stages x 2
+    /// tiles, output stored from registers`.
+    ///
+    /// ```
+    /// use cutlet::kernel::elementwise::{Prefetch, Schedule, StoreHint};
+    ///
+    /// assert_eq!(Schedule::default().to_string(), "one tile per block, streaming stores");
+    /// let tuned = Schedule { persistent: 2, prefetch: Prefetch::B128, store: StoreHint::WriteBack, ..Schedule::default() };
+    /// assert_eq!(
+    ///     tuned.to_string(),
+    ///     "persistent (2 blocks per SM), loads with L2 128-byte prefetch, write-back stores"
+    /// );
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.persistent {
+            0 => f.write_str("one tile per block")?,
+            k => write!(f, "persistent ({k} blocks per SM)")?,
+        }
+        let mut loads = Vec::new();
+        if self.l1_no_allocate {
+            loads.push("L1 no-allocate".to_string());
+        }
+        let prefetch = match self.prefetch {
+            Prefetch::None => None,
+            Prefetch::B64 => Some(64),
+            Prefetch::B128 => Some(128),
+            Prefetch::B256 => Some(256),
+        };
+        if let Some(bytes) = prefetch {
+            loads.push(format!("L2 {bytes}-byte prefetch"));
+        }
+        if !loads.is_empty() {
+            write!(f, ", loads with {}", loads.join(" and "))?;
+        }
+        f.write_str(match self.store {
+            StoreHint::Streaming => ", streaming stores",
+            StoreHint::WriteBack => ", write-back stores",
+            StoreHint::NoAllocate => ", L1 no-allocate stores",
+        })?;
+        if self.min_blocks_per_sm > 0 {
+            write!(f, ", at least {} blocks per SM", self.min_blocks_per_sm)?;
+        }
+        if let Some(bulk) = self.bulk {
+            write!(
+                f,
+                ", bulk copies of {} stages x {} tiles, output stored {}",
+                bulk.stages,
+                bulk.tiles_per_stage,
+                match bulk.store {
+                    BulkStore::Registers => "from registers",
+                    BulkStore::Bulk => "through shared memory",
+                }
+            )?;
+        }
+        Ok(())
     }
 }

@@ -11,6 +11,7 @@
 use std::fmt;
 
 use crate::fusion::Expression;
+use crate::{Error, Result};
 
 /// Most bias vectors one epilogue reads.
 pub const MAX_BIASES: usize = 4;
@@ -51,7 +52,9 @@ impl BiasAxis {
 /// assert_eq!(epilogue.extra_scalars(), 0);
 /// assert_eq!(epilogue.eval(2.0, 1.0, &[-10.0], 3.0, 0.5, &[]), 0.0);
 /// assert!(Epilogue::default().is_linear_combination());
-/// assert!(Epilogue::new(Expression::from_fn(|a, b| a + b), &[BiasAxis::Row]).is_err());
+/// let wrong = Epilogue::new(Expression::from_fn(|a, b| a + b), &[BiasAxis::Row]).unwrap_err();
+/// assert!(matches!(wrong, cutlet::Error::InvalidArgument { .. }));
+/// assert!(wrong.to_string().contains("(acc, c, bias)"), "{wrong}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Epilogue {
@@ -87,33 +90,54 @@ impl Epilogue {
     /// `biases`.
     ///
     /// # Errors
-    /// [`check`](Self::check)'s message, naming the value and what is expected.
-    pub fn new(expression: Expression, biases: &[BiasAxis]) -> Result<Epilogue, String> {
+    /// [`Error::InvalidArgument`] when there are more than [`MAX_BIASES`]
+    /// bias vectors, or when the expression's arity is not 2 plus the bias
+    /// count (at most 2 without biases), naming the expression and the
+    /// inputs expected.
+    pub fn new(expression: Expression, biases: &[BiasAxis]) -> Result<Epilogue> {
         let epilogue = Epilogue {
             expression,
             biases: biases.to_vec(),
         };
-        epilogue.check()?;
-        Ok(epilogue)
+        match epilogue.unfit() {
+            Some((name, value, expected)) => Err(Error::invalid_argument(name, value, expected)),
+            None => Ok(epilogue),
+        }
     }
 
-    /// Whether the expression's inputs fit: at most [`MAX_BIASES`] biases;
-    /// arity at most 2 without biases, exactly `2 + biases` with them.
-    pub fn check(&self) -> Result<(), String> {
+    /// Whether the expression's inputs fit (at most [`MAX_BIASES`] biases;
+    /// arity at most 2 without biases, exactly `2 + biases` with them), as
+    /// the sentence [`GemmSpec::validate`](super::GemmSpec::validate)'s
+    /// reasons are made of.
+    pub(crate) fn check(&self) -> std::result::Result<(), String> {
+        match self.unfit() {
+            Some((name, value, expected)) => Err(format!("{name} {value}: expected {expected}")),
+            None => Ok(()),
+        }
+    }
+
+    /// What does not fit, as (name, value, expected), or `None`.
+    fn unfit(&self) -> Option<(&'static str, String, String)> {
         let arity = self.expression.arity();
         let nb = self.biases.len();
         if nb > MAX_BIASES {
-            return Err(format!("{nb} bias vectors: expected at most {MAX_BIASES}"));
-        }
-        let ok = if nb == 0 { arity <= 2 } else { arity == 2 + nb };
-        if !ok {
-            return Err(format!(
-                "epilogue expression `{}` takes {arity} inputs with {nb} bias vectors: expected inputs (acc, c{})",
-                self.expression,
-                ", bias".repeat(nb)
+            return Some((
+                "epilogue bias vectors",
+                nb.to_string(),
+                format!("at most {MAX_BIASES}"),
             ));
         }
-        Ok(())
+        let ok = if nb == 0 { arity <= 2 } else { arity == 2 + nb };
+        (!ok).then(|| {
+            (
+                "epilogue expression",
+                format!(
+                    "`{}`, which takes {arity} inputs with {nb} bias vectors",
+                    self.expression
+                ),
+                format!("inputs (acc, c{})", ", bias".repeat(nb)),
+            )
+        })
     }
 
     /// The expression.

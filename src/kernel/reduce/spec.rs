@@ -1,6 +1,8 @@
 //! The static description of one reduction kernel: [`ReduceSpec`], its
 //! [`ReduceLayout`], its name, params and checks.
 
+use std::fmt;
+
 use super::ReduceOp;
 use crate::arch::ArchKind;
 use crate::fusion::Expression;
@@ -38,6 +40,47 @@ pub enum ReduceLayout {
         /// this kernel; no effect on sm_70).
         prefetch: bool,
     },
+}
+
+impl fmt::Display for ReduceLayout {
+    /// The kernel as a person reads it.
+    ///
+    /// ```
+    /// use cutlet::kernel::reduce::ReduceLayout;
+    ///
+    /// assert_eq!(ReduceLayout::Rows { vectorized: true }.to_string(), "row kernel, 16-byte loads");
+    /// let columns = ReduceLayout::Columns { vector: 4, reps: 1, rows: 4, shifted: false, prefetch: false };
+    /// assert_eq!(columns.to_string(), "column kernel, 4 columns a load, 1 load a row, 4 rows in flight");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ReduceLayout::Rows { vectorized: true } => f.write_str("row kernel, 16-byte loads"),
+            ReduceLayout::Rows { vectorized: false } => {
+                f.write_str("row kernel, one element a load (strided rows)")
+            }
+            ReduceLayout::Columns {
+                vector,
+                reps,
+                rows,
+                shifted,
+                prefetch,
+            } => {
+                write!(
+                    f,
+                    "column kernel, {vector} column{} a load, {reps} load{} a row, {rows} rows in flight",
+                    if vector == 1 { "" } else { "s" },
+                    if reps == 1 { "" } else { "s" },
+                )?;
+                if shifted {
+                    f.write_str(", unaligned rows shifted in shared memory")?;
+                }
+                if prefetch {
+                    f.write_str(", L2 256-byte prefetch")?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The static description of one reduction kernel. A module-cache key.

@@ -4,7 +4,7 @@
 use crate::collective::sm80_spec_for_problem;
 use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
-use crate::Result;
+use crate::{Error, Result};
 
 use crate::device::gemm::{Gemm, GemmShape};
 
@@ -106,18 +106,23 @@ impl DenseGemmArgs {
 /// ```
 /// use cutlet::device::gemm::reference::parse_dtype;
 /// use cutlet::numeric::ElementType;
-/// assert_eq!(parse_dtype("BFloat16"), Ok(ElementType::BF16));
-/// assert_eq!(parse_dtype("tf32"), Ok(ElementType::TF32));
-/// assert!(parse_dtype("Int8").unwrap_err().contains("Float16"));
+/// assert_eq!(parse_dtype("BFloat16").unwrap(), ElementType::BF16);
+/// assert_eq!(parse_dtype("tf32").unwrap(), ElementType::TF32);
+/// assert!(parse_dtype("Int8").unwrap_err().to_string().contains("Float16"));
 /// ```
-pub fn parse_dtype(text: &str) -> Result<ElementType, String> {
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text and the names accepted.
+pub fn parse_dtype(text: &str) -> Result<ElementType> {
     match text {
         "Float16" | "f16" => Ok(ElementType::F16),
         "BFloat16" | "bf16" => Ok(ElementType::BF16),
         "Float32" | "f32" => Ok(ElementType::F32),
         "TFloat32" | "tf32" => Ok(ElementType::TF32),
-        other => Err(format!(
-            "unknown element type `{other}`: expected Float16, BFloat16, Float32, TFloat32 (or f16, bf16, f32, tf32)"
+        other => Err(Error::invalid_argument(
+            "element type",
+            format!("`{other}`"),
+            "Float16, BFloat16, Float32, TFloat32 (or f16, bf16, f32, tf32)",
         )),
     }
 }
@@ -127,60 +132,79 @@ pub fn parse_dtype(text: &str) -> Result<ElementType, String> {
 /// ```
 /// use cutlet::device::gemm::reference::parse_mnkl;
 /// assert_eq!(parse_mnkl("4095,4097,4093,1").unwrap().k, 4093);
-/// assert!(parse_mnkl("1,2,3").is_err());
+/// assert!(parse_mnkl("1,2,3").unwrap_err().to_string().contains("M,N,K,L"));
 /// ```
-pub fn parse_mnkl(text: &str) -> Result<GemmShape, String> {
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text when it is not four
+/// non-negative integers separated by commas.
+pub fn parse_mnkl(text: &str) -> Result<GemmShape> {
     let values = parse_list(text, 4, "M,N,K,L")?;
     Ok(GemmShape::new(values[0], values[1], values[2], values[3]))
 }
 
-fn parse_tile(text: &str) -> Result<[u32; 3], String> {
+fn parse_tile(text: &str) -> Result<[u32; 3]> {
     let values = parse_list(text, 3, "BM,BN,BK")?;
     let mut tile = [0u32; 3];
     for (slot, value) in tile.iter_mut().zip(values) {
-        *slot = u32::try_from(value)
-            .map_err(|_| format!("tile extent {value} does not fit in 32 bits"))?;
+        *slot = u32::try_from(value).map_err(|_| {
+            Error::invalid_argument("tile extent", value, "a value that fits in 32 bits")
+        })?;
     }
     Ok(tile)
 }
 
-fn parse_list(text: &str, count: usize, what: &str) -> Result<Vec<usize>, String> {
+fn parse_list(text: &str, count: usize, what: &str) -> Result<Vec<usize>> {
+    let invalid = || {
+        Error::invalid_argument(
+            what,
+            format!("`{text}`"),
+            format!("{count} non-negative integers separated by commas"),
+        )
+    };
     let values: Vec<usize> = text
         .split(',')
         .map(|part| part.trim().parse::<usize>())
         .collect::<std::result::Result<_, _>>()
-        .map_err(|_| {
-            format!("`{text}`: expected {what}, {count} non-negative integers separated by commas")
-        })?;
+        .map_err(|_| invalid())?;
     if values.len() != count {
-        return Err(format!(
-            "`{text}` has {} values: expected {what}, {count} values",
-            values.len()
-        ));
+        return Err(invalid());
     }
     Ok(values)
 }
 
-fn parse_a_major(text: &str) -> Result<OperandMajor, String> {
+fn parse_a_major(text: &str) -> Result<OperandMajor> {
     match text {
         "k" => Ok(OperandMajor::K),
         "m" => Ok(OperandMajor::MN),
-        other => Err(format!("unknown a_major `{other}`: expected k or m")),
+        other => Err(Error::invalid_argument(
+            "a_major",
+            format!("`{other}`"),
+            "k or m",
+        )),
     }
 }
 
-fn parse_b_major(text: &str) -> Result<OperandMajor, String> {
+fn parse_b_major(text: &str) -> Result<OperandMajor> {
     match text {
         "k" => Ok(OperandMajor::K),
         "n" => Ok(OperandMajor::MN),
-        other => Err(format!("unknown b_major `{other}`: expected k or n")),
+        other => Err(Error::invalid_argument(
+            "b_major",
+            format!("`{other}`"),
+            "k or n",
+        )),
     }
 }
 
-fn parse_c_major(text: &str) -> Result<OutputMajor, String> {
+fn parse_c_major(text: &str) -> Result<OutputMajor> {
     match text {
         "n" => Ok(OutputMajor::N),
         "m" => Ok(OutputMajor::M),
-        other => Err(format!("unknown c_major `{other}`: expected n or m")),
+        other => Err(Error::invalid_argument(
+            "c_major",
+            format!("`{other}`"),
+            "n or m",
+        )),
     }
 }

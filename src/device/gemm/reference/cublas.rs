@@ -132,7 +132,7 @@ impl CublasGemm {
             (_, ElementType::TF32) => cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
             _ => cublasComputeType_t::CUBLAS_COMPUTE_32F,
         };
-        let (alpha32, beta32) = (args.alpha, args.beta);
+        let (alpha32, beta32) = (args.alpha as f32, args.beta as f32);
         let (alpha16, beta16) = (half::f16::from_f32(alpha32), half::f16::from_f32(beta32));
         let (alpha, beta): (*const c_void, *const c_void) =
             if compute == cublasComputeType_t::CUBLAS_COMPUTE_16F {

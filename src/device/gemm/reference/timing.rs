@@ -1,5 +1,7 @@
 //! Timing device work with CUDA events: warm-up, then the median of many runs.
 
+use std::sync::Arc;
+
 use cudarc::driver::{sys::CUevent_flags, CudaStream};
 
 use crate::{Error, Result};
@@ -7,7 +9,7 @@ use crate::{Error, Result};
 /// Runs `work` `warmup` times, then times `iterations` runs one by one with
 /// CUDA events on `stream`; returns each run's milliseconds.
 pub fn time_ms(
-    stream: &CudaStream,
+    stream: &Arc<CudaStream>,
     warmup: usize,
     iterations: usize,
     mut work: impl FnMut() -> Result<()>,
