@@ -287,51 +287,74 @@ impl Sm80MmaMultistage {
         k.place_label(&top);
         k.push(format!("setp.ge.s32 {p}, {t}, {tiles};"));
         k.push(format!("@{p} bra {done};"));
-        k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
-        if let Some(cut) = cut {
-            k.push(format!("@{cut} bra {general};"));
-            for c in [&ca, &cb] {
-                self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
-            }
-            k.place_label(&copied);
-            after_copy(k)?;
-        }
+        // Fragments alternate between two buffers k-step by k-step. With an
+        // odd number of k-steps a tile (one: BK is the atom's K), the body
+        // covers two tiles, so that every tile starts on the buffer its
+        // first fragments were loaded into.
         let steps = self.k_steps();
-        for kk in 0..steps {
-            // With one k-step a tile, the copies go first: the wait below
-            // must see this tile's copy group committed.
-            if kk == 0 && steps == 1 && cut.is_none() {
+        let halves = if steps % 2 == 1 { 2 } else { 1 };
+        let mut general_copies = Vec::new();
+        for half in 0..halves {
+            let (general, copied) = if half == 0 {
+                (general.clone(), copied.clone())
+            } else {
+                k.push(format!("add.s32 {t}, {t}, 1;"));
+                k.push(format!("setp.ge.s32 {p}, {t}, {tiles};"));
+                k.push(format!("@{p} bra {done};"));
+                (
+                    k.new_label("mainloop_general_copy")?,
+                    k.new_label("mainloop_copied")?,
+                )
+            };
+            k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
+            if let Some(cut) = cut {
+                k.push(format!("@{cut} bra {general};"));
                 for c in [&ca, &cb] {
                     self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
                 }
+                k.place_label(&copied);
                 after_copy(k)?;
             }
-            if kk == steps - 1 {
-                CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
-                k.push("bar.sync 0;");
-                self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
-            }
-            let next_kk = (kk + 1) % steps;
-            let buf = ((kk + 1) % 2) as usize;
-            self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
-            self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
-            if kk == 0 && steps > 1 && cut.is_none() {
-                for c in [&ca, &cb] {
-                    self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
+            for kk in 0..steps {
+                let step = half * steps + kk;
+                // With one k-step a tile, the copies go first: the wait below
+                // must see this tile's copy group committed.
+                if kk == 0 && steps == 1 && cut.is_none() {
+                    for c in [&ca, &cb] {
+                        self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
+                    }
+                    after_copy(k)?;
                 }
-                after_copy(k)?;
+                if kk == steps - 1 {
+                    CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
+                    k.push("bar.sync 0;");
+                    self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
+                }
+                let next_kk = (kk + 1) % steps;
+                let buf = ((step + 1) % 2) as usize;
+                self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
+                self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
+                if kk == 0 && steps > 1 && cut.is_none() {
+                    for c in [&ca, &cb] {
+                        self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
+                    }
+                    after_copy(k)?;
+                }
+                self.mmas(k, &acc, &fa, &fb, (step % 2) as usize)?;
             }
-            self.mmas(k, &acc, &fa, &fb, (kk % 2) as usize)?;
+            general_copies.push((general, copied));
         }
         k.push(format!("add.s32 {t}, {t}, 1;"));
         k.push(format!("bra {top};"));
         if cut.is_some() {
-            k.place_label(&general);
-            k.push(format!("@!{p_valid} bra {copied};"));
-            for c in [&ca, &cb] {
-                self.load_tile_general(k, c, stage_w, kload)?;
+            for (general, copied) in &general_copies {
+                k.place_label(general);
+                k.push(format!("@!{p_valid} bra {copied};"));
+                for c in [&ca, &cb] {
+                    self.load_tile_general(k, c, stage_w, kload)?;
+                }
+                k.push(format!("bra {copied};"));
             }
-            k.push(format!("bra {copied};"));
         }
         k.place_label(&done);
         CpAsync::emit_wait(k, 0).map_err(atom_error)?;
