@@ -24,7 +24,7 @@
 //! | [`MmaKind`] | the `mma.sync` family the element types pick |
 //! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
-//! | [`EpilogueSm80`] | D = alpha * acc + beta * C, staged through shared memory |
+//! | [`EpilogueSm80`], [`VectorMapping`] | D = alpha * acc + beta * C, staged through shared memory; how threads take its vectors |
 //! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | the collective builder |
 
 mod builder;

@@ -1,13 +1,16 @@
 //! [`Sm80MmaMultistage`]: the SM80 multistage mainloop (CUTLASS's
 //! `MainloopSm80CpAsync`): `cp.async` 16-byte copies into swizzled shared
-//! memory `stages` deep, `ldmatrix` x4 into double-buffered fragments,
-//! `mma.sync` on a warp tile.
+//! memory `stages` deep, `ldmatrix` x4 (x2 for a warp tile 8 wide) into
+//! double-buffered fragments, `mma.sync` on a warp tile.
 //!
-//! Per k-tile `t` (of `ceil(K/BK)`), every thread runs `BK*size/32` k-steps;
+//! Per k-tile `t` (of `ceil(K/BK)`), every thread runs `BK / atom K` k-steps;
 //! at k-step 0 it issues the copies of tile `t + stages - 1`, at the last
 //! k-step it waits for tile `t + 1` (`cp.async.wait_group stages-2`,
 //! `bar.sync`) and loads its first fragments, so the tensor cores always
-//! have the next k-step's operands. The loop body exists once.
+//! have the next k-step's operands. The loop body exists once (twice, for
+//! two tiles, when a tile is one k-step: the fragment buffers alternate per
+//! k-step, so an odd count would hand the next tile the wrong buffer; with
+//! one k-step the copies are issued before the wait, too).
 //!
 //! Tiles are copied residue first (CUTLASS's k-residue idea, kept aligned):
 //! when K % BK != 0 the partial last tile is copied first, in the prologue,

@@ -230,9 +230,7 @@ impl Sm80MmaMultistage {
                     if offset != 0 {
                         k.push(format!("sub.s32 {bytes}, {bytes}, {offset};"));
                     }
-                    k.push(format!("mul.lo.s32 {bytes}, {bytes}, {esize};"));
-                    k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
-                    k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
+                    emit_chunk_bytes(k, bytes, bytes, esize);
                 };
                 clamp(k, mn_bytes, cols[0]);
                 k.push(format!("sub.s32 {k_rem}, {}, {row};", inp.k));
@@ -421,9 +419,7 @@ impl Sm80MmaMultistage {
         match smem.major {
             OperandMajor::K => {
                 // K - k of this thread's chunk, as bytes clamped to 0..16.
-                k.push(format!("mul.lo.s32 {bytes}, {kr}, {esize};"));
-                k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
-                k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
+                emit_chunk_bytes(k, bytes, kr, esize);
                 k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
                 partial_bytes(k, bytes);
                 k.mov(rows_left, c.row_rem);
@@ -509,9 +505,7 @@ impl Sm80MmaMultistage {
                 OperandMajor::K => {
                     // K left past this chunk's first element, as bytes 0..16.
                     k.push(format!("sub.s32 {bytes}, {kr}, {};", copy.col));
-                    k.push(format!("mul.lo.s32 {bytes}, {bytes}, {esize};"));
-                    k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
-                    k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
+                    emit_chunk_bytes(k, bytes, bytes, esize);
                     k.push(format!("setp.ne.s32 {p_k}, {bytes}, 0;"));
                     k.push(format!("setp.gt.s32 {p_part}, {bytes}, 0;"));
                     k.push(format!("setp.lt.and.s32 {p_part}, {bytes}, 16, {p_part};"));
@@ -560,6 +554,14 @@ impl Sm80MmaMultistage {
         }
         Some(p)
     }
+}
+
+/// `bytes = clamp(elements * esize, 0, 16)`: how many bytes of a 16-byte
+/// chunk lie inside an edge `elements` elements away.
+fn emit_chunk_bytes(k: &mut Kernel, bytes: Reg, elements: Reg, esize: u32) {
+    k.push(format!("mul.lo.s32 {bytes}, {elements}, {esize};"));
+    k.push(format!("max.s32 {bytes}, {bytes}, 0;"));
+    k.push(format!("min.s32 {bytes}, {bytes}, 16;"));
 }
 
 /// Where `pred` holds, copies the first `valid` bytes (0..15, a `.b32`
