@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::sweep::{combos, limit_of};
+use common::sweep::{combos, limit_of, uneven_combos};
 use cutlet::arch::Sm80;
 use cutlet::device::gemm::{
     Config, GemmConfig, KMajor, Majors, MnMajor, RowMajor, Tile, Types, Warps,
@@ -80,6 +80,34 @@ fn every_combination_builds_or_is_refused_by_a_named_limit() {
         generated += 1;
     }
     println!("generated the kernels of {generated} accepted configurations");
+}
+
+#[test]
+fn uneven_tiles_and_warps_build_or_are_refused_by_a_named_limit() {
+    let mut built = 0;
+    for combo in uneven_combos() {
+        match combo.builder().spec() {
+            Ok(spec) => {
+                if built % 7 == 0 || full_sweep() {
+                    spec.ptx().unwrap_or_else(|e| {
+                        panic!(
+                            "{} passed the rules but does not generate: {e}",
+                            spec.kernel_name()
+                        )
+                    });
+                }
+                built += 1;
+            }
+            Err(Error::Config { config, reason }) => {
+                assert!(
+                    limit_of(&reason).is_some() || reason.contains("the row of a swizzle atom"),
+                    "{config}: {reason}"
+                );
+            }
+            Err(other) => panic!("{combo:?}: not a configuration error: {other}"),
+        }
+    }
+    assert!(built > 100, "only {built} uneven configurations build");
 }
 
 #[test]

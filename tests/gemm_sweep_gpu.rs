@@ -16,13 +16,15 @@
 //! with the JIT as a user gets it; `CUTLET_GEMM_SWEEP=N` runs every N-th;
 //! `CUTLET_GEMM_SWEEP=full` runs all of them (26,672), each compiled once at
 //! the quick tier's level (`CUTLET_JIT_OPT_LEVEL=1`) to fit a few minutes.
+//! Tiles and warps off the powers of two (`uneven_combos`: every 4th by
+//! default, all with `full` or `uneven`) run beside them.
 
 mod common;
 
 use std::process::Command;
 
 use common::gpu::{device_or_skip, random_vec};
-use common::sweep::{combos, Combo, TYPES};
+use common::sweep::{combos, uneven_combos, Combo, TYPES};
 use cudarc::driver::{CudaSlice, DeviceRepr};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
@@ -239,12 +241,21 @@ fn run_group<I: Host, O: Host>(
 }
 
 /// A child process: runs shard `index` of `count` of the accepted combinations.
-fn run_shard(index: usize, count: usize, stride: usize) {
+fn run_shard(index: usize, count: usize, stride: usize, uneven_stride: usize) {
     let device = Device::new(0).expect("the parent test found a GPU");
-    let accepted: Vec<(Combo, GemmSpec)> = combos()
+    let accept = |c: Combo| c.builder().spec().ok().map(|s| (c, s));
+    // A stride of 0 takes none of them.
+    let regular = combos()
         .into_iter()
-        .filter_map(|c| c.builder().spec().ok().map(|s| (c, s)))
-        .step_by(stride)
+        .filter_map(accept)
+        .step_by(stride.max(1))
+        .take(if stride == 0 { 0 } else { usize::MAX });
+    let uneven = uneven_combos()
+        .into_iter()
+        .filter_map(accept)
+        .step_by(uneven_stride);
+    let accepted: Vec<(Combo, GemmSpec)> = regular
+        .chain(uneven)
         .enumerate()
         .filter(|(i, _)| i % count == index)
         .map(|(_, x)| x)
@@ -289,13 +300,24 @@ fn run_shard(index: usize, count: usize, stride: usize) {
 
 #[test]
 fn every_accepted_configuration_runs_exactly() {
-    // `full`: every accepted configuration; a number: every n-th; else every 37th.
+    // `full`: every accepted configuration; `uneven`: every one of
+    // uneven_combos() alone; a number n: every n-th; else every 37th (and
+    // every 4th uneven one).
     let mode = std::env::var(MODE_ENV).unwrap_or_default();
-    let full = mode == "full";
-    let stride = if full { 1 } else { mode.parse().unwrap_or(37) };
+    let full = mode == "full" || mode == "uneven";
+    let (stride, uneven_stride) = match mode.as_str() {
+        "full" => (1, 1),
+        "uneven" => (0, 1),
+        n => (n.parse().unwrap_or(37), 4),
+    };
     if let Ok(shard) = std::env::var(SHARD_ENV) {
         let (index, count) = shard.split_once('/').expect("SHARD_ENV is i/n");
-        run_shard(index.parse().unwrap(), count.parse().unwrap(), stride);
+        run_shard(
+            index.parse().unwrap(),
+            count.parse().unwrap(),
+            stride,
+            uneven_stride,
+        );
         return;
     }
     let Some(device) = device_or_skip(TEST) else {

@@ -58,7 +58,7 @@ impl Combo {
     }
 }
 
-/// Every combination, in a fixed order.
+/// Every combination of the sweep, in a fixed order.
 pub fn combos() -> Vec<Combo> {
     let extents = [32u32, 64, 128, 256];
     let warps = [1u32, 2, 4, 8];
@@ -117,8 +117,47 @@ pub fn limit_of(reason: &str) -> Option<&'static str> {
         ),
         ("registers per thread", "registers per thread"),
         ("bytes a block of", "shared memory per block"),
+        (
+            "the row of a swizzle atom",
+            "a swizzle atom's row (32, 64 or 128n bytes)",
+        ),
     ]
     .into_iter()
     .find(|(needle, _)| reason.contains(needle))
     .map(|(_, limit)| limit)
+}
+
+/// Configurations off the powers of two that the rules accept as well:
+/// tiles of 48..192 x 24..120 over 1 or 3 warps along M and 1, 3 or 5 along
+/// N (96 to 480 threads), bf16 and tf32, every major. Their copy and store
+/// mappings take the general paths (gcd tilings, several bases).
+pub fn uneven_combos() -> Vec<Combo> {
+    let mut all = Vec::new();
+    for (ab, bk) in [(BF16, 64), (F32, 32)] {
+        for a_major in [OperandMajor::K, OperandMajor::MN] {
+            for b_major in [OperandMajor::K, OperandMajor::MN] {
+                for d_major in [OutputMajor::N, OutputMajor::M] {
+                    for bm in [48u32, 96, 144, 192] {
+                        for bn in [24u32, 40, 48, 96, 120] {
+                            for wm in [1u32, 3] {
+                                for wn in [1u32, 3, 5] {
+                                    all.push(Combo {
+                                        ab,
+                                        d: ab,
+                                        acc: F32,
+                                        a_major,
+                                        b_major,
+                                        d_major,
+                                        tile: [bm, bn, bk],
+                                        warps: [wm, wn],
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    all
 }
