@@ -3,8 +3,9 @@
 //! the ptxas test use.
 #![allow(dead_code)]
 
+use cutlet::arch::ArchKind;
 use cutlet::fusion::Expression;
-use cutlet::kernel::reduce::{ColumnTuning, ReduceDim, ReduceOp};
+use cutlet::kernel::reduce::{plan, ColumnTuning, Problem, ReduceDim, ReduceOp, ReduceSpec};
 use cutlet::numeric::{Element, ElementType};
 
 /// A host element type the tests upload and read back.
@@ -246,4 +247,84 @@ pub fn tolerance(
         ReduceOp::Max | ReduceOp::Min => map_error * want.abs(),
     };
     summed + ulp(want) + ulp(summed) + f64::MIN_POSITIVE
+}
+
+/// One GPU test case: view, dimension, operator, (input, output) types and
+/// the index of its map in `maps()` (`usize::MAX`: none).
+type Case = (View, ReduceDim, ReduceOp, (ElementType, ElementType), usize);
+
+/// The specs of every launch of every GPU test case on `arch` (132 SMs, as
+/// an H100/H200; the SM count only changes split counts, not kernels).
+pub fn planned_specs(arch: ArchKind) -> Vec<ReduceSpec> {
+    let mut cases: Vec<Case> = Vec::new();
+    for op in ReduceOp::ALL {
+        for dim in DIMS {
+            for pair in TYPE_PAIRS {
+                for view in VIEWS {
+                    cases.push((view, dim, op, pair, usize::MAX));
+                }
+                for (m, _) in maps().iter().enumerate() {
+                    for view in [VIEWS[1], VIEWS[2], VIEWS[4], VIEWS[5]] {
+                        cases.push((view, dim, op, pair, m));
+                    }
+                }
+            }
+        }
+        for (view, dim) in SPLIT_VIEWS {
+            for pair in [TYPE_PAIRS[0], TYPE_PAIRS[4]] {
+                cases.push((view, dim, op, pair, usize::MAX));
+            }
+        }
+    }
+    let maps = maps();
+    let mut specs: Vec<ReduceSpec> = Vec::new();
+    for (view, dim, op, (input, output), map) in cases {
+        let problem = Problem {
+            op,
+            input,
+            output,
+            shape: view.shape.map(|x| x as u64),
+            strides: view.strides.map(|x| x as u64),
+            address: 256 + (view.offset as u64) * u64::from(input.size_bytes()),
+            out_stride: 1,
+            dim,
+            map: maps.get(map).map(|(_, e, _)| e.clone()),
+            arch,
+            sm_count: 132,
+            ctas_per_sm: 8,
+            tuning: ColumnTuning::default(),
+        };
+        for launch in plan(&problem).launches {
+            if !specs.contains(&launch.spec) {
+                specs.push(launch.spec);
+            }
+        }
+    }
+    // The column tunings `examples/reduce_sweep.rs` measures, on aligned
+    // and ragged f32 rows.
+    for (_, tuning) in TUNINGS {
+        for (rows, cols) in [(16384u64, 8192u64), (16383, 8191)] {
+            let problem = Problem {
+                op: ReduceOp::Sum,
+                input: ElementType::F32,
+                output: ElementType::F32,
+                shape: [rows, cols],
+                strides: [cols, 1],
+                address: 256,
+                out_stride: 1,
+                dim: ReduceDim::First,
+                map: None,
+                arch,
+                sm_count: 132,
+                ctas_per_sm: 8,
+                tuning,
+            };
+            for launch in plan(&problem).launches {
+                if !specs.contains(&launch.spec) {
+                    specs.push(launch.spec);
+                }
+            }
+        }
+    }
+    specs
 }
