@@ -16,8 +16,9 @@
 
 use cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{sys::CUevent_flags, CudaSlice, CudaStream, DevicePtr, ValidAsZeroBits};
-use cutlet::collective::{sm80_default_spec, sm80_spec_for_problem};
+
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
+use cutlet::kernel::gemm::{sm80_default_spec, sm80_spec_for_problem};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
 use half::{bf16, f16};

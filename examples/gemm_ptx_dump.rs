@@ -10,8 +10,8 @@
 //! Run: `cargo run --example gemm_ptx_dump -- OUT_DIR`; it prints the
 //! number of kernels and their total PTX lines.
 
-use cutlet::collective::{sm80_default_spec, sm80_default_specs};
 use cutlet::fusion::{scalar, Expr, Expression};
+use cutlet::kernel::gemm::{sm80_default_spec, sm80_default_specs};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{BF16, F16, F32};
 use std::path::PathBuf;
@@ -40,7 +40,7 @@ fn specs() -> Vec<GemmSpec> {
         for epilogue in &fused {
             let mut spec = sm80_default_spec(ab, ab, d, F32, a_major, OperandMajor::K, d_major)
                 .expect("a default configuration");
-            spec.epilogue = epilogue.clone();
+            spec.epilogue.fusion = epilogue.clone();
             out.push(spec);
         }
     }

@@ -26,6 +26,7 @@ pub mod collective;
 pub mod device;
 mod error;
 pub mod fusion;
+pub mod gemm;
 pub mod kernel;
 pub mod layout;
 pub mod numeric;

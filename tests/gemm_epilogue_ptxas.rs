@@ -4,8 +4,8 @@
 mod common;
 
 use common::ptxas::assemble;
-use cutlet::collective::sm80_default_spec;
 use cutlet::fusion::{scalar, Expr, Expression};
+use cutlet::kernel::gemm::sm80_default_spec;
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32};
 
@@ -39,7 +39,7 @@ fn fused_epilogues_assemble_for_sm80_without_spills() {
             for d_major in [OutputMajor::N, OutputMajor::M] {
                 for epilogue in epilogues() {
                     let mut spec = spec(ab, d, a_major, d_major);
-                    spec.epilogue = epilogue;
+                    spec.epilogue.fusion = epilogue;
                     let ptx = spec.ptx().unwrap();
                     let Some(report) = assemble(&ptx, "sm_80") else {
                         return;
@@ -63,7 +63,7 @@ fn fused_epilogues_assemble_for_sm80_without_spills() {
 #[test]
 fn fused_epilogue_params_follow_the_abi() {
     let mut spec = spec(BF16, BF16, OperandMajor::K, OutputMajor::N);
-    spec.epilogue = epilogues().pop().unwrap();
+    spec.epilogue.fusion = epilogues().pop().unwrap();
     let ptx = spec.ptx().unwrap();
     let order = ["raster_log", "bias0", "bias1", "s2", "s3"];
     let at: Vec<usize> = order
@@ -87,7 +87,8 @@ fn spec_default_name() -> String {
 #[test]
 fn an_epilogue_whose_arity_does_not_match_its_biases_is_refused() {
     let mut spec = spec(BF16, BF16, OperandMajor::K, OutputMajor::N);
-    spec.epilogue = Epilogue::from(Expression::from_fn(|a: Expr, b: Expr, c: Expr| a + b + c));
+    spec.epilogue.fusion =
+        Epilogue::from(Expression::from_fn(|a: Expr, b: Expr, c: Expr| a + b + c));
     let err = spec.validate().unwrap_err().to_string();
     assert!(err.contains("3 inputs with 0 bias vectors"), "{err}");
     assert!(spec.ptx().is_err());

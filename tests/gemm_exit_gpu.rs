@@ -90,13 +90,13 @@ fn compile<I: Buffer, D: Buffer>(device: &Device, gemm: &Gemm) -> JitTier {
     let a: CudaSlice<I> = stream.alloc_zeros(m * k).unwrap();
     let b: CudaSlice<I> = stream.alloc_zeros(n * k).unwrap();
     let mut d: CudaSlice<D> = stream.alloc_zeros(m * n).unwrap();
-    let (lda, ldb) = match (gemm.spec().a_major, gemm.spec().b_major) {
+    let (lda, ldb) = match (gemm.spec().majors.a, gemm.spec().majors.b) {
         (OperandMajor::K, OperandMajor::K) => (k, k),
         (OperandMajor::K, OperandMajor::MN) => (k, n),
         (OperandMajor::MN, OperandMajor::K) => (m, k),
         (OperandMajor::MN, OperandMajor::MN) => (m, n),
     };
-    let ldd = if gemm.spec().d_major == OutputMajor::N {
+    let ldd = if gemm.spec().majors.d == OutputMajor::N {
         n
     } else {
         m

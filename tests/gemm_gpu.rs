@@ -73,13 +73,13 @@ fn unit_roundoff(element: ElementType) -> f64 {
 
 /// The bound of the module doc for one element.
 fn tolerance(spec: &GemmSpec, k: usize, want: f64) -> f64 {
-    let eps_out = unit_roundoff(spec.d);
-    let eps_in = if matches!(spec.a, ElementType::F32 | ElementType::TF32) {
+    let eps_out = unit_roundoff(spec.types.d);
+    let eps_in = if matches!(spec.types.a, ElementType::F32 | ElementType::TF32) {
         2f64.powi(-11)
     } else {
         0.0
     };
-    let eps_acc = if spec.acc == ElementType::F16 {
+    let eps_acc = if spec.types.acc == ElementType::F16 {
         2f64.powi(-11)
     } else {
         2f64.powi(-24)
@@ -119,17 +119,17 @@ fn check_shape<T, D>(
     let GemmShape { m, n, k, l } = shape;
     let [align_a, align_b, _, align_d] = spec.alignment();
     let (a_extent, b_extent, d_extent) = (
-        if spec.a_major == OperandMajor::K {
+        if spec.majors.a == OperandMajor::K {
             (m, k)
         } else {
             (k, m)
         },
-        if spec.b_major == OperandMajor::K {
+        if spec.majors.b == OperandMajor::K {
             (n, k)
         } else {
             (k, n)
         },
-        if spec.d_major == OutputMajor::N {
+        if spec.majors.d == OutputMajor::N {
             (m, n)
         } else {
             (n, m)

@@ -248,7 +248,7 @@ fn build_typed_checks_the_builders_types_against_its_parameters() {
         .build_typed::<half::f16, half::f16, f32>(&device)
         .unwrap();
     let spec = f16_gemm.spec();
-    assert_eq!((spec.a, spec.b, spec.d), (F16, F16, F32));
+    assert_eq!((spec.types.a, spec.types.b, spec.types.d), (F16, F16, F32));
     let err = Gemm::builder()
         .a(BF16, OperandMajor::K)
         .build_typed::<half::f16, half::f16, half::f16>(&device)

@@ -15,8 +15,8 @@ mod common;
 
 use common::gpu::{device_or_skip, random_vec};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
-use cutlet::collective::sm80_default_spec;
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
+use cutlet::kernel::gemm::sm80_default_spec;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32};
 use half::{bf16, f16};
@@ -149,7 +149,7 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     let [al_a, al_b, al_c, _] = spec.alignment().map(|x| x as usize);
     let a = operand(
         seed,
-        spec.a,
+        spec.types.a,
         case.m,
         case.k,
         case.a_major == OperandMajor::K,
@@ -158,7 +158,7 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     );
     let b = operand(
         seed + 1,
-        spec.b,
+        spec.types.b,
         case.n,
         case.k,
         case.b_major == OperandMajor::K,
@@ -167,7 +167,7 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     );
     let c = operand(
         seed + 2,
-        spec.c,
+        spec.types.c,
         case.m,
         case.n,
         case.d_major == OutputMajor::N,
@@ -194,10 +194,10 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
             .map(|i| if inside(i) { f64::NAN } else { c.values[i] })
             .collect()
     };
-    let da = stream.clone_htod(&encode(spec.a, &a.values)).unwrap();
-    let db = stream.clone_htod(&encode(spec.b, &b.values)).unwrap();
-    let dc = stream.clone_htod(&encode(spec.c, &c.values)).unwrap();
-    let mut dd = stream.clone_htod(&encode(spec.d, &d_init)).unwrap();
+    let da = stream.clone_htod(&encode(spec.types.a, &a.values)).unwrap();
+    let db = stream.clone_htod(&encode(spec.types.b, &b.values)).unwrap();
+    let dc = stream.clone_htod(&encode(spec.types.c, &c.values)).unwrap();
+    let mut dd = stream.clone_htod(&encode(spec.types.d, &d_init)).unwrap();
     let kernel = get_or_load(device, spec, || spec.kernel_name(), || Ok(spec.ptx()?)).unwrap();
     let (gx, gy, gz) = spec.grid(case.m as u32, case.n as u32, case.l as u32);
     let config = LaunchConfig {
@@ -225,7 +225,7 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     // buffer (read only) or D's (the kernel reads each element before writing
     // it); grid, block and shared memory are the spec's.
     unsafe { kernel.function().launch(&config, args) }.unwrap();
-    let got = decode(spec.d, &stream.clone_dtoh(&dd).unwrap());
+    let got = decode(spec.types.d, &stream.clone_dtoh(&dd).unwrap());
     let (mut err, mut norm) = (0.0, 0.0);
     for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
         assert!(
@@ -246,7 +246,7 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
 }
 
 fn tolerance(spec: &GemmSpec) -> f64 {
-    match (spec.a, spec.acc, spec.d) {
+    match (spec.types.a, spec.types.acc, spec.types.d) {
         (F32, _, _) => 2e-3,
         (_, F16, _) => 1e-2,
         (_, _, F32) => 1e-5,
@@ -289,7 +289,7 @@ fn sweep(
                 // Every other shape with the 256x128 tile the builder picks
                 // for some problem shapes.
                 spec.tile = [256, 128, 64];
-                spec.warps = [4, 2, 1];
+                spec.mainloop.warps = [4, 2, 1];
             }
             let case = Case {
                 m,

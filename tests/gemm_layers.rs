@@ -8,7 +8,8 @@
 //! matrix, groupID / threadID_in_group), for every thread and value.
 
 use cutlet::atom::CopyAtom;
-use cutlet::collective::{sm80_default_specs, EpilogueSm80, Sm80MmaMultistage};
+use cutlet::collective::{EpilogueSm80, Sm80MmaMultistage};
+use cutlet::kernel::gemm::sm80_default_specs;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::layout::{IntTuple, Layout};
 use cutlet::numeric::ElementType::{self, F32};
@@ -49,8 +50,8 @@ fn as_emitted(p: &ThreadPartition, split: &[(i64, i64)], t: i64, v: usize) -> i6
 
 fn operand(spec: &GemmSpec, op: Operand) -> (OperandMajor, i64, ElementType) {
     match op {
-        Operand::A => (spec.a_major, i64::from(spec.tile[0]), spec.a),
-        _ => (spec.b_major, i64::from(spec.tile[1]), spec.b),
+        Operand::A => (spec.majors.a, i64::from(spec.tile[0]), spec.types.a),
+        _ => (spec.majors.b, i64::from(spec.tile[1]), spec.types.b),
     }
 }
 
@@ -82,10 +83,10 @@ fn expected_copy(spec: &GemmSpec, op: Operand) -> TiledCopy {
 
 /// The atom over the warps, each warp owning a contiguous warp tile.
 fn expected_mma(spec: &GemmSpec) -> TiledMma {
-    let mainloop = Sm80MmaMultistage::new(spec).unwrap();
+    let mainloop = Sm80MmaMultistage::new(&spec.context(), &spec.mainloop).unwrap();
     let atom = mainloop.tiled_mma().unwrap().atom();
     let [am, an, _] = atom.shape_mnk();
-    let [wm, wn, _] = spec.warps.map(i64::from);
+    let [wm, wn, _] = spec.mainloop.warps.map(i64::from);
     let [bm, bn, _] = spec.tile.map(i64::from);
     let perm = |a: i64, w: i64, e: i64| {
         let r = e / (a * w);
@@ -101,7 +102,7 @@ fn expected_mma(spec: &GemmSpec) -> TiledMma {
 fn g2s_copies_are_the_tiled_copy_partitions() {
     for spec in specs() {
         let name = spec.kernel_name();
-        let mainloop = Sm80MmaMultistage::new(&spec).unwrap();
+        let mainloop = Sm80MmaMultistage::new(&spec.context(), &spec.mainloop).unwrap();
         for op in [Operand::A, Operand::B] {
             let (major, extent, element) = operand(&spec, op);
             let bk = i64::from(spec.tile[2]);
@@ -179,10 +180,10 @@ fn ldsm_row(
 fn ldmatrix_addresses_are_the_tiled_mma_partitions() {
     for spec in specs() {
         let name = spec.kernel_name();
-        let mainloop = Sm80MmaMultistage::new(&spec).unwrap();
+        let mainloop = Sm80MmaMultistage::new(&spec.context(), &spec.mainloop).unwrap();
         let mma = expected_mma(&spec);
         assert_eq!(mainloop.tiled_mma().unwrap(), mma, "{name}");
-        let [wm_count, _, _] = spec.warps.map(i64::from);
+        let [wm_count, _, _] = spec.mainloop.warps.map(i64::from);
         let kstep = mma.atom().shape_mnk()[2];
         for op in [Operand::A, Operand::B] {
             let (major, extent, element) = operand(&spec, op);
@@ -202,7 +203,7 @@ fn ldmatrix_addresses_are_the_tiled_mma_partitions() {
                 .partition_ldsm_swizzled(op, [extent, bk], trans, &smem.layout())
                 .unwrap();
             assert_eq!(p, want, "{name} {op:?}");
-            let warps = i64::from(spec.warps[if op == Operand::A { 0 } else { 1 }]);
+            let warps = i64::from(spec.mainloop.warps[if op == Operand::A { 0 } else { 1 }]);
             let warp_extent = extent / warps;
             let blocks = warp_extent / 16;
             assert_eq!(p.values(), blocks * (bk / kstep), "{name} {op:?}");
@@ -251,7 +252,7 @@ fn tf32_mn_major_fragment_loads_are_the_tiled_mma_partitions() {
     let mut checked = 0;
     for spec in specs() {
         let name = spec.kernel_name();
-        let mainloop = Sm80MmaMultistage::new(&spec).unwrap();
+        let mainloop = Sm80MmaMultistage::new(&spec.context(), &spec.mainloop).unwrap();
         let mma = expected_mma(&spec);
         for op in [Operand::A, Operand::B] {
             let (major, extent, element) = operand(&spec, op);
@@ -275,8 +276,8 @@ fn tf32_mn_major_fragment_loads_are_the_tiled_mma_partitions() {
                 .partition_swizzled(op, [extent, bk], &smem.layout())
                 .unwrap();
             assert_eq!(p, want, "{name} {op:?}");
-            let [wm_count, _, _] = spec.warps.map(i64::from);
-            let warps = i64::from(spec.warps[if op == Operand::A { 0 } else { 1 }]);
+            let [wm_count, _, _] = spec.mainloop.warps.map(i64::from);
+            let warps = i64::from(spec.mainloop.warps[if op == Operand::A { 0 } else { 1 }]);
             let warp_extent = extent / warps;
             let (atom_mn, per_atom) = match op {
                 Operand::A => (16, 4),
@@ -324,7 +325,7 @@ fn tf32_mn_major_fragment_loads_are_the_tiled_mma_partitions() {
 fn staged_accumulators_are_the_tiled_mma_c_partition() {
     for spec in specs() {
         let name = spec.kernel_name();
-        let epilogue = EpilogueSm80::new(&spec);
+        let epilogue = EpilogueSm80::new(&spec.context(), &spec.epilogue);
         let p = epilogue.acc_partition().unwrap();
         let [bm, bn, _] = spec.tile.map(i64::from);
         let want = expected_mma(&spec)
@@ -333,11 +334,11 @@ fn staged_accumulators_are_the_tiled_mma_c_partition() {
         assert_eq!(p, want, "{name}");
         // The staging tile: D's contiguous dimension innermost, rows padded
         // by 8 (N-major) or 4 (M-major) f32.
-        let pitch = match spec.d_major {
+        let pitch = match spec.majors.d {
             OutputMajor::N => bn + 8,
             OutputMajor::M => bm + 4,
         };
-        let [wm_count, wn_count, _] = spec.warps.map(i64::from);
+        let [wm_count, wn_count, _] = spec.mainloop.warps.map(i64::from);
         let (wtm, wtn) = (bm / wm_count, bn / wn_count);
         let (m_tiles, n_tiles) = (wtm / 16, wtn / 8);
         assert_eq!(p.values(), 4 * m_tiles * n_tiles, "{name}");
@@ -352,7 +353,7 @@ fn staged_accumulators_are_the_tiled_mma_c_partition() {
                     for c in 0..4 {
                         let m = wm * wtm + 16 * mi + g + 8 * (c / 2);
                         let n = wn * wtn + 8 * ni + 2 * tig + c % 2;
-                        let want = match spec.d_major {
+                        let want = match spec.majors.d {
                             OutputMajor::N => m * pitch + n,
                             OutputMajor::M => n * pitch + m,
                         };

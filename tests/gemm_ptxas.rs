@@ -5,7 +5,7 @@
 mod common;
 
 use common::ptxas::assemble;
-use cutlet::collective::sm80_default_specs;
+use cutlet::kernel::gemm::sm80_default_specs;
 
 #[test]
 fn default_configurations_assemble_for_sm80_without_spills() {

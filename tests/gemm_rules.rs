@@ -60,10 +60,10 @@ fn every_combination_builds_or_is_refused_by_a_named_limit() {
         (ElementType::F32, OperandMajor::MN, [128, 64, 32], [2, 2]),
     ] {
         assert!(
-            accepted.iter().any(|s| s.a == ab
-                && s.b_major == major
+            accepted.iter().any(|s| s.types.a == ab
+                && s.majors.b == major
                 && s.tile == tile
-                && s.warps == [warps[0], warps[1], 1]),
+                && s.mainloop.warps == [warps[0], warps[1], 1]),
             "{ab} {major:?} {tile:?} {warps:?} is not accepted"
         );
     }
@@ -176,13 +176,13 @@ fn typed_and_built_agree<C: Config>() {
     let typed = C::spec();
     typed.validate().unwrap();
     let built = cutlet::device::gemm::Gemm::builder()
-        .a(typed.a, typed.a_major)
-        .b(typed.b, typed.b_major)
-        .d(typed.d, typed.d_major)
-        .accumulator(typed.acc)
+        .a(typed.types.a, typed.majors.a)
+        .b(typed.types.b, typed.majors.b)
+        .d(typed.types.d, typed.majors.d)
+        .accumulator(typed.types.acc)
         .tile(typed.tile)
-        .warps([typed.warps[0], typed.warps[1]])
-        .stages(typed.stages)
+        .warps([typed.mainloop.warps[0], typed.mainloop.warps[1]])
+        .stages(typed.mainloop.stages())
         .spec()
         .unwrap();
     assert_eq!(typed, built);
@@ -200,10 +200,8 @@ fn typed_configurations_that_compile_build_the_same_spec_as_the_builder() {
 #[test]
 fn the_builder_refuses_what_the_typed_check_refuses_with_the_same_sentence() {
     // 8 warps along N of a 32-wide tile: 4 columns a warp, less than the atom's 8.
-    let facts = GemmSpec {
-        warps: [1, 8, 1],
-        ..Small::spec()
-    };
+    let mut facts = Small::spec();
+    facts.mainloop.warps = [1, 8, 1];
     let rule = check_config(&facts.facts()).unwrap_err();
     let built = cutlet::device::gemm::Gemm::builder()
         .a(ElementType::BF16, OperandMajor::K)
@@ -231,6 +229,7 @@ fn a_tile_without_warps_gets_warp_tiles_near_64x64() {
             .tile(tile)
             .spec()
             .unwrap()
+            .mainloop
             .warps
     };
     assert_eq!(warps([32, 32, 64]), [1, 1, 1]);

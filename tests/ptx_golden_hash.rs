@@ -12,11 +12,12 @@ mod elementwise_cases;
 mod reduce;
 
 use cutlet::arch::ArchKind;
-use cutlet::collective::{sm80_default_spec, sm80_default_specs};
+
 use cutlet::fusion::{scalar, Expr, Expression};
 use cutlet::kernel::elementwise::{
     Access, BulkCopy, BulkStore, ElementwiseSpec, Operand, Schedule, Tiling,
 };
+use cutlet::kernel::gemm::{sm80_default_spec, sm80_default_specs};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32};
 
@@ -61,7 +62,7 @@ fn gemm_kernels() -> Vec<(String, String)> {
         for epilogue in &fused {
             let mut spec =
                 sm80_default_spec(ab, ab, d, F32, a_major, OperandMajor::K, d_major).unwrap();
-            spec.epilogue = epilogue.clone();
+            spec.epilogue.fusion = epilogue.clone();
             specs.push(spec);
         }
     }

@@ -9,8 +9,9 @@
 //! bias that follows the outer dimension is read once per pass, one value
 //! per vector. Reads are element by element and predicated on the edge.
 
+use super::epilogue_sm80::EpilogueFacts;
 use crate::fusion::{EmitOptions, Value};
-use crate::kernel::gemm::{BiasAxis, GemmSpec, OutputMajor};
+use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -83,19 +84,19 @@ pub(super) fn load_f32(k: &mut Kernel, ty: ElementType, pred: Reg, addr: Reg, im
 /// the tile's origin along its axis. Inner biases are read here.
 pub(super) fn setup_biases(
     k: &mut Kernel,
-    spec: &GemmSpec,
+    spec: &EpilogueFacts,
     tiles: &[Reg],
     row: Reg,
     col: Reg,
     irem: Reg,
     vec: u32,
 ) -> Vec<BiasRegs> {
-    let size = spec.c.size_bytes();
+    let size = spec.types.c.size_bytes();
     let mut out = Vec::new();
     for (&axis, &tile) in spec.epilogue.biases().iter().zip(tiles) {
         let ptr = k.reg(RegClass::B64);
         let wide = k.reg(RegClass::B64);
-        let inner = is_inner(axis, spec.d_major);
+        let inner = is_inner(axis, spec.majors.d);
         let index = if inner { col } else { row };
         k.push(format!("mul.wide.u32 {wide}, {index}, {size};"));
         k.push(format!("add.u64 {ptr}, {tile}, {wide};"));
@@ -104,7 +105,7 @@ pub(super) fn setup_biases(
             let values = (0..vec)
                 .map(|e| {
                     k.push(format!("setp.gt.s32 {p}, {irem}, {e};"));
-                    load_f32(k, spec.c, p, ptr, e * size)
+                    load_f32(k, spec.types.c, p, ptr, e * size)
                 })
                 .collect();
             out.push(BiasRegs::Inner { ptr, values });
@@ -123,7 +124,7 @@ pub(super) fn setup_biases(
 /// current pass's value.
 pub(super) fn element_bias_values(
     k: &mut Kernel,
-    spec: &GemmSpec,
+    spec: &EpilogueFacts,
     biases: &[BiasRegs],
     offset: Reg,
     p_true: Reg,
@@ -134,7 +135,7 @@ pub(super) fn element_bias_values(
             BiasRegs::Inner { ptr, .. } => {
                 let addr = k.reg(RegClass::B64);
                 k.push(format!("add.u64 {addr}, {ptr}, {offset};"));
-                load_f32(k, spec.c, p_true, addr, 0)
+                load_f32(k, spec.types.c, p_true, addr, 0)
             }
             BiasRegs::Outer { value, .. } => *value,
         })
@@ -145,15 +146,15 @@ pub(super) fn element_bias_values(
 /// rows after the thread's first, where `p_row` holds (0 elsewhere).
 pub(super) fn load_outer_biases(
     k: &mut Kernel,
-    spec: &GemmSpec,
+    spec: &EpilogueFacts,
     biases: &[BiasRegs],
     offset: u32,
     p_row: Reg,
 ) {
-    let size = spec.c.size_bytes();
+    let size = spec.types.c.size_bytes();
     for bias in biases {
         if let BiasRegs::Outer { ptr, value } = bias {
-            let loaded = load_f32(k, spec.c, p_row, *ptr, offset * size);
+            let loaded = load_f32(k, spec.types.c, p_row, *ptr, offset * size);
             k.push(format!("mov.f32 {value}, {loaded};"));
         }
     }
@@ -163,11 +164,11 @@ pub(super) fn load_outer_biases(
 /// of the store reads them at immediate offsets from there).
 pub(super) fn advance_outer_biases(
     k: &mut Kernel,
-    spec: &GemmSpec,
+    spec: &EpilogueFacts,
     biases: &[BiasRegs],
     rows: u32,
 ) {
-    let size = spec.c.size_bytes();
+    let size = spec.types.c.size_bytes();
     for bias in biases {
         if let BiasRegs::Outer { ptr, .. } = bias {
             k.push(format!("add.u64 {ptr}, {ptr}, {};", rows * size));
@@ -182,7 +183,7 @@ pub(super) fn advance_outer_biases(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn apply(
     k: &mut Kernel,
-    spec: &GemmSpec,
+    spec: &EpilogueFacts,
     acc: Reg,
     c: Reg,
     bias: &[Reg],
@@ -212,7 +213,7 @@ pub(super) fn apply(
         .emit(k, &inputs, &scalars, &options)
         .map_err(|e| PtxError::UnsupportedSpec {
             kernel: "gemm",
-            name: spec.kernel_name(),
+            name: String::from("sm80 epilogue"),
             reason: format!("epilogue `{epilogue}`: {e}"),
         })?;
     Ok(value.reg)

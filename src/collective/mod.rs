@@ -25,17 +25,29 @@
 //! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
 //! | [`EpilogueSm80`], [`VectorMapping`] | D = alpha * acc + beta * C, staged through shared memory; how threads take its vectors |
-//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | the collective builder |
 
-mod builder;
+/// Bytes of one `cp.async` copy and one epilogue vector.
+pub(crate) const VECTOR_BYTES: u32 = 16;
+
+/// Alignment in bytes of the kernel's dynamic shared memory (a multiple of
+/// the swizzle period the mainloop's `ldmatrix` XOR immediates rely on).
+pub(crate) const SMEM_ALIGN: u32 = 1024;
+
+mod dispatch_policy;
 mod epilogue_fusion;
 mod epilogue_sm80;
 mod mma_kind;
 mod sm80_mma_multistage;
 mod smem_layout;
+mod tile_context;
 
-pub use builder::{sm80_default_spec, sm80_default_specs, sm80_spec_for_problem};
+pub use dispatch_policy::{
+    EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag, MainloopPolicy,
+    MainloopSm80CpAsync, MainloopSpec, MainloopTag,
+};
+pub(crate) use epilogue_sm80::epilogue_pad;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use mma_kind::MmaKind;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;
+pub use tile_context::TileContext;

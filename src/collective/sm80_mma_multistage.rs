@@ -34,9 +34,8 @@ mod s2r_mma;
 pub(super) use mappings::tiled_mma_of;
 pub use mappings::G2sMapping;
 
-use super::{MmaKind, OperandSmem};
+use super::{MainloopSpec, MmaKind, OperandSmem, TileContext};
 use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
-use crate::kernel::gemm::GemmSpec;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::Operand;
 
@@ -105,16 +104,20 @@ impl Accumulators {
 /// The SM80 multistage mainloop of one [`GemmSpec`].
 #[derive(Clone, Debug)]
 pub struct Sm80MmaMultistage {
-    spec: GemmSpec,
+    spec: TileContext,
+    stages: u32,
     mma: MmaKind,
     a: OperandSmem,
     b: OperandSmem,
 }
 
 impl Sm80MmaMultistage {
-    /// The mainloop of `spec`; `None` if its element types have no MMA.
-    pub fn new(spec: &GemmSpec) -> Option<Self> {
-        let mma = MmaKind::for_types(spec.a, spec.b, spec.acc)?;
+    /// The mainloop of a kernel with context `ctx` and mainloop `spec`;
+    /// `None` if the element types have no MMA.
+    pub fn new(ctx: &TileContext, spec: &MainloopSpec) -> Option<Self> {
+        let stages = spec.stages();
+        let spec = ctx;
+        let mma = MmaKind::for_types(spec.types.a, spec.types.b, spec.types.acc)?;
         let threads = spec.block_threads();
         let operand = |major, extent, element: crate::numeric::ElementType| OperandSmem {
             major,
@@ -124,11 +127,18 @@ impl Sm80MmaMultistage {
             threads,
         };
         Some(Sm80MmaMultistage {
-            spec: spec.clone(),
+            spec: *spec,
+            stages,
             mma,
-            a: operand(spec.a_major, spec.tile[0], spec.a),
-            b: operand(spec.b_major, spec.tile[1], spec.b),
+            a: operand(spec.majors.a, spec.tile[0], spec.types.a),
+            b: operand(spec.majors.b, spec.tile[1], spec.types.b),
         })
+    }
+
+    /// Bytes of one stage: the A tile, then the B tile, each padded to the
+    /// 1024-byte swizzle period.
+    pub fn stage_bytes(&self) -> u32 {
+        self.a.stage_bytes() + self.b.stage_bytes()
     }
 
     /// The A tile of one stage.
@@ -177,8 +187,8 @@ impl Sm80MmaMultistage {
         }
         let acc = Accumulators { regs, ..acc };
 
-        let stages = self.spec.stages;
-        let stage_bytes = self.spec.stage_bytes();
+        let stages = self.stages;
+        let stage_bytes = self.stage_bytes();
         let bk = self.spec.tile[2];
         let ca = self.copy_setup(
             k,
@@ -367,10 +377,7 @@ impl Sm80MmaMultistage {
 
     fn advance_stage(&self, k: &mut Kernel, stage: Reg, end: Reg, total: u32) {
         let p = k.reg(RegClass::Pred);
-        k.push(format!(
-            "add.u32 {stage}, {stage}, {};",
-            self.spec.stage_bytes()
-        ));
+        k.push(format!("add.u32 {stage}, {stage}, {};", self.stage_bytes()));
         k.push(format!("setp.ge.u32 {p}, {stage}, {end};"));
         k.push(format!("@{p} sub.u32 {stage}, {stage}, {total};"));
     }

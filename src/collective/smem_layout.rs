@@ -2,8 +2,8 @@
 //! copies or reads which part of it is the tiled layer's business
 //! ([`crate::tiled`], built in the mainloop's `mappings.rs`).
 
-use crate::kernel::gemm::spec::SMEM_ALIGN;
-use crate::kernel::gemm::OperandMajor;
+use super::SMEM_ALIGN;
+use crate::gemm::OperandMajor;
 use crate::layout::{ComposedLayout, IntTuple, Layout, SmemSwizzle};
 
 /// Bytes of the widest swizzle-atom row ("line"): 8 chunks of 16 bytes.

@@ -21,7 +21,7 @@ impl EpilogueSm80 {
         irem: Reg,
         (p_beta, p_part): (Reg, Reg),
     ) -> Result<(), PtxError> {
-        let dsize = self.spec.d.size_bytes();
+        let dsize = self.spec.types.d.size_bytes();
         let (e, es) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
         let (off, caddr, daddr) = (
             k.reg(RegClass::B64),
@@ -38,7 +38,7 @@ impl EpilogueSm80 {
         k.push(format!("ld.shared.f32 {acc}, [{es}];"));
         k.push(format!("add.u64 {caddr}, {cptr}, {off};"));
         k.push(format!("add.u64 {daddr}, {dptr}, {off};"));
-        let cv = load_f32(k, self.spec.c, p_beta, caddr, 0);
+        let cv = load_f32(k, self.spec.types.c, p_beta, caddr, 0);
         let bias = element_bias_values(k, &self.spec, biases, off, p_part);
         let v = apply(
             k,
@@ -50,7 +50,7 @@ impl EpilogueSm80 {
             inp.beta,
             &inp.scalars,
         )?;
-        match self.spec.d {
+        match self.spec.types.d {
             ElementType::F32 => k.push(format!("st.global.f32 [{daddr}], {v};")),
             d => {
                 let ty = if d == ElementType::BF16 {

@@ -31,8 +31,21 @@ mod values;
 
 use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
 use super::MmaKind;
-use crate::kernel::gemm::spec::{epilogue_pad, VECTOR_BYTES};
-use crate::kernel::gemm::{GemmSpec, OutputMajor};
+use super::{EpilogueSpec, TileContext};
+use crate::arch::ArchKind;
+use crate::collective::VECTOR_BYTES;
+use crate::gemm::OutputMajor;
+use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
+
+/// f32 elements of padding per row of the epilogue's staging tile (N-major
+/// staging: rows of BN, M-major staging: rows of BM), so that the
+/// accumulator fragments store without bank conflicts.
+pub(crate) const fn epilogue_pad(major: OutputMajor) -> u32 {
+    match major {
+        OutputMajor::N => 8,
+        OutputMajor::M => 4,
+    }
+}
 use crate::layout::{IntTuple, Layout};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{emit_layout_offset, Operand, ThreadPartition};
@@ -92,28 +105,66 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
-/// The linear-combination epilogue of one [`GemmSpec`].
+/// What the SM80 epilogue is generated from: the kernel's [`TileContext`]
+/// and the fusion expression of its [`EpilogueSpec`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct EpilogueFacts {
+    pub(crate) arch: ArchKind,
+    pub(crate) types: GemmTypes,
+    pub(crate) majors: GemmMajors,
+    pub(crate) tile: [u32; 3],
+    pub(crate) warps: [u32; 3],
+    pub(crate) epilogue: Epilogue,
+}
+
+impl EpilogueFacts {
+    pub(crate) fn block_threads(&self) -> u32 {
+        self.warps.iter().product::<u32>() * 32
+    }
+
+    pub(crate) fn context(&self) -> TileContext {
+        TileContext {
+            arch: self.arch,
+            types: self.types,
+            majors: self.majors,
+            tile: self.tile,
+            warps: self.warps,
+        }
+    }
+}
+
+/// The SM80 epilogue: the accumulators staged through shared memory, then
+/// the fusion expression and vector stores of D.
 #[derive(Clone, Debug)]
 pub struct EpilogueSm80 {
-    spec: GemmSpec,
+    spec: EpilogueFacts,
 }
 
 impl EpilogueSm80 {
-    /// The epilogue of `spec`.
-    pub fn new(spec: &GemmSpec) -> Self {
-        EpilogueSm80 { spec: spec.clone() }
+    /// The epilogue of a kernel with context `ctx` and epilogue `spec`.
+    pub fn new(ctx: &TileContext, spec: &EpilogueSpec) -> Self {
+        EpilogueSm80 {
+            spec: EpilogueFacts {
+                arch: ctx.arch,
+                types: ctx.types,
+                majors: ctx.majors,
+                tile: ctx.tile,
+                warps: ctx.warps,
+                epilogue: spec.fusion.clone(),
+            },
+        }
     }
 
     /// Elements of D in one 16-byte vector.
     pub fn vector_elements(&self) -> u32 {
-        VECTOR_BYTES / self.spec.d.size_bytes()
+        VECTOR_BYTES / self.spec.types.d.size_bytes()
     }
 
     /// (rows, row length) of the staging tile: rows along D's strided
     /// dimension, each row D's contiguous dimension.
     fn staging_shape(&self) -> (u32, u32) {
         let [bm, bn, _] = self.spec.tile;
-        match self.spec.d_major {
+        match self.spec.majors.d {
             OutputMajor::N => (bm, bn),
             OutputMajor::M => (bn, bm),
         }
@@ -127,17 +178,18 @@ impl EpilogueSm80 {
     /// threads along it), and the threads that store (the rest stay idle).
     ///
     /// ```
-    /// use cutlet::collective::{sm80_default_spec, EpilogueSm80, VectorMapping};
+    /// use cutlet::collective::{EpilogueSm80, VectorMapping};
+    /// use cutlet::kernel::gemm::sm80_default_spec;
     /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
     /// let mut spec = sm80_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
     /// // 128x256 of bf16 over 256 threads: 32 vectors a row, 8 rows a pass.
-    /// assert_eq!(EpilogueSm80::new(&spec).vector_mapping(),
+    /// assert_eq!(EpilogueSm80::new(&spec.context(), &spec.epilogue).vector_mapping(),
     ///            VectorMapping { along: 32, rows_per_pass: 8, segments: 1, threads: 256 });
     /// // 32x256 on one warp: each thread takes one vector of each 32-vector segment of a row.
     /// (spec.tile, spec.warps) = ([32, 256, 64], [1, 1, 1]);
-    /// assert_eq!(EpilogueSm80::new(&spec).vector_mapping(),
+    /// assert_eq!(EpilogueSm80::new(&spec.context(), &spec.epilogue).vector_mapping(),
     ///            VectorMapping { along: 32, rows_per_pass: 1, segments: 1, threads: 32 });
     /// ```
     pub fn vector_mapping(&self) -> VectorMapping {
@@ -170,9 +222,9 @@ impl EpilogueSm80 {
     /// offset, D's contiguous dimension innermost, rows padded.
     pub fn staging_layout(&self) -> Layout {
         let (_, len) = self.staging_shape();
-        let pitch = i64::from(len + epilogue_pad(self.spec.d_major));
+        let pitch = i64::from(len + epilogue_pad(self.spec.majors.d));
         let [bm, bn, _] = self.spec.tile.map(i64::from);
-        let stride = match self.spec.d_major {
+        let stride = match self.spec.majors.d {
             OutputMajor::N => [pitch, 1],
             OutputMajor::M => [1, pitch],
         };
@@ -184,15 +236,23 @@ impl EpilogueSm80 {
     /// Value `c + 4 * (mi + m_tiles * ni)` is register `c` of MMA tile
     /// (mi, ni), [`Accumulators::tile`]'s order.
     pub fn acc_partition(&self) -> crate::Result<ThreadPartition> {
-        let mma = MmaKind::for_types(self.spec.a, self.spec.b, self.spec.acc).ok_or_else(|| {
-            crate::Error::invalid_argument(
-                "element types",
-                format!("{}/{}/{}", self.spec.a, self.spec.b, self.spec.acc),
-                "types with an mma",
-            )
-        })?;
+        let mma = MmaKind::for_types(self.spec.types.a, self.spec.types.b, self.spec.types.acc)
+            .ok_or_else(|| {
+                crate::Error::invalid_argument(
+                    "element types",
+                    format!(
+                        "{}/{}/{}",
+                        self.spec.types.a, self.spec.types.b, self.spec.types.acc
+                    ),
+                    "types with an mma",
+                )
+            })?;
         let [bm, bn, _] = self.spec.tile.map(i64::from);
-        tiled_mma_of(&self.spec, mma)?.partition(Operand::C, [bm, bn], &self.staging_layout())
+        tiled_mma_of(&self.spec.context(), mma)?.partition(
+            Operand::C,
+            [bm, bn],
+            &self.staging_layout(),
+        )
     }
 
     fn stage_accumulators(
@@ -203,7 +263,7 @@ impl EpilogueSm80 {
     ) -> Result<(), PtxError> {
         let err = |e: crate::Error| PtxError::UnsupportedSpec {
             kernel: "gemm",
-            name: self.spec.kernel_name(),
+            name: String::from("sm80 epilogue"),
             reason: e.to_string(),
         };
         let p = self.acc_partition().map_err(err)?;

@@ -1,12 +1,12 @@
 //! Step 2 of [`EpilogueSm80`]: the pass loop over 16-byte vectors of D,
 //! each read from the staging tile, combined with C and stored whole.
 
+use super::epilogue_pad;
 use super::{EpilogueInputs, EpilogueSm80};
 use crate::collective::epilogue_fusion::{
     advance_outer_biases, load_outer_biases, setup_biases, BiasRegs,
 };
-use crate::kernel::gemm::spec::epilogue_pad;
-use crate::kernel::gemm::OutputMajor;
+use crate::gemm::OutputMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 impl EpilogueSm80 {
@@ -19,9 +19,9 @@ impl EpilogueSm80 {
         let map = self.vector_mapping();
         let (vpr, rpp) = (map.along, map.rows_per_pass);
         let vec = self.vector_elements();
-        let dsize = self.spec.d.size_bytes();
-        let pitch = (len + epilogue_pad(self.spec.d_major)) * 4;
-        let (outer_rem, inner_rem) = match self.spec.d_major {
+        let dsize = self.spec.types.d.size_bytes();
+        let pitch = (len + epilogue_pad(self.spec.majors.d)) * 4;
+        let (outer_rem, inner_rem) = match self.spec.majors.d {
             OutputMajor::N => (inp.m_rem, inp.n_rem),
             OutputMajor::M => (inp.n_rem, inp.m_rem),
         };
@@ -209,7 +209,7 @@ impl EpilogueSm80 {
         for r in &packed {
             k.push(format!("mov.b32 {r}, 0;"));
         }
-        let words = (acc.len() as u32 * self.spec.d.size_bytes() / 4) as usize;
+        let words = (acc.len() as u32 * self.spec.types.d.size_bytes() / 4) as usize;
         let w = &packed[..words];
         k.push(format!(
             "@{p_ld} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{cptr}];",

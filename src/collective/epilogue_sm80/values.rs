@@ -9,7 +9,7 @@ use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 impl EpilogueSm80 {
     /// f32 values of C from packed words (16-bit types: two per word).
     pub(super) fn unpack(&self, k: &mut Kernel, words: &[Reg], out: &[Reg]) {
-        match self.spec.c {
+        match self.spec.types.c {
             ElementType::F32 => {
                 for (w, o) in words.iter().zip(out) {
                     k.push(format!("mov.b32 {o}, {w};"));
@@ -60,7 +60,7 @@ impl EpilogueSm80 {
 
     /// Packs f32 values into D's words.
     pub(super) fn pack(&self, k: &mut Kernel, vals: &[Reg], words: &[Reg]) {
-        match self.spec.d {
+        match self.spec.types.d {
             ElementType::F32 => {
                 for (v, w) in vals.iter().zip(words) {
                     k.push(format!("mov.b32 {w}, {v};"));

@@ -10,7 +10,7 @@ use super::super::OperandSmem;
 use super::mappings::G2sMapping;
 use super::{atom_error, MainloopInputs, Sm80MmaMultistage};
 use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
-use crate::kernel::gemm::OperandMajor;
+use crate::gemm::OperandMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{emit_layout_offset, emit_swizzle, Operand};
 

@@ -8,8 +8,8 @@
 use super::super::MmaKind;
 use super::Sm80MmaMultistage;
 use crate::atom::CopyAtom;
-use crate::kernel::gemm::GemmSpec;
-use crate::kernel::gemm::OperandMajor;
+use crate::collective::TileContext;
+use crate::gemm::OperandMajor;
 use crate::layout::{IntTuple, Layout};
 use crate::numeric::ElementType;
 use crate::tiled::{Operand, ThreadPartition, TiledCopy, TiledMma};
@@ -96,7 +96,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 }
 
 /// [`Sm80MmaMultistage::tiled_mma`] of `spec` (the epilogue's too).
-pub(crate) fn tiled_mma_of(spec: &GemmSpec, mma: MmaKind) -> Result<TiledMma> {
+pub(crate) fn tiled_mma_of(spec: &TileContext, mma: MmaKind) -> Result<TiledMma> {
     let atom = mma.atom();
     let [am, an, _] = atom.shape_mnk();
     let [wm, wn, wk] = spec.warps.map(i64::from);
@@ -204,8 +204,8 @@ impl Sm80MmaMultistage {
 
     fn operand(&self, op: Operand) -> Result<(super::OperandSmem, ElementType)> {
         match op {
-            Operand::A => Ok((self.a, self.spec.a)),
-            Operand::B => Ok((self.b, self.spec.b)),
+            Operand::A => Ok((self.a, self.spec.types.a)),
+            Operand::B => Ok((self.b, self.spec.types.b)),
             Operand::C => Err(Error::invalid_argument(
                 "mainloop operand",
                 "C",

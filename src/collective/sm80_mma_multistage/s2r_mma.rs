@@ -11,8 +11,8 @@ use crate::atom::{
     MemorySpace, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
     UniversalCopy,
 };
-use crate::kernel::gemm::spec::SMEM_ALIGN;
-use crate::kernel::gemm::OperandMajor;
+use crate::collective::SMEM_ALIGN;
+use crate::gemm::OperandMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{emit_layout_offset, emit_swizzle, Operand};
 
@@ -67,7 +67,7 @@ impl Sm80MmaMultistage {
         let to_bytes = |v: i64| {
             u32::try_from(v << shift).map_err(|_| PtxError::UnsupportedSpec {
                 kernel: "gemm",
-                name: self.spec.kernel_name(),
+                name: String::from("sm80 mainloop"),
                 reason: format!(
                     "ldmatrix offset {v} of a stage: expected a non-negative 32-bit offset"
                 ),
@@ -84,7 +84,7 @@ impl Sm80MmaMultistage {
         // XOR into `stage + base` is XOR into `base` when every stage
         // address is a multiple of the swizzle's period (in bytes).
         let period_bytes = p.swizzle().period() << shift;
-        let aligned = [stage_offset, self.spec.stage_bytes(), SMEM_ALIGN]
+        let aligned = [stage_offset, self.stage_bytes(), SMEM_ALIGN]
             .iter()
             .all(|&b| i64::from(b) % period_bytes == 0);
         if let Some(split) = p.val_xor_add().filter(|_| aligned) {

@@ -116,10 +116,8 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// (e.g. its arity does not match its bias vectors).
     pub fn with_epilogue(device: &Device, epilogue: Epilogue) -> Result<Self> {
         let () = C::CHECK;
-        let spec = GemmSpec {
-            epilogue,
-            ..C::spec()
-        };
+        let mut spec = C::spec();
+        spec.epilogue.fusion = epilogue;
         spec.validate()?;
         Ok(GemmUniversalAdapter {
             launcher: Launcher::new(device, spec),

@@ -11,8 +11,8 @@ use super::launcher::{check_spec, Launcher};
 use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
-use crate::collective::sm80_default_spec;
 use crate::device::{Device, LoadedKernel};
+use crate::kernel::gemm::sm80_default_spec;
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::{Element, ElementType};
 use crate::{Error, Result};
@@ -47,7 +47,7 @@ pub struct Gemm {
 /// Builds a [`Gemm`] (or a [`TypedGemm`]): element types and majors of A,
 /// B and D (C has D's), the accumulator, and optionally the tile, warps and
 /// stages. Unset fields come from the SM80 collective builder
-/// ([`sm80_default_spec`](crate::collective::sm80_default_spec)).
+/// ([`sm80_default_spec`](crate::kernel::gemm::sm80_default_spec)).
 #[must_use]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GemmBuilder {
@@ -119,7 +119,7 @@ impl GemmBuilder {
     /// use cutlet::device::gemm::Gemm;
     ///
     /// let spec = Gemm::builder().tile([32, 32, 64]).spec().unwrap();
-    /// assert_eq!((spec.warps, spec.stages), ([1, 1, 1], 4));
+    /// assert_eq!((spec.mainloop.warps, spec.mainloop.stages()), ([1, 1, 1], 4));
     /// let refused = Gemm::builder().tile([32, 32, 64]).warps([1, 8]).spec().unwrap_err();
     /// assert!(refused.to_string().contains("TileN 32 over 8 warps along N gives each warp 4 columns"));
     /// ```
@@ -172,7 +172,7 @@ impl GemmBuilder {
         let acc = self.acc.unwrap_or(ElementType::F32);
         let mut spec = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
         if let Some(epilogue) = &self.epilogue {
-            spec.epilogue = epilogue.clone();
+            spec.epilogue.fusion = epilogue.clone();
         }
         if let Some(arch) = self.arch {
             spec.arch = arch;
@@ -181,15 +181,16 @@ impl GemmBuilder {
             spec.tile = tile;
         }
         match (self.warps, self.tile) {
-            (Some([wm, wn]), _) => spec.warps = [wm, wn, 1],
-            (None, Some(_)) => spec.warps = auto_warps(&spec),
+            (Some([wm, wn]), _) => spec.mainloop.warps = [wm, wn, 1],
+            (None, Some(_)) => spec.mainloop.warps = auto_warps(&spec),
             (None, None) => {}
         }
-        spec.stages = match self.stages {
+        let stages = match self.stages {
             Some(stages) => stages,
             None if self.tile.is_some() => auto_stages(&spec),
-            None => spec.stages,
+            None => spec.mainloop.stages(),
         };
+        spec.set_stages(stages);
         check_spec(&spec)?;
         Ok(spec)
     }
@@ -263,11 +264,9 @@ fn auto_warps(spec: &GemmSpec) -> [u32; 3] {
             if wm * wn > 32 {
                 continue;
             }
-            let mut candidate = GemmSpec {
-                warps: [wm, wn, 1],
-                ..spec.clone()
-            };
-            candidate.stages = auto_stages(&candidate);
+            let mut candidate = spec.clone();
+            candidate.mainloop.warps = [wm, wn, 1];
+            candidate.set_stages(auto_stages(&candidate));
             if check_config(&candidate.facts()).is_err() {
                 continue;
             }
@@ -277,7 +276,7 @@ fn auto_warps(spec: &GemmSpec) -> [u32; 3] {
             }
         }
     }
-    best.map_or(spec.warps, |(_, _, warps)| warps)
+    best.map_or(spec.mainloop.warps, |(_, _, warps)| warps)
 }
 
 /// As many stages as fit in the arch's opt-in shared memory, 2 to [`MAX_AUTO_STAGES`].

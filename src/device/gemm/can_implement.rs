@@ -64,35 +64,35 @@ pub fn check_problem(spec: &GemmSpec, problem: &ProblemFacts) -> Result<()> {
     let [align_a, align_b, align_c, align_d] = spec.alignment();
     let a = OperandCheck::new(
         "a",
-        spec.a,
+        spec.types.a,
         align_a,
-        operand_extent(spec.a_major, shape.m, shape.k),
+        operand_extent(spec.majors.a, shape.m, shape.k),
     );
     let b = OperandCheck::new(
         "b",
-        spec.b,
+        spec.types.b,
         align_b,
-        operand_extent(spec.b_major, shape.n, shape.k),
+        operand_extent(spec.majors.b, shape.n, shape.k),
     );
-    let c_extent = output_extent(spec.c_major, shape.m, shape.n);
-    let d_extent = output_extent(spec.d_major, shape.m, shape.n);
+    let c_extent = output_extent(spec.majors.c, shape.m, shape.n);
+    let d_extent = output_extent(spec.majors.d, shape.m, shape.n);
     let empty = shape.is_empty_output();
     a.check(&problem.a, &shape, empty || shape.k == 0)?;
     b.check(&problem.b, &shape, empty || shape.k == 0)?;
-    let d = OperandCheck::new("d", spec.d, align_d, d_extent);
+    let d = OperandCheck::new("d", spec.types.d, align_d, d_extent);
     d.check(&problem.d, &shape, empty)?;
     match &problem.c {
         Some(c_facts) => {
-            OperandCheck::new("c", spec.c, align_c, c_extent).check(c_facts, &shape, empty)?
+            OperandCheck::new("c", spec.types.c, align_c, c_extent).check(c_facts, &shape, empty)?
         }
         None => {
-            if spec.c != spec.d || spec.c_major != spec.d_major {
+            if spec.types.c != spec.types.d || spec.majors.c != spec.majors.d {
                 return Err(Error::invalid_argument(
                     "c",
                     "d's own buffer (Source::D)",
                     format!(
                         "a separate C buffer: the kernel's C is {} {:?}-major and its D {} {:?}-major, so D cannot serve as C",
-                        spec.c, spec.c_major, spec.d, spec.d_major
+                        spec.types.c, spec.majors.c, spec.types.d, spec.majors.d
                     ),
                 ));
             }

@@ -1,6 +1,7 @@
 //! [`Config`]: a GEMM configuration as a type. Tile shape, warp layout and
-//! stage count are typenum numbers; element types, majors and arch are tag
-//! types. A bad combination fails to compile with a sentence naming the
+//! cluster shape are typenum numbers; element types, majors, arch and the
+//! kernel's parts (mainloop with its stage count, epilogue, kernel
+//! schedule, tile scheduler) are tag types. A bad combination fails to compile with a sentence naming the
 //! values; a good one lowers to the [`GemmSpec`] the kernel is generated from.
 
 use std::marker::PhantomData;
@@ -9,7 +10,12 @@ use typenum::Unsigned;
 
 use super::tags::{GemmElement, OperandMajorTag, OutputMajorTag};
 use crate::arch::Arch;
-use crate::kernel::gemm::{check_config, ConfigFacts, GemmSpec};
+use crate::collective::{EpilogueSm80Staged, EpilogueSpec, EpilogueTag, MainloopSpec, MainloopTag};
+use crate::gemm::{GemmMajors, GemmTypes};
+use crate::kernel::gemm::{
+    check_config, ConfigFacts, DataParallelScheduler, GemmSpec, KernelMultistage,
+    KernelScheduleTag, TileSchedulerTag,
+};
 
 /// A GEMM configuration, as CUTLASS's `CollectiveMma` + `CollectiveEpilogue`
 /// template arguments, with named associated types instead of a positional list.
@@ -22,7 +28,11 @@ use crate::kernel::gemm::{check_config, ConfigFacts, GemmSpec};
 /// | `Arch` | the architecture tag ([`Sm80`](crate::arch::Sm80)) |
 /// | `TileM`, `TileN`, `TileK` | the CTA tile (BM, BN, BK), typenum numbers |
 /// | `WarpsM`, `WarpsN` | warps of the CTA along M and N |
-/// | `Stages` | shared-memory pipeline stages |
+/// | `ClusterM`, `ClusterN` | the thread-block cluster, typenum numbers (1 x 1: no cluster) |
+/// | `Mainloop` | the mainloop policy tag, carrying its stage count ([`MainloopSm80CpAsync`](crate::collective::MainloopSm80CpAsync), or a bare typenum stage count) |
+/// | `Epilogue` | the epilogue policy tag ([`EpilogueSm80Staged`]) |
+/// | `Schedule` | the kernel-schedule tag ([`KernelMultistage`]) |
+/// | `Scheduler` | the tile-scheduler tag ([`DataParallelScheduler`]) |
 /// | `FACTS` | the lowered values the rules read |
 /// | `CHECK` | the compile-time check ([`check_config`]); evaluated by every front door |
 ///
@@ -61,24 +71,43 @@ pub trait Config: Send + Sync + 'static {
     type WarpsM: Unsigned;
     /// Warps along N.
     type WarpsN: Unsigned;
-    /// Shared-memory stages.
-    type Stages: Unsigned;
+    /// Cluster extent along M.
+    type ClusterM: Unsigned;
+    /// Cluster extent along N.
+    type ClusterN: Unsigned;
+    /// The mainloop, with its stage count.
+    type Mainloop: MainloopTag;
+    /// The epilogue.
+    type Epilogue: EpilogueTag;
+    /// The kernel schedule.
+    type Schedule: KernelScheduleTag;
+    /// The tile scheduler.
+    type Scheduler: TileSchedulerTag;
 
     /// The configuration's lowered facts, as the rules read them.
     const FACTS: ConfigFacts = ConfigFacts {
         arch: <Self::Arch as Arch>::KIND,
-        a: <Self::A as GemmElement>::TYPE,
-        b: <Self::B as GemmElement>::TYPE,
-        c: <Self::C as GemmElement>::TYPE,
-        d: <Self::D as GemmElement>::TYPE,
-        acc: <Self::Acc as GemmElement>::TYPE,
-        a_major: <Self::MajorA as OperandMajorTag>::MAJOR,
-        b_major: <Self::MajorB as OperandMajorTag>::MAJOR,
-        c_major: <Self::MajorC as OutputMajorTag>::MAJOR,
-        d_major: <Self::MajorC as OutputMajorTag>::MAJOR,
+        types: GemmTypes::new(
+            <Self::A as GemmElement>::TYPE,
+            <Self::B as GemmElement>::TYPE,
+            <Self::C as GemmElement>::TYPE,
+            <Self::D as GemmElement>::TYPE,
+            <Self::Acc as GemmElement>::TYPE,
+        ),
+        majors: GemmMajors::new(
+            <Self::MajorA as OperandMajorTag>::MAJOR,
+            <Self::MajorB as OperandMajorTag>::MAJOR,
+            <Self::MajorC as OutputMajorTag>::MAJOR,
+        ),
         tile: [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
-        warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],
-        stages: Self::Stages::U32,
+        cluster: [Self::ClusterM::U32, Self::ClusterN::U32, 1],
+        mainloop: MainloopSpec {
+            policy: <Self::Mainloop as MainloopTag>::POLICY,
+            warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],
+        },
+        epilogue: <Self::Epilogue as EpilogueTag>::POLICY,
+        scheduler: <Self::Scheduler as TileSchedulerTag>::POLICY,
+        schedule: <Self::Schedule as KernelScheduleTag>::SCHEDULE,
     };
 
     /// Fails to compile (when a front door evaluates it) for a configuration
@@ -95,19 +124,17 @@ pub trait Config: Send + Sync + 'static {
         let f = Self::FACTS;
         GemmSpec {
             arch: f.arch,
-            a: f.a,
-            b: f.b,
-            c: f.c,
-            d: f.d,
-            acc: f.acc,
-            a_major: f.a_major,
-            b_major: f.b_major,
-            c_major: f.c_major,
-            d_major: f.d_major,
+            types: f.types,
+            majors: f.majors,
             tile: f.tile,
-            warps: f.warps,
-            stages: f.stages,
-            epilogue: crate::kernel::gemm::Epilogue::default(),
+            cluster: f.cluster,
+            mainloop: f.mainloop,
+            epilogue: EpilogueSpec {
+                policy: f.epilogue,
+                fusion: crate::gemm::Epilogue::default(),
+            },
+            scheduler: f.scheduler,
+            schedule: f.schedule,
         }
     }
 }
@@ -124,7 +151,15 @@ pub struct Tile<M, N, K>(PhantomData<(M, N, K)>);
 /// Warp layout (along M, along N) of a [`GemmConfig`], typenum numbers.
 pub struct Warps<M, N>(PhantomData<(M, N)>);
 
-/// A GEMM configuration built from its parts.
+/// Thread-block cluster (along M, along N) of a [`GemmConfig`], typenum
+/// numbers; `Cluster<U1, U1>`, the default, is no cluster.
+pub struct Cluster<M, N>(PhantomData<(M, N)>);
+
+/// A GEMM configuration built from its parts: element types, majors, tile,
+/// warps, the mainloop (a policy tag carrying its stage count, or a bare
+/// typenum stage count for the SM80 multistage mainloop), the arch, and
+/// (with defaults) the kernel schedule, the tile scheduler, the epilogue
+/// and the cluster.
 ///
 /// ```
 /// use cutlet::arch::{ArchKind, Sm80};
@@ -180,18 +215,74 @@ pub struct Warps<M, N>(PhantomData<(M, N)>);
 ///                       Tile<U256, U256, U64>, Warps<U2, U4>, U8, Sm80>;
 /// let () = <Bad as Config>::CHECK;
 /// ```
-pub struct GemmConfig<Ty, Maj, Tl, Wp, Stages, Ar = crate::arch::Sm80>(
-    PhantomData<(Ty, Maj, Tl, Wp, Stages, Ar)>,
-);
+///
+/// The parts named as policy tags, as CUTLASS names its dispatch policies:
+///
+/// ```
+/// use cutlet::arch::Sm80;
+/// use cutlet::collective::{EpilogueSm80Staged, MainloopPolicy, MainloopSm80CpAsync};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{DataParallelScheduler, KernelMultistage, KernelSchedule};
+/// use half::f16;
+/// use typenum::{U1, U128, U2, U32, U4};
+///
+/// type Parts = GemmConfig<
+///     Types<f16, f16, f16, f16, f32>,
+///     Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U32>,
+///     Warps<U2, U2>,
+///     MainloopSm80CpAsync<U4>,
+///     Sm80,
+///     KernelMultistage,
+///     DataParallelScheduler,
+///     EpilogueSm80Staged,
+///     Cluster<U1, U1>,
+/// >;
+/// let spec = Parts::spec();
+/// assert_eq!(spec.mainloop.policy, MainloopPolicy::Sm80CpAsync { stages: 4 });
+/// assert_eq!(spec.schedule, KernelSchedule::Multistage);
+/// ```
+///
+/// The multistage kernel runs without clusters:
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm80;
+/// use cutlet::collective::{EpilogueSm80Staged, MainloopSm80CpAsync};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{DataParallelScheduler, KernelMultistage};
+/// use half::f16;
+/// use typenum::{U1, U128, U2, U32, U4};
+/// type Bad = GemmConfig<Types<f16, f16, f16, f16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///                       Tile<U128, U128, U32>, Warps<U2, U2>, MainloopSm80CpAsync<U4>, Sm80,
+///                       KernelMultistage, DataParallelScheduler, EpilogueSm80Staged, Cluster<U2, U1>>;
+/// let () = <Bad as Config>::CHECK;
+/// ```
+#[allow(clippy::type_complexity)]
+pub struct GemmConfig<
+    Ty,
+    Maj,
+    Tl,
+    Wp,
+    Mainloop,
+    Ar = crate::arch::Sm80,
+    Schedule = KernelMultistage,
+    Scheduler = DataParallelScheduler,
+    Epi = EpilogueSm80Staged,
+    Cl = Cluster<typenum::U1, typenum::U1>,
+>(PhantomData<(Ty, Maj, Tl, Wp, Mainloop, Ar, Schedule, Scheduler, Epi, Cl)>);
 
-impl<A, B, C, D, Acc, MA, MB, MC, BM, BN, BK, WM, WN, S, Ar> Config
+impl<A, B, C, D, Acc, MA, MB, MC, BM, BN, BK, WM, WN, ML, Ar, Sch, TS, Epi, CM, CN> Config
     for GemmConfig<
         Types<A, B, C, D, Acc>,
         Majors<MA, MB, MC>,
         Tile<BM, BN, BK>,
         Warps<WM, WN>,
-        S,
+        ML,
         Ar,
+        Sch,
+        TS,
+        Epi,
+        Cluster<CM, CN>,
     >
 where
     A: GemmElement,
@@ -207,8 +298,13 @@ where
     BK: Unsigned + Send + Sync + 'static,
     WM: Unsigned + Send + Sync + 'static,
     WN: Unsigned + Send + Sync + 'static,
-    S: Unsigned + Send + Sync + 'static,
+    ML: MainloopTag,
     Ar: Arch,
+    Sch: KernelScheduleTag,
+    TS: TileSchedulerTag,
+    Epi: EpilogueTag,
+    CM: Unsigned + Send + Sync + 'static,
+    CN: Unsigned + Send + Sync + 'static,
 {
     type A = A;
     type B = B;
@@ -224,5 +320,10 @@ where
     type TileK = BK;
     type WarpsM = WM;
     type WarpsN = WN;
-    type Stages = S;
+    type ClusterM = CM;
+    type ClusterN = CN;
+    type Mainloop = ML;
+    type Epilogue = Epi;
+    type Schedule = Sch;
+    type Scheduler = TS;
 }

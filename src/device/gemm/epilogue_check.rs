@@ -51,13 +51,13 @@ pub fn check_scalars(alpha: f64, beta: f64, extra: &[f64]) -> Result<()> {
 /// use cutlet::device::gemm::{check_epilogue, GemmShape};
 /// use cutlet::fusion::{Expr, Expression};
 /// use cutlet::kernel::gemm::{BiasAxis, Epilogue};
-/// use cutlet::collective::sm80_default_spec;
+/// use cutlet::kernel::gemm::sm80_default_spec;
 /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
 /// let mut spec = sm80_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
 /// let e = Expression::from_fn(|acc: Expr, _c: Expr, bias: Expr| acc + bias);
-/// spec.epilogue = Epilogue::new(e, &[BiasAxis::Column]).unwrap();
+/// spec.epilogue.fusion = Epilogue::new(e, &[BiasAxis::Column]).unwrap();
 /// let shape = GemmShape::new(64, 100, 32, 1);
 /// assert!(check_epilogue(&spec, &shape, &[100], 0).is_ok());
 /// let err = check_epilogue(&spec, &shape, &[99], 0).unwrap_err();
@@ -73,7 +73,7 @@ pub fn check_epilogue(
     bias_lens: &[usize],
     scalars: usize,
 ) -> Result<()> {
-    let epilogue = &spec.epilogue;
+    let epilogue = &spec.epilogue.fusion;
     let axes = epilogue.biases();
     if bias_lens.len() != axes.len() {
         return Err(Error::invalid_argument(

@@ -89,7 +89,7 @@ pub use builder::{Gemm, GemmBuilder};
 pub use can_implement::{
     check_arch, check_problem, OperandFacts, ProblemFacts, MAX_BATCH, MAX_EXTENT,
 };
-pub use config::{Config, GemmConfig, Majors, Tile, Types, Warps};
+pub use config::{Cluster, Config, GemmConfig, Majors, Tile, Types, Warps};
 pub use defaults::{DefaultBf16Sm80, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultTf32Sm80};
 pub use epilogue_check::{check_epilogue, check_scalars};
 pub use launcher::DEFAULT_RASTER_LOG;

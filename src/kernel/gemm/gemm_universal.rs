@@ -25,7 +25,7 @@ impl GemmSpec {
     /// The PTX module: one kernel named [`kernel_name`](Self::kernel_name).
     ///
     /// ```
-    /// use cutlet::collective::sm80_default_spec;
+    /// use cutlet::kernel::gemm::sm80_default_spec;
     /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{F16, F32};
     ///
@@ -47,9 +47,9 @@ impl GemmSpec {
             crate::Error::Config { reason, .. } => unsupported(reason),
             other => unsupported(other.to_string()),
         })?;
-        let mainloop = Sm80MmaMultistage::new(self)
+        let mainloop = Sm80MmaMultistage::new(&self.context(), &self.mainloop)
             .ok_or_else(|| unsupported("no mma for these element types".to_string()))?;
-        let epilogue = EpilogueSm80::new(self);
+        let epilogue = EpilogueSm80::new(&self.context(), &self.epilogue);
         let mut module = Module::new(self.arch);
         module.add_kernel(self.kernel(&mainloop, &epilogue)?)?;
         module.emit()
@@ -63,7 +63,7 @@ impl GemmSpec {
         let mut k = Kernel::new(&self.kernel_name())?;
         k.required_threads(self.block_threads(), 1, 1);
         k.min_blocks_per_sm(1);
-        let smem_var = k.shared_dynamic("gemm_smem", super::spec::SMEM_ALIGN)?;
+        let smem_var = k.shared_dynamic("gemm_smem", crate::collective::SMEM_ALIGN)?;
         let mut ptrs = Vec::new();
         for name in ["a", "b", "c", "d"] {
             ptrs.push(k.param(name, ParamType::U64)?);
@@ -84,11 +84,11 @@ impl GemmSpec {
         let beta_p = k.param("beta", ParamType::F32)?;
         let raster_p = k.param("raster_log", ParamType::U32)?;
         let mut bias_ps = Vec::new();
-        for i in 0..self.epilogue.biases().len() {
+        for i in 0..self.epilogue.fusion.biases().len() {
             bias_ps.push(k.param(&format!("bias{i}"), ParamType::U64)?);
         }
         let mut scalar_ps = Vec::new();
-        for j in 0..self.epilogue.extra_scalars() {
+        for j in 0..self.epilogue.fusion.extra_scalars() {
             scalar_ps.push(k.param(&format!("s{}", j + 2), ParamType::F32)?);
         }
 
@@ -120,7 +120,7 @@ impl GemmSpec {
         k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
         k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
 
-        let types = [self.a, self.b, self.c, self.d];
+        let types = [self.types.a, self.types.b, self.types.c, self.types.d];
         let batch = k.reg(RegClass::B64);
         k.push(format!("cvt.u64.u32 {batch}, {};", coord.batch));
         // Batch base addresses (valid for any tile) and leading dims in bytes.
@@ -143,16 +143,16 @@ impl GemmSpec {
             bases[0],
             ld_bytes[0],
             m0,
-            self.a_major,
-            self.a.size_bytes(),
+            self.majors.a,
+            self.types.a.size_bytes(),
         );
         let b_tile = self.operand_tile(
             &mut k,
             bases[1],
             ld_bytes[1],
             n0,
-            self.b_major,
-            self.b.size_bytes(),
+            self.majors.b,
+            self.types.b.size_bytes(),
         );
         let c_tile = self.output_tile(
             &mut k,
@@ -160,8 +160,8 @@ impl GemmSpec {
             ld_bytes[2],
             m0,
             n0,
-            self.c_major,
-            self.c.size_bytes(),
+            self.majors.c,
+            self.types.c.size_bytes(),
         );
         let d_tile = self.output_tile(
             &mut k,
@@ -169,12 +169,12 @@ impl GemmSpec {
             ld_bytes[3],
             m0,
             n0,
-            self.d_major,
-            self.d.size_bytes(),
+            self.majors.d,
+            self.types.d.size_bytes(),
         );
 
         let mut bias_tiles = Vec::new();
-        for (param, axis) in bias_ps.iter().zip(self.epilogue.biases()) {
+        for (param, axis) in bias_ps.iter().zip(self.epilogue.fusion.biases()) {
             let base = k.load_param(param)?;
             k.cvta_to_global(base, base);
             let origin = match axis {
@@ -184,7 +184,7 @@ impl GemmSpec {
             let wide = k.reg(RegClass::B64);
             k.push(format!(
                 "mul.wide.u32 {wide}, {origin}, {};",
-                self.c.size_bytes()
+                self.types.c.size_bytes()
             ));
             k.push(format!("add.u64 {base}, {base}, {wide};"));
             bias_tiles.push(base);

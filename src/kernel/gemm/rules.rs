@@ -14,6 +14,7 @@
 //! | rule | why |
 //! |---|---|
 //! | architecture `Sm80` or `Sm90` | the kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later) |
+//! | cluster 1x1x1 | the multistage kernel schedule runs without clusters |
 //! | A/B/accumulator types with a tensor-core instruction | f16/f16/f32, bf16/bf16/f32, f16/f16/f16, tf32/tf32/f32 |
 //! | C and D of one type (f16, bf16, f32) and one major | the epilogue reads C where it writes D |
 //! | at most 1024 threads (32 warps), one warp along K | a block's limit |
@@ -27,41 +28,37 @@
 
 use std::fmt;
 
-use super::spec::{epilogue_pad, OperandMajor, OutputMajor, SMEM_ALIGN};
+use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
+use crate::collective::{epilogue_pad, SMEM_ALIGN};
+use crate::collective::{EpiloguePolicy, MainloopSpec};
+use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
 /// Every fact of a GEMM configuration the rules read: a
-/// [`GemmSpec`](super::GemmSpec) without its epilogue expression, `Copy`
-/// so that a `const` can build it from a configuration type.
+/// [`GemmSpec`](super::GemmSpec) with its epilogue's policy but without
+/// its fusion expression, `Copy` so that a `const` can build it from a
+/// configuration type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ConfigFacts {
     /// The architecture the PTX targets.
     pub arch: ArchKind,
-    /// Element type of A.
-    pub a: ElementType,
-    /// Element type of B.
-    pub b: ElementType,
-    /// Element type of C.
-    pub c: ElementType,
-    /// Element type of D.
-    pub d: ElementType,
-    /// Accumulator type.
-    pub acc: ElementType,
-    /// Contiguous dimension of A.
-    pub a_major: OperandMajor,
-    /// Contiguous dimension of B.
-    pub b_major: OperandMajor,
-    /// Contiguous dimension of C.
-    pub c_major: OutputMajor,
-    /// Contiguous dimension of D.
-    pub d_major: OutputMajor,
+    /// Element types of A, B, C, D and the accumulator.
+    pub types: GemmTypes,
+    /// Contiguous dimensions of A, B, C and D.
+    pub majors: GemmMajors,
     /// CTA tile (BM, BN, BK).
     pub tile: [u32; 3],
-    /// Warps along (M, N, K).
-    pub warps: [u32; 3],
-    /// Shared-memory stages.
-    pub stages: u32,
+    /// Thread-block cluster (M, N, K).
+    pub cluster: [u32; 3],
+    /// The mainloop's policy and warp layout.
+    pub mainloop: MainloopSpec,
+    /// The epilogue's policy.
+    pub epilogue: EpiloguePolicy,
+    /// The tile scheduler.
+    pub scheduler: TileSchedulerPolicy,
+    /// The kernel schedule.
+    pub schedule: KernelSchedule,
 }
 
 /// The mma atom's shape (M, N, K) for A's element type: 16x8x16, or
@@ -89,15 +86,15 @@ pub const fn register_budget(threads: u32) -> u32 {
 impl ConfigFacts {
     /// Threads per block: 32 per warp.
     pub const fn block_threads(&self) -> u32 {
-        self.warps[0] * self.warps[1] * self.warps[2] * 32
+        self.mainloop.warps[0] * self.mainloop.warps[1] * self.mainloop.warps[2] * 32
     }
 
     /// Bytes of one mainloop stage: the A tile, then the B tile, each
     /// rounded up to the 1024-byte alignment of the swizzle atoms.
     pub const fn stage_bytes(&self) -> u32 {
         let [bm, bn, bk] = self.tile;
-        let a = (bm * bk * self.a.size_bytes()).next_multiple_of(SMEM_ALIGN);
-        let b = (bn * bk * self.b.size_bytes()).next_multiple_of(SMEM_ALIGN);
+        let a = (bm * bk * self.types.a.size_bytes()).next_multiple_of(SMEM_ALIGN);
+        let b = (bn * bk * self.types.b.size_bytes()).next_multiple_of(SMEM_ALIGN);
         a + b
     }
 
@@ -105,8 +102,8 @@ impl ConfigFacts {
     /// whole CTA tile, rows padded against bank conflicts.
     pub const fn epilogue_bytes(&self) -> u32 {
         let [bm, bn, _] = self.tile;
-        let pad = epilogue_pad(self.d_major);
-        match self.d_major {
+        let pad = epilogue_pad(self.majors.d);
+        match self.majors.d {
             OutputMajor::N => bm * (bn + pad) * 4,
             OutputMajor::M => bn * (bm + pad) * 4,
         }
@@ -115,7 +112,7 @@ impl ConfigFacts {
     /// Dynamic shared memory of the kernel: the larger of the mainloop's
     /// stages and the epilogue's staging tile (which reuses them).
     pub const fn shared_mem_bytes(&self) -> u32 {
-        let mainloop = self.stages * self.stage_bytes();
+        let mainloop = self.mainloop.stages() * self.stage_bytes();
         let epilogue = self.epilogue_bytes();
         if mainloop > epilogue {
             mainloop
@@ -129,7 +126,7 @@ impl ConfigFacts {
     /// use; addressing comes on top).
     pub const fn fragment_registers(&self) -> u32 {
         let (wtm, wtn) = self.warp_tile();
-        let acc = match self.acc {
+        let acc = match self.types.acc {
             ElementType::F16 => wtm * wtn / 64,
             _ => wtm * wtn / 32,
         };
@@ -140,7 +137,7 @@ impl ConfigFacts {
 
     /// The warp tile (M, N).
     pub const fn warp_tile(&self) -> (u32, u32) {
-        let [wm, wn, _] = self.warps;
+        let [wm, wn, _] = self.mainloop.warps;
         let wm = if wm == 0 { 1 } else { wm };
         let wn = if wn == 0 { 1 } else { wn };
         (self.tile[0] / wm, self.tile[1] / wn)
@@ -158,17 +155,24 @@ pub const fn swizzle_row_ok(bytes: u32) -> bool {
 ///
 /// ```
 /// use cutlet::arch::ArchKind;
-/// use cutlet::kernel::gemm::{check_config, ConfigFacts, OperandMajor, OutputMajor};
+/// use cutlet::collective::{EpiloguePolicy, MainloopPolicy, MainloopSpec};
+/// use cutlet::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+/// use cutlet::kernel::gemm::{check_config, ConfigFacts, KernelSchedule, TileSchedulerPolicy};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
 /// let mut facts = ConfigFacts {
-///     arch: ArchKind::Sm80, a: BF16, b: BF16, c: BF16, d: BF16, acc: F32,
-///     a_major: OperandMajor::K, b_major: OperandMajor::K,
-///     c_major: OutputMajor::N, d_major: OutputMajor::N,
-///     tile: [32, 32, 64], warps: [1, 1, 1], stages: 2,
+///     arch: ArchKind::Sm80,
+///     types: GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+///     majors: GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+///     tile: [32, 32, 64],
+///     cluster: [1, 1, 1],
+///     mainloop: MainloopSpec { policy: MainloopPolicy::Sm80CpAsync { stages: 2 }, warps: [1, 1, 1] },
+///     epilogue: EpiloguePolicy::Sm80Staged,
+///     scheduler: TileSchedulerPolicy::DataParallel,
+///     schedule: KernelSchedule::Multistage,
 /// };
 /// assert!(check_config(&facts).is_ok());
-/// facts.warps = [4, 1, 1];
+/// facts.mainloop.warps = [4, 1, 1];
 /// assert_eq!(
 ///     check_config(&facts).unwrap_err().as_str(),
 ///     "TileM 32 over 4 warps along M gives each warp 8 rows: expected a multiple of the mma atom's 16 rows (TileM a multiple of 16 x WarpsM)"
@@ -183,50 +187,67 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(f.arch.ptx_target())
             .s(" has no GEMM kernel yet: expected Sm80 or Sm90 (the kernel uses mma.sync, cp.async and ldmatrix of sm_80)"));
     }
-    let tensor_core = match (f.a, f.b, f.acc) {
+    // The multistage kernel (the only schedule today) runs one block per
+    // tile, without clusters.
+    if f.cluster[0] != 1 || f.cluster[1] != 1 || f.cluster[2] != 1 {
+        return Err(RuleMessage::new()
+            .s("cluster ")
+            .n(f.cluster[0])
+            .s("x")
+            .n(f.cluster[1])
+            .s("x")
+            .n(f.cluster[2])
+            .s(" with the ")
+            .s(f.schedule.name())
+            .s(" kernel schedule: expected 1x1x1 (the multistage kernel runs without thread-block clusters)"));
+    }
+    let tensor_core = match (f.types.a, f.types.b, f.types.acc) {
         (ElementType::F16, ElementType::F16, ElementType::F32 | ElementType::F16) => true,
         (ElementType::BF16, ElementType::BF16, ElementType::F32) => true,
         (
             ElementType::F32 | ElementType::TF32,
             ElementType::F32 | ElementType::TF32,
             ElementType::F32,
-        ) => f.a as u32 == f.b as u32,
+        ) => f.types.a as u32 == f.types.b as u32,
         _ => false,
     };
     if !tensor_core {
         return Err(RuleMessage::new()
             .s("element types a=")
-            .s(f.a.name())
+            .s(f.types.a.name())
             .s(", b=")
-            .s(f.b.name())
+            .s(f.types.b.name())
             .s(", acc=")
-            .s(f.acc.name())
+            .s(f.types.acc.name())
             .s(" have no tensor-core instruction: expected f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or tf32/tf32/f32"));
     }
-    if f.c as u32 != f.d as u32 {
+    if f.types.c as u32 != f.types.d as u32 {
         return Err(RuleMessage::new()
             .s("C is ")
-            .s(f.c.name())
+            .s(f.types.c.name())
             .s(" but D is ")
-            .s(f.d.name())
+            .s(f.types.d.name())
             .s(": expected C and D of one element type"));
     }
-    if !matches!(f.d, ElementType::F16 | ElementType::BF16 | ElementType::F32) {
+    if !matches!(
+        f.types.d,
+        ElementType::F16 | ElementType::BF16 | ElementType::F32
+    ) {
         return Err(RuleMessage::new()
             .s("D of ")
-            .s(f.d.name())
+            .s(f.types.d.name())
             .s(" is not supported: expected f16, bf16 or f32"));
     }
-    if f.c_major as u32 != f.d_major as u32 {
+    if f.majors.c as u32 != f.majors.d as u32 {
         return Err(RuleMessage::new()
             .s("C is ")
-            .s(f.c_major.name())
+            .s(f.majors.c.name())
             .s("-major but D is ")
-            .s(f.d_major.name())
+            .s(f.majors.d.name())
             .s("-major: expected C and D of one major"));
     }
     let [bm, bn, bk] = f.tile;
-    let [wm, wn, wk] = f.warps;
+    let [wm, wn, wk] = f.mainloop.warps;
     if wm == 0 || wn == 0 || wk != 1 {
         return Err(RuleMessage::new()
             .s("warps ")
@@ -247,7 +268,7 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(wm * wn * 32)
             .s(" threads: a block holds at most 1024 (32 warps)"));
     }
-    let [atom_m, atom_n, atom_k] = atom_shape(f.a);
+    let [atom_m, atom_n, atom_k] = atom_shape(f.types.a);
     if bm == 0 || bm % (atom_m * wm) != 0 {
         return Err(RuleMessage::new()
             .s("TileM ")
@@ -283,35 +304,35 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(" is not a multiple of the mma atom's K of ")
             .n(atom_k)
             .s(" for ")
-            .s(f.a.name()));
+            .s(f.types.a.name()));
     }
-    let esize = f.a.size_bytes();
+    let esize = f.types.a.size_bytes();
     if !swizzle_row_ok(bk * esize) {
         return Err(RuleMessage::new()
             .s("TileK ")
             .n(bk)
             .s(" of ")
-            .s(f.a.name())
+            .s(f.types.a.name())
             .s(" makes ")
             .n(bk * esize)
             .s("-byte shared-memory rows: expected 32, 64 or a multiple of 128 bytes (the row of a swizzle atom)"));
     }
-    if matches!(f.a_major, OperandMajor::MN) && !swizzle_row_ok(bm * esize) {
+    if matches!(f.majors.a, OperandMajor::MN) && !swizzle_row_ok(bm * esize) {
         return Err(RuleMessage::new()
             .s("A is M-major with TileM ")
             .n(bm)
             .s(" of ")
-            .s(f.a.name())
+            .s(f.types.a.name())
             .s(" (")
             .n(bm * esize)
             .s("-byte shared-memory rows): expected 32, 64 or a multiple of 128 bytes (the row of a swizzle atom)"));
     }
-    if matches!(f.b_major, OperandMajor::MN) && !swizzle_row_ok(bn * esize) {
+    if matches!(f.majors.b, OperandMajor::MN) && !swizzle_row_ok(bn * esize) {
         return Err(RuleMessage::new()
             .s("B is N-major with TileN ")
             .n(bn)
             .s(" of ")
-            .s(f.b.name())
+            .s(f.types.b.name())
             .s(" (")
             .n(bn * esize)
             .s("-byte shared-memory rows): expected 32, 64 or a multiple of 128 bytes (the row of a swizzle atom)"));
@@ -334,10 +355,10 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(threads)
             .s(" threads: expected a smaller warp tile (more warps or a smaller tile)"));
     }
-    if f.stages < 2 {
+    if f.mainloop.stages() < 2 {
         return Err(RuleMessage::new()
             .s("Stages ")
-            .n(f.stages)
+            .n(f.mainloop.stages())
             .s(": expected at least 2 (the cp.async pipeline double-buffers)"));
     }
     let bytes = f.shared_mem_bytes();
@@ -347,7 +368,7 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s("shared memory of ")
             .n(bytes)
             .s(" bytes (")
-            .n(f.stages)
+            .n(f.mainloop.stages())
             .s(" stages of ")
             .n(f.stage_bytes())
             .s(" bytes; the epilogue stages ")
@@ -447,18 +468,17 @@ mod tests {
     fn facts(tile: [u32; 3], warps: [u32; 2], stages: u32) -> ConfigFacts {
         ConfigFacts {
             arch: ArchKind::Sm80,
-            a: BF16,
-            b: BF16,
-            c: BF16,
-            d: BF16,
-            acc: F32,
-            a_major: OperandMajor::K,
-            b_major: OperandMajor::K,
-            c_major: OutputMajor::N,
-            d_major: OutputMajor::N,
+            types: GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+            majors: GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
             tile,
-            warps: [warps[0], warps[1], 1],
-            stages,
+            cluster: [1, 1, 1],
+            mainloop: MainloopSpec {
+                policy: crate::collective::MainloopPolicy::Sm80CpAsync { stages },
+                warps: [warps[0], warps[1], 1],
+            },
+            epilogue: EpiloguePolicy::Sm80Staged,
+            scheduler: TileSchedulerPolicy::DataParallel,
+            schedule: KernelSchedule::Multistage,
         }
     }
 
@@ -489,12 +509,12 @@ mod tests {
         let text = refusal(&facts([128, 256, 64], [2, 4], 8));
         assert!(text.contains("exceeds the 166912 bytes"), "{text}");
         let mut f = facts([64, 64, 64], [2, 2], 2);
-        f.b = F16;
+        f.types.b = F16;
         assert!(refusal(&f).contains("a=bf16, b=f16"));
         let mut f = facts([64, 64, 64], [2, 2], 2);
-        f.b_major = OperandMajor::MN;
+        f.majors.b = OperandMajor::MN;
         f.tile[1] = 48;
-        f.warps[1] = 1;
+        f.mainloop.warps[1] = 1;
         assert!(refusal(&f).contains("B is N-major with TileN 48"));
     }
 

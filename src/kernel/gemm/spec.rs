@@ -30,110 +30,110 @@
 //! block: [`GemmSpec::block_threads`] threads in x; dynamic shared memory:
 //! [`GemmSpec::shared_mem_bytes`].
 
-use super::Epilogue;
+use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
+use crate::collective::VECTOR_BYTES;
+use crate::collective::{EpilogueSpec, MainloopPolicy, MainloopSpec, TileContext};
+use crate::gemm::{GemmMajors, GemmTypes};
 use crate::numeric::ElementType;
 
-/// Which dimension of an operand is contiguous in memory.
-///
-/// For A (M x K) and B (N x K, as CUTLASS 3.x views B): `K` means K is the
-/// contiguous dimension (A row-major, B column-major: the "TN" GEMM);
-/// `MN` means M (for A) or N (for B) is contiguous.
-/// For C and D see [`OutputMajor`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OperandMajor {
-    /// K is contiguous (`--a_major k`, `--b_major k` in CuTe DSL's `dense_gemm.py`).
-    K,
-    /// M (for A) or N (for B) is contiguous (`--a_major m`, `--b_major n`).
-    MN,
-}
-
-/// Which dimension of C or D (M x N) is contiguous.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OutputMajor {
-    /// N is contiguous: row-major (`--c_major n`).
-    N,
-    /// M is contiguous: column-major (`--c_major m`).
-    M,
-}
-
-/// Every static fact of one GEMM kernel.
+/// Every static fact of one GEMM kernel, layer by layer: what every part
+/// shares (arch, element types, majors, CTA tile, cluster), then the spec of
+/// each part: the mainloop's, the epilogue's, the tile scheduler's, and the
+/// kernel schedule that composes them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GemmSpec {
     /// The architecture the PTX targets.
     pub arch: ArchKind,
-    /// Element type of A.
-    pub a: ElementType,
-    /// Element type of B.
-    pub b: ElementType,
-    /// Element type of C (the epilogue source).
-    pub c: ElementType,
-    /// Element type of D (the output).
-    pub d: ElementType,
-    /// Accumulator type (f32, or f16 for f16 accumulation).
-    pub acc: ElementType,
-    /// Contiguous dimension of A.
-    pub a_major: OperandMajor,
-    /// Contiguous dimension of B.
-    pub b_major: OperandMajor,
-    /// Contiguous dimension of C.
-    pub c_major: OutputMajor,
-    /// Contiguous dimension of D.
-    pub d_major: OutputMajor,
+    /// Element types of A, B, C, D and the accumulator.
+    pub types: GemmTypes,
+    /// Contiguous dimensions of A, B, C and D.
+    pub majors: GemmMajors,
     /// CTA tile (BM, BN, BK).
     pub tile: [u32; 3],
-    /// Warps of the CTA along (M, N, K); K is 1 for the SM80 mainloop.
-    pub warps: [u32; 3],
-    /// Shared-memory pipeline stages of the mainloop.
-    pub stages: u32,
-    /// The expression applied to the accumulators before the store
-    /// (default: D = alpha * acc + beta * C).
-    pub epilogue: Epilogue,
-}
-
-/// Bytes of one `cp.async` copy and one epilogue vector.
-pub(crate) const VECTOR_BYTES: u32 = 16;
-
-/// Alignment in bytes of the kernel's dynamic shared memory (a multiple of
-/// the swizzle period the mainloop's `ldmatrix` XOR immediates rely on).
-pub(crate) const SMEM_ALIGN: u32 = 1024;
-
-/// f32 elements of padding per row of the epilogue's staging tile (N-major
-/// staging: rows of BN, M-major staging: rows of BM), so that the
-/// accumulator fragments store without bank conflicts.
-pub(crate) const fn epilogue_pad(major: OutputMajor) -> u32 {
-    match major {
-        OutputMajor::N => 8,
-        OutputMajor::M => 4,
-    }
-}
-
-impl OperandMajor {
-    /// The short name used in kernel names: `k` or `mn`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            OperandMajor::K => "k",
-            OperandMajor::MN => "mn",
-        }
-    }
-}
-
-impl OutputMajor {
-    /// The short name used in kernel names: `n` (row-major) or `m`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            OutputMajor::N => "n",
-            OutputMajor::M => "m",
-        }
-    }
+    /// Thread-block cluster (M, N, K); `[1, 1, 1]` for kernels without clusters.
+    pub cluster: [u32; 3],
+    /// The mainloop: its policy (with the stage count) and warp layout.
+    pub mainloop: MainloopSpec,
+    /// The epilogue: its policy and the fusion expression applied to the
+    /// accumulators before the store (default: D = alpha * acc + beta * C).
+    pub epilogue: EpilogueSpec,
+    /// Which output tiles each block computes.
+    pub scheduler: TileSchedulerPolicy,
+    /// How the kernel runs its parts.
+    pub schedule: KernelSchedule,
 }
 
 impl GemmSpec {
+    /// The multistage kernel ([`KernelSchedule::Multistage`], data-parallel
+    /// tile scheduler, no cluster) of the SM80 mainloop with `stages` stages
+    /// over `warps`, and the SM80 epilogue with the default linear
+    /// combination.
+    ///
+    /// ```
+    /// use cutlet::arch::ArchKind;
+    /// use cutlet::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+    /// use cutlet::kernel::gemm::GemmSpec;
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let spec = GemmSpec::multistage(
+    ///     ArchKind::Sm80,
+    ///     GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+    ///     GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+    ///     [128, 128, 64],
+    ///     [2, 2, 1],
+    ///     3,
+    /// );
+    /// assert!(spec.validate().is_ok());
+    /// assert_eq!(spec.block_threads(), 128);
+    /// ```
+    pub fn multistage(
+        arch: ArchKind,
+        types: GemmTypes,
+        majors: GemmMajors,
+        tile: [u32; 3],
+        warps: [u32; 3],
+        stages: u32,
+    ) -> GemmSpec {
+        GemmSpec {
+            arch,
+            types,
+            majors,
+            tile,
+            cluster: [1, 1, 1],
+            mainloop: MainloopSpec {
+                policy: MainloopPolicy::Sm80CpAsync { stages },
+                warps,
+            },
+            epilogue: EpilogueSpec::default(),
+            scheduler: TileSchedulerPolicy::DataParallel,
+            schedule: KernelSchedule::Multistage,
+        }
+    }
+
+    /// What the spec's collectives share: arch, types, majors, tile, warps.
+    pub fn context(&self) -> TileContext {
+        TileContext {
+            arch: self.arch,
+            types: self.types,
+            majors: self.majors,
+            tile: self.tile,
+            warps: self.mainloop.warps,
+        }
+    }
+
+    /// Sets the mainloop's stage count.
+    pub fn set_stages(&mut self, stages: u32) {
+        self.mainloop.policy = match self.mainloop.policy {
+            MainloopPolicy::Sm80CpAsync { .. } => MainloopPolicy::Sm80CpAsync { stages },
+        };
+    }
+
     /// The kernel's `.entry` name; it encodes every field, so two specs share
     /// a name only if they are equal.
     ///
     /// ```
-    /// use cutlet::collective::sm80_default_spec;
+    /// use cutlet::kernel::gemm::sm80_default_spec;
     /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
@@ -144,32 +144,32 @@ impl GemmSpec {
     /// A fused epilogue adds `_e` and its [`tag`](Epilogue::tag).
     pub fn kernel_name(&self) -> String {
         let [bm, bn, bk] = self.tile;
-        let [wm, wn, wk] = self.warps;
+        let [wm, wn, wk] = self.mainloop.warps;
         let (cc_major, cc_minor) = self.arch.compute_capability();
-        let fused = if self.epilogue.is_linear_combination() {
+        let fused = if self.epilogue.fusion.is_linear_combination() {
             String::new()
         } else {
-            format!("_e{}", self.epilogue.tag())
+            format!("_e{}", self.epilogue.fusion.tag())
         };
         format!(
             "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}{fused}",
-            self.a,
-            self.b,
-            self.c,
-            self.d,
-            self.acc,
-            self.a_major.name(),
-            self.b_major.name(),
-            self.c_major.name(),
-            self.d_major.name(),
-            self.stages
+            self.types.a,
+            self.types.b,
+            self.types.c,
+            self.types.d,
+            self.types.acc,
+            self.majors.a.name(),
+            self.majors.b.name(),
+            self.majors.c.name(),
+            self.majors.d.name(),
+            self.mainloop.stages()
         )
     }
 
     /// Threads per block the launch must use: 32 per warp of
     /// [`warps`](Self::warps).
     pub fn block_threads(&self) -> u32 {
-        self.warps.iter().product::<u32>() * 32
+        self.mainloop.warps.iter().product::<u32>() * 32
     }
 
     /// Bytes of one mainloop stage: the A tile and the B tile.
@@ -209,8 +209,8 @@ impl GemmSpec {
     /// element type).
     pub fn alignment(&self) -> [u32; 4] {
         let vec = |t: ElementType| VECTOR_BYTES / t.size_bytes();
-        let out = vec(self.d);
-        [vec(self.a), vec(self.b), out, out]
+        let out = vec(self.types.d);
+        [vec(self.types.a), vec(self.types.b), out, out]
     }
 
     /// Batch-stride alignment equals [`alignment`](Self::alignment): each

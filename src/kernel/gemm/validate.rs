@@ -10,18 +10,14 @@ impl GemmSpec {
     pub fn facts(&self) -> ConfigFacts {
         ConfigFacts {
             arch: self.arch,
-            a: self.a,
-            b: self.b,
-            c: self.c,
-            d: self.d,
-            acc: self.acc,
-            a_major: self.a_major,
-            b_major: self.b_major,
-            c_major: self.c_major,
-            d_major: self.d_major,
+            types: self.types,
+            majors: self.majors,
             tile: self.tile,
-            warps: self.warps,
-            stages: self.stages,
+            cluster: self.cluster,
+            mainloop: self.mainloop,
+            epilogue: self.epilogue.policy,
+            scheduler: self.scheduler,
+            schedule: self.schedule,
         }
     }
 
@@ -31,13 +27,14 @@ impl GemmSpec {
     /// the kernel generator builds.
     ///
     /// ```
-    /// use cutlet::collective::sm80_default_spec;
+    /// use cutlet::collective::{MainloopPolicy};
+    /// use cutlet::kernel::gemm::sm80_default_spec;
     /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{F16, F32};
     ///
     /// let mut spec = sm80_default_spec(F16, F16, F16, F32, OperandMajor::K, OperandMajor::MN, OutputMajor::N).unwrap();
     /// assert!(spec.validate().is_ok());
-    /// spec.stages = 9;
+    /// spec.mainloop.policy = MainloopPolicy::Sm80CpAsync { stages: 9 };
     /// assert!(spec.validate().unwrap_err().to_string().contains("shared memory"));
     /// ```
     ///
@@ -52,6 +49,9 @@ impl GemmSpec {
             reason: reason.to_string(),
         };
         check_config(&self.facts()).map_err(|rule| refuse(rule.as_str()))?;
-        self.epilogue.check().map_err(|reason| refuse(&reason))
+        self.epilogue
+            .fusion
+            .check()
+            .map_err(|reason| refuse(&reason))
     }
 }

@@ -1,7 +1,7 @@
 //! The arguments of CuTe DSL's `dense_gemm.py`, shared by
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
-use crate::collective::sm80_spec_for_problem;
+use crate::kernel::gemm::sm80_spec_for_problem;
 use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 use crate::{Error, Result};
@@ -82,13 +82,13 @@ impl DenseGemmArgs {
         let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
         let GemmShape { m, n, l, .. } = self.mnkl;
         sm80_spec_for_problem(
-            spec.a,
-            spec.b,
-            spec.d,
-            spec.acc,
-            spec.a_major,
-            spec.b_major,
-            spec.d_major,
+            spec.types.a,
+            spec.types.b,
+            spec.types.d,
+            spec.types.acc,
+            spec.majors.a,
+            spec.majors.b,
+            spec.majors.d,
             extent(m),
             extent(n),
             extent(l),

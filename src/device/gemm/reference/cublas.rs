@@ -54,7 +54,7 @@ impl CublasGemm {
 
     /// D = alpha · A · B + beta · D with cuBLAS, the types and majors of
     /// `spec` (C is taken to be D: copy C into D first for beta ≠ 0). The
-    /// accumulator is `spec.acc` (tf32 inputs use `CUBLAS_COMPUTE_32F_FAST_TF32`).
+    /// accumulator is `spec.types.acc` (tf32 inputs use `CUBLAS_COMPUTE_32F_FAST_TF32`).
     ///
     /// Errors: [`Error::InvalidArgument`] for element types cuBLAS is not
     /// asked for here, sizes beyond `i32`, and cuBLAS failures.
@@ -78,7 +78,7 @@ impl CublasGemm {
         let (a, _a) = args.a.data.device_ptr(&stream);
         let (b, _b) = args.b.data.device_ptr(&stream);
         let (d, _d) = args.d.data.device_ptr_mut(&stream);
-        let column_major_d = spec.d_major == OutputMajor::M;
+        let column_major_d = spec.majors.d == OutputMajor::M;
         // Column-major D: D = op(A) · op(B). Row-major D: Dᵀ = op(B)ᵀ · op(A)ᵀ.
         let (first, second) = if column_major_d {
             (
@@ -86,15 +86,15 @@ impl CublasGemm {
                     a,
                     args.a.ld,
                     args.a.batch_stride,
-                    spec.a,
-                    spec.a_major == OperandMajor::K,
+                    spec.types.a,
+                    spec.majors.a == OperandMajor::K,
                 ),
                 (
                     b,
                     args.b.ld,
                     args.b.batch_stride,
-                    spec.b,
-                    spec.b_major == OperandMajor::MN,
+                    spec.types.b,
+                    spec.majors.b == OperandMajor::MN,
                 ),
             )
         } else {
@@ -103,15 +103,15 @@ impl CublasGemm {
                     b,
                     args.b.ld,
                     args.b.batch_stride,
-                    spec.b,
-                    spec.b_major == OperandMajor::K,
+                    spec.types.b,
+                    spec.majors.b == OperandMajor::K,
                 ),
                 (
                     a,
                     args.a.ld,
                     args.a.batch_stride,
-                    spec.a,
-                    spec.a_major == OperandMajor::MN,
+                    spec.types.a,
+                    spec.majors.a == OperandMajor::MN,
                 ),
             )
         };
@@ -127,7 +127,7 @@ impl CublasGemm {
                 cublasOperation_t::CUBLAS_OP_N
             }
         };
-        let compute = match (spec.acc, spec.a) {
+        let compute = match (spec.types.acc, spec.types.a) {
             (ElementType::F16, _) => cublasComputeType_t::CUBLAS_COMPUTE_16F,
             (_, ElementType::TF32) => cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
             _ => cublasComputeType_t::CUBLAS_COMPUTE_32F,
@@ -170,7 +170,7 @@ impl CublasGemm {
                 second.2 as i64,
                 beta,
                 d as *mut c_void,
-                data_type(spec.d)?,
+                data_type(spec.types.d)?,
                 int("ldd", args.d.ld)?,
                 args.d.batch_stride as i64,
                 int("l", l)?,

@@ -128,17 +128,17 @@ impl fmt::Display for DenseGemmReport {
 /// accumulator: a few units in the last place of the output, more for f16
 /// accumulation (its K-long sums round at every step).
 pub fn check_tolerance(spec: &GemmSpec) -> f64 {
-    let output: f64 = match spec.d {
+    let output: f64 = match spec.types.d {
         ElementType::F16 => 2e-3,
         ElementType::BF16 => 1.6e-2,
         _ => 1e-4,
     };
-    let inputs: f64 = if matches!(spec.a, ElementType::TF32 | ElementType::F32) {
+    let inputs: f64 = if matches!(spec.types.a, ElementType::TF32 | ElementType::F32) {
         2e-3
     } else {
         0.0
     };
-    let accumulator: f64 = if spec.acc == ElementType::F16 {
+    let accumulator: f64 = if spec.types.acc == ElementType::F16 {
         1e-2
     } else {
         0.0
@@ -152,7 +152,7 @@ pub fn check_tolerance(spec: &GemmSpec) -> f64 {
 /// Errors: an invalid configuration or problem, driver and JIT errors.
 pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseGemmReport> {
     let spec = options.spec_for_device(device.limits().sm_count)?;
-    match (storage(spec.a), storage(spec.d)) {
+    match (storage(spec.types.a), storage(spec.types.d)) {
         (ElementType::F16, ElementType::F16) => run_typed::<f16, f16>(options, spec, device),
         (ElementType::F16, ElementType::BF16) => run_typed::<f16, bf16>(options, spec, device),
         (ElementType::F16, _) => run_typed::<f16, f32>(options, spec, device),
@@ -194,17 +194,17 @@ where
     let shape = options.mnkl;
     let GemmShape { m, n, k, l } = shape;
     let [align_a, align_b, _, align_d] = spec.alignment();
-    let (a_strided, a_contiguous) = if spec.a_major == OperandMajor::K {
+    let (a_strided, a_contiguous) = if spec.majors.a == OperandMajor::K {
         (m, k)
     } else {
         (k, m)
     };
-    let (b_strided, b_contiguous) = if spec.b_major == OperandMajor::K {
+    let (b_strided, b_contiguous) = if spec.majors.b == OperandMajor::K {
         (n, k)
     } else {
         (k, n)
     };
-    let (d_strided, d_contiguous) = if spec.d_major == OutputMajor::N {
+    let (d_strided, d_contiguous) = if spec.majors.d == OutputMajor::N {
         (m, n)
     } else {
         (n, m)
@@ -392,7 +392,7 @@ pub fn dense_output<D: HostValue>(
         for row in 0..m {
             for col in 0..n {
                 out.push(
-                    d[batch_index * batch + output_index(spec.d_major, row, col, ld)].to_f64(),
+                    d[batch_index * batch + output_index(spec.majors.d, row, col, ld)].to_f64(),
                 );
             }
         }

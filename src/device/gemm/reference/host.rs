@@ -76,7 +76,7 @@ fn operand_index(major: OperandMajor, mn: usize, k: usize, ld: usize) -> usize {
 
 /// D = alpha · A · B + beta · C in f64, with the majors of `spec`; returns D
 /// densely, batch after batch, each row-major M × N (index
-/// `l · M · N + row · N + col`). `c` is read with `spec.c_major`.
+/// `l · M · N + row · N + col`). `c` is read with `spec.majors.c`.
 /// Panics if a slice is shorter than the shape needs (a bug in the caller).
 pub fn host_gemm<A: HostValue, B: HostValue, C: HostValue>(
     spec: &GemmSpec,
@@ -98,17 +98,17 @@ pub fn host_gemm<A: HostValue, B: HostValue, C: HostValue>(
         );
         for row in 0..m {
             for (kk, value) in a_row.iter_mut().enumerate() {
-                *value = a.data[a_base + operand_index(spec.a_major, row, kk, a.ld)].to_f64();
+                *value = a.data[a_base + operand_index(spec.majors.a, row, kk, a.ld)].to_f64();
             }
             for col in 0..n {
                 let dot: f64 = a_row
                     .iter()
                     .enumerate()
                     .map(|(kk, &x)| {
-                        x * b.data[b_base + operand_index(spec.b_major, col, kk, b.ld)].to_f64()
+                        x * b.data[b_base + operand_index(spec.majors.b, col, kk, b.ld)].to_f64()
                     })
                     .sum();
-                let source = c.data[c_base + output_index(spec.c_major, row, col, c.ld)].to_f64();
+                let source = c.data[c_base + output_index(spec.majors.c, row, col, c.ld)].to_f64();
                 d[batch * m * n + row * n + col] = alpha * dot + beta * source;
             }
         }

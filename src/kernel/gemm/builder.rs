@@ -1,9 +1,10 @@
-//! The SM80 collective builder: a good tile, warp layout and stage count for
+//! The SM80 kernel builder: a good tile, warp layout and stage count for
 //! element types and majors (CUTLASS's `CollectiveBuilder` with
-//! `StageCountAuto`).
+//! `StageCountAuto`, for the whole kernel: mainloop, epilogue, scheduler).
 
+use super::{atom_shape, GemmSpec};
 use crate::arch::ArchKind;
-use crate::kernel::gemm::{atom_shape, Epilogue, GemmSpec, OperandMajor, OutputMajor};
+use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
 /// The default SM80 GEMM for these types and majors, C and D of one type
@@ -16,12 +17,12 @@ use crate::numeric::ElementType;
 /// staging tile reuses the same memory), at most 4.
 ///
 /// ```
-/// use cutlet::collective::sm80_default_spec;
+/// use cutlet::kernel::gemm::sm80_default_spec;
 /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{F16, F32};
 ///
 /// let spec = sm80_default_spec(F16, F16, F16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
-/// assert_eq!((spec.tile, spec.warps, spec.stages), ([128, 256, 64], [2, 4, 1], 3));
+/// assert_eq!((spec.tile, spec.mainloop.warps, spec.mainloop.stages()), ([128, 256, 64], [2, 4, 1], 3));
 /// assert_eq!(spec.shared_mem_bytes(), 3 * 48 * 1024);
 /// ```
 ///
@@ -42,26 +43,15 @@ pub fn sm80_default_spec(
         [_, _, 8] => [128, 128, 32],
         _ => [128, 256, 64],
     };
-    let mut spec = GemmSpec {
-        arch,
-        a,
-        b,
-        c: d,
-        d,
-        acc,
-        a_major,
-        b_major,
-        c_major: d_major,
-        d_major,
-        tile,
-        warps: [2, 4, 1],
-        stages: 2,
-        epilogue: Epilogue::default(),
-    };
+    let types = GemmTypes::new(a, b, d, d, acc);
+    let majors = GemmMajors::new(a_major, b_major, d_major);
+    let mut spec = GemmSpec::multistage(arch, types, majors, tile, [2, 4, 1], 2);
     let limit = arch.max_dynamic_shared_bytes();
-    while spec.stages < 4 && (spec.stages + 1) * spec.stage_bytes() <= limit {
-        spec.stages += 1;
+    let mut stages = 2;
+    while stages < 4 && (stages + 1) * spec.stage_bytes() <= limit {
+        stages += 1;
     }
+    spec.set_stages(stages);
     spec.validate()?;
     Ok(spec)
 }
@@ -73,7 +63,7 @@ pub fn sm80_default_spec(
 /// waves on 132 SMs, 528 tiles of 256x128 are 4) and A is K-major.
 ///
 /// ```
-/// use cutlet::collective::sm80_spec_for_problem;
+/// use cutlet::kernel::gemm::sm80_spec_for_problem;
 /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
@@ -117,14 +107,12 @@ pub fn sm80_spec_for_problem(
 /// offers one: 16-bit inputs with a K-major A. (The tall tile with an
 /// MN-major A, 8 copies of A per stage and thread, spills under ptxas 12.9.)
 fn tall_variant(wide: &GemmSpec) -> Option<GemmSpec> {
-    if wide.tile != [128, 256, 64] || wide.a_major == OperandMajor::MN {
+    if wide.tile != [128, 256, 64] || wide.majors.a == OperandMajor::MN {
         return None;
     }
-    let tall = GemmSpec {
-        tile: [256, 128, 64],
-        warps: [4, 2, 1],
-        ..wide.clone()
-    };
+    let mut tall = wide.clone();
+    tall.tile = [256, 128, 64];
+    tall.mainloop.warps = [4, 2, 1];
     tall.validate().is_ok().then_some(tall)
 }
 
@@ -137,7 +125,7 @@ fn tall_variant(wide: &GemmSpec) -> Option<GemmSpec> {
 /// can compile them all ahead of its first GEMM; the tests check them all.
 ///
 /// ```
-/// use cutlet::collective::sm80_default_specs;
+/// use cutlet::kernel::gemm::sm80_default_specs;
 ///
 /// let specs = sm80_default_specs();
 /// // 6 type combinations x 8 majors, and 20 tall variants (16-bit inputs, K-major A).

@@ -71,7 +71,7 @@ impl Default for Epilogue {
 
 impl From<Expression> for Epilogue {
     /// The epilogue of `expression` with no bias vector (its arity must be
-    /// at most 2; [`GemmSpec::validate`](super::GemmSpec::validate) checks).
+    /// at most 2; [`GemmSpec::validate`](crate::kernel::gemm::GemmSpec::validate) checks).
     fn from(expression: Expression) -> Epilogue {
         Epilogue {
             expression,
@@ -107,7 +107,7 @@ impl Epilogue {
 
     /// Whether the expression's inputs fit (at most [`MAX_BIASES`] biases;
     /// arity at most 2 without biases, exactly `2 + biases` with them), as
-    /// the sentence [`GemmSpec::validate`](super::GemmSpec::validate)'s
+    /// the sentence [`GemmSpec::validate`](crate::kernel::gemm::GemmSpec::validate)'s
     /// reasons are made of.
     pub(crate) fn check(&self) -> std::result::Result<(), String> {
         match self.unfit() {

@@ -1,0 +1,146 @@
+//! Dispatch policies of the collective layer, as CUTLASS's
+//! `dispatch_policy.hpp`: which mainloop and which epilogue a kernel runs,
+//! as plain values ([`MainloopPolicy`], [`EpiloguePolicy`]) and as the
+//! zero-sized tags a typed configuration names them with
+//! ([`MainloopSm80CpAsync`], [`EpilogueSm80Staged`]). A tag lowers to its
+//! value through [`MainloopTag::POLICY`] / [`EpilogueTag::POLICY`]; the
+//! value chooses the emitter, and its fields (the stage count) fix its sizes.
+//!
+//! Each collective's spec pairs its policy with what the policy leaves open
+//! ([`MainloopSpec`]: the warp layout of the tiled MMA; [`EpilogueSpec`]:
+//! the fusion expression).
+
+use std::marker::PhantomData;
+
+use typenum::Unsigned;
+
+use crate::gemm::Epilogue;
+
+/// Which mainloop a kernel runs, with its static sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MainloopPolicy {
+    /// The SM80 multistage mainloop ([`Sm80MmaMultistage`](super::Sm80MmaMultistage)):
+    /// `cp.async` into `stages` shared-memory stages, `ldmatrix`,
+    /// `mma.sync`; producer and consumer in one body (CUTLASS's
+    /// `MainloopSm80CpAsync<Stages>`).
+    Sm80CpAsync {
+        /// Shared-memory pipeline stages (at least 2).
+        stages: u32,
+    },
+}
+
+impl MainloopPolicy {
+    /// The shared-memory stages of the mainloop's pipeline.
+    pub const fn stages(self) -> u32 {
+        match self {
+            MainloopPolicy::Sm80CpAsync { stages } => stages,
+        }
+    }
+}
+
+/// Which epilogue a kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum EpiloguePolicy {
+    /// The SM80 epilogue ([`EpilogueSm80`](super::EpilogueSm80)): the
+    /// accumulators staged through shared memory in f32, then the fusion
+    /// expression and 16-byte vector stores of D.
+    #[default]
+    Sm80Staged,
+}
+
+/// The mainloop of a kernel: its policy and the warp layout of its tiled MMA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MainloopSpec {
+    /// Which mainloop, with its stage count.
+    pub policy: MainloopPolicy,
+    /// Warps of the tiled MMA along (M, N, K); K is 1 for the SM80 mainloop.
+    pub warps: [u32; 3],
+}
+
+impl MainloopSpec {
+    /// The shared-memory stages of the mainloop's pipeline.
+    pub const fn stages(&self) -> u32 {
+        self.policy.stages()
+    }
+
+    /// Threads the mainloop runs on: 32 per warp.
+    pub const fn threads(&self) -> u32 {
+        self.warps[0] * self.warps[1] * self.warps[2] * 32
+    }
+}
+
+/// The epilogue of a kernel: its policy and the fusion expression it
+/// applies to the accumulators.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct EpilogueSpec {
+    /// Which epilogue.
+    pub policy: EpiloguePolicy,
+    /// The expression applied before the store (default
+    /// `D = alpha * acc + beta * C`).
+    pub fusion: Epilogue,
+}
+
+impl EpilogueSpec {
+    /// The SM80 staged epilogue with `fusion`.
+    pub fn sm80(fusion: Epilogue) -> EpilogueSpec {
+        EpilogueSpec {
+            policy: EpiloguePolicy::Sm80Staged,
+            fusion,
+        }
+    }
+}
+
+/// A mainloop tag of a typed configuration.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a mainloop policy",
+    note = "name a mainloop as cutlet::collective::MainloopSm80CpAsync<Stages>, or give the stage count (a typenum number such as U3) for the SM80 multistage mainloop"
+)]
+pub trait MainloopTag: Send + Sync + 'static {
+    /// The policy value the tag lowers to.
+    const POLICY: MainloopPolicy;
+}
+
+/// An epilogue tag of a typed configuration.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an epilogue policy",
+    note = "the epilogue policy is cutlet::collective::EpilogueSm80Staged"
+)]
+pub trait EpilogueTag: Send + Sync + 'static {
+    /// The policy value the tag lowers to.
+    const POLICY: EpiloguePolicy;
+}
+
+/// The SM80 multistage mainloop with `Stages` shared-memory stages (a
+/// typenum number): [`MainloopPolicy::Sm80CpAsync`].
+///
+/// ```
+/// use cutlet::collective::{MainloopPolicy, MainloopSm80CpAsync, MainloopTag};
+/// use typenum::U4;
+///
+/// assert_eq!(<MainloopSm80CpAsync<U4> as MainloopTag>::POLICY, MainloopPolicy::Sm80CpAsync { stages: 4 });
+/// // A bare stage count names the same mainloop.
+/// assert_eq!(<U4 as MainloopTag>::POLICY, MainloopPolicy::Sm80CpAsync { stages: 4 });
+/// ```
+pub struct MainloopSm80CpAsync<Stages>(PhantomData<Stages>);
+
+impl<S: Unsigned + Send + Sync + 'static> MainloopTag for MainloopSm80CpAsync<S> {
+    const POLICY: MainloopPolicy = MainloopPolicy::Sm80CpAsync { stages: S::U32 };
+}
+
+/// A typenum number as a mainloop tag is the SM80 multistage mainloop with
+/// that many stages, so that `GemmConfig<.., U3, ..>` keeps meaning three
+/// stages.
+impl<U: Unsigned + Send + Sync + 'static, B: typenum::Bit + Send + Sync + 'static> MainloopTag
+    for typenum::UInt<U, B>
+{
+    const POLICY: MainloopPolicy = MainloopPolicy::Sm80CpAsync {
+        stages: <typenum::UInt<U, B> as Unsigned>::U32,
+    };
+}
+
+/// The SM80 staged epilogue: [`EpiloguePolicy::Sm80Staged`].
+pub struct EpilogueSm80Staged;
+
+impl EpilogueTag for EpilogueSm80Staged {
+    const POLICY: EpiloguePolicy = EpiloguePolicy::Sm80Staged;
+}

@@ -1,0 +1,26 @@
+//! The GEMM vocabulary every layer shares: which dimension of an operand is
+//! contiguous ([`OperandMajor`], [`OutputMajor`]), the problem shape
+//! ([`GemmShape`]), the element types ([`GemmTypes`]) and the fused
+//! epilogue expression a GEMM applies before its store ([`Epilogue`],
+//! [`BiasAxis`]).
+//!
+//! This module is a leaf: it imports nothing from the collective, kernel or
+//! device layers, so each of them can name these types without importing
+//! another layer sideways or upward.
+//!
+//! | item | file |
+//! |---|---|
+//! | [`OperandMajor`], [`OutputMajor`], [`GemmMajors`] | `major.rs` |
+//! | [`GemmShape`] | `shape.rs` |
+//! | [`GemmTypes`] | `types.rs` |
+//! | [`Epilogue`], [`BiasAxis`], [`MAX_BIASES`] | `epilogue.rs` |
+
+mod epilogue;
+mod major;
+mod shape;
+mod types;
+
+pub use epilogue::{BiasAxis, Epilogue, MAX_BIASES};
+pub use major::{GemmMajors, OperandMajor, OutputMajor};
+pub use shape::GemmShape;
+pub use types::GemmTypes;
