@@ -17,6 +17,7 @@
 use cudarc::cublas::{sys::cublasOperation_t, CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{sys::CUevent_flags, CudaSlice, CudaStream, DevicePtr, ValidAsZeroBits};
 
+use cutlet::device::gemm::ParamValues;
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
 use cutlet::kernel::gemm::{sm80_default_spec, sm80_spec_for_problem};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
@@ -108,31 +109,41 @@ fn probe<T>(
     let b: CudaSlice<T> = stream.clone_htod(&random(n * ldb, 2, &conv)).unwrap();
     let d: CudaSlice<T> = stream.alloc_zeros(m * ldd).unwrap();
     let mut d_ref: CudaSlice<T> = stream.alloc_zeros(m * ldd).unwrap();
-    let kernel = get_or_load(device, &spec, || spec.kernel_name(), || Ok(spec.ptx()?)).unwrap();
+    let composed = spec.kernel().unwrap();
+    let kernel = get_or_load(
+        device,
+        &spec,
+        || composed.name().to_string(),
+        || Ok(composed.ptx()?),
+    )
+    .unwrap();
     let f = kernel.function();
-    let (gx, gy, gz) = spec.grid(m as u32, n as u32, 1);
     let config = LaunchConfig {
-        grid: (gx, gy, gz),
-        block: (spec.block_threads(), 1, 1),
-        shared_mem_bytes: spec.shared_mem_bytes(),
+        grid: composed.grid(m as u32, n as u32, 1),
+        block: (composed.block_threads(), 1, 1),
+        shared_mem_bytes: composed.shared_storage().bytes,
     };
     let d_ptr = {
         let (p, _sync) = d.device_ptr(stream);
         p
     };
+    let (a_ptr, b_ptr) = (a.device_ptr(stream).0, b.device_ptr(stream).0);
+    let values = ParamValues {
+        addresses: [a_ptr, b_ptr, d_ptr, d_ptr],
+        extents: [m as u32, n as u32, k as u32, 1],
+        ld: [lda, ldb, ldd, ldd].map(|x| x as u64),
+        alpha: 1.0,
+        beta: 0.0,
+        raster_log: Some(raster),
+        ..ParamValues::default()
+    };
     let mut run_cutlet = || {
         let mut args = KernelArgs::new(stream);
-        args.input(&a).input(&b).scalar(d_ptr).scalar(d_ptr);
-        for v in [m, n, k, 1] {
-            args.scalar(v as u32);
-        }
-        for v in [lda, ldb, ldd, ldd, 0, 0, 0, 0] {
-            args.scalar(v as u64);
-        }
-        args.scalar(1.0f32).scalar(0.0f32).scalar(raster);
-        // SAFETY: params per the ABI; a, b, d hold m x lda, n x ldb, m x ldd
-        // elements, leading dims multiples of spec.alignment(); C is D with
-        // beta 0; grid, block and shared memory are the spec's.
+        values.push(composed.as_ref(), &mut args).unwrap();
+        // SAFETY: the kernel's own parameter list, walked by
+        // `ParamValues::push`; a, b, d hold m x lda, n x ldb, m x ldd
+        // elements, leading dims multiples of the kernel's alignment; C is
+        // D with beta 0; grid, block and shared memory are the kernel's.
         unsafe { f.launch(&config, args) }.unwrap();
     };
     let ms = time(stream, &mut run_cutlet);

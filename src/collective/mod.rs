@@ -33,21 +33,30 @@ pub(crate) const VECTOR_BYTES: u32 = 16;
 /// the swizzle period the mainloop's `ldmatrix` XOR immediates rely on).
 pub(crate) const SMEM_ALIGN: u32 = 1024;
 
+mod block;
 mod dispatch_policy;
+mod epilogue;
 mod epilogue_fusion;
 mod epilogue_sm80;
+mod mainloop;
 mod mma_kind;
+mod shared_storage;
 mod sm80_mma_multistage;
 mod smem_layout;
 mod tile_context;
 
+pub use block::{BlockContext, GlobalOperand};
 pub use dispatch_policy::{
     EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag, MainloopPolicy,
     MainloopSm80CpAsync, MainloopSpec, MainloopTag,
 };
+pub use epilogue::Epilogue;
 pub(crate) use epilogue_sm80::epilogue_pad;
+pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
+pub use mainloop::Mainloop;
 pub use mma_kind::MmaKind;
+pub use shared_storage::SharedStorage;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;
 pub use tile_context::TileContext;

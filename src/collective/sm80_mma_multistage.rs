@@ -27,6 +27,7 @@
 //! `g2s.rs` the `cp.async` copies, `s2r_mma.rs` the `ldmatrix` loads and
 //! the MMAs, each instruction emitted through its atom in [`crate::atom`].
 
+mod contract;
 mod g2s;
 mod mappings;
 mod s2r_mma;
@@ -101,7 +102,7 @@ impl Accumulators {
     }
 }
 
-/// The SM80 multistage mainloop of one [`GemmSpec`].
+/// The SM80 multistage mainloop of one kernel.
 #[derive(Clone, Debug)]
 pub struct Sm80MmaMultistage {
     spec: TileContext,
@@ -139,6 +140,11 @@ impl Sm80MmaMultistage {
     /// 1024-byte swizzle period.
     pub fn stage_bytes(&self) -> u32 {
         self.a.stage_bytes() + self.b.stage_bytes()
+    }
+
+    /// What the mainloop shares with the kernel's other collectives.
+    pub fn context(&self) -> TileContext {
+        self.spec
     }
 
     /// The A tile of one stage.

@@ -2,7 +2,8 @@
 //! contiguous ([`OperandMajor`], [`OutputMajor`]), the problem shape
 //! ([`GemmShape`]), the element types ([`GemmTypes`]) and the fused
 //! epilogue expression a GEMM applies before its store ([`Epilogue`],
-//! [`BiasAxis`]).
+//! [`BiasAxis`]), and the kernel parameters as a list of roles that every
+//! part declares and the launcher walks ([`KernelParams`]).
 //!
 //! This module is a leaf: it imports nothing from the collective, kernel or
 //! device layers, so each of them can name these types without importing
@@ -12,15 +13,21 @@
 //! |---|---|
 //! | [`OperandMajor`], [`OutputMajor`], [`GemmMajors`] | `major.rs` |
 //! | [`GemmShape`] | `shape.rs` |
+//! | [`GemmOperand`] | `operand.rs` |
+//! | [`ParamRole`], [`KernelParams`], [`DeclaredParams`], [`ProblemDim`]: kernel parameters as a list | `params.rs` |
 //! | [`GemmTypes`] | `types.rs` |
 //! | [`Epilogue`], [`BiasAxis`], [`MAX_BIASES`] | `epilogue.rs` |
 
 mod epilogue;
 mod major;
+mod operand;
+mod params;
 mod shape;
 mod types;
 
 pub use epilogue::{BiasAxis, Epilogue, MAX_BIASES};
 pub use major::{GemmMajors, OperandMajor, OutputMajor};
+pub use operand::GemmOperand;
+pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};
 pub use shape::GemmShape;
 pub use types::GemmTypes;

@@ -25,6 +25,9 @@
 //! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
 //! the bias vectors read as `epilogue_fusion.rs` says.
 
+mod contract;
+
+pub use contract::LinearScalars;
 mod edge;
 mod store;
 mod values;
@@ -37,6 +40,10 @@ use crate::collective::VECTOR_BYTES;
 use crate::gemm::OutputMajor;
 use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
 
+use crate::layout::{IntTuple, Layout};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::{emit_layout_offset, Operand, ThreadPartition};
+
 /// f32 elements of padding per row of the epilogue's staging tile (N-major
 /// staging: rows of BN, M-major staging: rows of BM), so that the
 /// accumulator fragments store without bank conflicts.
@@ -46,9 +53,6 @@ pub(crate) const fn epilogue_pad(major: OutputMajor) -> u32 {
         OutputMajor::M => 4,
     }
 }
-use crate::layout::{IntTuple, Layout};
-use crate::ptx::{Kernel, PtxError, Reg, RegClass};
-use crate::tiled::{emit_layout_offset, Operand, ThreadPartition};
 
 /// Registers the kernel hands to the epilogue.
 #[derive(Clone, Debug)]
@@ -188,7 +192,7 @@ impl EpilogueSm80 {
     /// assert_eq!(EpilogueSm80::new(&spec.context(), &spec.epilogue).vector_mapping(),
     ///            VectorMapping { along: 32, rows_per_pass: 8, segments: 1, threads: 256 });
     /// // 32x256 on one warp: each thread takes one vector of each 32-vector segment of a row.
-    /// (spec.tile, spec.warps) = ([32, 256, 64], [1, 1, 1]);
+    /// (spec.tile, spec.mainloop.warps) = ([32, 256, 64], [1, 1, 1]);
     /// assert_eq!(EpilogueSm80::new(&spec.context(), &spec.epilogue).vector_mapping(),
     ///            VectorMapping { along: 32, rows_per_pass: 1, segments: 1, threads: 32 });
     /// ```

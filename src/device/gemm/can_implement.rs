@@ -57,11 +57,23 @@ pub struct ProblemFacts {
 /// An empty output (M, N or L zero) passes the size checks of every operand:
 /// nothing is read or written. With K zero, A and B are not read, and D is
 /// `beta · C`.
+///
+/// The alignments are the composed kernel's ([`GemmKernel::alignment`](crate::kernel::gemm::GemmKernel::alignment):
+/// its mainloop's for A and B, its epilogue's for C and D).
 pub fn check_problem(spec: &GemmSpec, problem: &ProblemFacts) -> Result<()> {
-    spec.validate()?;
+    let kernel = spec.kernel()?;
+    check_problem_for(spec, kernel.alignment(), problem)
+}
+
+/// [`check_problem`] with the alignments of the kernel already composed
+/// from `spec` (the launcher keeps it).
+pub(crate) fn check_problem_for(
+    spec: &GemmSpec,
+    [align_a, align_b, align_c, align_d]: [u32; 4],
+    problem: &ProblemFacts,
+) -> Result<()> {
     let shape = problem.shape;
     check_shape(&shape, spec)?;
-    let [align_a, align_b, align_c, align_d] = spec.alignment();
     let a = OperandCheck::new(
         "a",
         spec.types.a,

@@ -1,23 +1,22 @@
 //! The one path behind both front doors: a [`GemmSpec`] on a [`Device`],
-//! its kernel loaded once, arguments checked and launched per the kernel
-//! parameter ABI (`crate::kernel::gemm`'s table).
+//! its parts composed into a kernel ([`GemmSpec::kernel`]) and loaded once,
+//! arguments checked and launched by walking the kernel's own parameter
+//! list ([`ParamValues::push`]).
 
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
 
 use super::arguments::{Arguments, Source};
-use super::can_implement::{check_arch, check_problem, OperandFacts, ProblemFacts};
+use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
 use super::epilogue_check::{check_epilogue, check_scalars};
+use super::param_values::ParamValues;
 use crate::device::{get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel};
-use crate::kernel::gemm::GemmSpec;
+use crate::kernel::gemm::{GemmKernel, GemmSpec};
 use crate::numeric::Element;
 use crate::{Error, Result};
 
-/// Rasterization swizzle passed to the kernel (`raster_log`): tiles are
-/// walked in groups of 2^3 = 8 along the swizzled dimension, so that
-/// concurrently running CTAs share rows of A and columns of B in L2.
-pub const DEFAULT_RASTER_LOG: u32 = 3;
+pub use crate::kernel::gemm::DEFAULT_RASTER_LOG;
 
 /// A spec bound to a device, with its kernel compiled on first use: the
 /// host contract (`can_implement`, `workspace_size`, `initialize`, `run`,
@@ -26,6 +25,7 @@ pub const DEFAULT_RASTER_LOG: u32 = 3;
 pub(crate) struct Launcher {
     device: Device,
     spec: GemmSpec,
+    composed: OnceLock<Box<dyn GemmKernel>>,
     kernel: OnceLock<Arc<LoadedKernel>>,
     check_scalars: bool,
 }
@@ -35,6 +35,7 @@ impl Launcher {
         Launcher {
             device: device.clone(),
             spec,
+            composed: OnceLock::new(),
             kernel: OnceLock::new(),
             check_scalars: true,
         }
@@ -63,6 +64,15 @@ impl Launcher {
         )
     }
 
+    /// The spec's parts composed into a kernel (validated once).
+    pub(crate) fn composed(&self) -> Result<&dyn GemmKernel> {
+        if let Some(kernel) = self.composed.get() {
+            return Ok(kernel.as_ref());
+        }
+        let kernel = self.spec.kernel()?;
+        Ok(self.composed.get_or_init(|| kernel).as_ref())
+    }
+
     /// The compiled kernel: validated, generated and JIT-compiled on the
     /// first call (through the process-wide module cache, in two tiers:
     /// a quick compile now, the optimized one in the background), then reused.
@@ -71,21 +81,24 @@ impl Launcher {
             return Ok(kernel);
         }
         self.check_device()?;
-        check_spec(&self.spec)?;
+        let composed = self.composed()?;
         let spec = &self.spec;
         let kernel = get_or_load_tiered(
             &self.device,
             spec,
-            || spec.kernel_name(),
-            || Ok(spec.ptx()?),
+            || composed.name().to_string(),
+            || Ok(composed.ptx()?),
         )?;
         Ok(self.kernel.get_or_init(|| kernel))
     }
 
-    /// Bytes of device workspace `run` needs: 0 (the data-parallel tile
-    /// scheduler keeps no state between CTAs).
-    pub(crate) fn workspace_size<A, B, C, D>(&self, _args: &Arguments<'_, A, B, C, D>) -> usize {
-        0
+    /// Bytes of device workspace `run` needs: the kernel's parts' (0 for
+    /// the data-parallel tile scheduler, which keeps no state between
+    /// blocks; 0 for a spec whose parts cannot be built, which `run`
+    /// refuses anyway).
+    pub(crate) fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
+        self.composed()
+            .map_or(0, |kernel| kernel.workspace_size(&args.shape))
     }
 
     /// Checks `args` (as `can_implement`) and the workspace's size, then
@@ -142,7 +155,7 @@ impl Launcher {
         D: Element + DeviceRepr,
     {
         self.check_device()?;
-        check_spec(&self.spec)?;
+        let composed = self.composed()?;
         let (a, _a) = args.a.data.device_ptr(stream);
         let (b, _b) = args.b.data.device_ptr(stream);
         let (d, _d) = args.d.data.device_ptr(stream);
@@ -150,7 +163,11 @@ impl Launcher {
             Source::Buffer(c) => Some(c.data.device_ptr(stream).0),
             Source::D => None,
         };
-        check_problem(&self.spec, &facts(args, [a, b, c.unwrap_or(d), d]))?;
+        check_problem_for(
+            &self.spec,
+            composed.alignment(),
+            &facts(args, [a, b, c.unwrap_or(d), d]),
+        )?;
         check_epilogue_args(&self.spec, args)?;
         self.check_scalars(args)
     }
@@ -203,7 +220,8 @@ impl Launcher {
         check_epilogue_args(spec, args)?;
         let (d, _d_write) = args.d.data.device_ptr_mut(stream);
         problem.d.address = Some(d);
-        check_problem(spec, &problem)?;
+        let composed = self.composed()?;
+        check_problem_for(spec, composed.alignment(), &problem)?;
         if shape.is_empty_output() {
             return Ok(());
         }
@@ -214,35 +232,38 @@ impl Launcher {
             shape.k as u32,
             shape.l as u32,
         );
-        let mut params = KernelArgs::new(stream);
-        params.scalar(a).scalar(b).scalar(c.unwrap_or(d)).scalar(d);
-        params.scalar(m).scalar(n).scalar(k).scalar(l);
-        for value in [lda, ldb, ldc, ldd, batch_a, batch_b, batch_c, batch_d] {
-            params.scalar(value as u64);
-        }
-        params
-            .scalar(alpha as f32)
-            .scalar(beta as f32)
-            .scalar(DEFAULT_RASTER_LOG);
         let mut _bias_reads = Vec::new();
+        let mut biases = Vec::new();
         for bias in &args.epilogue.biases {
             let (address, guard) = bias.device_ptr(stream);
-            params.scalar(address);
+            biases.push(address);
             _bias_reads.push(guard);
         }
-        for &value in &args.epilogue.scalars {
-            params.scalar(value as f32);
-        }
-        let config = LaunchConfig {
-            grid: spec.grid(m, n, l),
-            block: (spec.block_threads(), 1, 1),
-            shared_mem_bytes: spec.shared_mem_bytes(),
+        let values = ParamValues {
+            addresses: [a, b, c.unwrap_or(d), d],
+            extents: [m, n, k, l],
+            ld: [lda, ldb, ldc, ldd].map(|x| x as u64),
+            batch_strides: [batch_a, batch_b, batch_c, batch_d].map(|x| x as u64),
+            alpha: alpha as f32,
+            beta: beta as f32,
+            biases,
+            scalars: args.epilogue.scalars.iter().map(|&x| x as f32).collect(),
+            workspace: 0,
+            tensor_maps: [None; 4],
+            raster_log: None,
         };
-        // SAFETY: the params follow the ABI table of `crate::kernel::gemm`
-        // (a, b, c, d addresses; m, n, k, l as u32; lda..ldd and the batch
-        // strides as u64; alpha, beta as f32 (rounded from the f64
-        // arguments); raster_log as u32; the bias addresses as u64 and extra
-        // scalars as f32), in order.
+        let mut params = KernelArgs::new(stream);
+        values.push(composed, &mut params)?;
+        let config = LaunchConfig {
+            grid: composed.grid(m, n, l),
+            block: (composed.block_threads(), 1, 1),
+            shared_mem_bytes: composed.shared_storage().bytes,
+        };
+        // SAFETY: the params are the kernel's own parameter list walked in
+        // its order, each role's value of its declared type (`ParamValues::
+        // push`: addresses, leading dimensions, batch strides and bias
+        // addresses as u64; extents and raster_log as u32; alpha, beta and
+        // the extra scalars as f32, rounded from the f64 arguments).
         // `check_epilogue` proved the bias count, their lengths (M or N
         // elements of C's type) and the scalar count match the epilogue.
         // `check_problem` proved every buffer holds the elements the shape,
@@ -251,14 +272,15 @@ impl Launcher {
         // overlap; A, B and C are only read; C is either a buffer distinct
         // from D (Rust borrows) or D itself, which the kernel reads element by
         // element before the same thread writes it. The grid, block and shared
-        // memory are the spec's own.
+        // memory are the composed kernel's own.
         unsafe { kernel.function().launch(&config, params) }
     }
 }
 
-/// [`GemmSpec::validate`]: the configuration rules.
+/// The configuration rules ([`GemmSpec::validate`]) and each part's own
+/// `can_implement`, through composing the kernel ([`GemmSpec::kernel`]).
 pub(crate) fn check_spec(spec: &GemmSpec) -> Result<()> {
-    spec.validate()
+    spec.kernel().map(|_| ())
 }
 
 /// The checkable facts of `args`, with the addresses `[a, b, c, d]` (0 = unknown).

@@ -79,6 +79,7 @@ mod config;
 mod defaults;
 mod epilogue_check;
 mod launcher;
+mod param_values;
 pub mod reference;
 mod tags;
 mod typed;
@@ -93,6 +94,7 @@ pub use config::{Cluster, Config, GemmConfig, Majors, Tile, Types, Warps};
 pub use defaults::{DefaultBf16Sm80, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultTf32Sm80};
 pub use epilogue_check::{check_epilogue, check_scalars};
 pub use launcher::DEFAULT_RASTER_LOG;
+pub use param_values::ParamValues;
 pub use tags::{
     ColumnMajor, GemmElement, KMajor, MnMajor, OperandMajorTag, OutputMajorTag, RowMajor,
 };

@@ -1,27 +1,367 @@
-//! `GemmUniversal` for SM80: the whole kernel's PTX from a [`GemmSpec`].
+//! [`GemmUniversal`]: a GEMM kernel composed of a [`Mainloop`], an
+//! [`Epilogue`] and a [`TileScheduler`], run on the multistage schedule
+//! ([`KernelSchedule::Multistage`]: every warp runs the mainloop's
+//! producer and consumer in one body, then the epilogue), as CUTLASS's
+//! `GemmUniversal<ProblemShape, CollectiveMainloop, CollectiveEpilogue,
+//! TileScheduler>` specialized for `KernelMultistage`.
 //!
-//! What: D = alpha * A B + beta * C over problem (M, N, K, L), with A, B,
-//! C, D each of either major, batch strides, runtime sizes and static tile.
+//! What: D = alpha * A B + beta * C (or the fusion expression) over
+//! problem (M, N, K, L), runtime sizes, static tile.
 //!
-//! How:
-//! 1. The tile scheduler maps `blockIdx.x` to an output tile (rasterized in
-//!    groups of `2^raster_log` M tiles) and `blockIdx.y` to the batch.
-//! 2. The [`Sm80MmaMultistage`] mainloop accumulates the tile.
-//! 3. The [`EpilogueSm80`] writes D = alpha * acc + beta * C, or the
-//!    spec's fused [`Epilogue`](super::Epilogue) expression.
+//! How, in the order the PTX runs:
+//! 1. the parameters: the union of the parts' and the kernel's own (the
+//!    extents M, N, K, L), in role order ([`KernelParams`]);
+//! 2. the parts' entry loads (scheduler, epilogue scalars), then the tile
+//!    scheduler maps the block to its work tile and batch;
+//! 3. the kernel builds each operand's global tensor of this batch (base
+//!    address and leading dimension in bytes) for every operand whose
+//!    address is a parameter, and hands the parts a [`BlockContext`];
+//! 4. mainloop prologue, epilogue prologue, mainloop body, epilogue store.
 //!
-//! Params: the ABI table in [`spec`](super::spec). Constraints the host must
-//! check: [`GemmSpec::alignment`] for pointers, leading dimensions and batch
-//! strides; M, N, K, L at least 1; the grid of [`GemmSpec::grid`], the block
-//! of [`GemmSpec::block_threads`], the dynamic shared memory of
-//! [`GemmSpec::shared_mem_bytes`] (with the opt-in attribute above 48 KiB).
+//! The kernel's shared memory is the mainloop's and the epilogue's in one
+//! region ([`SharedStorage::overlap`]); its alignment requirements, launch
+//! shape, workspace and `can_implement` are the union of its parts'.
 
-use super::tile_scheduler::emit_tile_coord;
-use super::{BiasAxis, GemmSpec, OperandMajor, OutputMajor};
-use crate::collective::{EpilogueInputs, EpilogueSm80, MainloopInputs, Sm80MmaMultistage};
-use crate::ptx::{Kernel, Module, ParamType, PtxError, Reg, RegClass, SpecialReg};
+use super::{GemmSpec, KernelSchedule, TileCoord, TileScheduler, TileSchedulerPolicy};
+use crate::arch::ArchKind;
+use crate::collective::{
+    BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, GlobalOperand, Mainloop, MainloopPolicy,
+    SharedStorage, Sm80MmaMultistage,
+};
+use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
+use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
+
+/// What a launcher needs of a composed GEMM kernel, whatever its parts:
+/// object-safe, so that a spec's parts chosen at run time share one launch
+/// path ([`GemmSpec::kernel`]).
+pub trait GemmKernel: Send + Sync + std::fmt::Debug {
+    /// The `.entry` name.
+    fn name(&self) -> &str;
+
+    /// The parameter list, in the order the kernel declares it.
+    fn params(&self) -> KernelParams;
+
+    /// The value the launcher passes for a scheduler parameter (`RasterLog`).
+    fn scheduler_value(&self, role: ParamRole) -> Option<u32>;
+
+    /// Dynamic shared memory: the parts' regions overlapped.
+    fn shared_storage(&self) -> SharedStorage;
+
+    /// Threads per block.
+    fn block_threads(&self) -> u32;
+
+    /// Thread-block cluster (1 x 1 x 1: none).
+    fn cluster(&self) -> [u32; 3];
+
+    /// The launch grid for an `m x n` output with `l` batches.
+    fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32);
+
+    /// Bytes of device workspace for `shape`.
+    fn workspace_size(&self, shape: &GemmShape) -> usize;
+
+    /// Elements that the addresses, leading dimensions and batch strides
+    /// of A, B, C and D must be multiples of.
+    fn alignment(&self) -> [u32; 4];
+
+    /// Whether every part can be generated.
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the part and why.
+    fn can_implement(&self) -> crate::Result<()>;
+
+    /// The PTX module: one kernel named [`name`](Self::name).
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn ptx(&self) -> Result<String, PtxError>;
+}
+
+/// A GEMM kernel composed of a mainloop `M`, an epilogue `E` and a tile
+/// scheduler `S` on the multistage schedule.
+#[derive(Clone, Debug)]
+pub struct GemmUniversal<M, E, S> {
+    name: String,
+    arch: ArchKind,
+    types: GemmTypes,
+    tile: [u32; 3],
+    threads: u32,
+    mainloop: M,
+    epilogue: E,
+    scheduler: S,
+}
+
+impl<M, E, S> GemmUniversal<M, E, S>
+where
+    M: Mainloop,
+    E: Epilogue,
+    S: TileScheduler,
+{
+    /// The kernel `name` of these parts, for `arch`, with element `types`,
+    /// CTA `tile` and `threads` per block.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        arch: ArchKind,
+        types: GemmTypes,
+        tile: [u32; 3],
+        threads: u32,
+        mainloop: M,
+        epilogue: E,
+        scheduler: S,
+    ) -> Self {
+        GemmUniversal {
+            name,
+            arch,
+            types,
+            tile,
+            threads,
+            mainloop,
+            epilogue,
+            scheduler,
+        }
+    }
+
+    fn kernel(&self) -> Result<Kernel, PtxError> {
+        let mut k = Kernel::new(&self.name)?;
+        k.required_threads(self.threads, 1, 1);
+        k.min_blocks_per_sm(1);
+        let storage = self.shared_storage_of();
+        let smem_var = k.shared_dynamic("gemm_smem", storage.align)?;
+        let params = self.param_list().declare(&mut k)?;
+
+        let tid = k.special(SpecialReg::TidX);
+        let smem = k.shared_address(&smem_var);
+        let m = params.load(&mut k, ParamRole::Extent(ProblemDim::M))?;
+        let n = params.load(&mut k, ParamRole::Extent(ProblemDim::N))?;
+        let kk = params.load(&mut k, ParamRole::Extent(ProblemDim::K))?;
+        let scheduler_params = self.scheduler.emit_params(&mut k, &params)?;
+        let epilogue_params = self.epilogue.emit_params(&mut k, &params)?;
+
+        let [bm, bn, _] = self.tile;
+        let (tiles_m, tiles_n) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("add.u32 {tiles_m}, {m}, {};", bm - 1));
+        k.push(format!("div.u32 {tiles_m}, {tiles_m}, {bm};"));
+        k.push(format!("add.u32 {tiles_n}, {n}, {};", bn - 1));
+        k.push(format!("div.u32 {tiles_n}, {tiles_n}, {bn};"));
+        let coord =
+            self.scheduler
+                .emit_first_work_tile(&mut k, &scheduler_params, tiles_m, tiles_n)?;
+        if self
+            .scheduler
+            .emit_next_work_tile(&mut k, &scheduler_params, &coord)?
+            .is_some()
+        {
+            return Err(PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: self.name.clone(),
+                reason: "the multistage kernel computes one tile a block: expected a data-parallel tile scheduler".to_string(),
+            });
+        }
+        let (m0, n0, m_rem, n_rem) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        k.push(format!("mul.lo.u32 {m0}, {}, {bm};", coord.tile_m));
+        k.push(format!("mul.lo.u32 {n0}, {}, {bn};", coord.tile_n));
+        k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
+        k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
+        let operands = self.global_operands(&mut k, &params, &coord)?;
+
+        let block = BlockContext {
+            tid,
+            smem,
+            params: &params,
+            k: kk,
+            m0,
+            n0,
+            m_rem,
+            n_rem,
+            operands,
+        };
+        let mainloop_io = self.mainloop.emit_prologue(&mut k, &block)?;
+        let epilogue_io = self
+            .epilogue
+            .emit_prologue(&mut k, &block, &epilogue_params)?;
+        let acc = self.mainloop.emit_mainloop(&mut k, &mainloop_io)?;
+        self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+        Ok(k)
+    }
+
+    /// Each operand's global tensor of this block's batch: its address
+    /// plus `batch * batch_stride` elements, and its leading dimension in
+    /// bytes, for every operand whose address is a parameter.
+    fn global_operands(
+        &self,
+        k: &mut Kernel,
+        params: &crate::gemm::DeclaredParams,
+        coord: &TileCoord,
+    ) -> Result<[Option<GlobalOperand>; 4], PtxError> {
+        let batch = k.reg(RegClass::B64);
+        k.push(format!("cvt.u64.u32 {batch}, {};", coord.batch));
+        let types = [self.types.a, self.types.b, self.types.c, self.types.d];
+        let mut out = [None; 4];
+        for op in GemmOperand::ALL {
+            if params.get(ParamRole::Address(op)).is_err() {
+                continue;
+            }
+            let size = types[op as usize].size_bytes();
+            let base = params.load(k, ParamRole::Address(op))?;
+            k.cvta_to_global(base, base);
+            let stride = params.load(k, ParamRole::BatchStride(op))?;
+            k.push(format!("mul.lo.u64 {stride}, {stride}, {batch};"));
+            k.push(format!("mad.lo.u64 {base}, {stride}, {size}, {base};"));
+            let ld_bytes = params.load(k, ParamRole::Ld(op))?;
+            k.push(format!("mul.lo.u64 {ld_bytes}, {ld_bytes}, {size};"));
+            out[op as usize] = Some(GlobalOperand { base, ld_bytes });
+        }
+        Ok(out)
+    }
+
+    fn param_list(&self) -> KernelParams {
+        let mut params = KernelParams::new();
+        params.extend(
+            [ProblemDim::M, ProblemDim::N, ProblemDim::K, ProblemDim::L].map(ParamRole::Extent),
+        );
+        params.extend(self.mainloop.params());
+        params.extend(self.epilogue.params());
+        params.extend(self.scheduler.params());
+        params
+    }
+
+    fn shared_storage_of(&self) -> SharedStorage {
+        self.mainloop
+            .shared_storage()
+            .overlap(self.epilogue.shared_storage())
+    }
+}
+
+impl<M, E, S> GemmKernel for GemmUniversal<M, E, S>
+where
+    M: Mainloop + Send + Sync + std::fmt::Debug,
+    E: Epilogue + Send + Sync + std::fmt::Debug,
+    S: TileScheduler + Send + Sync + std::fmt::Debug,
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn params(&self) -> KernelParams {
+        self.param_list()
+    }
+
+    fn scheduler_value(&self, role: ParamRole) -> Option<u32> {
+        self.scheduler.param_value(role)
+    }
+
+    fn shared_storage(&self) -> SharedStorage {
+        self.shared_storage_of()
+    }
+
+    fn block_threads(&self) -> u32 {
+        self.threads
+    }
+
+    fn cluster(&self) -> [u32; 3] {
+        [1, 1, 1]
+    }
+
+    fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32) {
+        let [bm, bn, _] = self.tile;
+        self.scheduler.grid(m.div_ceil(bm), n.div_ceil(bn), l)
+    }
+
+    fn workspace_size(&self, shape: &GemmShape) -> usize {
+        self.scheduler.workspace_size(shape)
+    }
+
+    fn alignment(&self) -> [u32; 4] {
+        let [a, b] = self.mainloop.alignment();
+        let [c, d] = self.epilogue.alignment();
+        [a, b, c, d]
+    }
+
+    fn can_implement(&self) -> crate::Result<()> {
+        self.mainloop.can_implement()?;
+        self.epilogue.can_implement()
+    }
+
+    fn ptx(&self) -> Result<String, PtxError> {
+        let mut module = Module::new(self.arch);
+        module.add_kernel(self.kernel()?)?;
+        module.emit()
+    }
+}
+
+/// The rasterization swizzle the data-parallel scheduler is launched with
+/// (`raster_log`): tiles are walked in groups of 2^3 = 8 M tiles, so that
+/// concurrently running blocks share rows of A and columns of B in L2.
+pub const DEFAULT_RASTER_LOG: u32 = 3;
 
 impl GemmSpec {
+    /// The kernel the spec's parts compose: the spec's policies choose the
+    /// mainloop, epilogue and tile scheduler, its values fix their sizes.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::{sm80_default_spec, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let spec = sm80_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+    /// let kernel = spec.kernel().unwrap();
+    /// assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
+    /// let names: Vec<String> = kernel.params().iter().map(|role| role.name()).collect();
+    /// assert_eq!(names[..8], ["a", "b", "c", "d", "m", "n", "k", "l"]);
+    /// assert_eq!(names.last().unwrap(), "raster_log");
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) when the spec breaks a
+    /// configuration rule ([`validate`](Self::validate)) or a part cannot
+    /// be built.
+    pub fn kernel(&self) -> crate::Result<Box<dyn GemmKernel>> {
+        self.validate()?;
+        let refuse = |reason: String| crate::Error::Config {
+            config: self.kernel_name(),
+            reason,
+        };
+        let ctx = self.context();
+        match (
+            self.schedule,
+            self.mainloop.policy,
+            self.epilogue.policy,
+            self.scheduler,
+        ) {
+            (
+                KernelSchedule::Multistage,
+                MainloopPolicy::Sm80CpAsync { .. },
+                EpiloguePolicy::Sm80Staged,
+                TileSchedulerPolicy::DataParallel,
+            ) => {
+                let mainloop = Sm80MmaMultistage::new(&ctx, &self.mainloop).ok_or_else(|| {
+                    refuse(format!(
+                        "element types a={} b={} acc={} have no mma instruction",
+                        self.types.a, self.types.b, self.types.acc
+                    ))
+                })?;
+                let kernel = GemmUniversal::new(
+                    self.kernel_name(),
+                    self.arch,
+                    self.types,
+                    self.tile,
+                    self.block_threads(),
+                    mainloop,
+                    EpilogueSm80::new(&ctx, &self.epilogue),
+                    super::DataParallel {
+                        raster_log: DEFAULT_RASTER_LOG,
+                    },
+                );
+                kernel.can_implement()?;
+                Ok(Box::new(kernel))
+            }
+        }
+    }
+
     /// The PTX module: one kernel named [`kernel_name`](Self::kernel_name).
     ///
     /// ```
@@ -38,240 +378,14 @@ impl GemmSpec {
     /// # Errors
     /// [`PtxError::UnsupportedSpec`] with [`validate`](Self::validate)'s reason.
     pub fn ptx(&self) -> Result<String, PtxError> {
-        let unsupported = |reason| PtxError::UnsupportedSpec {
+        let kernel = self.kernel().map_err(|e| PtxError::UnsupportedSpec {
             kernel: "gemm",
             name: self.kernel_name(),
-            reason,
-        };
-        self.validate().map_err(|e| match e {
-            crate::Error::Config { reason, .. } => unsupported(reason),
-            other => unsupported(other.to_string()),
+            reason: match e {
+                crate::Error::Config { reason, .. } => reason,
+                other => other.to_string(),
+            },
         })?;
-        let mainloop = Sm80MmaMultistage::new(&self.context(), &self.mainloop)
-            .ok_or_else(|| unsupported("no mma for these element types".to_string()))?;
-        let epilogue = EpilogueSm80::new(&self.context(), &self.epilogue);
-        let mut module = Module::new(self.arch);
-        module.add_kernel(self.kernel(&mainloop, &epilogue)?)?;
-        module.emit()
-    }
-
-    fn kernel(
-        &self,
-        mainloop: &Sm80MmaMultistage,
-        epilogue: &EpilogueSm80,
-    ) -> Result<Kernel, PtxError> {
-        let mut k = Kernel::new(&self.kernel_name())?;
-        k.required_threads(self.block_threads(), 1, 1);
-        k.min_blocks_per_sm(1);
-        let smem_var = k.shared_dynamic("gemm_smem", crate::collective::SMEM_ALIGN)?;
-        let mut ptrs = Vec::new();
-        for name in ["a", "b", "c", "d"] {
-            ptrs.push(k.param(name, ParamType::U64)?);
-        }
-        let mut sizes = Vec::new();
-        for name in ["m", "n", "k", "l"] {
-            sizes.push(k.param(name, ParamType::U32)?);
-        }
-        let mut lds = Vec::new();
-        for name in ["lda", "ldb", "ldc", "ldd"] {
-            lds.push(k.param(name, ParamType::U64)?);
-        }
-        let mut batches = Vec::new();
-        for name in ["batch_a", "batch_b", "batch_c", "batch_d"] {
-            batches.push(k.param(name, ParamType::U64)?);
-        }
-        let alpha_p = k.param("alpha", ParamType::F32)?;
-        let beta_p = k.param("beta", ParamType::F32)?;
-        let raster_p = k.param("raster_log", ParamType::U32)?;
-        let mut bias_ps = Vec::new();
-        for i in 0..self.epilogue.fusion.biases().len() {
-            bias_ps.push(k.param(&format!("bias{i}"), ParamType::U64)?);
-        }
-        let mut scalar_ps = Vec::new();
-        for j in 0..self.epilogue.fusion.extra_scalars() {
-            scalar_ps.push(k.param(&format!("s{}", j + 2), ParamType::F32)?);
-        }
-
-        let tid = k.special(SpecialReg::TidX);
-        let smem = k.shared_address(&smem_var);
-        let [m, n, kk] = [
-            k.load_param(&sizes[0])?,
-            k.load_param(&sizes[1])?,
-            k.load_param(&sizes[2])?,
-        ];
-        let raster = k.load_param(&raster_p)?;
-        let alpha = k.load_param(&alpha_p)?;
-        let beta = k.load_param(&beta_p)?;
-        let [bm, bn, _] = self.tile;
-        let (tiles_m, tiles_n) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("add.u32 {tiles_m}, {m}, {};", bm - 1));
-        k.push(format!("div.u32 {tiles_m}, {tiles_m}, {bm};"));
-        k.push(format!("add.u32 {tiles_n}, {n}, {};", bn - 1));
-        k.push(format!("div.u32 {tiles_n}, {tiles_n}, {bn};"));
-        let coord = emit_tile_coord(&mut k, tiles_m, tiles_n, raster);
-        let (m0, n0, m_rem, n_rem) = (
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-        );
-        k.push(format!("mul.lo.u32 {m0}, {}, {bm};", coord.tile_m));
-        k.push(format!("mul.lo.u32 {n0}, {}, {bn};", coord.tile_n));
-        k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
-        k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
-
-        let types = [self.types.a, self.types.b, self.types.c, self.types.d];
-        let batch = k.reg(RegClass::B64);
-        k.push(format!("cvt.u64.u32 {batch}, {};", coord.batch));
-        // Batch base addresses (valid for any tile) and leading dims in bytes.
-        let mut bases = Vec::new();
-        let mut ld_bytes = Vec::new();
-        for i in 0..4 {
-            let size = types[i].size_bytes();
-            let base = k.load_param(&ptrs[i])?;
-            k.cvta_to_global(base, base);
-            let stride = k.load_param(&batches[i])?;
-            k.push(format!("mul.lo.u64 {stride}, {stride}, {batch};"));
-            k.push(format!("mad.lo.u64 {base}, {stride}, {size}, {base};"));
-            bases.push(base);
-            let ld = k.load_param(&lds[i])?;
-            k.push(format!("mul.lo.u64 {ld}, {ld}, {size};"));
-            ld_bytes.push(ld);
-        }
-        let a_tile = self.operand_tile(
-            &mut k,
-            bases[0],
-            ld_bytes[0],
-            m0,
-            self.majors.a,
-            self.types.a.size_bytes(),
-        );
-        let b_tile = self.operand_tile(
-            &mut k,
-            bases[1],
-            ld_bytes[1],
-            n0,
-            self.majors.b,
-            self.types.b.size_bytes(),
-        );
-        let c_tile = self.output_tile(
-            &mut k,
-            bases[2],
-            ld_bytes[2],
-            m0,
-            n0,
-            self.majors.c,
-            self.types.c.size_bytes(),
-        );
-        let d_tile = self.output_tile(
-            &mut k,
-            bases[3],
-            ld_bytes[3],
-            m0,
-            n0,
-            self.majors.d,
-            self.types.d.size_bytes(),
-        );
-
-        let mut bias_tiles = Vec::new();
-        for (param, axis) in bias_ps.iter().zip(self.epilogue.fusion.biases()) {
-            let base = k.load_param(param)?;
-            k.cvta_to_global(base, base);
-            let origin = match axis {
-                BiasAxis::Row => m0,
-                BiasAxis::Column => n0,
-            };
-            let wide = k.reg(RegClass::B64);
-            k.push(format!(
-                "mul.wide.u32 {wide}, {origin}, {};",
-                self.types.c.size_bytes()
-            ));
-            k.push(format!("add.u64 {base}, {base}, {wide};"));
-            bias_tiles.push(base);
-        }
-        let mut scalars = Vec::new();
-        for param in &scalar_ps {
-            scalars.push(k.load_param(param)?);
-        }
-        let acc = mainloop.emit(
-            &mut k,
-            &MainloopInputs {
-                tid,
-                smem,
-                a_tile,
-                b_tile,
-                a_safe: bases[0],
-                b_safe: bases[1],
-                lda_bytes: ld_bytes[0],
-                ldb_bytes: ld_bytes[1],
-                m_rem,
-                n_rem,
-                k: kk,
-            },
-        )?;
-        epilogue.emit(
-            &mut k,
-            &EpilogueInputs {
-                tid,
-                smem,
-                d_tile,
-                c_tile,
-                ldd_bytes: ld_bytes[3],
-                ldc_bytes: ld_bytes[2],
-                m_rem,
-                n_rem,
-                alpha,
-                beta,
-                biases: bias_tiles,
-                scalars,
-            },
-            &acc,
-        )?;
-        Ok(k)
-    }
-
-    /// Address of operand element (mn0, 0).
-    fn operand_tile(
-        &self,
-        k: &mut Kernel,
-        base: Reg,
-        ld_bytes: Reg,
-        mn0: Reg,
-        major: OperandMajor,
-        size: u32,
-    ) -> Reg {
-        let dst = k.reg(RegClass::B64);
-        let wide = k.reg(RegClass::B64);
-        k.push(format!("cvt.u64.u32 {wide}, {mn0};"));
-        match major {
-            OperandMajor::K => k.push(format!("mad.lo.u64 {dst}, {wide}, {ld_bytes}, {base};")),
-            OperandMajor::MN => k.push(format!("mad.lo.u64 {dst}, {wide}, {size}, {base};")),
-        }
-        dst
-    }
-
-    /// Address of output element (m0, n0).
-    #[allow(clippy::too_many_arguments)]
-    fn output_tile(
-        &self,
-        k: &mut Kernel,
-        base: Reg,
-        ld_bytes: Reg,
-        m0: Reg,
-        n0: Reg,
-        major: OutputMajor,
-        size: u32,
-    ) -> Reg {
-        let (outer, inner) = match major {
-            OutputMajor::N => (m0, n0),
-            OutputMajor::M => (n0, m0),
-        };
-        let dst = k.reg(RegClass::B64);
-        let wide = k.reg(RegClass::B64);
-        k.push(format!("cvt.u64.u32 {wide}, {outer};"));
-        k.push(format!("mad.lo.u64 {dst}, {wide}, {ld_bytes}, {base};"));
-        k.push(format!("cvt.u64.u32 {wide}, {inner};"));
-        k.push(format!("mad.lo.u64 {dst}, {wide}, {size}, {dst};"));
-        dst
+        kernel.ptx()
     }
 }

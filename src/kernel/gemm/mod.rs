@@ -1,7 +1,30 @@
-//! GEMM kernels: [`GemmSpec`], the value every GEMM configuration lowers to,
-//! and the `GemmUniversal` kernel generated from it
-//! ([`GemmSpec::ptx`], `gemm_universal.rs`), with its tile scheduler, and
-//! the one rule set both front doors check ([`check_config`], `rules.rs`).
+//! GEMM kernels: [`GemmSpec`], the value every GEMM configuration lowers
+//! to; [`GemmUniversal`], the kernel that composes a
+//! [`Mainloop`](crate::collective::Mainloop), an
+//! [`Epilogue`](crate::collective::Epilogue) and a [`TileScheduler`]
+//! ([`GemmSpec::kernel`] picks the parts from the spec's policies); the
+//! kernel-layer dispatch policies; the one rule set both front doors check
+//! ([`check_config`]); and the builder of default specs.
+//!
+//! | item | file |
+//! |---|---|
+//! | [`GemmSpec`] | `spec.rs` (its rules: `validate.rs`) |
+//! | [`GemmUniversal`], [`GemmKernel`], [`GemmSpec::kernel`] | `gemm_universal.rs` |
+//! | [`KernelSchedule`], [`TileSchedulerPolicy`] and their tags | `dispatch_policy.rs` |
+//! | [`TileScheduler`], [`DataParallel`] | `tile_scheduler/` |
+//! | [`check_config`], [`ConfigFacts`] | `rules.rs` |
+//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | `builder.rs` |
+//!
+//! # Adding a part
+//!
+//! A new mainloop is one folder under `src/collective/` implementing
+//! [`Mainloop`](crate::collective::Mainloop) (its parameters, shared
+//! storage, alignment, `can_implement`; its prologue and either one body or
+//! a producer and a consumer part), plus a variant of
+//! [`MainloopPolicy`](crate::collective::MainloopPolicy) and a tag. A new
+//! kernel schedule is one file here composing the three traits (as
+//! `gemm_universal.rs` does for [`KernelSchedule::Multistage`]), a variant of
+//! [`KernelSchedule`] and a tag, and one arm in [`GemmSpec::kernel`].
 
 mod builder;
 mod dispatch_policy;
@@ -17,8 +40,9 @@ pub use dispatch_policy::{
     DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,
     TileSchedulerPolicy, TileSchedulerTag,
 };
+pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
 pub use rules::{
     atom_shape, check_config, register_budget, swizzle_row_ok, ConfigFacts, RuleMessage,
 };
 pub use spec::GemmSpec;
-pub use tile_scheduler::{emit_tile_coord, raster_tile, TileCoord};
+pub use tile_scheduler::{emit_tile_coord, raster_tile, DataParallel, TileCoord, TileScheduler};

@@ -1,34 +1,32 @@
-//! [`GemmSpec`]: the plain, hashable value every GEMM configuration lowers to,
-//! and the kernel's parameter ABI.
+//! [`GemmSpec`]: the plain, hashable value every GEMM configuration lowers to.
 //!
 //! Both front doors (the typed `Config` of `GemmUniversalAdapter` and the
-//! runtime `Gemm::builder()`) produce a `GemmSpec`; the kernel layer turns it
-//! into PTX and the device layer caches the compiled module by spec and device.
+//! runtime `Gemm::builder()`) produce a `GemmSpec`; [`GemmSpec::kernel`]
+//! composes its parts into a kernel, which generates the PTX, and the
+//! device layer caches the compiled module by spec and device.
 //!
-//! # Kernel parameter ABI (in this order)
+//! # Kernel parameters
 //!
-//! | # | name | PTX type | meaning |
-//! |---|---|---|---|
-//! | 0 | `a` | `.u64` | A's global address (element (0,0) of batch 0) |
-//! | 1 | `b` | `.u64` | B's global address |
-//! | 2 | `c` | `.u64` | C's global address (may equal `d`) |
-//! | 3 | `d` | `.u64` | D's global address |
-//! | 4..=7 | `m`, `n`, `k`, `l` | `.u32` | problem shape (M, N, K, batch count L) |
-//! | 8..=11 | `lda`, `ldb`, `ldc`, `ldd` | `.u64` | leading dimensions, in elements |
-//! | 12..=15 | `batch_a`, `batch_b`, `batch_c`, `batch_d` | `.u64` | batch strides, in elements |
-//! | 16, 17 | `alpha`, `beta` | `.f32` | epilogue scalars |
-//! | 18 | `raster_log` | `.u32` | rasterization swizzle: tiles are walked in groups of `2^raster_log` along the swizzled dimension |
+//! The parameters are a list ([`KernelParams`](crate::gemm::KernelParams)):
+//! the kernel declares the extents, each part the roles it reads, and the
+//! list keeps role order. For the multistage kernel of the SM80 parts:
 //!
-//! Then, for a fused [`Epilogue`] (none for the default linear combination):
-//!
-//! | # | name | PTX type | meaning |
-//! |---|---|---|---|
-//! | 19 + i | `bias{i}` | `.u64` | bias vector `i`'s global address (element 0; C's element type; length M for a row bias, N for a column bias; shared by every batch), one per [`Epilogue::biases`] |
-//! | after the biases | `s{j}` | `.f32` | extra scalar `j` (j = 2, 3, ...), one per [`Epilogue::extra_scalars`] |
+//! | # | name | PTX type | declared by | meaning |
+//! |---|---|---|---|---|
+//! | 0, 1 | `a`, `b` | `.u64` | mainloop | A's and B's global addresses (element (0,0) of batch 0) |
+//! | 2, 3 | `c`, `d` | `.u64` | epilogue | C's (may equal `d`) and D's global addresses |
+//! | 4..=7 | `m`, `n`, `k`, `l` | `.u32` | kernel | problem shape (M, N, K, batch count L) |
+//! | 8..=11 | `lda`, `ldb`, `ldc`, `ldd` | `.u64` | mainloop, epilogue | leading dimensions, in elements |
+//! | 12..=15 | `batch_a` .. `batch_d` | `.u64` | mainloop, epilogue | batch strides, in elements |
+//! | 16, 17 | `alpha`, `beta` | `.f32` | epilogue | epilogue scalars |
+//! | 18 | `raster_log` | `.u32` | tile scheduler | rasterization swizzle: tiles are walked in groups of `2^raster_log` M tiles |
+//! | 19 + i | `bias{i}` | `.u64` | epilogue | bias vector `i`'s global address (C's element type; length M for a row bias, N for a column bias; shared by every batch), one per [`Epilogue::biases`](crate::gemm::Epilogue::biases) |
+//! | after the biases | `s{j}` | `.f32` | epilogue | extra scalar `j` (j = 2, 3, ...), one per [`Epilogue::extra_scalars`](crate::gemm::Epilogue::extra_scalars) |
 //!
 //! Grid: x = output tiles of one batch (`ceil(M/BM) * ceil(N/BN)`), y = L;
 //! block: [`GemmSpec::block_threads`] threads in x; dynamic shared memory:
-//! [`GemmSpec::shared_mem_bytes`].
+//! [`GemmSpec::shared_mem_bytes`] (the composed kernel's own figures are
+//! the same: a test holds them equal).
 
 use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
@@ -141,7 +139,7 @@ impl GemmSpec {
     /// assert_eq!(spec.kernel_name(), "gemm_sm80_bf16_bf16_bf16_bf16_f32_k_k_n_n_128x256x64_w2x4x1_s3");
     /// ```
     ///
-    /// A fused epilogue adds `_e` and its [`tag`](Epilogue::tag).
+    /// A fused epilogue adds `_e` and its [`tag`](crate::gemm::Epilogue::tag).
     pub fn kernel_name(&self) -> String {
         let [bm, bn, bk] = self.tile;
         let [wm, wn, wk] = self.mainloop.warps;
@@ -167,7 +165,7 @@ impl GemmSpec {
     }
 
     /// Threads per block the launch must use: 32 per warp of
-    /// [`warps`](Self::warps).
+    /// [`mainloop.warps`](crate::collective::MainloopSpec::warps).
     pub fn block_threads(&self) -> u32 {
         self.mainloop.warps.iter().product::<u32>() * 32
     }

@@ -1,5 +1,5 @@
-//! The data-parallel tile scheduler with a rasterization swizzle: which
-//! output tile and batch one thread block computes.
+//! [`DataParallel`]: the data-parallel tile scheduler with a rasterization
+//! swizzle: which output tile and batch one thread block computes.
 //!
 //! `blockIdx.x` walks the tiles of one batch in groups of `2^raster_log`
 //! rows of tiles (along M): inside a group, consecutive blocks go down the
@@ -7,7 +7,67 @@
 //! one time share A rows and B columns in L2. The group is capped at the
 //! M tile count, so no product overflows. `blockIdx.y` is the batch.
 
-use crate::ptx::{Kernel, Reg, RegClass, SpecialReg};
+use super::TileScheduler;
+use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass, SpecialReg};
+
+/// One block per output tile, `blockIdx.x` walking the tiles of a batch in
+/// groups of `2^raster_log` M tiles, `blockIdx.y` the batch.
+///
+/// ```
+/// use cutlet::kernel::gemm::{DataParallel, TileScheduler};
+///
+/// let scheduler = DataParallel { raster_log: 3 };
+/// assert_eq!(scheduler.grid(32, 16, 2), (512, 2, 1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataParallel {
+    /// The rasterization swizzle the launcher passes (`raster_log`).
+    pub raster_log: u32,
+}
+
+impl TileScheduler for DataParallel {
+    type Params = Reg;
+
+    fn params(&self) -> Vec<ParamRole> {
+        vec![ParamRole::RasterLog]
+    }
+
+    fn param_value(&self, role: ParamRole) -> Option<u32> {
+        (role == ParamRole::RasterLog).then_some(self.raster_log)
+    }
+
+    fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32) {
+        (tiles_m.saturating_mul(tiles_n), l, 1)
+    }
+
+    fn workspace_size(&self, _shape: &GemmShape) -> usize {
+        0
+    }
+
+    fn emit_params(&self, k: &mut Kernel, params: &DeclaredParams) -> Result<Reg, PtxError> {
+        params.load(k, ParamRole::RasterLog)
+    }
+
+    fn emit_first_work_tile(
+        &self,
+        k: &mut Kernel,
+        raster_log: &Reg,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Result<TileCoord, PtxError> {
+        Ok(emit_tile_coord(k, tiles_m, tiles_n, *raster_log))
+    }
+
+    fn emit_next_work_tile(
+        &self,
+        _k: &mut Kernel,
+        _raster_log: &Reg,
+        _current: &TileCoord,
+    ) -> Result<Option<(TileCoord, Reg)>, PtxError> {
+        Ok(None)
+    }
+}
 
 /// The tile coordinates one block computes.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,86 @@
+//! [`Epilogue`]: the contract of a collective epilogue, the part of a GEMM
+//! kernel that turns the accumulators into D, applying the fusion
+//! expression (CUTLASS's `CollectiveEpilogue`).
+
+use super::{Accumulators, BlockContext, SharedStorage};
+use crate::gemm::ParamRole;
+use crate::ptx::{Kernel, PtxError};
+
+/// A collective epilogue: turns the accumulators into D through the fusion expression.
+///
+/// # Contract
+///
+/// Host side:
+/// - [`params`](Epilogue::params): the kernel parameters it reads (C's and
+///   D's addresses, leading dimensions and batch strides; alpha, beta; the
+///   fusion's bias vectors and extra scalars);
+/// - [`shared_storage`](Epilogue::shared_storage): its shared memory (it
+///   runs after the mainloop and may reuse the mainloop's);
+/// - [`alignment`](Epilogue::alignment): the elements C's and D's
+///   addresses, leading dimensions and batch strides must be multiples of;
+/// - [`can_implement`](Epilogue::can_implement): whether it can be built
+///   (the fusion expression's inputs fit, ...).
+///
+/// Device side, in the order the kernel calls them:
+/// 1. [`emit_params`](Epilogue::emit_params) at kernel entry, before the
+///    tile scheduler maps the block: the scalar parameters every tile uses
+///    (alpha, beta), returned as [`Epilogue::Params`];
+/// 2. [`emit_prologue`](Epilogue::emit_prologue) once the block knows its
+///    work tile, after the mainloop's prologue: the tile's C and D
+///    addresses, bias pointers, extra scalars;
+/// 3. [`emit_store`](Epilogue::emit_store) after the mainloop: the
+///    accumulators, read through the layout the mainloop wrote them with,
+///    through the fusion expression into D.
+///
+/// [`Epilogue`] here is the collective's contract; the fusion expression
+/// it applies is [`crate::gemm::Epilogue`].
+pub trait Epilogue {
+    /// The scalar parameters loaded at kernel entry.
+    type Params;
+    /// What the prologue hands the store.
+    type Io;
+
+    /// The kernel parameters the epilogue reads.
+    fn params(&self) -> Vec<ParamRole>;
+
+    /// The shared memory the epilogue uses.
+    fn shared_storage(&self) -> SharedStorage;
+
+    /// Elements that C's and D's addresses, leading dimensions and batch
+    /// strides must be multiples of: `[c, d]`.
+    fn alignment(&self) -> [u32; 2];
+
+    /// Whether this epilogue can be generated.
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming what it cannot do.
+    fn can_implement(&self) -> crate::Result<()>;
+
+    /// Emits the loads of the scalar parameters at kernel entry.
+    ///
+    /// # Errors
+    /// The assembler's error, or a parameter no part declared.
+    fn emit_params(
+        &self,
+        k: &mut Kernel,
+        block_params: &crate::gemm::DeclaredParams,
+    ) -> Result<Self::Params, PtxError>;
+
+    /// Emits the per-tile setup.
+    ///
+    /// # Errors
+    /// The assembler's error, or a parameter no part declared.
+    fn emit_prologue(
+        &self,
+        k: &mut Kernel,
+        block: &BlockContext<'_>,
+        params: &Self::Params,
+    ) -> Result<Self::Io, PtxError>;
+
+    /// Emits the store of the accumulators.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_store(&self, k: &mut Kernel, io: &Self::Io, acc: &Accumulators)
+        -> Result<(), PtxError>;
+}

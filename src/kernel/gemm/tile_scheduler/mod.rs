@@ -1,0 +1,86 @@
+//! [`TileScheduler`]: the contract of a tile scheduler, the part of a GEMM
+//! kernel that maps blocks to output tiles (CUTLASS's `TileScheduler`).
+
+mod data_parallel;
+
+pub use data_parallel::{emit_tile_coord, raster_tile, DataParallel, TileCoord};
+
+use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
+use crate::ptx::{Kernel, PtxError, Reg};
+
+/// A tile scheduler: maps blocks to output tiles and batches.
+///
+/// # Contract
+///
+/// Host side:
+/// - [`params`](TileScheduler::params): the kernel parameters it reads;
+/// - [`param_value`](TileScheduler::param_value): the value the launcher
+///   passes for each of them (a rasterization swizzle, ...);
+/// - [`grid`](TileScheduler::grid): the launch grid for a problem's tile
+///   counts and batches (one block per tile for a data-parallel scheduler;
+///   as many as fit on the GPU for a persistent one);
+/// - [`workspace_size`](TileScheduler::workspace_size): device workspace
+///   bytes (stream-K and split-K partial sums; 0 for data-parallel).
+///
+/// Device side:
+/// 1. [`emit_params`](TileScheduler::emit_params) at kernel entry;
+/// 2. [`emit_first_work_tile`](TileScheduler::emit_first_work_tile): the
+///    block's first tile and batch ([`TileCoord`]);
+/// 3. [`emit_next_work_tile`](TileScheduler::emit_next_work_tile): a
+///    persistent scheduler's next tile (and a predicate that is false past
+///    the last); `None` for a scheduler that gives each block one tile.
+///
+/// Raster order, persistent, stream-K, split-K and grouped schedulers are
+/// implementations of this trait; [`DataParallel`] is the first.
+pub trait TileScheduler {
+    /// The parameters loaded at kernel entry.
+    type Params;
+
+    /// The kernel parameters the scheduler reads.
+    fn params(&self) -> Vec<ParamRole>;
+
+    /// The value the launcher passes for `role` (one of
+    /// [`params`](Self::params)), as a `u32`.
+    fn param_value(&self, role: ParamRole) -> Option<u32>;
+
+    /// The launch grid for `tiles_m x tiles_n` tiles of each of `l` batches.
+    fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32);
+
+    /// Bytes of device workspace the scheduler needs for `shape`.
+    fn workspace_size(&self, shape: &GemmShape) -> usize;
+
+    /// Emits the loads of its parameters at kernel entry.
+    ///
+    /// # Errors
+    /// The assembler's error, or a parameter no part declared.
+    fn emit_params(
+        &self,
+        k: &mut Kernel,
+        params: &DeclaredParams,
+    ) -> Result<Self::Params, PtxError>;
+
+    /// Emits the block's first work tile from the tile counts (`.b32`).
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_first_work_tile(
+        &self,
+        k: &mut Kernel,
+        params: &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Result<TileCoord, PtxError>;
+
+    /// Emits the advance to the block's next work tile: `Some((tile,
+    /// valid))` for a persistent scheduler (`valid` a predicate, false past
+    /// the last tile), `None` when each block computes one tile.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_next_work_tile(
+        &self,
+        k: &mut Kernel,
+        params: &Self::Params,
+        current: &TileCoord,
+    ) -> Result<Option<(TileCoord, Reg)>, PtxError>;
+}
