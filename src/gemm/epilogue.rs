@@ -105,15 +105,14 @@ impl Epilogue {
         }
     }
 
-    /// Whether the expression's inputs fit (at most [`MAX_BIASES`] biases;
-    /// arity at most 2 without biases, exactly `2 + biases` with them), as
-    /// the sentence [`GemmSpec::validate`](crate::kernel::gemm::GemmSpec::validate)'s
-    /// reasons are made of.
-    pub(crate) fn check(&self) -> std::result::Result<(), String> {
-        match self.unfit() {
-            Some((name, value, expected)) => Err(format!("{name} {value}: expected {expected}")),
-            None => Ok(()),
-        }
+    /// Why the expression's inputs do not fit (at most [`MAX_BIASES`]
+    /// biases; arity at most 2 without biases, exactly `2 + biases` with
+    /// them), as the sentence a configuration error carries
+    /// ([`GemmSpec::validate`](crate::kernel::gemm::GemmSpec::validate)),
+    /// or `None` when they fit.
+    pub(crate) fn unfit_reason(&self) -> Option<String> {
+        self.unfit()
+            .map(|(name, value, expected)| format!("{name} {value}: expected {expected}"))
     }
 
     /// What does not fit, as (name, value, expected), or `None`.

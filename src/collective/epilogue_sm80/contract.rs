@@ -57,13 +57,13 @@ impl Epilogue for EpilogueSm80 {
     }
 
     fn can_implement(&self) -> crate::Result<()> {
-        self.spec
-            .epilogue
-            .check()
-            .map_err(|reason| crate::Error::Config {
+        match self.spec.epilogue.unfit_reason() {
+            Some(reason) => Err(crate::Error::Config {
                 config: "the SM80 epilogue".to_string(),
                 reason,
-            })
+            }),
+            None => Ok(()),
+        }
     }
 
     fn emit_params(

@@ -49,9 +49,9 @@ impl GemmSpec {
             reason: reason.to_string(),
         };
         check_config(&self.facts()).map_err(|rule| refuse(rule.as_str()))?;
-        self.epilogue
-            .fusion
-            .check()
-            .map_err(|reason| refuse(&reason))
+        match self.epilogue.fusion.unfit_reason() {
+            Some(reason) => Err(refuse(&reason)),
+            None => Ok(()),
+        }
     }
 }
