@@ -7,8 +7,8 @@ use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
-    MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy,
-    SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+    MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_16x8x16_F32BF16BF16F32_TN,
+    UniversalCopy, UniversalFMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
 };
 use cutlet::ptx::{Kernel, RegClass};
 
@@ -31,7 +31,7 @@ fn atoms_kernel(arch: ArchKind) -> String {
     for (i, r) in f.iter().enumerate() {
         k.push(format!("mov.b32 {r}, {};", v[i]));
     }
-    MmaAtom::UniversalFma
+    UniversalFMA
         .emit(&mut k, &f[..1], &f[1..2], &f[2..3], &f[3..4])
         .unwrap();
 
@@ -46,7 +46,7 @@ fn atoms_kernel(arch: ArchKind) -> String {
         SM75_U16x8_LDSM_T::emit(&mut k, &b, &smem).unwrap();
         let half = k.regs(RegClass::B32, 2);
         for atom in MmaAtom::ALL {
-            if atom == MmaAtom::UniversalFma {
+            if atom == UniversalFMA {
                 continue;
             }
             let c: &[_] = if atom.regs().c_class == RegClass::B32 {
@@ -88,7 +88,7 @@ fn emit_rejects_wrong_registers_with_a_named_error() {
     let mut k = Kernel::new("bad").unwrap();
     let a = k.regs(RegClass::B32, 3);
     let f = k.regs(RegClass::F32, 4);
-    let err = MmaAtom::Sm80F32Bf16Bf16F32
+    let err = SM80_16x8x16_F32BF16BF16F32_TN
         .emit(&mut k, &f, &a, &a[..2], &f)
         .unwrap_err()
         .to_string();

@@ -21,7 +21,6 @@
 //!
 //! | item | file |
 //! |---|---|
-//! | [`MmaKind`] | the `mma.sync` family the element types pick |
 //! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
 //! | [`EpilogueSm80`], [`VectorMapping`] | D = alpha * acc + beta * C, staged through shared memory; how threads take its vectors |
@@ -36,7 +35,6 @@ pub(crate) const SMEM_ALIGN: u32 = 1024;
 mod dispatch_policy;
 mod epilogue_fusion;
 mod epilogue_sm80;
-mod mma_kind;
 mod sm80_mma_multistage;
 mod smem_layout;
 mod tile_context;
@@ -47,7 +45,6 @@ pub use dispatch_policy::{
 };
 pub(crate) use epilogue_sm80::epilogue_pad;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
-pub use mma_kind::MmaKind;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;
 pub use tile_context::TileContext;

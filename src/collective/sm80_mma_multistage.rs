@@ -34,8 +34,8 @@ mod s2r_mma;
 pub(super) use mappings::tiled_mma_of;
 pub use mappings::G2sMapping;
 
-use super::{MainloopSpec, MmaKind, OperandSmem, TileContext};
-use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
+use super::{MainloopSpec, OperandSmem, TileContext};
+use crate::atom::{MmaAtom, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::Operand;
 
@@ -106,7 +106,7 @@ impl Accumulators {
 pub struct Sm80MmaMultistage {
     spec: TileContext,
     stages: u32,
-    mma: MmaKind,
+    mma: MmaAtom,
     a: OperandSmem,
     b: OperandSmem,
 }
@@ -117,7 +117,7 @@ impl Sm80MmaMultistage {
     pub fn new(ctx: &TileContext, spec: &MainloopSpec) -> Option<Self> {
         let stages = spec.stages();
         let spec = ctx;
-        let mma = MmaKind::for_types(spec.types.a, spec.types.b, spec.types.acc)?;
+        let mma = MmaAtom::for_types(spec.types.a, spec.types.b, spec.types.acc)?;
         let threads = spec.block_threads();
         let operand = |major, extent, element: crate::numeric::ElementType| OperandSmem {
             major,
@@ -159,7 +159,7 @@ impl Sm80MmaMultistage {
     }
 
     fn k_steps(&self) -> u32 {
-        self.spec.tile[2] / self.mma.k()
+        self.spec.tile[2] / self.mma.shape_mnk()[2] as u32
     }
 
     /// Emits the mainloop and returns the accumulators.
@@ -168,7 +168,7 @@ impl Sm80MmaMultistage {
         let acc = Accumulators {
             m_tiles: wtm / 16,
             n_tiles: wtn / 8,
-            f32: self.mma.f32_accumulators(),
+            f32: self.mma.regs().c_class == RegClass::F32,
             regs: Vec::new(),
         };
         let count = (acc.m_tiles * acc.n_tiles * if acc.f32 { 4 } else { 2 }) as usize;

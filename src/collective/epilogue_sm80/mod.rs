@@ -30,9 +30,9 @@ mod store;
 mod values;
 
 use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
-use super::MmaKind;
 use super::{EpilogueSpec, TileContext};
 use crate::arch::ArchKind;
+use crate::atom::MmaAtom;
 use crate::collective::VECTOR_BYTES;
 use crate::gemm::OutputMajor;
 use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
@@ -236,7 +236,7 @@ impl EpilogueSm80 {
     /// Value `c + 4 * (mi + m_tiles * ni)` is register `c` of MMA tile
     /// (mi, ni), [`Accumulators::tile`]'s order.
     pub fn acc_partition(&self) -> crate::Result<ThreadPartition> {
-        let mma = MmaKind::for_types(self.spec.types.a, self.spec.types.b, self.spec.types.acc)
+        let mma = MmaAtom::for_types(self.spec.types.a, self.spec.types.b, self.spec.types.acc)
             .ok_or_else(|| {
                 crate::Error::invalid_argument(
                     "element types",

@@ -5,9 +5,8 @@
 //! `ldmatrix` partition of the swizzled stage). The generator emits each
 //! partition's thread part once and uses its value parts as immediates.
 
-use super::super::MmaKind;
 use super::Sm80MmaMultistage;
-use crate::atom::CopyAtom;
+use crate::atom::{CopyAtom, MmaAtom};
 use crate::collective::TileContext;
 use crate::gemm::OperandMajor;
 use crate::layout::{IntTuple, Layout};
@@ -96,8 +95,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 }
 
 /// [`Sm80MmaMultistage::tiled_mma`] of `spec` (the epilogue's too).
-pub(crate) fn tiled_mma_of(spec: &TileContext, mma: MmaKind) -> Result<TiledMma> {
-    let atom = mma.atom();
+pub(crate) fn tiled_mma_of(spec: &TileContext, atom: MmaAtom) -> Result<TiledMma> {
     let [am, an, _] = atom.shape_mnk();
     let [wm, wn, wk] = spec.warps.map(i64::from);
     let [bm, bn, _] = spec.tile.map(i64::from);

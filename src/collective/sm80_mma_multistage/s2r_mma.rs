@@ -5,7 +5,7 @@
 //! `ld.shared` per fragment register ([`UniversalCopy<32>`]), and the warp
 //! tile's `mma.sync` through [`MmaAtom::emit`](crate::atom::MmaAtom::emit).
 
-use super::super::{MmaKind, OperandSmem};
+use super::super::OperandSmem;
 use super::{atom_error, Accumulators, Sm80MmaMultistage};
 use crate::atom::{
     MemorySpace, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
@@ -13,6 +13,7 @@ use crate::atom::{
 };
 use crate::collective::SMEM_ALIGN;
 use crate::gemm::OperandMajor;
+use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{emit_layout_offset, emit_swizzle, Operand};
 
@@ -168,7 +169,7 @@ impl Sm80MmaMultistage {
                 (true, OperandMajor::MN, _) => SM75_U16x8_LDSM_T::emit(k, r, &at),
             }
             .map_err(atom_error)?;
-            if self.mma == MmaKind::Tf32 {
+            if self.mma.types().a == ElementType::TF32 {
                 for reg in r {
                     k.push(format!("cvt.rna.tf32.f32 {reg}, {reg};"));
                 }
@@ -186,7 +187,7 @@ impl Sm80MmaMultistage {
         fb: &FragState,
         buf: usize,
     ) -> Result<(), PtxError> {
-        let atom = self.mma.atom();
+        let atom = self.mma;
         for mi in 0..acc.m_tiles {
             for step in 0..acc.n_tiles {
                 // Serpentine over n so consecutive MMAs share an operand.
