@@ -169,6 +169,30 @@ impl Sm80MmaMultistage {
         Ok(u32::try_from(fragment[0] * fragment[1] / per_reg).unwrap_or(0))
     }
 
+    /// One k-step's fragment of operand A or B: the tiled MMA's fragment
+    /// `(FrgV, RestMN)` of the warp tile at one k-step, values in order
+    /// (an atom's values, then the atoms along MN), as the `ldmatrix` and
+    /// `ld.shared` partitions fill the registers.
+    pub fn fragment_layout(&self, op: Operand) -> Result<Layout> {
+        let (smem, _) = self.operand(op)?;
+        let tile = [i64::from(smem.extent), i64::from(smem.bk)];
+        let fragment = self.tiled_mma()?.fragment(op, tile)?.flatten();
+        Ok(Layout::from_parts(
+            IntTuple::ints(&fragment[..2]),
+            IntTuple::ints(&[1, fragment[0]]),
+        ))
+    }
+
+    /// The element type the atom takes for operand A or B (tf32 for f32
+    /// data).
+    pub(super) fn operand_atom_type(&self, op: Operand) -> ElementType {
+        let types = self.mma.types();
+        match op {
+            Operand::B => types.b,
+            _ => types.a,
+        }
+    }
+
     /// How many 8x8 matrices each `ldmatrix` of operand A or B loads (see
     /// [`TiledMma::ldsm_matrices`]).
     pub fn ldsm_matrices(&self, op: Operand) -> Result<u32> {
