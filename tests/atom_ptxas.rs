@@ -63,6 +63,10 @@ fn atoms_kernel(arch: ArchKind) -> String {
     for (i, r) in f.iter().enumerate() {
         k.push(format!("mov.b32 {}, {r};", v[i]));
     }
+    let p = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.u32 {p}, {}, 0;", v[0]));
+    UniversalCopy::<128>::emit_load_predicated(&mut k, p, &v, &dst).unwrap();
+    UniversalCopy::<32>::emit_store_predicated(&mut k, p, &dst, &v[..1]).unwrap();
     UniversalCopy::<128>::emit_store(&mut k, MemorySpace::Global, &dst, &v).unwrap();
     module_ptx(arch, k)
 }
@@ -109,4 +113,10 @@ fn emit_rejects_wrong_registers_with_a_named_error() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("global address"), "{err}");
+    let (p, wide) = (k.reg(RegClass::Pred), k.reg(RegClass::B64));
+    let pair = k.regs(RegClass::B32, 2);
+    let err = UniversalCopy::<64>::emit_load_predicated(&mut k, p, &pair, &wide)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("128 or 32 bits"), "{err}");
 }
