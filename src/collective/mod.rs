@@ -45,6 +45,6 @@ pub use dispatch_policy::{
 };
 pub(crate) use epilogue_sm80::epilogue_pad;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
-pub use sm80_mma_multistage::{G2sMapping, MainloopInputs, Sm80MmaMultistage};
+pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;
 pub use tile_context::TileContext;

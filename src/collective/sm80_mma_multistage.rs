@@ -79,6 +79,12 @@ pub struct MainloopInputs {
     pub k: Reg,
 }
 
+/// The accumulators the mainloop hands the epilogue: the tiled MMA's C
+/// fragment as a register tensor, laid out as
+/// [`Sm80MmaMultistage::accumulator_layout`] says; the epilogue reads each
+/// value through that layout.
+pub type Accumulators = RegisterTensor;
+
 /// The SM80 multistage mainloop of one [`GemmSpec`].
 #[derive(Clone, Debug)]
 pub struct Sm80MmaMultistage {
@@ -152,7 +158,7 @@ impl Sm80MmaMultistage {
     /// Emits the mainloop and returns the accumulators: the tiled MMA's C
     /// fragment, as [`accumulator_layout`](Self::accumulator_layout) lays it
     /// out, in the atom's accumulator registers.
-    pub fn emit(&self, k: &mut Kernel, inp: &MainloopInputs) -> Result<RegisterTensor, PtxError> {
+    pub fn emit(&self, k: &mut Kernel, inp: &MainloopInputs) -> Result<Accumulators, PtxError> {
         let regs = self.mma.regs();
         let layout = self.accumulator_layout().map_err(atom_error)?;
         let acc = RegisterTensor::allocate(k, regs.c_class, layout, self.mma.types().c)

@@ -29,7 +29,7 @@ mod edge;
 mod store;
 mod values;
 
-use super::sm80_mma_multistage::tiled_mma_of;
+use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
 use super::{EpilogueSpec, TileContext};
 use crate::arch::ArchKind;
 use crate::atom::MmaAtom;
@@ -211,7 +211,7 @@ impl EpilogueSm80 {
         &self,
         k: &mut Kernel,
         inp: &EpilogueInputs,
-        acc: &RegisterTensor,
+        acc: &Accumulators,
     ) -> Result<(), PtxError> {
         self.stage_accumulators(k, inp, acc)?;
         k.push("bar.sync 0;");
@@ -261,7 +261,7 @@ impl EpilogueSm80 {
         &self,
         k: &mut Kernel,
         inp: &EpilogueInputs,
-        acc: &RegisterTensor,
+        acc: &Accumulators,
     ) -> Result<(), PtxError> {
         let err = |e: crate::Error| PtxError::UnsupportedSpec {
             kernel: "gemm",
