@@ -8,10 +8,9 @@
 use std::collections::HashSet;
 
 use cutlet::atom::{
-    CopyAtom, CopyTraits, MmaAtom, MmaTraits, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T,
-    SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN,
-    SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,
-    UniversalFMA,
+    CopyAtom, CopyTraits, MmaAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N,
+    SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN,
+    SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN, UniversalFMA,
 };
 use cutlet::layout::Layout;
 
@@ -91,36 +90,36 @@ fn assert_bijection(what: &str, layout: &Layout, extent: i64) {
     );
 }
 
-fn check_m16n8k16<T: MmaTraits>() {
-    assert_eq!(T::SHAPE_MNK, [16, 8, 16]);
-    assert_eq!(T::thr_id().to_string(), "32:1");
-    check_against_isa(T::NAME, &T::a_layout(), 16, isa_a_m16n8k16, false);
-    check_against_isa(T::NAME, &T::b_layout(), 8, isa_b_m16n8k16, true);
-    check_against_isa(T::NAME, &T::c_layout(), 16, isa_c_m16n8, false);
+fn check_m16n8k16(atom: MmaAtom) {
+    assert_eq!(atom.shape_mnk(), [16, 8, 16]);
+    assert_eq!(atom.thr_id().to_string(), "32:1");
+    check_against_isa(atom.name(), &atom.a_layout(), 16, isa_a_m16n8k16, false);
+    check_against_isa(atom.name(), &atom.b_layout(), 8, isa_b_m16n8k16, true);
+    check_against_isa(atom.name(), &atom.c_layout(), 16, isa_c_m16n8, false);
 }
 
 #[test]
 fn m16n8k16_f32_f16_layouts_match_the_isa() {
-    check_m16n8k16::<SM80_16x8x16_F32F16F16F32_TN>();
+    check_m16n8k16(SM80_16x8x16_F32F16F16F32_TN);
 }
 
 #[test]
 fn m16n8k16_f32_bf16_layouts_match_the_isa() {
-    check_m16n8k16::<SM80_16x8x16_F32BF16BF16F32_TN>();
+    check_m16n8k16(SM80_16x8x16_F32BF16BF16F32_TN);
 }
 
 #[test]
 fn m16n8k16_f16_accumulate_layouts_match_the_isa() {
-    check_m16n8k16::<SM80_16x8x16_F16F16F16F16_TN>();
+    check_m16n8k16(SM80_16x8x16_F16F16F16F16_TN);
 }
 
 #[test]
 fn m16n8k8_tf32_layouts_match_the_isa() {
-    type T = SM80_16x8x8_F32TF32TF32F32_TN;
-    assert_eq!(T::SHAPE_MNK, [16, 8, 8]);
-    check_against_isa(T::NAME, &T::a_layout(), 16, isa_a_m16n8k8_tf32, false);
-    check_against_isa(T::NAME, &T::b_layout(), 8, isa_b_m16n8k8_tf32, true);
-    check_against_isa(T::NAME, &T::c_layout(), 16, isa_c_m16n8, false);
+    let atom = SM80_16x8x8_F32TF32TF32F32_TN;
+    assert_eq!(atom.shape_mnk(), [16, 8, 8]);
+    check_against_isa(atom.name(), &atom.a_layout(), 16, isa_a_m16n8k8_tf32, false);
+    check_against_isa(atom.name(), &atom.b_layout(), 8, isa_b_m16n8k8_tf32, true);
+    check_against_isa(atom.name(), &atom.c_layout(), 16, isa_c_m16n8, false);
 }
 
 #[test]
@@ -157,16 +156,28 @@ fn every_mma_layout_is_a_bijection_onto_its_tile() {
 }
 
 #[test]
-fn tags_and_values_agree() {
-    assert_eq!(UniversalFMA::ATOM.shape_mnk(), [1, 1, 1]);
-    assert_eq!(UniversalFMA::ATOM.thr_id().size(), 1);
+fn the_table_is_the_one_name_of_each_instruction() {
+    assert_eq!(UniversalFMA.shape_mnk(), [1, 1, 1]);
+    assert_eq!(UniversalFMA.thr_id().size(), 1);
     for atom in MmaAtom::ALL {
         assert_eq!(atom.to_string(), atom.name());
+        // The name spells the shape and the D, A, B, C types.
+        let [m, n, k] = atom.shape_mnk();
+        let types = atom.types();
+        let spelled = [types.d, types.a, types.b, types.c]
+            .map(|t| t.name().to_uppercase())
+            .concat();
+        if atom != UniversalFMA {
+            assert_eq!(atom.name(), format!("SM80_{m}x{n}x{k}_{spelled}_TN"));
+            assert!(atom
+                .opcode()
+                .starts_with(&format!("mma.sync.aligned.m{m}n{n}k{k}.row.col.")));
+        }
     }
-    assert_eq!(
-        SM80_16x8x8_F32TF32TF32F32_TN::ATOM.a_layout(),
-        SM80_16x8x8_F32TF32TF32F32_TN::a_layout()
-    );
+    for atom in cutlet::atom::SM80_MMA {
+        let t = atom.types();
+        assert_eq!(MmaAtom::for_types(t.a, t.b, t.c), Some(atom), "{atom}");
+    }
 }
 
 /// The bit of the stored 4-matrix block that lane `lane` supplies as bit

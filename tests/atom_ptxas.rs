@@ -7,8 +7,8 @@ use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
-    MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy,
-    SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+    MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_16x8x16_F32BF16BF16F32_TN,
+    UniversalCopy, UniversalFMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
 };
 use cutlet::ptx::{Kernel, RegClass};
 
@@ -31,7 +31,7 @@ fn atoms_kernel(arch: ArchKind) -> String {
     for (i, r) in f.iter().enumerate() {
         k.push(format!("mov.b32 {r}, {};", v[i]));
     }
-    MmaAtom::UniversalFma
+    UniversalFMA
         .emit(&mut k, &f[..1], &f[1..2], &f[2..3], &f[3..4])
         .unwrap();
 
@@ -46,7 +46,7 @@ fn atoms_kernel(arch: ArchKind) -> String {
         SM75_U16x8_LDSM_T::emit(&mut k, &b, &smem).unwrap();
         let half = k.regs(RegClass::B32, 2);
         for atom in MmaAtom::ALL {
-            if atom == MmaAtom::UniversalFma {
+            if atom == UniversalFMA {
                 continue;
             }
             let c: &[_] = if atom.regs().c_class == RegClass::B32 {
@@ -63,6 +63,10 @@ fn atoms_kernel(arch: ArchKind) -> String {
     for (i, r) in f.iter().enumerate() {
         k.push(format!("mov.b32 {}, {r};", v[i]));
     }
+    let p = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.u32 {p}, {}, 0;", v[0]));
+    UniversalCopy::<128>::emit_load_predicated(&mut k, p, &v, &dst).unwrap();
+    UniversalCopy::<32>::emit_store_predicated(&mut k, p, &dst, &v[..1]).unwrap();
     UniversalCopy::<128>::emit_store(&mut k, MemorySpace::Global, &dst, &v).unwrap();
     module_ptx(arch, k)
 }
@@ -88,7 +92,7 @@ fn emit_rejects_wrong_registers_with_a_named_error() {
     let mut k = Kernel::new("bad").unwrap();
     let a = k.regs(RegClass::B32, 3);
     let f = k.regs(RegClass::F32, 4);
-    let err = MmaAtom::Sm80F32Bf16Bf16F32
+    let err = SM80_16x8x16_F32BF16BF16F32_TN
         .emit(&mut k, &f, &a, &a[..2], &f)
         .unwrap_err()
         .to_string();
@@ -109,4 +113,10 @@ fn emit_rejects_wrong_registers_with_a_named_error() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("global address"), "{err}");
+    let (p, wide) = (k.reg(RegClass::Pred), k.reg(RegClass::B64));
+    let pair = k.regs(RegClass::B32, 2);
+    let err = UniversalCopy::<64>::emit_load_predicated(&mut k, p, &pair, &wide)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("128 or 32 bits"), "{err}");
 }

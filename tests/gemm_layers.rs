@@ -366,3 +366,43 @@ fn staged_accumulators_are_the_tiled_mma_c_partition() {
         }
     }
 }
+
+#[test]
+fn accumulators_are_the_c_fragment_in_the_atoms_registers() {
+    for spec in specs() {
+        let name = spec.kernel_name();
+        let mainloop = Sm80MmaMultistage::new(&spec.context(), &spec.mainloop).unwrap();
+        let atom = expected_mma(&spec).atom();
+        let layout = mainloop.accumulator_layout().unwrap();
+        let [bm, bn, _] = spec.tile.map(i64::from);
+        let fragment = expected_mma(&spec).fragment(Operand::C, [bm, bn]).unwrap();
+        assert_eq!(layout.shape(), &fragment, "{name}");
+        // Every value has its own slot, and an MMA tile's values fill the
+        // atom's accumulator registers: tile (mi, ni) is registers
+        // (mi * n_tiles + ni) * regs.c and on, as the MMAs take them.
+        let [frg, _, n_tiles] = fragment.flatten()[..] else {
+            panic!("{name}: fragment {fragment}");
+        };
+        let per_reg = frg / atom.regs().c as i64;
+        let mut slots: Vec<i64> = (0..layout.size()).map(|i| layout.at(i)).collect();
+        slots.sort_unstable();
+        assert!(
+            slots.iter().enumerate().all(|(i, &s)| s == i as i64),
+            "{name}"
+        );
+        for i in 0..layout.size() {
+            let (v, rest) = (i % frg, i / frg);
+            let (mi, ni) = (
+                rest % (layout.size() / frg / n_tiles),
+                rest / (layout.size() / frg / n_tiles),
+            );
+            let reg = layout.at(i) / per_reg;
+            let tile = mi * n_tiles + ni;
+            assert_eq!(
+                reg / atom.regs().c as i64,
+                tile,
+                "{name} value {v} of ({mi}, {ni})"
+            );
+        }
+    }
+}

@@ -4,7 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cutlet::atom::{CopyAtom, MmaAtom};
+use cutlet::atom::{
+    CopyAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
+    SM80_16x8x8_F32TF32TF32F32_TN,
+};
 use cutlet::layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 use cutlet::numeric::ElementType;
 use cutlet::tiled::{Operand, ThreadPartition, TiledCopy, TiledMma};
@@ -165,7 +168,7 @@ fn ldmatrix_partitions_fill_the_tiled_mma_fragments() {
         [128, 128, 64],
     ];
     for warps in [[2, 2, 1], [2, 4, 1], [4, 2, 1]] {
-        let mma = TiledMma::new(MmaAtom::Sm80F32Bf16Bf16F32, warps).unwrap();
+        let mma = TiledMma::new(SM80_16x8x16_F32BF16BF16F32_TN, warps).unwrap();
         for [m, n, k] in tiles {
             for (op, tile) in [(Operand::A, [m, k]), (Operand::B, [n, k])] {
                 for trans in [false, true] {
@@ -193,7 +196,7 @@ fn ldmatrix_partitions_fill_the_tiled_mma_fragments() {
 fn ldmatrix_rejects_what_it_cannot_load() {
     // tf32 loads as pairs of 16-bit halves: whole elements without .trans
     // (lane l gets element l % 4 of row l / 4), split ones with it.
-    let mma = TiledMma::new(MmaAtom::Sm80F32Tf32Tf32F32, [2, 2, 1]).unwrap();
+    let mma = TiledMma::new(SM80_16x8x8_F32TF32TF32F32_TN, [2, 2, 1]).unwrap();
     assert!(mma.ldsm_tv(Operand::A, [64, 16], true).is_err());
     for (op, tile) in [(Operand::A, [64, 16]), (Operand::B, [32, 16])] {
         let plain = compact(tile[0], tile[1], true);
@@ -213,7 +216,7 @@ fn ldmatrix_rejects_what_it_cannot_load() {
             }
         }
     }
-    let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [2, 2, 1]).unwrap();
+    let mma = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [2, 2, 1]).unwrap();
     assert!(mma.ldsm_tv(Operand::C, [64, 32], false).is_err());
     // K-major rows read with .trans are not 8 contiguous elements.
     let err = mma

@@ -4,14 +4,17 @@
 
 use std::collections::HashMap;
 
-use cutlet::atom::MmaAtom;
+use cutlet::atom::{
+    MmaAtom, SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN,
+    SM80_16x8x16_F32F16F16F32_TN, UniversalFMA,
+};
 use cutlet::layout::Layout;
 use cutlet::tiled::{Operand, TiledMma};
 
 const ATOMS: [MmaAtom; 3] = [
-    MmaAtom::Sm80F32F16F16F32,
-    MmaAtom::Sm80F32Bf16Bf16F32,
-    MmaAtom::Sm80F16F16F16F16,
+    SM80_16x8x16_F32F16F16F32_TN,
+    SM80_16x8x16_F32BF16BF16F32_TN,
+    SM80_16x8x16_F16F16F16F16_TN,
 ];
 const WARPS: [[i64; 3]; 3] = [[2, 2, 1], [2, 4, 1], [4, 2, 1]];
 const TILES: [[i64; 3]; 4] = [
@@ -100,7 +103,7 @@ fn sm80_tiled_mmas_cover_every_cta_tile_exactly_once() {
 
 #[test]
 fn partition_of_a_row_major_tile_splits_into_thread_and_value_parts() {
-    let mma = TiledMma::new(MmaAtom::Sm80F32Bf16Bf16F32, [2, 2, 1]).unwrap();
+    let mma = TiledMma::new(SM80_16x8x16_F32BF16BF16F32_TN, [2, 2, 1]).unwrap();
     let tile = [128, 32];
     let memory: Layout = "(128,32):(32,1)".parse().unwrap();
     let p = mma.partition(Operand::A, tile, &memory).unwrap();
@@ -123,13 +126,13 @@ fn partition_of_a_row_major_tile_splits_into_thread_and_value_parts() {
 fn a_permutation_interleaves_warps() {
     // M permuted so that each warp's two atoms along M are adjacent.
     let perm: Layout = "(16,2,2):(1,32,16)".parse().unwrap();
-    let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [2, 1, 1])
+    let mma = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [2, 1, 1])
         .unwrap()
         .with_permutation([Some(perm.clone()), None, None])
         .unwrap();
     assert_eq!(mma.tile_mnk(), [64, 8, 16]);
     let tv = mma.layout_tv(Operand::C, [64, 8]).unwrap();
-    let plain = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [2, 1, 1])
+    let plain = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [2, 1, 1])
         .unwrap()
         .layout_tv(Operand::C, [64, 8])
         .unwrap();
@@ -141,7 +144,7 @@ fn a_permutation_interleaves_warps() {
         assert_eq!((got % 64, got / 64), (want_m, lin / 64), "index {i}");
         assert!(seen.insert(got));
     }
-    let bad = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [2, 1, 1])
+    let bad = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [2, 1, 1])
         .unwrap()
         .with_permutation([Some("24:1".parse().unwrap()), None, None]);
     assert!(bad.unwrap_err().to_string().contains("multiple of 32"));
@@ -149,13 +152,13 @@ fn a_permutation_interleaves_warps() {
 
 #[test]
 fn bad_tiles_and_warps_are_named_errors() {
-    let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [2, 2, 1]).unwrap();
+    let mma = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [2, 2, 1]).unwrap();
     let err = mma.layout_tv(Operand::C, [48, 16]).unwrap_err().to_string();
     assert!(
         err.contains("48") && err.contains("multiple of 32"),
         "{err}"
     );
-    let err = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [0, 2, 1])
+    let err = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [0, 2, 1])
         .unwrap_err()
         .to_string();
     assert!(err.contains("warps"), "{err}");
@@ -163,7 +166,7 @@ fn bad_tiles_and_warps_are_named_errors() {
 
 #[test]
 fn universal_fma_tiles_over_threads() {
-    let mma = TiledMma::new(MmaAtom::UniversalFma, [16, 16, 1]).unwrap();
+    let mma = TiledMma::new(UniversalFMA, [16, 16, 1]).unwrap();
     assert_eq!(mma.threads(), 256);
     let tv = mma.layout_tv(Operand::C, [64, 64]).unwrap();
     let mut seen = std::collections::HashSet::new();

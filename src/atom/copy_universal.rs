@@ -86,6 +86,61 @@ impl<const BITS: u32> UniversalCopy<BITS> {
         Self::emit(k, space, false, src, addr)
     }
 
+    /// As [`emit_load`](Self::emit_load) from global memory, issued only
+    /// where predicate `pred` holds (`dst` unchanged elsewhere). The
+    /// predicated snippets are the 128- and 32-bit ones; other widths are an
+    /// error.
+    pub fn emit_load_predicated(
+        k: &mut Kernel,
+        pred: Reg,
+        dst: &[Reg],
+        addr: &dyn fmt::Display,
+    ) -> Result<()> {
+        Self::emit_predicated(k, pred, true, dst, addr)
+    }
+
+    /// As [`emit_store`](Self::emit_store) to global memory, issued only
+    /// where predicate `pred` holds; 128 or 32 bits.
+    pub fn emit_store_predicated(
+        k: &mut Kernel,
+        pred: Reg,
+        addr: &dyn fmt::Display,
+        src: &[Reg],
+    ) -> Result<()> {
+        Self::emit_predicated(k, pred, false, src, addr)
+    }
+
+    fn emit_predicated(
+        k: &mut Kernel,
+        pred: Reg,
+        load: bool,
+        regs: &[Reg],
+        addr: &dyn fmt::Display,
+    ) -> Result<()> {
+        check_regs("universal copy predicate", &[pred], 1, RegClass::Pred)?;
+        check_regs("universal copy registers", regs, Self::REGS, RegClass::B32)?;
+        check_address(MemorySpace::Global, addr)?;
+        let (name, prefix, typed) = match (BITS, load) {
+            (128, true) => ("ld_global_v4_b32_pred", "d", false),
+            (128, false) => ("st_global_v4_b32_pred", "s", false),
+            (32, true) => ("ld_global_pred", "dst", true),
+            (32, false) => ("st_global_pred", "src", true),
+            _ => {
+                return Err(crate::Error::invalid_argument(
+                    "predicated universal copy",
+                    format!("{BITS} bits"),
+                    "128 or 32 bits",
+                ))
+            }
+        };
+        let ty = ".b32";
+        let mut extra: Vec<(&str, &dyn fmt::Display)> = vec![("addr", addr), ("pred", &pred)];
+        if typed {
+            extra.push(("type", &ty));
+        }
+        emit_snippet(k, "common/global_memory", name, &[(prefix, regs)], &extra)
+    }
+
     fn emit(
         k: &mut Kernel,
         space: MemorySpace,

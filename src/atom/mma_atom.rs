@@ -1,12 +1,11 @@
-//! [`MmaTraits`] (the MMA atom concept) and [`MmaAtom`], its runtime value.
+//! [`MmaAtom`]: one MMA instruction as a plain value, read from a table per
+//! architecture ([`SM80_MMA`](super::SM80_MMA), [`UniversalFMA`](super::UniversalFMA)).
 
 use std::fmt;
 
+use super::atom_layout::AtomLayout;
 use super::emit::{check_regs, emit_snippet};
-use super::mma_sm80::{
-    SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
-    SM80_16x8x8_F32TF32TF32F32_TN,
-};
+use super::mma_sm80::SM80_MMA;
 use super::mma_universal::UniversalFMA;
 use crate::arch::ArchKind;
 use crate::layout::Layout;
@@ -32,9 +31,9 @@ pub struct MmaTypes {
 /// `(v % per_reg) * bits` (lower index in the low half).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MmaRegs {
-    /// A registers per thread.
+    /// A registers per thread (0 when A is read from shared memory).
     pub a: usize,
-    /// B registers per thread.
+    /// B registers per thread (0 when B is read from shared memory).
     pub b: usize,
     /// C (and D) registers per thread.
     pub c: usize,
@@ -53,134 +52,147 @@ pub struct SnippetRef {
     pub name: &'static str,
 }
 
-/// The MMA atom concept (CuTe's `MMA_Traits`): one instruction and its
-/// thread/value layouts. See the [module docs](super) for the table.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not an MMA atom",
-    note = "MMA atoms are the tag types of cutlet::atom, e.g. SM80_16x8x16_F32BF16BF16F32_TN"
-)]
-pub trait MmaTraits {
-    /// The atom as a runtime value.
-    const ATOM: MmaAtom;
-    /// The CUTLASS name.
-    const NAME: &'static str;
-    /// (M, N, K) of one instruction.
-    const SHAPE_MNK: [i64; 3];
-    /// D, A, B, C element types.
-    const TYPES: MmaTypes;
-    /// Registers per thread.
-    const REGS: MmaRegs;
-    /// The snippet that emits the instruction.
-    const SNIPPET: SnippetRef;
-    /// The oldest architecture with the instruction.
-    const MIN_ARCH: ArchKind;
-    /// The threads that execute it together (`32:1` for a warp).
-    fn thr_id() -> Layout;
-    /// (thread, value) -> `m + M*k` in the M x K tile of A.
-    fn a_layout() -> Layout;
-    /// (thread, value) -> `n + N*k` in the N x K tile of B.
-    fn b_layout() -> Layout;
-    /// (thread, value) -> `m + M*n` in the M x N tile of C and D.
-    fn c_layout() -> Layout;
+/// Where the instruction reads A and B from (CuTe's `SS` / `RS` suffixes of
+/// the SM90 GMMA atoms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaSource {
+    /// A and B in registers (`mma.sync`, `fma`).
+    Registers,
+    /// A in registers, B through a shared-memory descriptor (wgmma `RS`).
+    RegisterShared,
+    /// A and B through shared-memory descriptors (wgmma `SS`).
+    SharedShared,
 }
 
-/// An MMA atom as a plain value, for choices made at run time. Each variant
-/// is one tag type of this module; every method returns that tag's
-/// [`MmaTraits`] facts.
+/// One MMA instruction and its thread/value layouts (CuTe's `MMA_Traits`
+/// with its `MMA_Op`), as data: every atom is a row of its architecture's
+/// table, named as CUTLASS names it. See the [module docs](super) for what
+/// each fact means.
 ///
 /// ```
-/// use cutlet::atom::{MmaAtom, MmaTraits, SM80_16x8x16_F32BF16BF16F32_TN};
+/// use cutlet::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN};
+/// use cutlet::numeric::ElementType::{BF16, F32};
 ///
-/// let atom = SM80_16x8x16_F32BF16BF16F32_TN::ATOM;
-/// assert_eq!(atom, MmaAtom::Sm80F32Bf16Bf16F32);
+/// let atom = SM80_16x8x16_F32BF16BF16F32_TN;
+/// assert_eq!(MmaAtom::for_types(BF16, BF16, F32), Some(atom));
 /// assert_eq!(atom.name(), "SM80_16x8x16_F32BF16BF16F32_TN");
 /// assert_eq!(atom.shape_mnk(), [16, 8, 16]);
+/// assert_eq!(atom.regs().c, 4);
 /// assert_eq!(atom.c_layout().to_string(), "((4,8),(2,2)):((32,1),(16,8))");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MmaAtom {
-    /// [`SM80_16x8x16_F32F16F16F32_TN`].
-    Sm80F32F16F16F32,
-    /// [`SM80_16x8x16_F32BF16BF16F32_TN`].
-    Sm80F32Bf16Bf16F32,
-    /// [`SM80_16x8x16_F16F16F16F16_TN`].
-    Sm80F16F16F16F16,
-    /// [`SM80_16x8x8_F32TF32TF32F32_TN`].
-    Sm80F32Tf32Tf32F32,
-    /// [`UniversalFMA`] on f32.
-    UniversalFma,
-}
-
-macro_rules! dispatch {
-    ($self:expr, $item:ident $(($($arg:tt)*))?) => {
-        match $self {
-            MmaAtom::Sm80F32F16F16F32 => <SM80_16x8x16_F32F16F16F32_TN as MmaTraits>::$item$(($($arg)*))?,
-            MmaAtom::Sm80F32Bf16Bf16F32 => <SM80_16x8x16_F32BF16BF16F32_TN as MmaTraits>::$item$(($($arg)*))?,
-            MmaAtom::Sm80F16F16F16F16 => <SM80_16x8x16_F16F16F16F16_TN as MmaTraits>::$item$(($($arg)*))?,
-            MmaAtom::Sm80F32Tf32Tf32F32 => <SM80_16x8x8_F32TF32TF32F32_TN as MmaTraits>::$item$(($($arg)*))?,
-            MmaAtom::UniversalFma => <UniversalFMA as MmaTraits>::$item$(($($arg)*))?,
-        }
-    };
+pub struct MmaAtom {
+    pub(crate) name: &'static str,
+    pub(crate) arch: ArchKind,
+    pub(crate) shape_mnk: [i64; 3],
+    pub(crate) types: MmaTypes,
+    pub(crate) regs: MmaRegs,
+    pub(crate) source: MmaSource,
+    pub(crate) opcode: &'static str,
+    pub(crate) snippet: SnippetRef,
+    pub(crate) thr_id: AtomLayout,
+    pub(crate) a: AtomLayout,
+    pub(crate) b: AtomLayout,
+    pub(crate) c: AtomLayout,
 }
 
 impl MmaAtom {
-    /// Every MMA atom.
+    /// Every MMA atom: the SM80 table, then [`UniversalFMA`].
     pub const ALL: [MmaAtom; 5] = [
-        MmaAtom::Sm80F32F16F16F32,
-        MmaAtom::Sm80F32Bf16Bf16F32,
-        MmaAtom::Sm80F16F16F16F16,
-        MmaAtom::Sm80F32Tf32Tf32F32,
-        MmaAtom::UniversalFma,
+        SM80_MMA[0],
+        SM80_MMA[1],
+        SM80_MMA[2],
+        SM80_MMA[3],
+        UniversalFMA,
     ];
 
+    /// The SM80 tensor-core atom for A, B and accumulator types, if the
+    /// table has one. f32 A and B run as tf32 (rounded with `cvt.rna`).
+    ///
+    /// ```
+    /// use cutlet::atom::{MmaAtom, SM80_16x8x8_F32TF32TF32F32_TN};
+    /// use cutlet::numeric::ElementType::{BF16, F16, F32, TF32};
+    ///
+    /// assert_eq!(MmaAtom::for_types(F32, F32, F32), Some(SM80_16x8x8_F32TF32TF32F32_TN));
+    /// assert_eq!(MmaAtom::for_types(TF32, TF32, F32), Some(SM80_16x8x8_F32TF32TF32F32_TN));
+    /// assert_eq!(MmaAtom::for_types(F16, BF16, F32), None);
+    /// ```
+    pub const fn for_types(a: ElementType, b: ElementType, acc: ElementType) -> Option<MmaAtom> {
+        let (a, b) = match (a, b) {
+            (ElementType::F32, ElementType::F32) => (ElementType::TF32, ElementType::TF32),
+            other => other,
+        };
+        let mut i = 0;
+        while i < SM80_MMA.len() {
+            let atom = SM80_MMA[i];
+            if same(atom.types.a, a) && same(atom.types.b, b) && same(atom.types.c, acc) {
+                return Some(atom);
+            }
+            i += 1;
+        }
+        None
+    }
+
     /// The CUTLASS name.
-    pub fn name(self) -> &'static str {
-        dispatch!(self, NAME)
+    pub const fn name(self) -> &'static str {
+        self.name
     }
 
     /// (M, N, K) of one instruction.
-    pub fn shape_mnk(self) -> [i64; 3] {
-        dispatch!(self, SHAPE_MNK)
+    pub const fn shape_mnk(self) -> [i64; 3] {
+        self.shape_mnk
     }
 
     /// D, A, B, C element types.
-    pub fn types(self) -> MmaTypes {
-        dispatch!(self, TYPES)
+    pub const fn types(self) -> MmaTypes {
+        self.types
     }
 
     /// Registers per thread.
-    pub fn regs(self) -> MmaRegs {
-        dispatch!(self, REGS)
+    pub const fn regs(self) -> MmaRegs {
+        self.regs
+    }
+
+    /// Where A and B come from.
+    pub const fn source(self) -> MmaSource {
+        self.source
+    }
+
+    /// The instruction's opcode with its shape and types, e.g.
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`.
+    pub const fn opcode(self) -> &'static str {
+        self.opcode
     }
 
     /// The snippet that emits the instruction.
-    pub fn snippet(self) -> SnippetRef {
-        dispatch!(self, SNIPPET)
+    pub const fn snippet(self) -> SnippetRef {
+        self.snippet
     }
 
     /// The oldest architecture with the instruction.
-    pub fn min_arch(self) -> ArchKind {
-        dispatch!(self, MIN_ARCH)
+    pub const fn min_arch(self) -> ArchKind {
+        self.arch
     }
 
-    /// The threads that execute it together.
+    /// The threads that execute it together (`32:1` for a warp, `1:0` for
+    /// one thread).
     pub fn thr_id(self) -> Layout {
-        dispatch!(self, thr_id())
+        self.thr_id.layout()
     }
 
     /// (thread, value) -> `m + M*k` in A's M x K tile.
     pub fn a_layout(self) -> Layout {
-        dispatch!(self, a_layout())
+        self.a.layout()
     }
 
     /// (thread, value) -> `n + N*k` in B's N x K tile.
     pub fn b_layout(self) -> Layout {
-        dispatch!(self, b_layout())
+        self.b.layout()
     }
 
     /// (thread, value) -> `m + M*n` in the M x N tile of C and D.
     pub fn c_layout(self) -> Layout {
-        dispatch!(self, c_layout())
+        self.c.layout()
     }
 
     /// Writes `D = A * B + C` into `k`: `d`, `a`, `b`, `c` are this thread's
@@ -188,26 +200,30 @@ impl MmaAtom {
     /// says (`d` may be `c`). A wrong count or class is an error naming the
     /// operand.
     pub fn emit(self, k: &mut Kernel, d: &[Reg], a: &[Reg], b: &[Reg], c: &[Reg]) -> Result<()> {
-        let regs = self.regs();
+        let regs = self.regs;
         check_regs("mma d", d, regs.c, regs.c_class)?;
         check_regs("mma a", a, regs.a, regs.ab_class)?;
         check_regs("mma b", b, regs.b, regs.ab_class)?;
         check_regs("mma c", c, regs.c, regs.c_class)?;
-        let snippet = self.snippet();
         emit_snippet(
             k,
-            snippet.family,
-            snippet.name,
+            self.snippet.family,
+            self.snippet.name,
             &[("d", d), ("a", a), ("b", b), ("c", c)],
             &[],
         )
     }
 }
 
+/// Element types compared in a `const fn`.
+const fn same(x: ElementType, y: ElementType) -> bool {
+    x as u32 == y as u32
+}
+
 impl fmt::Display for MmaAtom {
     /// Writes the CUTLASS name.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name)
     }
 }
 

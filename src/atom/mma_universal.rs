@@ -1,48 +1,42 @@
 //! The SIMT atom: one thread, one f32 fused multiply-add (CuTe's
 //! `UniversalFMA<float,float,float,float>`), the simplest reference atom.
+#![allow(non_upper_case_globals)]
 
-use super::mma_atom::{fixed, MmaAtom, MmaRegs, MmaTraits, MmaTypes, SnippetRef};
+use super::atom_layout::{AtomLayout, AtomMode};
+use super::mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};
 use crate::arch::ArchKind;
-use crate::layout::Layout;
-use crate::numeric::ElementType;
+use crate::numeric::ElementType::F32;
 use crate::ptx::RegClass;
 
-/// `d = a * b + c` in f32 by one thread: a 1x1x1 MMA (`fma.rn.f32`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct UniversalFMA;
+/// One value of one thread: `(1,1):(0,0)`.
+const ONE: AtomLayout = AtomLayout::tv(AtomMode::int(1, 0), AtomMode::int(1, 0));
 
-impl MmaTraits for UniversalFMA {
-    const ATOM: MmaAtom = MmaAtom::UniversalFma;
-    const NAME: &'static str = "UniversalFMA";
-    const SHAPE_MNK: [i64; 3] = [1, 1, 1];
-    const TYPES: MmaTypes = MmaTypes {
-        d: ElementType::F32,
-        a: ElementType::F32,
-        b: ElementType::F32,
-        c: ElementType::F32,
-    };
-    const REGS: MmaRegs = MmaRegs {
+/// `d = a * b + c` in f32 by one thread: a 1x1x1 MMA (`fma.rn.f32`).
+pub const UniversalFMA: MmaAtom = MmaAtom {
+    name: "UniversalFMA",
+    arch: ArchKind::Sm70,
+    shape_mnk: [1, 1, 1],
+    types: MmaTypes {
+        d: F32,
+        a: F32,
+        b: F32,
+        c: F32,
+    },
+    regs: MmaRegs {
         a: 1,
         b: 1,
         c: 1,
         ab_class: RegClass::F32,
         c_class: RegClass::F32,
-    };
-    const SNIPPET: SnippetRef = SnippetRef {
+    },
+    source: MmaSource::Registers,
+    opcode: "fma.rn.f32",
+    snippet: SnippetRef {
         family: "common/fma",
         name: "fma_f32",
-    };
-    const MIN_ARCH: ArchKind = ArchKind::Sm70;
-    fn thr_id() -> Layout {
-        fixed("1:0")
-    }
-    fn a_layout() -> Layout {
-        fixed("(1,1):(0,0)")
-    }
-    fn b_layout() -> Layout {
-        fixed("(1,1):(0,0)")
-    }
-    fn c_layout() -> Layout {
-        fixed("(1,1):(0,0)")
-    }
-}
+    },
+    thr_id: AtomLayout::single(AtomMode::int(1, 0)),
+    a: ONE,
+    b: ONE,
+    c: ONE,
+};

@@ -1,26 +1,34 @@
 //! Atoms: one hardware instruction each, with its thread/value layouts.
 //!
-//! # Contract: MMA atoms ([`MmaTraits`], CuTe's `MMA_Traits`)
+//! # Contract: MMA atoms ([`MmaAtom`], CuTe's `MMA_Traits` + `MMA_Op`)
 //! An MMA atom names one `mma` instruction (or one scalar FMA) and describes
-//! it with layouts from [`crate::layout`]. Each atom is a zero-sized tag type
-//! named as in CUTLASS (`SM80_16x8x16_F32BF16BF16F32_TN`) that implements
-//! [`MmaTraits`], and a variant of the plain value [`MmaAtom`], which a
-//! runtime builder picks from values; the tag's [`MmaTraits::ATOM`] is its
-//! value, and every fact is the same whichever door it is read through.
+//! it with layouts from [`crate::layout`]. Atoms are data: each is one
+//! `const` [`MmaAtom`] value named as in CUTLASS
+//! (`SM80_16x8x16_F32BF16BF16F32_TN`), a row of its architecture's table
+//! ([`SM80_MMA`]); collectives pick one with [`MmaAtom::for_types`] and ask
+//! it every fact below instead of knowing it. A new instruction family (the
+//! SM90 wgmma `64xNx16` for N = 8..256, types, `SS`/`RS`; the SM70 `8x8x4`)
+//! is new rows, or a `const fn` that generates them, not new code: the
+//! shape, register counts, operand source and layouts are all fields.
 //!
 //! | item | meaning |
 //! |---|---|
-//! | `NAME` | the CUTLASS name |
-//! | `SHAPE_MNK` | the (M,N,K) extent of one instruction |
+//! | `name()` | the CUTLASS name |
+//! | `min_arch()` | the oldest architecture that has the instruction |
+//! | `shape_mnk()` | the (M,N,K) extent of one instruction |
+//! | `types()` | D, A, B, C element types, the order of the name (`F32BF16BF16F32`) |
+//! | `regs()` | registers per thread for A, B, C/D and their classes; value `v` lives in register `v / per_reg`, the lower index in the low bits |
+//! | `source()` | where A and B come from: registers, or shared-memory descriptors (wgmma `SS`, `RS`) |
+//! | `opcode()` | the instruction with its shape and types |
+//! | `snippet()` | the `ptx/` family and snippet that emit the instruction |
 //! | `thr_id()` | the threads that execute it together: `32:1` for a warp, `1:0` for one thread |
 //! | `a_layout()` | (thread, value) -> (m,k) of the M x K tile, as a column-major index `m + M*k` |
 //! | `b_layout()` | (thread, value) -> (n,k) of the N x K tile, index `n + N*k` |
 //! | `c_layout()` | (thread, value) -> (m,n) of the M x N tile, index `m + M*n` (C and D) |
-//! | `TYPES` | D, A, B, C element types, the order of the name (`F32BF16BF16F32`) |
-//! | `REGS` | registers per thread for A, B, C/D and their classes; value `v` lives in register `v / per_reg`, the lower index in the low bits |
-//! | `SNIPPET` | the `ptx/` family and snippet that emit the instruction |
-//! | `MIN_ARCH` | the oldest architecture that has the instruction |
 //! | `emit(...)` | writes the instruction into a [`Kernel`](crate::ptx::Kernel) given its registers |
+//!
+//! The layouts are stored as [`AtomLayout`] values, `const` data, so a table
+//! (or a `const fn` generating one) holds them without parsing.
 //!
 //! `_TN` is CuTe's naming: A is K-major ("T", row-major M x K) and B is
 //! K-major ("N", column-major K x N) in the instruction's own fragments;
@@ -44,6 +52,7 @@
 //! architecture; the Rust metadata lives here, one file per family per
 //! architecture (`mma_sm80.rs`, `copy_sm80.rs`, ...).
 
+mod atom_layout;
 mod copy_atom;
 mod copy_sm75;
 mod copy_sm80;
@@ -53,13 +62,14 @@ mod mma_atom;
 mod mma_sm80;
 mod mma_universal;
 
+pub use atom_layout::{AtomLayout, AtomMode};
 pub use copy_atom::{CopyAtom, CopyTraits};
 pub use copy_sm75::{SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N};
 pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
 pub use copy_universal::{MemorySpace, UniversalCopy};
-pub use mma_atom::{MmaAtom, MmaRegs, MmaTraits, MmaTypes, SnippetRef};
+pub use mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};
 pub use mma_sm80::{
     SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
-    SM80_16x8x8_F32TF32TF32F32_TN,
+    SM80_16x8x8_F32TF32TF32F32_TN, SM80_MMA,
 };
 pub use mma_universal::UniversalFMA;

@@ -21,7 +21,6 @@
 //!
 //! | item | file |
 //! |---|---|
-//! | [`MmaKind`] | the `mma.sync` family the element types pick |
 //! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
 //! | [`EpilogueSm80`], [`VectorMapping`] | D = alpha * acc + beta * C, staged through shared memory; how threads take its vectors |
@@ -39,7 +38,6 @@ mod epilogue;
 mod epilogue_fusion;
 mod epilogue_sm80;
 mod mainloop;
-mod mma_kind;
 mod shared_storage;
 mod sm80_mma_multistage;
 mod smem_layout;
@@ -55,7 +53,6 @@ pub(crate) use epilogue_sm80::epilogue_pad;
 pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use mainloop::Mainloop;
-pub use mma_kind::MmaKind;
 pub use shared_storage::SharedStorage;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use smem_layout::OperandSmem;

@@ -35,10 +35,11 @@ mod s2r_mma;
 pub(super) use mappings::tiled_mma_of;
 pub use mappings::G2sMapping;
 
-use super::{MainloopSpec, MmaKind, OperandSmem, TileContext};
-use crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
+use super::{MainloopSpec, OperandSmem, TileContext};
+use crate::atom::{MmaAtom, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync};
+use crate::layout::{IntTuple, Layout};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
-use crate::tiled::Operand;
+use crate::tiled::{Operand, RegisterTensor};
 
 /// An atom's emission error as the kernel generator's error.
 pub(super) fn atom_error(e: crate::Error) -> PtxError {
@@ -79,35 +80,18 @@ pub struct MainloopInputs {
     pub k: Reg,
 }
 
-/// The accumulators of one thread: the warp tile's m16n8 MMA tiles, each 4
-/// `.f32` registers (f32 accumulation) or 2 `.b32` registers holding f16x2.
-#[derive(Clone, Debug)]
-pub struct Accumulators {
-    /// All registers, tile (mi, ni) at `(mi * n_tiles + ni) * per_tile`.
-    pub regs: Vec<Reg>,
-    /// m16 tiles of the warp tile.
-    pub m_tiles: u32,
-    /// n8 tiles of the warp tile.
-    pub n_tiles: u32,
-    /// Whether registers are f32 (else packed f16x2).
-    pub f32: bool,
-}
-
-impl Accumulators {
-    /// Registers of MMA tile (mi, ni): c0..c3 (f32) or {c0c1, c2c3} (f16x2).
-    pub fn tile(&self, mi: u32, ni: u32) -> &[Reg] {
-        let per = if self.f32 { 4 } else { 2 };
-        let start = ((mi * self.n_tiles + ni) * per) as usize;
-        &self.regs[start..start + per as usize]
-    }
-}
+/// The accumulators the mainloop hands the epilogue: the tiled MMA's C
+/// fragment as a register tensor, laid out as
+/// [`Sm80MmaMultistage::accumulator_layout`] says; the epilogue reads each
+/// value through that layout.
+pub type Accumulators = RegisterTensor;
 
 /// The SM80 multistage mainloop of one kernel.
 #[derive(Clone, Debug)]
 pub struct Sm80MmaMultistage {
     spec: TileContext,
     stages: u32,
-    mma: MmaKind,
+    mma: MmaAtom,
     a: OperandSmem,
     b: OperandSmem,
 }
@@ -118,7 +102,7 @@ impl Sm80MmaMultistage {
     pub fn new(ctx: &TileContext, spec: &MainloopSpec) -> Option<Self> {
         let stages = spec.stages();
         let spec = ctx;
-        let mma = MmaKind::for_types(spec.types.a, spec.types.b, spec.types.acc)?;
+        let mma = MmaAtom::for_types(spec.types.a, spec.types.b, spec.types.acc)?;
         let threads = spec.block_threads();
         let operand = |major, extent, element: crate::numeric::ElementType| OperandSmem {
             major,
@@ -157,41 +141,41 @@ impl Sm80MmaMultistage {
         self.b
     }
 
-    fn warp_tile(&self) -> (u32, u32) {
-        (
-            self.spec.tile[0] / self.spec.warps[0],
-            self.spec.tile[1] / self.spec.warps[1],
-        )
-    }
-
     fn k_steps(&self) -> u32 {
-        self.spec.tile[2] / self.mma.k()
+        self.spec.tile[2] / self.mma.shape_mnk()[2] as u32
     }
 
-    /// Emits the mainloop and returns the accumulators.
+    /// The accumulators' layout: the tiled MMA's C fragment of the CTA tile,
+    /// `(FrgV, RestM, RestN)`, to value slots with the MMA tiles row by row
+    /// (an atom's values contiguous, then N, then M), the order the MMAs
+    /// walk them.
+    pub fn accumulator_layout(&self) -> crate::Result<Layout> {
+        let [bm, bn, _] = self.spec.tile.map(i64::from);
+        let shape = self.tiled_mma()?.fragment(Operand::C, [bm, bn])?;
+        let [frg, _, n_tiles] = shape.flatten()[..] else {
+            unreachable!("a fragment shape has three modes");
+        };
+        Ok(Layout::from_parts(
+            shape,
+            IntTuple::ints(&[1, n_tiles * frg, frg]),
+        ))
+    }
+
+    /// Emits the mainloop and returns the accumulators: the tiled MMA's C
+    /// fragment, as [`accumulator_layout`](Self::accumulator_layout) lays it
+    /// out, in the atom's accumulator registers.
     pub fn emit(&self, k: &mut Kernel, inp: &MainloopInputs) -> Result<Accumulators, PtxError> {
-        let (wtm, wtn) = self.warp_tile();
-        let acc = Accumulators {
-            m_tiles: wtm / 16,
-            n_tiles: wtn / 8,
-            f32: self.mma.f32_accumulators(),
-            regs: Vec::new(),
-        };
-        let count = (acc.m_tiles * acc.n_tiles * if acc.f32 { 4 } else { 2 }) as usize;
-        let class = if acc.f32 {
-            RegClass::F32
-        } else {
-            RegClass::B32
-        };
-        let regs = k.regs(class, count);
-        for r in &regs {
-            if acc.f32 {
+        let regs = self.mma.regs();
+        let layout = self.accumulator_layout().map_err(atom_error)?;
+        let acc = RegisterTensor::allocate(k, regs.c_class, layout, self.mma.types().c)
+            .map_err(atom_error)?;
+        for r in acc.regs() {
+            if regs.c_class == RegClass::F32 {
                 k.push(format!("mov.f32 {r}, 0f00000000;"));
             } else {
                 k.push(format!("mov.b32 {r}, 0;"));
             }
         }
-        let acc = Accumulators { regs, ..acc };
 
         let stages = self.stages;
         let stage_bytes = self.stage_bytes();

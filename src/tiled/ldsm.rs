@@ -17,10 +17,10 @@ impl TiledMma {
     /// so that no instruction spans two k-steps.
     ///
     /// ```
-    /// use cutlet::atom::MmaAtom;
+    /// use cutlet::atom::SM80_16x8x16_F32F16F16F32_TN;
     /// use cutlet::tiled::{Operand, TiledMma};
     ///
-    /// let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [1, 1, 1]).unwrap();
+    /// let mma = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [1, 1, 1]).unwrap();
     /// assert_eq!(mma.ldsm_matrices(Operand::B, [16, 32]).unwrap(), 4);
     /// assert_eq!(mma.ldsm_matrices(Operand::B, [8, 32]).unwrap(), 2);
     /// ```
@@ -48,10 +48,10 @@ impl TiledMma {
     /// whose fragment `ldmatrix` cannot fill is an error.
     ///
     /// ```
-    /// use cutlet::atom::MmaAtom;
+    /// use cutlet::atom::SM80_16x8x16_F32F16F16F32_TN;
     /// use cutlet::tiled::{Operand, TiledMma};
     ///
-    /// let mma = TiledMma::new(MmaAtom::Sm80F32F16F16F32, [1, 1, 1]).unwrap();
+    /// let mma = TiledMma::new(SM80_16x8x16_F32F16F16F32_TN, [1, 1, 1]).unwrap();
     /// let ldsm = mma.ldsm_tv(Operand::A, [16, 16], false).unwrap();
     /// // Lane l gives row l % 8 + 8 * ((l / 8) % 2), column 8 * (l / 16),
     /// // of the 16x16 tile (index row + 16 * column).

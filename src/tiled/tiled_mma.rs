@@ -40,10 +40,10 @@ impl Operand {
 /// `logical_divide` by the permutation does.
 ///
 /// ```
-/// use cutlet::atom::{MmaAtom, MmaTraits, SM80_16x8x16_F32BF16BF16F32_TN};
+/// use cutlet::atom::SM80_16x8x16_F32BF16BF16F32_TN;
 /// use cutlet::tiled::{Operand, TiledMma};
 ///
-/// let mma = TiledMma::new(SM80_16x8x16_F32BF16BF16F32_TN::ATOM, [2, 2, 1]).unwrap();
+/// let mma = TiledMma::new(SM80_16x8x16_F32BF16BF16F32_TN, [2, 2, 1]).unwrap();
 /// assert_eq!(mma.threads(), 128);
 /// assert_eq!(mma.tile_mnk(), [32, 16, 16]);
 /// // C of a 64x32 tile: 4 atom values x 2 (M) x 2 (N) repeats per thread.

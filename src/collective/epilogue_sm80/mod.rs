@@ -28,21 +28,22 @@
 mod contract;
 
 pub use contract::LinearScalars;
+
 mod edge;
 mod store;
 mod values;
 
 use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
-use super::MmaKind;
 use super::{EpilogueSpec, TileContext};
 use crate::arch::ArchKind;
+use crate::atom::MmaAtom;
 use crate::collective::VECTOR_BYTES;
 use crate::gemm::OutputMajor;
 use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
 
 use crate::layout::{IntTuple, Layout};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
-use crate::tiled::{emit_layout_offset, Operand, ThreadPartition};
+use crate::tiled::{emit_layout_offset, Operand, RegisterTensor, ThreadPartition};
 
 /// f32 elements of padding per row of the epilogue's staging tile (N-major
 /// staging: rows of BN, M-major staging: rows of BM), so that the
@@ -237,10 +238,12 @@ impl EpilogueSm80 {
 
     /// Each thread's accumulators in the staging tile: the tiled MMA's C
     /// partition ([`Sm80MmaMultistage::tiled_mma`](super::Sm80MmaMultistage::tiled_mma)).
-    /// Value `c + 4 * (mi + m_tiles * ni)` is register `c` of MMA tile
-    /// (mi, ni), [`Accumulators::tile`]'s order.
+    /// Value `i` is the accumulators' logical coordinate `i`, the
+    /// `(FrgV, RestM, RestN)` fragment indexed column-major: its register is
+    /// [`RegisterTensor::value`]`(i)`, through the layout the mainloop
+    /// wrote it with.
     pub fn acc_partition(&self) -> crate::Result<ThreadPartition> {
-        let mma = MmaKind::for_types(self.spec.types.a, self.spec.types.b, self.spec.types.acc)
+        let mma = MmaAtom::for_types(self.spec.types.a, self.spec.types.b, self.spec.types.acc)
             .ok_or_else(|| {
                 crate::Error::invalid_argument(
                     "element types",
@@ -277,23 +280,21 @@ impl EpilogueSm80 {
         // A pair of values stored as one 8-byte vector when adjacent and
         // 8-byte aligned for every thread.
         let threads_even = (0..p.threads()).all(|t| p.thr().at(t) % 2 == 0);
-        let vals = k.regs(RegClass::F32, 4);
+        let [frg, m_tiles, n_tiles] = acc.mode_sizes()[..] else {
+            unreachable!("the accumulators are (FrgV, RestM, RestN)");
+        };
+        // One MMA tile's values as f32, and the two f16 halves of a packed
+        // accumulator register.
+        let vals = k.regs(RegClass::F32, frg as usize);
         let halves = k.regs(RegClass::B16, 2);
-        for mi in 0..acc.m_tiles {
-            for ni in 0..acc.n_tiles {
-                let regs = acc.tile(mi, ni);
-                let v: Vec<Reg> = if acc.f32 {
-                    regs.to_vec()
-                } else {
-                    for (j, r) in regs.iter().enumerate() {
-                        k.push(format!("mov.b32 {{{}, {}}}, {r};", halves[0], halves[1]));
-                        k.push(format!("cvt.f32.f16 {}, {};", vals[2 * j], halves[0]));
-                        k.push(format!("cvt.f32.f16 {}, {};", vals[2 * j + 1], halves[1]));
-                    }
-                    vals.clone()
-                };
-                let first = (4 * (mi + acc.m_tiles * ni)) as usize;
-                for half in 0..2usize {
+        for mi in 0..m_tiles {
+            for ni in 0..n_tiles {
+                // The tile's values are logical coordinates first..first+frg,
+                // in the partition's order and the accumulators' alike.
+                let first = frg * (mi + m_tiles * ni);
+                let v = self.tile_values_f32(k, acc, first, frg, (&vals, &halves));
+                let first = first as usize;
+                for half in 0..(frg / 2) as usize {
                     let (x, y) = (v[2 * half], v[2 * half + 1]);
                     let (ox, oy) = (p.val()[first + 2 * half], p.val()[first + 2 * half + 1]);
                     if oy == ox + 1 && ox % 2 == 0 && threads_even {
@@ -309,5 +310,40 @@ impl EpilogueSm80 {
             }
         }
         Ok(())
+    }
+
+    /// The f32 values of the accumulators' logical coordinates
+    /// `first..first + count`: the registers themselves for f32
+    /// accumulators; else each register unpacked once into `halves` and
+    /// converted into `vals`.
+    fn tile_values_f32(
+        &self,
+        k: &mut Kernel,
+        acc: &RegisterTensor,
+        first: i64,
+        count: i64,
+        (vals, halves): (&[Reg], &[Reg]),
+    ) -> Vec<Reg> {
+        let values: Vec<(Reg, u32)> = (first..first + count).map(|i| acc.value(i)).collect();
+        if acc.values_per_reg() == 1 {
+            return values.into_iter().map(|(reg, _)| reg).collect();
+        }
+        let mut unpacked: Vec<Reg> = Vec::new();
+        for (j, &(reg, _)) in values.iter().enumerate() {
+            if unpacked.contains(&reg) {
+                continue;
+            }
+            unpacked.push(reg);
+            k.push(format!("mov.b32 {{{}, {}}}, {reg};", halves[0], halves[1]));
+            for (jj, &(_, slot)) in values.iter().enumerate().skip(j) {
+                if values[jj].0 == reg {
+                    k.push(format!(
+                        "cvt.f32.f16 {}, {};",
+                        vals[jj], halves[slot as usize]
+                    ));
+                }
+            }
+        }
+        vals[..values.len()].to_vec()
     }
 }

@@ -3,9 +3,11 @@
 
 use super::epilogue_pad;
 use super::{EpilogueInputs, EpilogueSm80};
+use crate::atom::UniversalCopy;
 use crate::collective::epilogue_fusion::{
     advance_outer_biases, load_outer_biases, setup_biases, BiasRegs,
 };
+use crate::collective::sm80_mma_multistage::atom_error;
 use crate::gemm::OutputMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -211,17 +213,11 @@ impl EpilogueSm80 {
         }
         let words = (acc.len() as u32 * self.spec.types.d.size_bytes() / 4) as usize;
         let w = &packed[..words];
-        k.push(format!(
-            "@{p_ld} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{cptr}];",
-            w[0], w[1], w[2], w[3]
-        ));
+        UniversalCopy::<128>::emit_load_predicated(k, p_ld, w, &cptr).map_err(atom_error)?;
         self.unpack(k, w, &cval);
         let res = self.combine(k, acc, &cval, biases, inp)?;
         self.pack(k, &res, w);
-        k.push(format!(
-            "@{p_st} st.global.v4.b32 [{dptr}], {{{}, {}, {}, {}}};",
-            w[0], w[1], w[2], w[3]
-        ));
+        UniversalCopy::<128>::emit_store_predicated(k, p_st, &dptr, w).map_err(atom_error)?;
         Ok(())
     }
 }

@@ -5,9 +5,8 @@
 //! `ldmatrix` partition of the swizzled stage). The generator emits each
 //! partition's thread part once and uses its value parts as immediates.
 
-use super::super::MmaKind;
 use super::Sm80MmaMultistage;
-use crate::atom::CopyAtom;
+use crate::atom::{CopyAtom, MmaAtom};
 use crate::collective::TileContext;
 use crate::gemm::OperandMajor;
 use crate::layout::{IntTuple, Layout};
@@ -96,8 +95,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 }
 
 /// [`Sm80MmaMultistage::tiled_mma`] of `spec` (the epilogue's too).
-pub(crate) fn tiled_mma_of(spec: &TileContext, mma: MmaKind) -> Result<TiledMma> {
-    let atom = mma.atom();
+pub(crate) fn tiled_mma_of(spec: &TileContext, atom: MmaAtom) -> Result<TiledMma> {
     let [am, an, _] = atom.shape_mnk();
     let [wm, wn, wk] = spec.warps.map(i64::from);
     let [bm, bn, _] = spec.tile.map(i64::from);
@@ -169,6 +167,30 @@ impl Sm80MmaMultistage {
         let fragment = self.tiled_mma()?.fragment(op, tile)?.flatten();
         let per_reg = i64::from(32 / element.size_bits());
         Ok(u32::try_from(fragment[0] * fragment[1] / per_reg).unwrap_or(0))
+    }
+
+    /// One k-step's fragment of operand A or B: the tiled MMA's fragment
+    /// `(FrgV, RestMN)` of the warp tile at one k-step, values in order
+    /// (an atom's values, then the atoms along MN), as the `ldmatrix` and
+    /// `ld.shared` partitions fill the registers.
+    pub fn fragment_layout(&self, op: Operand) -> Result<Layout> {
+        let (smem, _) = self.operand(op)?;
+        let tile = [i64::from(smem.extent), i64::from(smem.bk)];
+        let fragment = self.tiled_mma()?.fragment(op, tile)?.flatten();
+        Ok(Layout::from_parts(
+            IntTuple::ints(&fragment[..2]),
+            IntTuple::ints(&[1, fragment[0]]),
+        ))
+    }
+
+    /// The element type the atom takes for operand A or B (tf32 for f32
+    /// data).
+    pub(super) fn operand_atom_type(&self, op: Operand) -> ElementType {
+        let types = self.mma.types();
+        match op {
+            Operand::B => types.b,
+            _ => types.a,
+        }
     }
 
     /// How many 8x8 matrices each `ldmatrix` of operand A or B loads (see

@@ -5,16 +5,17 @@
 //! `ld.shared` per fragment register ([`UniversalCopy<32>`]), and the warp
 //! tile's `mma.sync` through [`MmaAtom::emit`](crate::atom::MmaAtom::emit).
 
-use super::super::{MmaKind, OperandSmem};
-use super::{atom_error, Accumulators, Sm80MmaMultistage};
+use super::super::OperandSmem;
+use super::{atom_error, Sm80MmaMultistage};
 use crate::atom::{
     MemorySpace, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
     UniversalCopy,
 };
 use crate::collective::SMEM_ALIGN;
 use crate::gemm::OperandMajor;
+use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
-use crate::tiled::{emit_layout_offset, emit_swizzle, Operand};
+use crate::tiled::{emit_layout_offset, emit_swizzle, Operand, RegisterTensor};
 
 /// Per-operand fragment state: load bases and the fragment buffers.
 pub(super) struct FragState {
@@ -24,7 +25,8 @@ pub(super) struct FragState {
     /// which base, the XOR immediate into it and the address immediate, in
     /// bytes.
     instructions: Vec<(usize, u32, u32)>,
-    frags: [Vec<Reg>; 2],
+    /// The two buffers of one k-step's fragment, `(FrgV, RestMN)`.
+    frags: [RegisterTensor; 2],
     /// Instructions per k-step.
     per_kstep: u32,
     /// Fragment registers one instruction fills: 4 (`ldmatrix` x4), 2
@@ -115,10 +117,11 @@ impl Sm80MmaMultistage {
                 instructions.push((at, 0, to_bytes(add)?));
             }
         }
-        let frags = [
-            k.regs(RegClass::B32, regs_per_kstep as usize),
-            k.regs(RegClass::B32, regs_per_kstep as usize),
-        ];
+        let (class, element) = (self.mma.regs().ab_class, self.operand_atom_type(op));
+        let layout = self.fragment_layout(op).map_err(atom_error)?;
+        let mut buffer =
+            || RegisterTensor::allocate(k, class, layout.clone(), element).map_err(atom_error);
+        let frags = [buffer()?, buffer()?];
         Ok(FragState {
             smem,
             bases,
@@ -158,7 +161,7 @@ impl Sm80MmaMultistage {
             } else {
                 k.push(format!("add.u32 {addr}, {stage_r}, {};", f.bases[base]));
             }
-            let r = &f.frags[buf][(i * f.width) as usize..((i + 1) * f.width) as usize];
+            let r = &f.frags[buf].regs()[(i * f.width) as usize..((i + 1) * f.width) as usize];
             let at = format!("{addr}+{imm}");
             match (f.ldmatrix, f.smem.major, f.width) {
                 (false, _, _) => UniversalCopy::<32>::emit_load(k, MemorySpace::Shared, r, &at),
@@ -168,7 +171,7 @@ impl Sm80MmaMultistage {
                 (true, OperandMajor::MN, _) => SM75_U16x8_LDSM_T::emit(k, r, &at),
             }
             .map_err(atom_error)?;
-            if self.mma == MmaKind::Tf32 {
+            if self.mma.types().a == ElementType::TF32 {
                 for reg in r {
                     k.push(format!("cvt.rna.tf32.f32 {reg}, {reg};"));
                 }
@@ -181,25 +184,27 @@ impl Sm80MmaMultistage {
     pub(super) fn mmas(
         &self,
         k: &mut Kernel,
-        acc: &Accumulators,
+        acc: &RegisterTensor,
         fa: &FragState,
         fb: &FragState,
         buf: usize,
     ) -> Result<(), PtxError> {
-        let atom = self.mma.atom();
-        for mi in 0..acc.m_tiles {
-            for step in 0..acc.n_tiles {
+        let atom = self.mma;
+        let [_, m_tiles, n_tiles] = acc.mode_sizes()[..] else {
+            unreachable!("the accumulators are (FrgV, RestM, RestN)");
+        };
+        for mi in 0..m_tiles {
+            for step in 0..n_tiles {
                 // Serpentine over n so consecutive MMAs share an operand.
                 let ni = if mi % 2 == 0 {
                     step
                 } else {
-                    acc.n_tiles - 1 - step
+                    n_tiles - 1 - step
                 };
-                let a = &fa.frags[buf][(mi * 4) as usize..(mi * 4 + 4) as usize];
-                let b0 = ((ni / 2) * 4 + (ni % 2) * 2) as usize;
-                let b = &fb.frags[buf][b0..b0 + 2];
-                let d = acc.tile(mi, ni);
-                atom.emit(k, d, a, b, d).map_err(atom_error)?;
+                let a = fa.frags[buf].atom_regs(&[mi]);
+                let b = fb.frags[buf].atom_regs(&[ni]);
+                let d = acc.atom_regs(&[mi, ni]);
+                atom.emit(k, &d, &a, &b, &d).map_err(atom_error)?;
             }
         }
         Ok(())

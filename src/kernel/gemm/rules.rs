@@ -30,6 +30,7 @@ use std::fmt;
 
 use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
+use crate::atom::{MmaAtom, SM80_MMA};
 use crate::collective::{epilogue_pad, SMEM_ALIGN};
 use crate::collective::{EpiloguePolicy, MainloopSpec};
 use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
@@ -61,13 +62,26 @@ pub struct ConfigFacts {
     pub schedule: KernelSchedule,
 }
 
-/// The mma atom's shape (M, N, K) for A's element type: 16x8x16, or
-/// 16x8x8 for tf32 (`f32` data on the tensor cores).
+/// The mma atom's shape (M, N, K) for A's element type, read from the
+/// first atom of the SM80 table that takes A's type (A and B of one type):
+/// 16x8x16, or 16x8x8 for tf32 (`f32` data on the tensor cores). A type
+/// without an atom gets 16x8x16 (the rules refuse it before using a shape).
 pub const fn atom_shape(a: ElementType) -> [u32; 3] {
-    match a {
-        ElementType::F32 | ElementType::TF32 => [16, 8, 8],
-        _ => [16, 8, 16],
+    let mut i = 0;
+    while i < SM80_MMA.len() {
+        let atom = SM80_MMA[i];
+        if let Some(found) = MmaAtom::for_types(a, a, atom.types().c) {
+            return shape_u32(found);
+        }
+        i += 1;
     }
+    [16, 8, 16]
+}
+
+/// An atom's (M, N, K) as `u32`.
+const fn shape_u32(atom: MmaAtom) -> [u32; 3] {
+    let [m, n, k] = atom.shape_mnk();
+    [m as u32, n as u32, k as u32]
 }
 
 /// Registers a thread may hold when `threads` run in one block: 255, or
@@ -121,18 +135,27 @@ impl ConfigFacts {
         }
     }
 
+    /// The tensor-core atom of the element types, if the table has one.
+    pub const fn atom(&self) -> Option<MmaAtom> {
+        MmaAtom::for_types(self.types.a, self.types.b, self.types.acc)
+    }
+
     /// Registers per thread the accumulators and the double-buffered A and
     /// B fragments of one k-step take (the floor of the kernel's register
-    /// use; addressing comes on top).
+    /// use; addressing comes on top), as the atom gives them per
+    /// instruction; 0 for types without an atom.
     pub const fn fragment_registers(&self) -> u32 {
-        let (wtm, wtn) = self.warp_tile();
-        let acc = match self.types.acc {
-            ElementType::F16 => wtm * wtn / 64,
-            _ => wtm * wtn / 32,
+        let Some(atom) = self.atom() else {
+            return 0;
         };
-        // Per k-step: 4 registers of A per 16-row atom, 2 of B per 8-column
-        // atom (16-bit pairs, or one tf32 each), twice (double buffer).
-        acc + 2 * (wtm / 16 * 4 + wtn / 8 * 2)
+        let (wtm, wtn) = self.warp_tile();
+        let [am, an, _] = shape_u32(atom);
+        let regs = atom.regs();
+        let (m_atoms, n_atoms) = (wtm / am, wtn / an);
+        let acc = m_atoms * n_atoms * regs.c as u32;
+        // Per k-step: the A registers of every atom along M, the B
+        // registers of every atom along N, twice (double buffer).
+        acc + 2 * (m_atoms * regs.a as u32 + n_atoms * regs.b as u32)
     }
 
     /// The warp tile (M, N).
@@ -201,17 +224,7 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(f.schedule.name())
             .s(" kernel schedule: expected 1x1x1 (the multistage kernel runs without thread-block clusters)"));
     }
-    let tensor_core = match (f.types.a, f.types.b, f.types.acc) {
-        (ElementType::F16, ElementType::F16, ElementType::F32 | ElementType::F16) => true,
-        (ElementType::BF16, ElementType::BF16, ElementType::F32) => true,
-        (
-            ElementType::F32 | ElementType::TF32,
-            ElementType::F32 | ElementType::TF32,
-            ElementType::F32,
-        ) => f.types.a as u32 == f.types.b as u32,
-        _ => false,
-    };
-    if !tensor_core {
+    let Some(atom) = f.atom() else {
         return Err(RuleMessage::new()
             .s("element types a=")
             .s(f.types.a.name())
@@ -220,7 +233,7 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(", acc=")
             .s(f.types.acc.name())
             .s(" have no tensor-core instruction: expected f16/f16/f32, bf16/bf16/f32, f16/f16/f16 or tf32/tf32/f32"));
-    }
+    };
     if f.types.c as u32 != f.types.d as u32 {
         return Err(RuleMessage::new()
             .s("C is ")
@@ -268,7 +281,7 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(wm * wn * 32)
             .s(" threads: a block holds at most 1024 (32 warps)"));
     }
-    let [atom_m, atom_n, atom_k] = atom_shape(f.types.a);
+    let [atom_m, atom_n, atom_k] = shape_u32(atom);
     if bm == 0 || bm % (atom_m * wm) != 0 {
         return Err(RuleMessage::new()
             .s("TileM ")
