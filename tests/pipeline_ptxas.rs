@@ -6,7 +6,9 @@ mod common;
 
 use cutlet::arch::ArchKind;
 use cutlet::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
-use cutlet::pipeline::{Pipeline, PipelineCpAsync};
+use cutlet::pipeline::{
+    Pipeline, PipelineCpAsync, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig,
+};
 use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
 
 /// Assembles `kernel` alone in a module for `arch`; returns the text.
@@ -108,4 +110,144 @@ fn cp_async_ring_assembles_for_sm80() {
     assert_eq!(text.matches("cp.async.commit_group;").count(), 3);
     assert_eq!(text.matches("cp.async.wait_group 1;").count(), 1);
     assert_eq!(text.matches("cp.async.wait_group 0;").count(), 1);
+}
+
+/// A 4-stage mbarrier ring on sm_90a, warp-specialized: thread 0 produces
+/// (waits on `empty`, arms `full` with the stage's bytes, one bulk copy per
+/// stage), threads 32..160 (a warpgroup) consume (wait on `full`, read,
+/// release on `empty`), and the producer ends with its tail. With
+/// `cluster_ctas = 2` the consumers release through remote arrivals on the
+/// peer CTA's `empty` barrier (the multicast shape), counted per the
+/// cluster's row and column.
+fn tma_async_ring(cluster_ctas: u32) -> String {
+    let consumers = 128;
+    let config = TmaAsyncConfig {
+        stages: 4,
+        stage_bytes: consumers * 16,
+        tx_bytes: consumers * 16,
+        release: Release::EmptyBarrier {
+            arrivals: TmaAsyncConfig::multicast_arrivals(consumers, [cluster_ctas, 1]),
+        },
+        cluster_ctas,
+    };
+    let mut k = Kernel::new("tma_async_ring").unwrap();
+    k.max_threads(32 + consumers, 1, 1);
+    let src_param = k.param("src", ParamType::U64).unwrap();
+    let dst_param = k.param("dst", ParamType::U64).unwrap();
+    let chunks_param = k.param("chunks", ParamType::U32).unwrap();
+    let smem_var = k.shared_dynamic("ring", 128).unwrap();
+    let (src, dst) = (
+        k.load_param(&src_param).unwrap(),
+        k.load_param(&dst_param).unwrap(),
+    );
+    k.cvta_to_global(src, src);
+    k.cvta_to_global(dst, dst);
+    let chunks = k.load_param(&chunks_param).unwrap();
+    let tid = k.special(SpecialReg::TidX);
+    let smem = k.shared_address(&smem_var);
+    let remote = (cluster_ctas > 1).then(|| {
+        let (cta, signal) = (k.reg(RegClass::B32), k.reg(RegClass::Pred));
+        k.push(format!("mov.u32 {cta}, %cluster_ctarank;"));
+        k.push(format!("xor.b32 {cta}, {cta}, 1;"));
+        k.push(format!("setp.ge.u32 {signal}, {tid}, 32;"));
+        RemoteArrival { cta, signal }
+    });
+    let pipe = PipelineTmaAsync::new(&mut k, config, smem, "ring", remote).unwrap();
+    let (leader, consumer, more) = (
+        k.reg(RegClass::Pred),
+        k.reg(RegClass::Pred),
+        k.reg(RegClass::Pred),
+    );
+    k.push(format!("setp.eq.u32 {leader}, {tid}, 0;"));
+    k.push(format!("setp.ge.u32 {consumer}, {tid}, 32;"));
+    pipe.init(&mut k, leader).unwrap();
+    let (c, at) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+    let (global, values) = (k.reg(RegClass::B64), k.regs(RegClass::B32, 4));
+    let (consume, exit) = (
+        k.new_label("consume").unwrap(),
+        k.new_label("exit").unwrap(),
+    );
+    k.push(format!("@{consumer} bra {consume};"));
+    k.push(format!("@!{leader} bra {exit};"));
+
+    // Producer.
+    let state = pipe.producer_start(&mut k);
+    let produce = k.new_label("produce").unwrap();
+    k.mov(c, 0);
+    k.place_label(&produce);
+    pipe.producer_acquire(&mut k, &state).unwrap();
+    k.push(format!(
+        "mul.wide.u32 {global}, {c}, {};",
+        config.stage_bytes
+    ));
+    k.push(format!("add.u64 {global}, {global}, {src};"));
+    k.snippet(
+        "sm90/bulk_copy",
+        "bulk_load_g2s",
+        &[
+            ("dst", &state.stage),
+            ("src", &global),
+            ("bytes", &config.stage_bytes),
+            ("bar", &state.full),
+        ],
+    )
+    .unwrap();
+    pipe.producer_commit(&mut k, &state).unwrap();
+    pipe.advance(&mut k, &state).unwrap();
+    k.push(format!("add.u32 {c}, {c}, 1;"));
+    k.push(format!("setp.lt.u32 {more}, {c}, {chunks};"));
+    k.push(format!("@{more} bra {produce};"));
+    pipe.producer_tail(&mut k, &state).unwrap();
+    k.push(format!("bra.uni {exit};"));
+
+    // Consumers.
+    k.place_label(&consume);
+    let state = pipe.consumer_start(&mut k);
+    let top = k.new_label("chunk").unwrap();
+    k.mov(c, 0);
+    k.place_label(&top);
+    pipe.consumer_wait(&mut k, &state).unwrap();
+    k.push(format!("sub.u32 {at}, {tid}, 32;"));
+    k.push(format!("shl.b32 {at}, {at}, 4;"));
+    k.push(format!("add.u32 {at}, {at}, {};", state.stage));
+    k.push(format!(
+        "ld.shared.v4.b32 {{{}, {}, {}, {}}}, [{at}];",
+        values[0], values[1], values[2], values[3]
+    ));
+    pipe.consumer_release(&mut k, &state).unwrap();
+    pipe.advance(&mut k, &state).unwrap();
+    k.push(format!("mad.lo.u32 {at}, {c}, {}, {tid};", consumers));
+    k.push(format!("mul.wide.u32 {global}, {at}, 16;"));
+    k.push(format!("add.u64 {global}, {global}, {dst};"));
+    k.push(format!(
+        "st.global.v4.b32 [{global}], {{{}, {}, {}, {}}};",
+        values[0], values[1], values[2], values[3]
+    ));
+    k.push(format!("add.u32 {c}, {c}, 1;"));
+    k.push(format!("setp.lt.u32 {more}, {c}, {chunks};"));
+    k.push(format!("@{more} bra {top};"));
+    k.place_label(&exit);
+    if cluster_ctas > 1 {
+        // No CTA exits while a peer may still arrive on its barriers.
+        k.snippet("sm90/cluster", "cluster_sync", &[]).unwrap();
+    }
+    assemble(ArchKind::Sm90, k)
+}
+
+#[test]
+fn tma_async_ring_assembles_for_sm90a() {
+    let text = tma_async_ring(1);
+    assert_eq!(text.matches("mbarrier.init.shared::cta.b64").count(), 8);
+    assert!(text.contains("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r"));
+    assert!(text.contains(", 2048;"));
+    assert!(!text.contains("barrier.cluster"));
+}
+
+#[test]
+fn multicast_tma_async_ring_assembles_for_sm90a() {
+    let text = tma_async_ring(2);
+    assert!(text.contains("+32], 256;"), "{text}");
+    assert!(text.contains("mapa.shared::cluster.u32"));
+    assert!(text.contains("mbarrier.arrive.release.cluster.shared::cluster.b64"));
+    assert!(text.contains("barrier.cluster.arrive.aligned;"));
 }
