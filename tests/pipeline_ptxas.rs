@@ -7,7 +7,8 @@ mod common;
 use cutlet::arch::ArchKind;
 use cutlet::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
 use cutlet::pipeline::{
-    Pipeline, PipelineCpAsync, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig,
+    OrderedSequenceBarrier, Pipeline, PipelineCpAsync, PipelineTmaAsync, Release, RemoteArrival,
+    TmaAsyncConfig,
 };
 use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
 
@@ -250,4 +251,42 @@ fn multicast_tma_async_ring_assembles_for_sm90a() {
     assert!(text.contains("mapa.shared::cluster.u32"));
     assert!(text.contains("mbarrier.arrive.release.cluster.shared::cluster.b64"));
     assert!(text.contains("barrier.cluster.arrive.aligned;"));
+}
+
+/// The ping-pong order on sm_90a: two warpgroups take turns, `turns`
+/// times, through two stages (an "MMA" and an "epilogue", here each one
+/// store of the group's index to shared memory).
+#[test]
+fn ordered_sequence_barrier_assembles_for_sm90a() {
+    let (depth, length, group_size) = (2, 2, 128);
+    let mut k = Kernel::new("ping_pong_order").unwrap();
+    k.max_threads(length * group_size, 1, 1);
+    let turns_param = k.param("turns", ParamType::U32).unwrap();
+    let bytes = OrderedSequenceBarrier::shared_bytes(depth, length);
+    let bars = k.shared_static("order", 8, bytes).unwrap();
+    let log = k.shared_static("log", 16, 16).unwrap();
+    let turns = k.load_param(&turns_param).unwrap();
+    let tid = k.special(SpecialReg::TidX);
+    let (base, log) = (k.shared_address(&bars), k.shared_address(&log));
+    let order = OrderedSequenceBarrier::new(depth, length, group_size, base).unwrap();
+    let (leader, more) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+    let (group, turn) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+    k.push(format!("setp.eq.u32 {leader}, {tid}, 0;"));
+    order.init(&mut k, leader).unwrap();
+    k.push(format!("div.u32 {group}, {tid}, {group_size};"));
+    let state = order.start(&mut k, group);
+    let top = k.new_label("turn").unwrap();
+    k.mov(turn, 0);
+    k.place_label(&top);
+    for stage in 0..depth {
+        order.wait(&mut k, &state).unwrap();
+        k.push(format!("st.shared.u32 [{log}+{}], {group};", 4 * stage));
+        order.arrive(&mut k, &state).unwrap();
+    }
+    k.push(format!("add.u32 {turn}, {turn}, 1;"));
+    k.push(format!("setp.lt.u32 {more}, {turn}, {turns};"));
+    k.push(format!("@{more} bra {top};"));
+    let text = assemble(ArchKind::Sm90, k);
+    assert_eq!(text.matches("], 128;").count(), 4);
+    assert_eq!(text.matches("mbarrier.arrive.shared::cta.b64").count(), 2);
 }

@@ -30,12 +30,15 @@
 //! |---|---|---|
 //! | [`PipelineCpAsync`] | `cp_async.rs` | the `cp.async` groups of `sm80_mma_multistage.hpp` |
 //! | [`PipelineTmaAsync`], [`TmaAsyncConfig`], [`Release`] | `tma_async.rs` | `PipelineTmaAsync` (`sm90_pipeline.hpp`) |
+//! | [`OrderedSequenceBarrier`] | `ordered.rs` | `OrderedSequenceBarrier` (`sm90_pipeline.hpp`) |
 
 mod cp_async;
+mod ordered;
 mod state;
 mod tma_async;
 
 pub use cp_async::{CpAsyncState, PipelineCpAsync};
+pub use ordered::{OrderedSequenceBarrier, OrderedState};
 pub use state::PipelineState;
 pub use tma_async::{
     Parity, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig, TmaAsyncState, MBARRIER_BYTES,
