@@ -14,6 +14,7 @@
 //! | PTX assembler | [`ptx`] | (nvcc's job in CUTLASS) |
 //! | atoms | [`atom`] | `cute/atom/mma_traits_sm*.hpp`, `copy_traits_sm*.hpp` |
 //! | tiled MMA and copy | [`tiled`] | `cute/atom/mma_atom.hpp`, `copy_atom.hpp` |
+//! | pipelines | [`pipeline`] | `cutlass/pipeline/` |
 //! | collectives | [`collective`] | `cutlass/gemm/collective/`, `cutlass/epilogue/collective/` |
 //! | fusion expressions | [`fusion`] | `cutlass/epilogue/thread/linear_combination.h`, epilogue visitor trees |
 //! | kernels | [`kernel`] | `cutlass/gemm/kernel/` |
@@ -30,6 +31,7 @@ pub mod gemm;
 pub mod kernel;
 pub mod layout;
 pub mod numeric;
+pub mod pipeline;
 pub mod ptx;
 pub mod tensor;
 pub mod tiled;

@@ -23,7 +23,8 @@
 //! body to the general path, placed after the loop.
 
 //!
-//! Files: this one holds the pipeline (stages, prologue, the loop);
+//! Files: this one holds the mainloop (prologue, the loop) over the
+//! [`PipelineCpAsync`](crate::pipeline::PipelineCpAsync) ring of stages;
 //! `g2s.rs` the `cp.async` copies, `s2r_mma.rs` the `ldmatrix` loads and
 //! the MMAs, each instruction emitted through its atom in [`crate::atom`].
 
@@ -36,8 +37,9 @@ pub(super) use mappings::tiled_mma_of;
 pub use mappings::G2sMapping;
 
 use super::{MainloopSpec, OperandSmem, TileContext};
-use crate::atom::{MmaAtom, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync};
+use crate::atom::MmaAtom;
 use crate::layout::{IntTuple, Layout};
+use crate::pipeline::{Pipeline, PipelineCpAsync};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{Operand, RegisterTensor};
 
@@ -207,19 +209,11 @@ impl Sm80MmaMultistage {
         let mut fa = self.frag_setup(k, Operand::A, inp.tid, 0)?;
         let mut fb = self.frag_setup(k, Operand::B, inp.tid, self.a.stage_bytes())?;
 
-        // Stage pointers (absolute shared-window addresses) and loop bounds.
-        let (stage_r, stage_w, stage_end) = (
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-        );
-        k.mov(stage_r, inp.smem);
-        k.mov(stage_w, inp.smem);
-        k.push(format!(
-            "add.u32 {stage_end}, {}, {};",
-            inp.smem,
-            stages * stage_bytes
-        ));
+        // The cp.async ring: this thread's read and write walks (stage
+        // pointers, absolute shared-window addresses), then loop bounds.
+        let ring = PipelineCpAsync::new(k, inp.smem, stages, stage_bytes).map_err(atom_error)?;
+        let (read, write) = (ring.consumer_state(), ring.producer_state());
+        let (stage_r, stage_w) = (read.stage, write.stage);
         let (tiles, kload, left, t) = (
             k.reg(RegClass::B32),
             k.reg(RegClass::B32),
@@ -237,8 +231,8 @@ impl Sm80MmaMultistage {
         k.push(format!("@{p} mov.u32 {kload}, 0;"));
         k.mov(left, tiles);
         let after_copy = |k: &mut Kernel| -> Result<(), PtxError> {
-            CpAsync::emit_commit(k).map_err(atom_error)?;
-            self.advance_stage(k, stage_w, stage_end, stages * stage_bytes);
+            ring.producer_commit(k, &write).map_err(atom_error)?;
+            ring.advance(k, &write).map_err(atom_error)?;
             // Next tile: k + BK, or 0 after the residue tile.
             k.push(format!("add.u32 {kload}, {kload}, {bk};"));
             k.push(format!("setp.gt.s32 {p}, {kload}, {};", inp.k));
@@ -257,6 +251,7 @@ impl Sm80MmaMultistage {
         k.push(".pragma \"nounroll\";");
         k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
         k.push(format!("@!{p_valid} bra {prologue_next};"));
+        ring.producer_acquire(k, &write).map_err(atom_error)?;
         for c in [&ca, &cb] {
             self.load_tile_general(k, c, stage_w, kload)?;
         }
@@ -265,8 +260,7 @@ impl Sm80MmaMultistage {
         k.push(format!("add.u32 {t}, {t}, 1;"));
         k.push(format!("setp.lt.u32 {p}, {t}, {};", stages - 1));
         k.push(format!("@{p} bra {prologue};"));
-        CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
-        k.push("bar.sync 0;");
+        ring.consumer_wait(k, &read).map_err(atom_error)?;
         self.load_frags(k, &mut fa, 0, 0, stage_r)?;
         self.load_frags(k, &mut fb, 0, 0, stage_r)?;
 
@@ -312,6 +306,7 @@ impl Sm80MmaMultistage {
             k.push(format!("setp.gt.s32 {p_valid}, {left}, 0;"));
             if let Some(cut) = cut {
                 k.push(format!("@{cut} bra {general};"));
+                ring.producer_acquire(k, &write).map_err(atom_error)?;
                 for c in [&ca, &cb] {
                     self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
                 }
@@ -323,21 +318,25 @@ impl Sm80MmaMultistage {
                 // With one k-step a tile, the copies go first: the wait below
                 // must see this tile's copy group committed.
                 if kk == 0 && steps == 1 && cut.is_none() {
+                    ring.producer_acquire(k, &write).map_err(atom_error)?;
                     for c in [&ca, &cb] {
                         self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
                     }
                     after_copy(k)?;
                 }
                 if kk == steps - 1 {
-                    CpAsync::emit_wait(k, stages - 2).map_err(atom_error)?;
-                    k.push("bar.sync 0;");
-                    self.advance_stage(k, stage_r, stage_end, stages * stage_bytes);
+                    // This tile's fragments are all loaded: release its
+                    // stage, wait for the next tile's, read from there.
+                    ring.consumer_release(k, &read).map_err(atom_error)?;
+                    ring.consumer_wait(k, &read).map_err(atom_error)?;
+                    ring.advance(k, &read).map_err(atom_error)?;
                 }
                 let next_kk = (kk + 1) % steps;
                 let buf = ((step + 1) % 2) as usize;
                 self.load_frags(k, &mut fa, next_kk, buf, stage_r)?;
                 self.load_frags(k, &mut fb, next_kk, buf, stage_r)?;
                 if kk == 0 && steps > 1 && cut.is_none() {
+                    ring.producer_acquire(k, &write).map_err(atom_error)?;
                     for c in [&ca, &cb] {
                         self.load_tile_fast(k, c, stage_w, kload, p_valid)?;
                     }
@@ -353,6 +352,7 @@ impl Sm80MmaMultistage {
             for (general, copied) in &general_copies {
                 k.place_label(general);
                 k.push(format!("@!{p_valid} bra {copied};"));
+                ring.producer_acquire(k, &write).map_err(atom_error)?;
                 for c in [&ca, &cb] {
                     self.load_tile_general(k, c, stage_w, kload)?;
                 }
@@ -360,15 +360,7 @@ impl Sm80MmaMultistage {
             }
         }
         k.place_label(&done);
-        CpAsync::emit_wait(k, 0).map_err(atom_error)?;
-        k.push("bar.sync 0;");
+        ring.drain(k).map_err(atom_error)?;
         Ok(acc)
-    }
-
-    fn advance_stage(&self, k: &mut Kernel, stage: Reg, end: Reg, total: u32) {
-        let p = k.reg(RegClass::Pred);
-        k.push(format!("add.u32 {stage}, {stage}, {};", self.stage_bytes()));
-        k.push(format!("setp.ge.u32 {p}, {stage}, {end};"));
-        k.push(format!("@{p} sub.u32 {stage}, {stage}, {total};"));
     }
 }

@@ -42,6 +42,7 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "sm80/mma_m16n8k8",
         include_str!("../../ptx/sm80/mma_m16n8k8.ptx"),
     ),
+    ("sm90/cluster", include_str!("../../ptx/sm90/cluster.ptx")),
     ("sm90/mbarrier", include_str!("../../ptx/sm90/mbarrier.ptx")),
     (
         "sm90/bulk_copy",

@@ -11,6 +11,7 @@
 use super::spec::{Access, ElementwiseSpec};
 use super::tiling::TvPlan;
 use crate::arch::ArchKind;
+use crate::pipeline::{Release, TmaAsyncConfig, MBARRIER_BYTES};
 use crate::{Error, Result};
 
 /// How the output of a [`BulkCopy`] schedule goes back to global memory.
@@ -123,7 +124,8 @@ impl BulkCopy {
 /// Stage `s` starts at `s * stage_bytes`; input `i`'s chunk lies at
 /// `input_offsets[i]` within it, the output's (bulk store only) at
 /// `output_offset`; the `stages` mbarriers (8 bytes each) follow the ring
-/// at `barrier_offset`.
+/// at `barrier_offset`: the layout of the [`PipelineTmaAsync`](crate::pipeline::PipelineTmaAsync) ring that
+/// [`pipeline`](Self::pipeline) describes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BulkLayout {
     /// Stages of the ring.
@@ -151,6 +153,19 @@ pub struct BulkLayout {
 }
 
 impl BulkLayout {
+    /// The ring as a [`PipelineTmaAsync`](crate::pipeline::PipelineTmaAsync): these stages, `tx_bytes` per
+    /// stage, released by the block's `bar.sync` (thread 0 is the
+    /// producer and one of the consumers), no cluster.
+    pub fn pipeline(&self) -> TmaAsyncConfig {
+        TmaAsyncConfig {
+            stages: self.stages,
+            stage_bytes: self.stage_bytes,
+            tx_bytes: self.tx_bytes,
+            release: Release::BlockBarrier,
+            cluster_ctas: 1,
+        }
+    }
+
     /// The grid for `tiles` tiles: `persistent_per_sm * sm_count` blocks
     /// (never more than the chunks) for a persistent walk, else one block
     /// per `stages` chunks.
@@ -278,8 +293,10 @@ impl ElementwiseSpec {
             );
         }
         let stage_bytes = offset;
+        // The pipeline's layout (stages, then a `full` mbarrier each),
+        // checked against the limits before it is counted in u32.
         let barrier_offset = stage_bytes * u64::from(bulk.stages);
-        let shared = barrier_offset + 8 * u64::from(bulk.stages);
+        let shared = barrier_offset + u64::from(MBARRIER_BYTES) * u64::from(bulk.stages);
         let limit = u64::from(ArchKind::Sm90.max_dynamic_shared_bytes());
         if tx > MAX_TX_BYTES || shared > limit {
             return Err(Error::invalid_argument(
@@ -292,7 +309,7 @@ impl ElementwiseSpec {
             ));
         }
         let to_u32 = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
-        Ok(Ok(BulkLayout {
+        let mut layout = BulkLayout {
             stages: bulk.stages,
             chunk_tiles: bulk.tiles_per_stage,
             chunk_elements,
@@ -303,10 +320,15 @@ impl ElementwiseSpec {
             input_offsets: input_offsets.into_iter().map(to_u32).collect(),
             output_offset: output_offset.map(to_u32),
             stage_bytes: to_u32(stage_bytes),
-            barrier_offset: to_u32(barrier_offset),
-            shared_bytes: to_u32(shared),
+            barrier_offset: 0,
+            shared_bytes: 0,
             tx_bytes: to_u32(tx),
             persistent,
-        }))
+        };
+        let pipeline = layout.pipeline();
+        pipeline.validate()?;
+        layout.barrier_offset = pipeline.barrier_offset();
+        layout.shared_bytes = pipeline.shared_bytes();
+        Ok(Ok(layout))
     }
 }

@@ -21,15 +21,16 @@
 use super::bulk::{BulkLayout, BulkStore};
 use super::emit_ctx::{Ctx, TileSet};
 use super::spec::ElementwiseSpec;
+use crate::pipeline::{Pipeline, PipelineState, PipelineTmaAsync, TmaAsyncState};
 use crate::ptx::{Kernel, Label, Reg, RegClass, SpecialReg};
 use crate::Result;
 
 /// The registers of the walk that every part reads.
 pub(super) struct Walk<'a> {
     pub(super) layout: &'a BulkLayout,
-    /// Shared-window address of the ring and of the first mbarrier (u32).
-    pub(super) base: Reg,
-    pub(super) barriers: Reg,
+    /// The ring: its base, its `full` mbarriers (one arrival each, bytes
+    /// from the bulk copies), released by the block's `bar.sync`.
+    pub(super) pipe: PipelineTmaAsync,
     /// `%tid.x == 0`: the thread that arms barriers and issues bulk copies.
     pub(super) leader: Reg,
     /// Per tensor (output first), this thread's byte offset in a tile (u32).
@@ -49,11 +50,7 @@ impl ElementwiseSpec {
         let layout = self.bulk_layout_for(ctx.plan)??;
         let ring = k.shared_dynamic("bulk_ring", 128)?;
         let base = k.shared_address(&ring);
-        let barriers = k.reg(RegClass::B32);
-        k.push(format!(
-            "add.u32 {barriers}, {base}, {};",
-            layout.barrier_offset
-        ));
+        let pipe = PipelineTmaAsync::new(k, layout.pipeline(), base, "bulk", None)?;
         let tid = k.special(SpecialReg::TidX);
         let leader = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {leader}, {tid}, 0;"));
@@ -76,25 +73,11 @@ impl ElementwiseSpec {
             .collect();
         let walk = Walk {
             layout: &layout,
-            base,
-            barriers,
+            pipe,
             leader,
             thread_offsets,
         };
-
-        let skip_init = k.new_label("bulk_init_done")?;
-        k.push(format!("@!{leader} bra {};", skip_init.name()));
-        for s in 0..layout.stages {
-            let bar = format!("{barriers}+{}", 8 * s);
-            k.snippet(
-                "sm90/mbarrier",
-                "mbarrier_init",
-                &[("bar", &bar), ("count", &1)],
-            )?;
-        }
-        k.snippet("sm90/mbarrier", "fence_mbarrier_init", &[])?;
-        k.place_label(&skip_init);
-        k.push("bar.sync 0;");
+        walk.pipe.init(k, leader)?;
 
         // Chunks: `full` whole ones, then a partial one where `len` is not a multiple.
         let (full, full_wide) = (k.reg(RegClass::B32), k.reg(RegClass::B64));
@@ -134,7 +117,8 @@ impl ElementwiseSpec {
         self.bulk_tail(k, ctx, set, (full, ctaid, nctaid), &layout, exit)
     }
 
-    /// Thread 0 arms stage `s` for chunks `chunk + s * stride` below `end`.
+    /// Thread 0 arms stage `s` for chunks `chunk + s * stride` below `end`:
+    /// the producer's first pass over the ring, unrolled.
     fn bulk_prologue(
         &self,
         k: &mut Kernel,
@@ -150,39 +134,34 @@ impl ElementwiseSpec {
             k.reg(RegClass::B32),
         );
         k.push(format!("@!{} bra {};", walk.leader, skip.name()));
+        let mut at = PipelineState::producer_start(walk.layout.stages);
         for s in 0..walk.layout.stages {
             k.push(format!("mad.lo.u32 {c}, {stride}, {s}, {chunk};"));
             k.push(format!("setp.ge.u32 {past}, {c}, {end};"));
             k.push(format!("@{past} bra {};", skip.name()));
-            k.push(format!(
-                "add.u32 {stage}, {}, {};",
-                walk.base,
-                s * walk.layout.stage_bytes
-            ));
-            k.push(format!("add.u32 {bar}, {}, {};", walk.barriers, 8 * s));
-            self.arm_and_load(k, ctx, walk, stage, bar, c)?;
+            let state = walk.pipe.state_at(k, (stage, bar), &at)?;
+            self.arm_and_load(k, ctx, walk, &state, c)?;
+            at.advance();
         }
         k.place_label(&skip);
         Ok(())
     }
 
-    /// One arrival with the stage's byte count on `bar`, then one bulk copy
-    /// of chunk `chunk` per input into the stage at `stage`.
+    /// The producer's step on the stage of `state`: acquire (one arrival
+    /// with the stage's byte count on its `full` barrier), then one bulk
+    /// copy of chunk `chunk` per input into the stage, completing there;
+    /// the commit is the copies' own.
     pub(super) fn arm_and_load(
         &self,
         k: &mut Kernel,
         ctx: &Ctx<'_>,
         walk: &Walk<'_>,
-        stage: Reg,
-        bar: Reg,
+        state: &TmaAsyncState,
         chunk: Reg,
     ) -> Result<()> {
         let layout = walk.layout;
-        k.snippet(
-            "sm90/mbarrier",
-            "mbarrier_arrive_expect_tx",
-            &[("bar", &bar), ("bytes", &layout.tx_bytes)],
-        )?;
+        let (stage, bar) = (state.stage, state.full);
+        walk.pipe.producer_acquire(k, state)?;
         let src = k.reg(RegClass::B64);
         for (i, t) in ctx.tensors[1..].iter().enumerate() {
             let bytes = layout.chunk_bytes[i + 1];
@@ -200,6 +179,6 @@ impl ElementwiseSpec {
                 ],
             )?;
         }
-        Ok(())
+        walk.pipe.producer_commit(k, state)
     }
 }

@@ -6,6 +6,7 @@ use super::bulk::BulkLayout;
 use super::bulk_emit::Walk;
 use super::emit_ctx::{Ctx, TileSet};
 use super::spec::ElementwiseSpec;
+use crate::pipeline::Pipeline;
 use crate::ptx::{Kernel, Label, Reg, RegClass};
 use crate::{Error, Result};
 
@@ -22,24 +23,14 @@ impl ElementwiseSpec {
     ) -> Result<()> {
         let layout = walk.layout;
         let bulk_store = layout.output_offset.is_some();
-        let (stage, bar, parity) = (
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-        );
-        k.push(format!("mov.u32 {stage}, {};", walk.base));
-        k.push(format!("mov.u32 {bar}, {};", walk.barriers));
-        k.push(format!("mov.u32 {parity}, 0;"));
+        let state = walk.pipe.consumer_start(k);
+        let stage = state.stage;
         let top = k.new_label("bulk_chunk")?;
         let pred = k.reg(RegClass::Pred);
         k.place_label(&top);
         k.push(format!("setp.ge.u32 {pred}, {chunk}, {end};"));
         k.push(format!("@{pred} bra {};", done.name()));
-        k.snippet(
-            "sm90/mbarrier",
-            "mbarrier_wait_parity",
-            &[("bar", &bar), ("phase", &parity)],
-        )?;
+        walk.pipe.consumer_wait(k, &state)?;
         self.bulk_chunk(k, ctx, set, walk, stage, chunk)?;
         if bulk_store {
             k.snippet("sm90/bulk_copy", "fence_proxy_async_shared", &[])?;
@@ -54,7 +45,8 @@ impl ElementwiseSpec {
                 k.place_label(&skip);
             }
         }
-        k.push("bar.sync 0;");
+        // Every thread has read the stage and written its output.
+        walk.pipe.consumer_release(k, &state)?;
         let skip_issue = k.new_label("bulk_issue_done")?;
         k.push(format!("@!{} bra {};", walk.leader, skip_issue.name()));
         if let Some(out_offset) = layout.output_offset {
@@ -78,20 +70,12 @@ impl ElementwiseSpec {
             ));
             k.push(format!("setp.ge.u32 {pred}, {next}, {end};"));
             k.push(format!("@{pred} bra {};", skip_issue.name()));
-            self.arm_and_load(k, ctx, walk, stage, bar, next)?;
+            // The stage just released takes the chunk `stages` steps on.
+            self.arm_and_load(k, ctx, walk, &state, next)?;
         }
         k.place_label(&skip_issue);
         k.push(format!("add.u32 {chunk}, {chunk}, {stride};"));
-        k.push(format!("add.u32 {stage}, {stage}, {};", layout.stage_bytes));
-        k.push(format!("add.u32 {bar}, {bar}, 8;"));
-        // The barriers follow the last stage: reaching them wraps the ring.
-        k.push(format!("setp.ne.u32 {pred}, {stage}, {};", walk.barriers));
-        k.push(format!("@{pred} bra {};", top.name()));
-        k.push(format!("mov.u32 {stage}, {};", walk.base));
-        k.push(format!("mov.u32 {bar}, {};", walk.barriers));
-        k.push(format!("xor.b32 {parity}, {parity}, 1;"));
-        k.push(format!("bra.uni {};", top.name()));
-        Ok(())
+        walk.pipe.advance_looping(k, &state, pred, &top)
     }
 
     /// One chunk in the stage at `stage`: per tile, every input group read
