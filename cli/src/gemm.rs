@@ -4,9 +4,8 @@
 
 use std::process::ExitCode;
 
-use cutlet::device::gemm::reference::{run_dense_gemm, DenseGemmArgs};
 use cutlet::device::Device;
-use cutlet::Result;
+use cutlet_harness::{run_dense_gemm, DenseGemmArgs, Result};
 
 /// The options of `cutlet gemm`.
 #[derive(clap::Args, Debug)]
@@ -44,7 +43,7 @@ pub fn run(args: &GemmArgs) -> ExitCode {
 fn report(args: &GemmArgs) -> Result<(String, bool)> {
     let spec = args.dense.spec()?;
     if args.emit_ptx {
-        return Ok((spec.ptx()?, true));
+        return Ok((spec.ptx().map_err(cutlet::Error::from)?, true));
     }
     let device = Device::new(0)?;
     let report = run_dense_gemm(&args.dense, &device)?;

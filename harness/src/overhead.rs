@@ -6,7 +6,7 @@
 //! never fills and device time never enters the host figure):
 //! - `run`: [`Gemm::run`] with its checks, cudarc's buffer ordering and the
 //!   parameter packing;
-//! - `launch`: [`Function::launch`](crate::device::Function::launch) of the
+//! - `launch`: [`Function::launch`](cutlet::device::Function::launch) of the
 //!   same kernel with the parameters packed once, ahead of time, as a
 //!   program that bypassed cutlet's host side would.
 //!
@@ -20,10 +20,10 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
 use super::timing::median_ms;
-use crate::device::gemm::DEFAULT_RASTER_LOG;
-use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
-use crate::device::{Device, KernelArgs, LaunchConfig};
-use crate::{Error, Result};
+use cutlet::device::gemm::DEFAULT_RASTER_LOG;
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::{Device, KernelArgs, LaunchConfig};
+use cutlet::{Error, Result};
 
 /// Host microseconds per call, median over batches.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -166,7 +166,7 @@ pub fn measure_host_overhead(
                 .scalar(0.0f32)
                 .scalar(DEFAULT_RASTER_LOG);
             // SAFETY: the parameters follow the kernel ABI of
-            // `crate::kernel::gemm` for a 128 x 128 x 64 problem with one
+            // `cutlet::kernel::gemm` for a 128 x 128 x 64 problem with one
             // batch, K-major A (ld 64) and B (ld 64), row-major D (ld 128),
             // C = D; the buffers `a`, `b` and `d` hold exactly those
             // elements and outlive the launches (the stream is synchronized

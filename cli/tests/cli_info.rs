@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::bin::{assert_one_error_line, run_cutlet};
-use common::gpu::{device_or_skip, gpu_present};
+use common::{assert_one_error_line, run_cutlet};
+use cutlet_harness::{device_or_skip, gpu_present};
 
 use cutlet::device::{device_count, driver_available, Device};
 
