@@ -17,13 +17,11 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use cutlet::device::gemm::reference::{
-    measure_host_overhead, run_dense_gemm, DenseGemmArgs, OverheadProbe,
-};
 use cutlet::device::gemm::{Gemm, GemmShape};
 use cutlet::device::{device_count, driver_available, Device};
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
+use cutlet_harness::{measure_host_overhead, run_dense_gemm, DenseGemmArgs, OverheadProbe};
 
 const SHAPES: [(usize, usize, usize); 5] = [
     (4096, 4096, 4096),

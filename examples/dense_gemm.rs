@@ -35,8 +35,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use cutlet::device::gemm::reference::{run_dense_gemm, DenseGemmArgs};
 use cutlet::device::Device;
+use cutlet_harness::{run_dense_gemm, DenseGemmArgs};
 
 #[derive(Parser, Debug)]
 #[command(about = "Dense GEMM with CuTe DSL dense_gemm.py's options, timed against cuBLAS")]
@@ -47,7 +47,9 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let report = Device::new(0).and_then(|device| run_dense_gemm(&cli.gemm, &device));
+    let report = Device::new(0)
+        .map_err(cutlet_harness::Error::from)
+        .and_then(|device| run_dense_gemm(&cli.gemm, &device));
     match report {
         Ok(report) => {
             println!("{report}");

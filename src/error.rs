@@ -2,7 +2,11 @@
 //!
 //! One enum for the whole crate. Messages are lowercase, name the offending
 //! value and what was expected, and keep the underlying cause reachable
-//! through [`std::error::Error::source`].
+//! through [`std::error::Error::source`]. [`Error::kind`] sorts every
+//! variant into one of four [`ErrorKind`]s: not available here, an invalid
+//! configuration, an invalid argument, or a failure at run time.
+
+use std::sync::Arc;
 
 use cudarc::driver::{sys::CUresult, DriverError};
 
@@ -61,12 +65,23 @@ pub enum Error {
     },
     /// The background compile of a tiered kernel at full optimization
     /// failed; the kernel's quick compile stays in use.
-    #[error("the optimized (background) compile of kernel `{kernel}` failed, so its quick compile stays in use: {message}")]
+    #[error("the optimized (background) compile of kernel `{kernel}` failed, so its quick compile stays in use: {source}")]
     OptimizedCompile {
         /// The kernel.
         kernel: String,
-        /// What the compile reported (the JIT's or the driver's error).
-        message: String,
+        /// What the compile reported (the JIT's or the driver's error),
+        /// shared: every wait on the compile sees the same error.
+        #[source]
+        source: Arc<Error>,
+    },
+    /// A thread cutlet needs (the background JIT's) could not be started.
+    #[error("starting the thread for {what} failed: {source}")]
+    ThreadSpawn {
+        /// What the thread was for, e.g. "the optimized compile of `gemm_sm80_...`".
+        what: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
     /// The process has begun to exit, so no new kernel compile may start
     /// (the compiles in flight finish first; see the device layer's
@@ -163,7 +178,79 @@ impl From<ParseElementTypeError> for Error {
     }
 }
 
+/// Which kind of failure an [`Error`] is ([`Error::kind`]): what a caller
+/// can do about it depends on the kind, not on the variant.
+///
+/// | kind | means | e.g. |
+/// |---|---|---|
+/// | [`Unavailable`](Self::Unavailable) | not available on this GPU, machine or build; the same request may succeed elsewhere | [`Error::NoDriver`], [`Error::NoDevice`], [`Error::UnsupportedArch`], [`Error::SharedMemoryTooLarge`] |
+/// | [`InvalidConfiguration`](Self::InvalidConfiguration) | a kernel configuration no GPU runs; pick another | [`Error::Config`], [`Error::Ptx`], [`Error::InvalidLaunchConfig`] |
+/// | [`InvalidArgument`](Self::InvalidArgument) | a value given to a call that it cannot accept; fix the call | [`Error::InvalidArgument`], [`Error::Layout`] |
+/// | [`Runtime`](Self::Runtime) | a valid request that failed while it ran: the driver, its JIT, the operating system | [`Error::Driver`], [`Error::Jit`] |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Not available on this GPU, machine or build: no driver, no device of
+    /// that ordinal, an architecture or an amount of shared memory the
+    /// device lacks, or a process that is exiting.
+    Unavailable,
+    /// A configuration that no GPU runs: a GEMM configuration that breaks a
+    /// rule, a kernel or fusion expression the PTX generator cannot emit, a
+    /// launch's block or grid outside the device's limits.
+    InvalidConfiguration,
+    /// A value given to a call that the call cannot accept: a shape, stride
+    /// or leading dimension, a layout, an element type's name, a fusion
+    /// expression's inputs or scalars.
+    InvalidArgument,
+    /// A valid request that failed while it ran: a CUDA driver call, the
+    /// driver's JIT, or the operating system.
+    Runtime,
+}
+
 impl Error {
+    /// Which kind of failure this is: not available here, an invalid
+    /// configuration, an invalid argument, or a run-time failure.
+    ///
+    /// ```
+    /// use cutlet::{Error, ErrorKind};
+    ///
+    /// let parsed = "(4,8):(8,".parse::<cutlet::layout::Layout>();
+    /// let error = Error::from(parsed.unwrap_err());
+    /// assert_eq!(error.kind(), ErrorKind::InvalidArgument);
+    /// assert_eq!(Error::NoDriver.kind(), ErrorKind::Unavailable);
+    /// let config = Error::Config { config: "gemm_x".into(), reason: "BK = 12: expected a multiple of 16".into() };
+    /// assert_eq!(config.kind(), ErrorKind::InvalidConfiguration);
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NoDriver
+            | Error::NoDevice { .. }
+            | Error::UnsupportedArch { .. }
+            | Error::SharedMemoryTooLarge { .. }
+            | Error::Exiting { .. } => ErrorKind::Unavailable,
+            Error::Config { .. } | Error::InvalidLaunchConfig { .. } | Error::Ptx(_) => {
+                ErrorKind::InvalidConfiguration
+            }
+            Error::Fusion(error) => match error {
+                FusionError::InputOutOfRange { .. }
+                | FusionError::InputCount { .. }
+                | FusionError::ScalarCount { .. }
+                | FusionError::ScalarType { .. }
+                | FusionError::RegisterClass { .. } => ErrorKind::InvalidArgument,
+                FusionError::UnsupportedCompute { .. }
+                | FusionError::UnsupportedOp { .. }
+                | FusionError::UnsupportedConversion { .. }
+                | FusionError::Ptx(_) => ErrorKind::InvalidConfiguration,
+            },
+            Error::Layout(_) | Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Error::Driver { .. }
+            | Error::Jit { .. }
+            | Error::KernelNotFound { .. }
+            | Error::ThreadSpawn { .. } => ErrorKind::Runtime,
+            Error::OptimizedCompile { source, .. } => source.kind(),
+        }
+    }
+
     /// A driver error with the step (and kernel) it happened in.
     pub fn driver(context: impl Into<String>, source: DriverError) -> Self {
         Error::Driver {
@@ -281,12 +368,53 @@ mod tests {
 
     #[test]
     fn optimized_compile_error_names_the_kernel_and_says_the_quick_one_stays() {
+        let cause = Error::driver(
+            "loading module for kernel `gemm_sm80_x`",
+            DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+        );
         let err = Error::OptimizedCompile {
             kernel: "gemm_sm80_x".into(),
-            message: "out of memory".into(),
+            source: Arc::new(cause),
         };
         let text = err.to_string();
-        assert!(text.contains("`gemm_sm80_x`") && text.contains("out of memory"));
+        assert!(text.contains("`gemm_sm80_x`") && text.contains("CUDA_ERROR_OUT_OF_MEMORY"));
         assert!(text.contains("quick compile stays in use"));
+        let source = std::error::Error::source(&err).expect("keeps the compile's error");
+        assert!(source
+            .to_string()
+            .starts_with("cuda driver error while loading module"));
+        assert_eq!(err.kind(), ErrorKind::Runtime);
+    }
+
+    #[test]
+    fn kinds_separate_unavailable_configuration_and_arguments() {
+        let arch = Error::UnsupportedArch {
+            kernel: "gemm".into(),
+            required: "sm_80".into(),
+            ordinal: 0,
+            major: 7,
+            minor: 0,
+        };
+        assert_eq!(arch.kind(), ErrorKind::Unavailable);
+        let no_device = Error::NoDevice {
+            ordinal: 1,
+            count: 1,
+        };
+        assert_eq!(no_device.kind(), ErrorKind::Unavailable);
+        let fusion = Error::Fusion(FusionError::InputCount {
+            expression: "x0 + x1".into(),
+            expected: 2,
+            got: 1,
+        });
+        assert_eq!(fusion.kind(), ErrorKind::InvalidArgument);
+        let launch = Error::InvalidLaunchConfig {
+            kernel: "k".into(),
+            reason: "block (2048, 1, 1) has 2048 threads; the device allows at most 1024".into(),
+        };
+        assert_eq!(launch.kind(), ErrorKind::InvalidConfiguration);
+        assert_eq!(
+            Error::invalid_argument("lda", 7, "a multiple of 8").kind(),
+            ErrorKind::InvalidArgument
+        );
     }
 }

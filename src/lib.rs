@@ -36,7 +36,7 @@ pub mod ptx;
 pub mod tensor;
 pub mod tiled;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 
 /// The cudarc that cutlet is built against (`=0.19.10`, with cutlet's
 /// features), re-exported so that a downstream crate names the same

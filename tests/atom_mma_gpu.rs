@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::gpu::{device_or_skip, first_mismatch, seeded_rng};
+use common::gpu::{first_mismatch, seeded_rng};
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
     CopyAtom, MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, UniversalCopy,
@@ -19,6 +19,7 @@ use cutlet::layout::{IntTuple, Layout};
 use cutlet::numeric::ElementType;
 use cutlet::ptx::{Kernel, Module, ParamType, Reg, RegClass, SpecialReg};
 use cutlet::tiled::{emit_layout_offset, ThreadPartition};
+use cutlet_harness::device_or_skip;
 use half::{bf16, f16};
 use rand::Rng;
 

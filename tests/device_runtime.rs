@@ -9,13 +9,14 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 
-use common::gpu::{device_or_skip, first_mismatch, poisoned, random_vec, seeded_rng, POISON_U32};
+use common::gpu::{first_mismatch, poisoned, random_vec, seeded_rng, POISON_U32};
 use cudarc::driver::sys::CUtensorMap;
 use cutlet::device::{
     device_count, driver_available, get_or_load, Device, KernelArgs, LaunchConfig, Module,
     TensorMapArg,
 };
 use cutlet::Error;
+use cutlet_harness::device_or_skip;
 use rand::Rng;
 
 /// `out[i] = 3 * i` for `i < n`; one thread per element.

@@ -11,12 +11,13 @@ mod common;
 mod elementwise_cases;
 mod elementwise_harness;
 
-use common::gpu::{device_or_skip, seeded_rng};
+use common::gpu::seeded_rng;
 use cutlet::device::{Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32, F64, I32};
 use cutlet::tensor::{TensorMut, TensorRef, ViewLayout};
 use cutlet::Error;
+use cutlet_harness::device_or_skip;
 use elementwise_harness::{
     compare, random_values, reference, tolerance, DevBuf, HostTensor, POISON,
 };

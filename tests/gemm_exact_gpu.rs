@@ -15,13 +15,14 @@
 
 mod common;
 
-use common::gpu::{device_or_skip, random_vec};
+use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, DeviceRepr};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::fusion::{scalar, Expr, Expression};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
+use cutlet_harness::device_or_skip;
 use half::{bf16, f16};
 
 /// A host element type the tests store.

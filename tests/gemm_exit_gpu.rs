@@ -19,7 +19,7 @@ use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use half::{bf16, f16};
 
-use common::gpu::device_or_skip;
+use cutlet_harness::device_or_skip;
 
 /// The environment variable that makes the helper test act, and how.
 const HELPER_ENV: &str = "CUTLET_EXIT_HELPER";

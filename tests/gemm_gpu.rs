@@ -24,16 +24,16 @@
 mod common;
 
 use cudarc::driver::{CudaStream, DeviceRepr};
-use cutlet::device::gemm::reference::{
-    dense_output, host_gemm, packed, random_values, CublasGemm, HostMatrix, HostValue,
-};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
+use cutlet_harness::{
+    dense_output, host_gemm, packed, random_values, CublasGemm, HostMatrix, HostValue,
+};
 use half::{bf16, f16};
 
-use common::gpu::device_or_skip;
+use cutlet_harness::device_or_skip;
 
 /// The sparse cross of the sizes, with L alternating 1 and 3.
 const SHAPES: [(usize, usize, usize, usize); 14] = [

@@ -14,7 +14,7 @@ use cutlet::numeric::ElementType::{BF16, F16, F32};
 use cutlet::Error;
 use half::bf16;
 
-use common::gpu::device_or_skip;
+use cutlet_harness::device_or_skip;
 
 fn values(len: usize, start: f32) -> Vec<bf16> {
     (0..len)

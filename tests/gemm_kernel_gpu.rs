@@ -13,12 +13,13 @@
 
 mod common;
 
-use common::gpu::{device_or_skip, random_vec};
+use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
 use cutlet::kernel::gemm::sm80_default_spec;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32};
+use cutlet_harness::device_or_skip;
 use half::{bf16, f16};
 
 /// One problem: shape, majors, scalars, whether C is D's buffer.

@@ -23,13 +23,14 @@ mod common;
 
 use std::process::Command;
 
-use common::gpu::{device_or_skip, random_vec};
+use common::gpu::random_vec;
 use common::sweep::{combos, uneven_combos, Combo, TYPES};
 use cudarc::driver::{CudaSlice, DeviceRepr};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
+use cutlet_harness::device_or_skip;
 use half::{bf16, f16};
 
 const SHARD_ENV: &str = "CUTLET_GEMM_SWEEP_SHARD";

@@ -11,13 +11,14 @@
 
 mod common;
 
-use common::gpu::{device_or_skip, random_vec};
+use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, CudaViewMut};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::{JitTier, JIT_OPT_LEVEL_ENV, JIT_TIERED_ENV};
 use cutlet::fusion::{scalar, Expr, Expression};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
+use cutlet_harness::device_or_skip;
 use half::bf16;
 
 #[test]

@@ -12,13 +12,14 @@ mod reduce;
 
 use std::sync::Arc;
 
-use common::gpu::{device_or_skip, random_vec};
+use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, CudaStream};
 use cutlet::device::{Device, Reduce, ReduceWorkspace};
 use cutlet::fusion::Expression;
 use cutlet::kernel::reduce::{ColumnTuning, ReduceDim, ReduceOp};
 use cutlet::numeric::ElementType;
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef, ViewLayout};
+use cutlet_harness::device_or_skip;
 use reduce::{
     lines, maps, reference, tolerance, Host, View, DIMS, SPLIT_VIEWS, TUNINGS, TYPE_PAIRS, VIEWS,
 };

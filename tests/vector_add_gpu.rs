@@ -6,9 +6,10 @@
 
 mod common;
 
-use common::gpu::{device_or_skip, first_mismatch, random_vec};
+use common::gpu::{first_mismatch, random_vec};
 use cutlet::device::{vector_add, Device};
 use cutlet::Error;
+use cutlet_harness::device_or_skip;
 use half::f16;
 
 /// Sizes with every tail length of both vector widths (4 f32, 8 f16), one

@@ -25,7 +25,7 @@ use super::exit::JitScope;
 use super::function::Function;
 use super::jit::Module;
 use super::tiered::{tiering_enabled, JitTier, Upgrade, QUICK_LEVEL};
-use crate::{Error, Result};
+use crate::Result;
 
 /// A compiled kernel, as the cache hands it out.
 #[derive(Debug)]
@@ -69,16 +69,13 @@ impl LoadedKernel {
     /// at once otherwise), so that the launches after it, a benchmark's for
     /// instance, run the final code.
     ///
-    /// Errors: [`Error::OptimizedCompile`] with what the compile reported
+    /// Errors: [`Error::OptimizedCompile`](crate::Error::OptimizedCompile) with the compile's error as its source
     /// if it failed; the quick kernel then stays in use.
     pub fn wait_optimized(&self) -> Result<()> {
         let Some(upgrade) = &self.upgrade else {
             return Ok(());
         };
-        upgrade.wait().map_err(|message| Error::OptimizedCompile {
-            kernel: self.function.name().to_string(),
-            message,
-        })
+        upgrade.wait()
     }
 
     /// For a tiered kernel whose optimized compile has finished: the time

@@ -18,13 +18,14 @@
 //!
 //! [`LoadedKernel::function`]: super::LoadedKernel::function
 
-use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::device::Device;
 use super::exit::JitScope;
 use super::function::Function;
 use super::jit::{jit_optimization_level, Module};
+use crate::{Error, Result};
 
 /// The environment variable that turns tiered compiles off (`0`): a tiered
 /// kernel is then compiled once, at the full level, before its first run.
@@ -59,13 +60,15 @@ pub enum JitTier {
 }
 
 /// The background compile of a tiered kernel and its result.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Upgrade {
+    /// The kernel being compiled, for the error of a failed compile.
+    kernel: String,
     /// The optimized kernel, once ready: read on every launch, lock-free.
     optimized: OnceLock<Optimized>,
-    /// `None` while compiling; then `Ok(())` or the error, as text (the
-    /// quick kernel stays in use).
-    outcome: Mutex<Option<std::result::Result<(), String>>>,
+    /// `None` while compiling; then `Ok(())` or the compile's error, shared
+    /// by every wait (the quick kernel stays in use).
+    outcome: Mutex<Option<std::result::Result<(), Arc<Error>>>>,
     finished: Condvar,
 }
 
@@ -79,6 +82,16 @@ pub(crate) struct Optimized {
 }
 
 impl Upgrade {
+    /// An upgrade of `kernel` whose compile has not finished.
+    fn new(kernel: String) -> Upgrade {
+        Upgrade {
+            kernel,
+            optimized: OnceLock::new(),
+            outcome: Mutex::new(None),
+            finished: Condvar::new(),
+        }
+    }
+
     /// Compiles `ptx` at the full level on a new thread; `started` is when
     /// the first (quick) compile began.
     pub(crate) fn spawn(
@@ -86,15 +99,16 @@ impl Upgrade {
         name: String,
         ptx: String,
         started: Instant,
-    ) -> std::sync::Arc<Upgrade> {
-        let upgrade = std::sync::Arc::new(Upgrade::default());
+    ) -> Arc<Upgrade> {
+        let upgrade = Arc::new(Upgrade::new(name.clone()));
         // The scope is entered here, before the thread exists, and dropped
         // as the thread's last act, after its context handle: the process's
         // exit waits for the whole thread's driver calls (exit.rs).
-        let scope = match JitScope::enter(&format!("the optimized compile of `{name}`")) {
+        let what = format!("the optimized compile of `{name}`");
+        let scope = match JitScope::enter(&what) {
             Ok(scope) => scope,
             Err(e) => {
-                upgrade.finish(Err(e.to_string()));
+                upgrade.finish(Err(e));
                 return upgrade;
             }
         };
@@ -113,22 +127,22 @@ impl Upgrade {
                     })
                 });
                 drop(device);
-                background.finish(compiled.map_err(|e| e.to_string()));
+                background.finish(compiled);
                 drop(background);
                 drop(scope);
             });
-        if let Err(e) = spawned {
-            upgrade.finish(Err(format!(
-                "starting the background JIT thread failed: {e}"
-            )));
+        if let Err(source) = spawned {
+            upgrade.finish(Err(Error::ThreadSpawn { what, source }));
         }
         upgrade
     }
 
-    fn finish(&self, compiled: std::result::Result<Optimized, String>) {
-        let outcome = compiled.map(|optimized| {
-            let _ = self.optimized.set(optimized);
-        });
+    fn finish(&self, compiled: Result<Optimized>) {
+        let outcome = compiled
+            .map(|optimized| {
+                let _ = self.optimized.set(optimized);
+            })
+            .map_err(Arc::new);
         *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
         self.finished.notify_all();
     }
@@ -138,12 +152,18 @@ impl Upgrade {
         self.optimized.get()
     }
 
-    /// Blocks until the background compile has finished; its error, if any.
-    pub(crate) fn wait(&self) -> std::result::Result<(), String> {
+    /// Blocks until the background compile has finished.
+    ///
+    /// Errors: [`Error::OptimizedCompile`] naming the kernel, with the
+    /// compile's error as its source (the same for every wait).
+    pub(crate) fn wait(&self) -> Result<()> {
         let mut outcome = self.outcome.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             if let Some(done) = outcome.as_ref() {
-                return done.clone();
+                return done.clone().map_err(|source| Error::OptimizedCompile {
+                    kernel: self.kernel.clone(),
+                    source,
+                });
             }
             outcome = self
                 .finished
@@ -169,12 +189,21 @@ mod tests {
 
     #[test]
     fn waiting_returns_the_outcome_of_a_finished_upgrade() {
-        let upgrade = Upgrade::default();
-        upgrade.finish(Err("the JIT rejected the ptx".into()));
+        let upgrade = Upgrade::new("gemm_sm80_x".into());
+        upgrade.finish(Err(Error::Jit {
+            kernel: "gemm_sm80_x".into(),
+            log: "ptxas fatal: the JIT rejected the ptx".into(),
+            code: cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_PTX,
+        }));
         assert!(upgrade.optimized().is_none());
         let error = upgrade.wait().unwrap_err();
-        assert!(error.contains("ptx"), "{error}");
+        let Error::OptimizedCompile { kernel, source } = &error else {
+            panic!("expected an optimized-compile error, got {error}");
+        };
+        assert_eq!(kernel, "gemm_sm80_x");
+        assert!(matches!(**source, Error::Jit { .. }), "{source}");
+        assert!(error.to_string().contains("rejected the ptx"), "{error}");
         // A second wait sees the same outcome.
-        assert_eq!(upgrade.wait().unwrap_err(), error);
+        assert_eq!(upgrade.wait().unwrap_err().to_string(), error.to_string());
     }
 }

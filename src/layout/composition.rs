@@ -9,9 +9,45 @@ pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
     (a + b - 1) / b
 }
 
+/// Why [`compose_flat`] cannot compose; the caller adds the layouts.
+#[derive(Debug)]
+enum Refusal<'a> {
+    /// The right layout's shape and stride differ in structure.
+    NotCongruent(&'a IntTuple, &'a IntTuple),
+    /// The left layout has no modes.
+    EmptyLeft,
+    /// A stride of the right layout neither divides nor is below an extent of the left.
+    StrideDivisibility { stride: i64, extent: i64 },
+    /// An extent of the right layout is not a multiple of the extent it reaches.
+    ShapeDivisibility { extent: i64, divisor: i64 },
+}
+
+impl std::fmt::Display for Refusal<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotCongruent(shape, stride) => {
+                write!(f, "shape {shape} and stride {stride} are not congruent")
+            }
+            Refusal::EmptyLeft => write!(f, "the left layout is empty"),
+            Refusal::StrideDivisibility { stride, extent } => write!(
+                f,
+                "stride divisibility condition fails: stride {stride} is neither a multiple of nor less than the extent {extent}"
+            ),
+            Refusal::ShapeDivisibility { extent, divisor } => write!(
+                f,
+                "shape divisibility condition fails: extent {extent} is not a multiple of {divisor}"
+            ),
+        }
+    }
+}
+
 /// `lhs o (rs:rd)` for a coalesced `lhs` given by its flat modes (one mode
 /// means an integral lhs). Errors carry only the detail; the caller adds context.
-fn compose_flat(lhs: &[(i64, i64)], rs: &IntTuple, rd: &IntTuple) -> Result<Layout, String> {
+fn compose_flat<'a>(
+    lhs: &[(i64, i64)],
+    rs: &'a IntTuple,
+    rd: &'a IntTuple,
+) -> Result<Layout, Refusal<'a>> {
     let (rs, rd) = match (rs, rd) {
         (IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
             let modes = s
@@ -22,14 +58,14 @@ fn compose_flat(lhs: &[(i64, i64)], rs: &IntTuple, rd: &IntTuple) -> Result<Layo
             return Ok(Layout::from_modes(modes));
         }
         (IntTuple::Int(s), IntTuple::Int(d)) => (*s, *d),
-        _ => return Err(format!("shape {rs} and stride {rd} are not congruent")),
+        _ => return Err(Refusal::NotCongruent(rs, rd)),
     };
     let int = |s: i64, d: i64| Layout::from_parts(IntTuple::Int(s), IntTuple::Int(d));
     if rd == 0 {
         return Ok(int(rs, 0));
     }
     let Some((&(_, last_stride), init)) = lhs.split_last() else {
-        return Err("the left layout is empty".to_string());
+        return Err(Refusal::EmptyLeft);
     };
     if init.is_empty() {
         return Ok(int(rs, rd * last_stride));
@@ -38,18 +74,20 @@ fn compose_flat(lhs: &[(i64, i64)], rs: &IntTuple, rd: &IntTuple) -> Result<Layo
     let (mut rest_shape, mut rest_stride) = (rs, rd);
     for &(curr_shape, curr_stride) in init {
         if !(rest_stride % curr_shape == 0 || rest_stride < curr_shape) {
-            return Err(format!(
-                "stride divisibility condition fails: stride {rest_stride} is neither a multiple of nor less than the extent {curr_shape}"
-            ));
+            return Err(Refusal::StrideDivisibility {
+                stride: rest_stride,
+                extent: curr_shape,
+            });
         }
         let next_shape = ceil_div(curr_shape, rest_stride.abs());
         let next_stride = ceil_div(rest_stride.abs(), curr_shape) * rest_stride.signum();
         if next_shape != 1 && rest_shape != 1 {
             let new_shape = next_shape.min(rest_shape);
             if rest_shape % new_shape != 0 {
-                return Err(format!(
-                    "shape divisibility condition fails: extent {rest_shape} is not a multiple of {new_shape}"
-                ));
+                return Err(Refusal::ShapeDivisibility {
+                    extent: rest_shape,
+                    divisor: new_shape,
+                });
             }
             result.push((new_shape, rest_stride * curr_stride));
             rest_shape /= new_shape;

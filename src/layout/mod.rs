@@ -56,14 +56,10 @@ pub use tv::make_layout_tv;
 
 mod composed;
 mod print;
-mod static_layout;
-mod static_tuple;
 mod svg;
 mod swizzle;
 
 pub use composed::{ComposedLayout, SmemSwizzle};
 pub use print::print_layout;
-pub use static_layout::{StaticLayout, StaticSwizzle};
-pub use static_tuple::{Congruent, StaticIntTuple};
 pub use svg::{layout_svg, tv_layout_svg};
 pub use swizzle::Swizzle;

@@ -80,12 +80,6 @@ impl Swizzle {
         })
     }
 
-    /// A swizzle whose parameters the caller has checked as [`Swizzle::new`] does
-    /// (the compile-time check of [`StaticSwizzle`](super::StaticSwizzle)).
-    pub(super) fn from_checked(bits: u32, base: u32, shift: i32) -> Self {
-        Swizzle { bits, base, shift }
-    }
-
     /// The identity swizzle `Sw<0,0,0>`.
     pub fn identity() -> Self {
         Swizzle {

@@ -1,41 +1,11 @@
-//! The GPU test path: open a device or skip with a printed reason, and small
-//! host helpers for checking what a kernel wrote.
-//!
-//! Set `CUTLET_REQUIRE_GPU=1` on a GPU machine so that a missing driver or
-//! GPU fails the tests instead of skipping them.
+//! Small host helpers for checking what a kernel wrote. A GPU test opens
+//! its device with `cutlet_harness::device_or_skip`, which skips with a
+//! printed reason where there is no GPU (set `CUTLET_REQUIRE_GPU=1` on a GPU
+//! machine so that a missing driver or GPU fails the tests instead).
 
-use cutlet::device::{device_count, driver_available, Device};
 use rand::distr::uniform::SampleUniform;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-/// Device 0, or `None` after printing `skipped {test}: <reason>` to stderr
-/// when there is no driver or no GPU. Panics with the reason instead when
-/// `CUTLET_REQUIRE_GPU=1`. Any other failure to open the device panics.
-pub fn device_or_skip(test: &str) -> Option<Device> {
-    let reason = if !driver_available() {
-        "no CUDA driver (libcuda) found".to_string()
-    } else {
-        match device_count() {
-            Ok(0) => "the CUDA driver reports no GPU".to_string(),
-            Ok(_) => match Device::new(0) {
-                Ok(device) => return Some(device),
-                Err(e) => panic!("{test}: a GPU is present but could not be opened: {e}"),
-            },
-            Err(e) => format!("the CUDA driver failed to count devices: {e}"),
-        }
-    };
-    if std::env::var("CUTLET_REQUIRE_GPU").as_deref() == Ok("1") {
-        panic!("{test}: CUTLET_REQUIRE_GPU=1 but {reason}");
-    }
-    eprintln!("skipped {test}: {reason}");
-    None
-}
-
-/// Whether the CUDA driver loads and reports at least one GPU.
-pub fn gpu_present() -> bool {
-    driver_available() && matches!(device_count(), Ok(n) if n > 0)
-}
 
 /// A seeded RNG, so a failing test can be replayed.
 pub fn seeded_rng(seed: u64) -> StdRng {

@@ -1,7 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-pub mod bin;
 pub mod gpu;
 pub mod probe;
 pub mod ptxas;

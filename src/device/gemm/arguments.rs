@@ -37,41 +37,40 @@ pub use crate::gemm::GemmShape;
 /// and the buffer holds every element the shape, `ld` and the batches reach
 /// (`can_implement` names what fails).
 ///
-/// Worked example, on the host reference (the same indexing the kernel
-/// uses): A = [[1, 2, 3], [4, 5, 6]] (M = 2, K = 3) and B = [[1, 0], [0, 1],
-/// [1, 1]] (K = 3, N = 2) in every pair of majors, one with a padded `ld`,
-/// give the same D = A · B = [[4, 5], [10, 11]]:
+/// Worked example, with the table's indexing written out: A = [[1, 2, 3],
+/// [4, 5, 6]] (M = 2, K = 3) and B = [[1, 0], [0, 1], [1, 1]] (K = 3, N = 2)
+/// in every pair of majors, one with a padded `ld`, give the same
+/// D = A · B = [[4, 5], [10, 11]]:
 ///
 /// ```
-/// use cutlet::device::gemm::reference::{host_gemm, HostMatrix};
-/// use cutlet::device::gemm::{Gemm, GemmShape};
-/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
-/// use cutlet::numeric::ElementType::{F32, TF32};
-/// # fn main() -> cutlet::Result<()> {
-/// let shape = GemmShape::new(2, 2, 3, 1);
-/// let matrix = |data: &'static [f32], ld| HostMatrix { data, ld, batch_stride: 0 };
+/// use cutlet::kernel::gemm::OperandMajor;
+///
+/// // Element (row, col) of a matrix stored row-major or column-major, as the table says.
+/// let at = |data: &[f32], ld: usize, row_major: bool, row: usize, col: usize| {
+///     if row_major { data[row * ld + col] } else { data[col * ld + row] }
+/// };
 /// // A K-major: row-major 2 x 3, ld >= K = 3; here ld = 4 (one padding element a row).
-/// let a_k = matrix(&[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0], 4);
+/// let a_k: (&[f32], usize) = (&[1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0], 4);
 /// // A MN-major: column-major 2 x 3, ld >= M = 2.
-/// let a_m = matrix(&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], 2);
+/// let a_m: (&[f32], usize) = (&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], 2);
 /// // B K-major: column-major 3 x 2 (each column of B is contiguous), ld >= K = 3.
-/// let b_k = matrix(&[1.0, 0.0, 1.0, 0.0, 1.0, 1.0], 3);
+/// let b_k: (&[f32], usize) = (&[1.0, 0.0, 1.0, 0.0, 1.0, 1.0], 3);
 /// // B MN-major: row-major 3 x 2 (each row of B is contiguous), ld >= N = 2.
-/// let b_n = matrix(&[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], 2);
-/// let no_c = matrix(&[0.0; 4], 2);
-/// for (a_major, a) in [(OperandMajor::K, a_k), (OperandMajor::MN, a_m)] {
-///     for (b_major, b) in [(OperandMajor::K, b_k), (OperandMajor::MN, b_n)] {
-///         let spec = Gemm::builder()
-///             .a(TF32, a_major)
-///             .b(TF32, b_major)
-///             .d(F32, OutputMajor::N)
-///             .spec()?;
-///         let d = host_gemm(&spec, shape, a, b, no_c, 1.0, 0.0);
-///         assert_eq!(d, [4.0, 5.0, 10.0, 11.0]); // D row by row
+/// let b_n: (&[f32], usize) = (&[1.0, 0.0, 0.0, 1.0, 1.0, 1.0], 2);
+/// for (a_major, (a, lda)) in [(OperandMajor::K, a_k), (OperandMajor::MN, a_m)] {
+///     for (b_major, (b, ldb)) in [(OperandMajor::K, b_k), (OperandMajor::MN, b_n)] {
+///         let mut d = [0.0f32; 4]; // D row by row
+///         for (m, n) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+///             d[m * 2 + n] = (0..3)
+///                 .map(|k| {
+///                     at(a, lda, a_major == OperandMajor::K, m, k)
+///                         * at(b, ldb, b_major == OperandMajor::MN, k, n)
+///                 })
+///                 .sum();
+///         }
+///         assert_eq!(d, [4.0, 5.0, 10.0, 11.0]);
 ///     }
 /// }
-/// # Ok(())
-/// # }
 /// ```
 #[derive(Debug)]
 pub struct Operand<'a, T> {
@@ -118,12 +117,15 @@ impl<'a, T> Operand<'a, T> {
 /// 8 and 9:
 ///
 /// ```
-/// use cutlet::device::gemm::reference::output_index;
 /// use cutlet::kernel::gemm::OutputMajor;
 ///
-/// assert_eq!(output_index(OutputMajor::N, 1, 0, 2), 2); // (m = 1, n = 0) = 10
-/// assert_eq!(output_index(OutputMajor::M, 1, 0, 2), 1);
-/// assert_eq!(output_index(OutputMajor::N, 1, 1, 8), 9); // (m = 1, n = 1) = 11
+/// let index = |major, m: usize, n: usize, ld: usize| match major {
+///     OutputMajor::N => m * ld + n,
+///     OutputMajor::M => n * ld + m,
+/// };
+/// assert_eq!(index(OutputMajor::N, 1, 0, 2), 2); // (m = 1, n = 0) = 10
+/// assert_eq!(index(OutputMajor::M, 1, 0, 2), 1);
+/// assert_eq!(index(OutputMajor::N, 1, 1, 8), 9); // (m = 1, n = 1) = 11
 /// ```
 #[derive(Debug)]
 pub struct OutputOperand<'a, T> {

@@ -12,7 +12,6 @@
 //! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
 //! | [`check_epilogue`], [`check_scalars`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count; alpha, beta and the scalars finite in f32 |
-//! | [`reference`](mod@reference) | `reference/` | host f64 reference and cuBLAS, for tests, benches, the example and the CLI |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
 //! the kernel is generated from the spec, JIT-compiled once per (spec,
@@ -80,7 +79,6 @@ mod defaults;
 mod epilogue_check;
 mod launcher;
 mod param_values;
-pub mod reference;
 mod tags;
 mod typed;
 

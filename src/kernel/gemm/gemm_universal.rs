@@ -39,7 +39,7 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
 
     /// The parameter list, in the order the kernel declares it.
-    fn params(&self) -> KernelParams;
+    fn params(&self) -> &KernelParams;
 
     /// The value the launcher passes for a scheduler parameter (`RasterLog`).
     fn scheduler_value(&self, role: ParamRole) -> Option<u32>;
@@ -88,6 +88,7 @@ pub struct GemmUniversal<M, E, S> {
     mainloop: M,
     epilogue: E,
     scheduler: S,
+    params: KernelParams,
 }
 
 impl<M, E, S> GemmUniversal<M, E, S>
@@ -109,6 +110,13 @@ where
         epilogue: E,
         scheduler: S,
     ) -> Self {
+        let mut params = KernelParams::new();
+        params.extend(
+            [ProblemDim::M, ProblemDim::N, ProblemDim::K, ProblemDim::L].map(ParamRole::Extent),
+        );
+        params.extend(mainloop.params());
+        params.extend(epilogue.params());
+        params.extend(scheduler.params());
         GemmUniversal {
             name,
             arch,
@@ -118,6 +126,7 @@ where
             mainloop,
             epilogue,
             scheduler,
+            params,
         }
     }
 
@@ -127,7 +136,7 @@ where
         k.min_blocks_per_sm(1);
         let storage = self.shared_storage_of();
         let smem_var = k.shared_dynamic("gemm_smem", storage.align)?;
-        let params = self.param_list().declare(&mut k)?;
+        let params = self.params.declare(&mut k)?;
 
         let tid = k.special(SpecialReg::TidX);
         let smem = k.shared_address(&smem_var);
@@ -219,17 +228,6 @@ where
         Ok(out)
     }
 
-    fn param_list(&self) -> KernelParams {
-        let mut params = KernelParams::new();
-        params.extend(
-            [ProblemDim::M, ProblemDim::N, ProblemDim::K, ProblemDim::L].map(ParamRole::Extent),
-        );
-        params.extend(self.mainloop.params());
-        params.extend(self.epilogue.params());
-        params.extend(self.scheduler.params());
-        params
-    }
-
     fn shared_storage_of(&self) -> SharedStorage {
         self.mainloop
             .shared_storage()
@@ -247,8 +245,8 @@ where
         &self.name
     }
 
-    fn params(&self) -> KernelParams {
-        self.param_list()
+    fn params(&self) -> &KernelParams {
+        &self.params
     }
 
     fn scheduler_value(&self, role: ParamRole) -> Option<u32> {

@@ -4,8 +4,8 @@
 
 use std::process::ExitCode;
 
-use cutlet::device::gemm::reference::{run_dense_gemm, DenseGemmArgs};
 use cutlet::device::Device;
+use cutlet_harness::{run_dense_gemm, DenseGemmArgs, Result};
 
 /// The options of `cutlet gemm`.
 #[derive(clap::Args, Debug)]
@@ -31,20 +31,22 @@ pub fn run(args: &GemmArgs) -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {error}");
             ExitCode::from(2)
         }
     }
 }
 
-fn report(args: &GemmArgs) -> Result<(String, bool), String> {
-    let spec = args.dense.spec().map_err(|e| e.to_string())?;
+/// The run's report and whether its check passed, or the PTX with
+/// `--emit-ptx`; errors are those of the configuration, the device and the run.
+fn report(args: &GemmArgs) -> Result<(String, bool)> {
+    let spec = args.dense.spec()?;
     if args.emit_ptx {
-        return spec.ptx().map(|ptx| (ptx, true)).map_err(|e| e.to_string());
+        return Ok((spec.ptx().map_err(cutlet::Error::from)?, true));
     }
-    let device = Device::new(0).map_err(|e| e.to_string())?;
-    let report = run_dense_gemm(&args.dense, &device).map_err(|e| e.to_string())?;
+    let device = Device::new(0)?;
+    let report = run_dense_gemm(&args.dense, &device)?;
     let passed = report.passed();
     Ok((report.to_string(), passed))
 }

@@ -6,8 +6,8 @@ mod common;
 
 use std::process::Output;
 
-use common::bin::{assert_one_error_line, run_cutlet};
-use common::gpu::gpu_present;
+use common::{assert_one_error_line, run_cutlet};
+use cutlet_harness::gpu_present;
 
 fn cutlet_gemm(args: &[&str]) -> Output {
     run_cutlet(&[&["gemm"], args].concat())
@@ -86,7 +86,7 @@ fn without_a_gpu_a_run_prints_one_error_line_and_exits_2() {
 #[test]
 fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
     let Some(_device) =
-        common::gpu::device_or_skip("with_a_gpu_a_small_run_checks_and_reports_cublas")
+        cutlet_harness::device_or_skip("with_a_gpu_a_small_run_checks_and_reports_cublas")
     else {
         return;
     };

@@ -1,4 +1,5 @@
-//! Subcommands of the `cutlet` binary.
+//! The `cutlet` command line: a GEMM run timed against cuBLAS, a layout
+//! calculator, a device report and bandwidth benchmarks, one subcommand each.
 
 mod bench;
 mod gemm;
@@ -31,7 +32,7 @@ enum Command {
 
 /// Parses the command line and runs the subcommand. Usage errors and
 /// failures exit with code 2 after one line on standard error.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

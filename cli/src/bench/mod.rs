@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use cudarc::driver::sys::CUevent_flags;
 use cutlet::numeric::{Element, ElementType};
+use cutlet::{Error, Result};
 
 /// Arguments of `cutlet bench`.
 #[derive(Args, Debug)]
@@ -35,26 +36,59 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {error}");
             ExitCode::from(2)
         }
     }
 }
 
-/// `ROWSxCOLS`, e.g. `16384x8192`.
-pub(crate) fn parse_shape(shape: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("invalid --shape `{shape}`: expected ROWSxCOLS, e.g. 16384x8192");
+/// `ROWSxCOLS`, e.g. `16384x8192`, whose element count fits in `usize`.
+pub(crate) fn parse_shape(shape: &str) -> Result<(usize, usize)> {
+    let bad = || {
+        Error::invalid_argument(
+            "--shape",
+            format!("`{shape}`"),
+            "ROWSxCOLS with at most usize::MAX elements, e.g. 16384x8192",
+        )
+    };
     let (r, c) = shape.split_once('x').ok_or_else(bad)?;
-    Ok((r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
+    let (r, c): (usize, usize) = (r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?);
+    r.checked_mul(c).ok_or_else(bad)?;
+    Ok((r, c))
 }
 
-/// Device 0, or the one line to print where there is no driver or GPU.
-pub(crate) fn open_device() -> Result<cutlet::device::Device, String> {
-    if !cutlet::device::driver_available() {
-        return Err("no CUDA driver found: `cutlet bench` needs an NVIDIA GPU".into());
+/// `--runs`, which must be at least 1.
+pub(crate) fn check_runs(runs: usize) -> Result<()> {
+    if runs == 0 {
+        return Err(Error::invalid_argument("--runs", runs, "at least 1"));
     }
-    cutlet::device::Device::new(0).map_err(|e| e.to_string())
+    Ok(())
+}
+
+/// Device 0 ([`Error::NoDriver`] or [`Error::NoDevice`] where there is none).
+pub(crate) fn open_device() -> Result<cutlet::device::Device> {
+    if !cutlet::device::driver_available() {
+        return Err(Error::NoDriver);
+    }
+    cutlet::device::Device::new(0)
+}
+
+/// A timing event recorded on `stream`.
+fn record(stream: &cudarc::driver::CudaStream, what: &str) -> Result<cudarc::driver::CudaEvent> {
+    stream
+        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .map_err(|e| Error::driver(format!("recording the {what} timing event"), e))
+}
+
+/// Milliseconds from `start` to `end`, once `end` has completed.
+fn elapsed_ms(start: &cudarc::driver::CudaEvent, end: &cudarc::driver::CudaEvent) -> Result<f64> {
+    end.synchronize()
+        .map_err(|e| Error::driver("waiting for the end timing event", e))?;
+    start
+        .elapsed_ms(end)
+        .map(f64::from)
+        .map_err(|e| Error::driver("reading the time between timing events", e))
 }
 
 /// Values in [1, 2) of any float type, as bits: the bench never times zeros.
@@ -83,24 +117,18 @@ pub(crate) fn time_per_call(
     runs: usize,
     count: usize,
     progress: &str,
-    mut f: impl FnMut() -> Result<(), String>,
-) -> Result<f64, String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
     let mut times = Vec::with_capacity(runs);
     for i in 0..runs {
         eprint!("\r{progress}: run {}/{runs}   ", i + 1);
         let _ = std::io::stderr().flush();
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
+        let start = record(stream, "start")?;
         for _ in 0..count {
             f()?;
         }
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
-        end.synchronize().map_err(|e| err(&e))?;
-        times.push(f64::from(start.elapsed_ms(&end).map_err(|e| err(&e))?) / count as f64);
+        let end = record(stream, "end")?;
+        times.push(elapsed_ms(&start, &end)? / count as f64);
     }
     times.sort_by(f64::total_cmp);
     Ok(times[runs / 2])
@@ -141,17 +169,15 @@ pub(crate) fn time_launch_hidden(
     stream: &std::sync::Arc<cudarc::driver::CudaStream>,
     runs: usize,
     progress: &str,
-    mut f: impl FnMut() -> Result<(), String>,
-) -> Result<f64, String> {
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
     use cutlet::device::{get_or_load, KernelArgs, LaunchConfig};
-    let err = |e: &dyn std::fmt::Display| e.to_string();
     let spin = get_or_load(
         device,
         &"cutlet_bench_spin",
         || "cutlet_bench_spin".into(),
         || Ok(SPIN_PTX.to_string()),
-    )
-    .map_err(|e| err(&e))?;
+    )?;
     let config = LaunchConfig {
         grid: (1, 1, 1),
         block: (1, 1, 1),
@@ -165,16 +191,11 @@ pub(crate) fn time_launch_hidden(
         args.scalar(SPIN_NS);
         // SAFETY: `cutlet_bench_spin(.u64 ns)` takes one u64 and touches no
         // memory; one thread in one block.
-        unsafe { spin.function().launch(&config, args) }.map_err(|e| err(&e))?;
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
+        unsafe { spin.function().launch(&config, args) }?;
+        let start = record(stream, "start")?;
         f()?;
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| err(&e))?;
-        end.synchronize().map_err(|e| err(&e))?;
-        times.push(f64::from(start.elapsed_ms(&end).map_err(|e| err(&e))?));
+        let end = record(stream, "end")?;
+        times.push(elapsed_ms(&start, &end)?);
     }
     times.sort_by(f64::total_cmp);
     Ok(times[runs / 2])

@@ -4,16 +4,19 @@ use std::sync::Arc;
 
 use cudarc::driver::{sys::CUevent_flags, CudaStream};
 
-use crate::{Error, Result};
+use cutlet::Error;
 
 /// Runs `work` `warmup` times, then times `iterations` runs one by one with
 /// CUDA events on `stream`; returns each run's milliseconds.
-pub fn time_ms(
+///
+/// Errors: the first of `work`'s, and [`Error::Driver`] for an event that
+/// cannot be made, recorded or read.
+pub fn time_ms<E: From<Error>>(
     stream: &Arc<CudaStream>,
     warmup: usize,
     iterations: usize,
-    mut work: impl FnMut() -> Result<()>,
-) -> Result<Vec<f64>> {
+    mut work: impl FnMut() -> Result<(), E>,
+) -> Result<Vec<f64>, E> {
     for _ in 0..warmup {
         work()?;
     }
@@ -45,7 +48,7 @@ pub fn time_ms(
 /// The median of `times` (0 for none).
 ///
 /// ```
-/// use cutlet::device::gemm::reference::median_ms;
+/// use cutlet_harness::median_ms;
 /// assert_eq!(median_ms(&[3.0, 1.0, 2.0]), 2.0);
 /// assert_eq!(median_ms(&[4.0, 1.0, 2.0, 3.0]), 2.5);
 /// ```

@@ -9,8 +9,9 @@ use cutlet::kernel::elementwise::{BulkCopy, BulkStore, Prefetch, Schedule, Store
 use cutlet::layout::Layout;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
+use cutlet::{Error, Result};
 
-use super::{open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
+use super::{check_runs, open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
 
 /// Arguments of `cutlet bench elementwise`.
 #[derive(Args, Debug)]
@@ -69,8 +70,8 @@ pub struct ElementwiseArgs {
     val: Option<String>,
 }
 
-/// The expression named `op`, or the list of names.
-fn expression(op: &str) -> Result<Expression, String> {
+/// The expression named `op`.
+fn expression(op: &str) -> Result<Expression> {
     Ok(match op {
         "add" => Expression::from_fn(|a: Expr, b: Expr| a + b),
         "mul" => Expression::from_fn(|a: Expr, b: Expr| a * b),
@@ -79,23 +80,27 @@ fn expression(op: &str) -> Result<Expression, String> {
         "gelu3" => Expression::from_fn(|a: Expr, b: Expr, c: Expr| (a * b + c).gelu()),
         "copy" => Expression::from_fn(|a: Expr| a),
         other => {
-            return Err(format!(
-                "unknown --op `{other}`: expected add, mul, relu, silu, gelu3 or copy"
+            return Err(Error::invalid_argument(
+                "--op",
+                format!("`{other}`"),
+                "add, mul, relu, silu, gelu3 or copy",
             ))
         }
     })
 }
 
 /// The schedule the flags name.
-fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
+fn schedule(args: &ElementwiseArgs) -> Result<Schedule> {
     let prefetch = match args.prefetch.as_str() {
         "none" => Prefetch::None,
         "64" => Prefetch::B64,
         "128" => Prefetch::B128,
         "256" => Prefetch::B256,
         other => {
-            return Err(format!(
-                "invalid --prefetch `{other}`: expected none, 64, 128 or 256"
+            return Err(Error::invalid_argument(
+                "--prefetch",
+                format!("`{other}`"),
+                "none, 64, 128 or 256",
             ))
         }
     };
@@ -104,8 +109,10 @@ fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
         "wb" => StoreHint::WriteBack,
         "no-allocate" => StoreHint::NoAllocate,
         other => {
-            return Err(format!(
-                "invalid --store `{other}`: expected cs, wb or no-allocate"
+            return Err(Error::invalid_argument(
+                "--store",
+                format!("`{other}`"),
+                "cs, wb or no-allocate",
             ))
         }
     };
@@ -114,8 +121,10 @@ fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
             "regs" => BulkStore::Registers,
             "bulk" => BulkStore::Bulk,
             other => {
-                return Err(format!(
-                    "invalid --bulk-store `{other}`: expected regs or bulk"
+                return Err(Error::invalid_argument(
+                    "--bulk-store",
+                    format!("`{other}`"),
+                    "regs or bulk",
                 ))
             }
         };
@@ -124,8 +133,7 @@ fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
             tiles_per_stage: args.bulk_tiles,
             store,
         };
-        bulk.validate(args.persistent > 0)
-            .map_err(|e| e.to_string())?;
+        bulk.validate(args.persistent > 0)?;
         Some(bulk)
     } else {
         None
@@ -140,35 +148,40 @@ fn schedule(args: &ElementwiseArgs) -> Result<Schedule, String> {
     })
 }
 
-/// Runs the benchmark; `Err` is the one line to print.
-pub fn run(args: &ElementwiseArgs) -> Result<(), String> {
+/// Runs the benchmark; its error is the one line to print.
+pub fn run(args: &ElementwiseArgs) -> Result<()> {
     let expression = expression(&args.op)?;
     let (rows, cols) = parse_shape(&args.shape)?;
-    let dtype: ElementType = args.dtype.parse().map_err(|e| format!("{e}"))?;
-    if args.runs == 0 {
-        return Err("--runs must be at least 1".into());
-    }
+    let dtype: ElementType = args.dtype.parse()?;
+    check_runs(args.runs)?;
     let schedule = schedule(args)?;
-    let parse = |s: &str| {
-        s.parse::<Layout>()
-            .map_err(|e| format!("invalid layout `{s}`: {e}"))
+    let parse = |name: &str, text: &str| {
+        text.parse::<Layout>().map_err(|e| {
+            Error::invalid_argument(
+                name,
+                format!("`{text}`"),
+                format!("a layout in CuTe notation ({e})"),
+            )
+        })
     };
     let layouts = match (&args.thr, &args.val) {
-        (Some(thr), Some(val)) => Some((parse(thr)?, parse(val)?)),
+        (Some(thr), Some(val)) => Some((parse("--thr", thr)?, parse("--val", val)?)),
         _ => None,
     };
     let device = open_device()?;
     let mut op = Elementwise::new(&device, expression).schedule(schedule);
     if let Some((thr, val)) = layouts {
-        op = op.with_layouts(thr, val).map_err(|e| e.to_string())?;
+        op = op.with_layouts(thr, val)?;
     }
     match dtype {
         ElementType::F16 => bench::<half::f16>(&device, op, rows, cols, args),
         ElementType::BF16 => bench::<half::bf16>(&device, op, rows, cols, args),
         ElementType::F32 => bench::<f32>(&device, op, rows, cols, args),
         ElementType::F64 => bench::<f64>(&device, op, rows, cols, args),
-        other => Err(format!(
-            "unsupported --dtype {other}: expected f16, bf16, f32 or f64"
+        other => Err(Error::invalid_argument(
+            "--dtype",
+            other,
+            "f16, bf16, f32 or f64",
         )),
     }
 }
@@ -179,27 +192,27 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     rows: usize,
     cols: usize,
     args: &ElementwiseArgs,
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let info = device.info().map_err(|e| err(&e))?;
+) -> Result<()> {
+    let info = device.info()?;
     let ceiling = info.dram_bandwidth_gbps();
     let stream = device.default_stream();
-    let n = rows.checked_mul(cols).ok_or("shape overflows")?;
+    // parse_shape checked that the count fits.
+    let n = rows * cols;
     let arity = op.expression().arity();
     let inputs: Vec<CudaSlice<T>> = (0..arity)
         .map(|i| stream.clone_htod(&random_bits::<T>(n, 0x9E37_79B9 + i as u64)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| err(&e))?;
-    let mut output = stream.alloc_zeros::<T>(n).map_err(|e| err(&e))?;
-    let mut launch = || -> Result<(), String> {
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| Error::driver("copying the inputs to the device", e))?;
+    let mut output = stream
+        .alloc_zeros::<T>(n)
+        .map_err(|e| Error::driver("allocating the output", e))?;
+    let mut launch = || -> Result<()> {
         let views = inputs
             .iter()
             .map(|b| TensorRef::row_major(b, rows, cols).map(TensorArg::from))
-            .collect::<cutlet::Result<Vec<_>>>()
-            .map_err(|e| err(&e))?;
-        let out = TensorMut::row_major(&mut output, rows, cols).map_err(|e| err(&e))?;
+            .collect::<Result<Vec<_>>>()?;
+        let out = TensorMut::row_major(&mut output, rows, cols)?;
         op.run(&views, out.into(), &[], &stream)
-            .map_err(|e| err(&e))
     };
     launch()?;
     launch()?;
@@ -216,11 +229,15 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     let half = (bytes / 2.0) as usize;
     let src = stream
         .clone_htod(&random_bits::<half::f16>(half / 2, 7))
-        .map_err(|e| err(&e))?;
+        .map_err(|e| Error::driver("copying the copy benchmark's source to the device", e))?;
     let mut dst = stream
         .alloc_zeros::<half::f16>(half / 2)
-        .map_err(|e| err(&e))?;
-    let mut copy = || stream.memcpy_dtod(&src, &mut dst).map_err(|e| err(&e));
+        .map_err(|e| Error::driver("allocating the copy benchmark's destination", e))?;
+    let mut copy = || {
+        stream
+            .memcpy_dtod(&src, &mut dst)
+            .map_err(|e| Error::driver("copying device to device", e))
+    };
     copy()?;
     let copy_ms = time_per_call(&stream, args.runs, 1, "cuMemcpyDtoDAsync", &mut copy)?;
     let copy_batch_ms = match args.batch {

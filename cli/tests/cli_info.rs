@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::bin::{assert_one_error_line, run_cutlet};
-use common::gpu::{device_or_skip, gpu_present};
+use common::{assert_one_error_line, run_cutlet};
+use cutlet_harness::{device_or_skip, gpu_present};
 
 use cutlet::device::{device_count, driver_available, Device};
 
@@ -16,7 +16,7 @@ fn without_a_gpu_info_prints_one_error_line_and_exits_2() {
     }
     let stderr = assert_one_error_line(&run_cutlet(&["info"]));
     let expected = if driver_available() {
-        "error: no CUDA GPU found"
+        "error: no CUDA device with ordinal 0: the driver reports 0 device(s)"
     } else {
         "error: no CUDA driver found: libcuda.so could not be loaded; cutlet needs the NVIDIA driver"
     };

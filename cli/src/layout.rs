@@ -3,7 +3,7 @@
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
-use cutlet::layout::{layout_svg, print_layout, tv_layout_svg};
+use cutlet::layout::{layout_svg, print_layout, tv_layout_svg, LayoutError};
 
 mod eval;
 mod expr;
@@ -71,22 +71,44 @@ pub fn run(args: &LayoutArgs) -> ExitCode {
     let _ = write_value(&mut out, &value, args.table);
     let _ = out.flush();
     if let Some(path) = &args.svg {
-        let picture = match &value {
-            Value::Tv(tile, tv) => tv_layout_svg(tv, tile).map_err(|e| e.to_string()),
-            Value::Layout(l) => layout_svg(l).map_err(|e| e.to_string()),
-            Value::Tiler(t) => Err(format!(
-                "no picture of the by-mode tiler {t}; give a layout"
-            )),
-        };
-        let written = picture.and_then(|svg| {
-            std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        });
-        if let Err(e) = written {
+        if let Err(e) = write_svg(path, &value) {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Why `--svg` wrote no picture.
+#[derive(Debug, thiserror::Error)]
+enum SvgError {
+    /// The result is a by-mode tiler, which has no picture.
+    #[error("no picture of the by-mode tiler {0}; give a layout")]
+    Tiler(String),
+    /// The layout cannot be drawn.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// The file cannot be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file, as given.
+        path: String,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+/// Draws `value` into the SVG file `path`.
+fn write_svg(path: &std::path::Path, value: &Value) -> Result<(), SvgError> {
+    let svg = match value {
+        Value::Tv(tile, tv) => tv_layout_svg(tv, tile)?,
+        Value::Layout(l) => layout_svg(l)?,
+        Value::Tiler(t) => return Err(SvgError::Tiler(t.to_string())),
+    };
+    std::fs::write(path, svg).map_err(|source| SvgError::Write {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// The result line, then the table when asked for (a one-line note where
@@ -123,16 +145,18 @@ fn run_lines(table: bool) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let result = match std::str::from_utf8(&line) {
+        let written = match std::str::from_utf8(&line) {
             Ok(text) if text.trim().is_empty() => continue,
-            Ok(text) => evaluate(text).map_err(|e| e.to_string()),
-            Err(e) => Err(format!("not UTF-8 text: {e}")),
-        };
-        let written = match result {
-            Ok(value) => write_value(&mut out, &value, table),
+            Ok(text) => match evaluate(text) {
+                Ok(value) => write_value(&mut out, &value, table),
+                Err(e) => {
+                    failed = true;
+                    writeln!(out, "error: line {}: {e}", n + 1)
+                }
+            },
             Err(e) => {
                 failed = true;
-                writeln!(out, "error: line {}: {e}", n + 1)
+                writeln!(out, "error: line {}: not UTF-8 text: {e}", n + 1)
             }
         };
         if written.is_err() {

@@ -8,8 +8,9 @@ use cutlet::fusion::{Expr, Expression};
 use cutlet::kernel::reduce::{Plan, ReduceOp};
 use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
+use cutlet::{Error, Result};
 
-use super::{open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
+use super::{check_runs, open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
 
 /// Arguments of `cutlet bench reduce`.
 #[derive(Args, Debug)]
@@ -38,42 +39,44 @@ pub struct ReduceArgs {
     batch: usize,
 }
 
-fn parse_op(op: &str) -> Result<ReduceOp, String> {
+fn parse_op(op: &str) -> Result<ReduceOp> {
     ReduceOp::ALL
         .into_iter()
         .find(|o| o.name() == op)
-        .ok_or_else(|| format!("unknown --op `{op}`: expected sum, mean, max or min"))
+        .ok_or_else(|| Error::invalid_argument("--op", format!("`{op}`"), "sum, mean, max or min"))
 }
 
-fn parse_dim(dim: &str) -> Result<ReduceDim, String> {
+fn parse_dim(dim: &str) -> Result<ReduceDim> {
     if dim == "all" {
         return Ok(ReduceDim::All);
     }
     dim.parse::<i64>()
         .ok()
         .and_then(ReduceDim::from_index)
-        .ok_or_else(|| format!("invalid --dim `{dim}`: expected -1, 0, 1 or all"))
+        .ok_or_else(|| Error::invalid_argument("--dim", format!("`{dim}`"), "-1, 0, 1 or all"))
 }
 
 /// The map `--map` names: none, or square (x * x).
-fn map(name: &str) -> Result<Option<Expression>, String> {
+fn map(name: &str) -> Result<Option<Expression>> {
     match name {
         "none" => Ok(None),
         "square" => Ok(Some(Expression::from_fn(|x: Expr| &x * &x))),
-        other => Err(format!("unknown --map `{other}`: expected none or square")),
+        other => Err(Error::invalid_argument(
+            "--map",
+            format!("`{other}`"),
+            "none or square",
+        )),
     }
 }
 
-/// Runs the benchmark; `Err` is the one line to print.
-pub fn run(args: &ReduceArgs) -> Result<(), String> {
+/// Runs the benchmark; its error is the one line to print.
+pub fn run(args: &ReduceArgs) -> Result<()> {
     let op = parse_op(&args.op)?;
     let dim = parse_dim(&args.dim)?;
     let map = map(&args.map)?;
     let (rows, cols) = parse_shape(&args.shape)?;
-    let dtype: ElementType = args.dtype.parse().map_err(|e| format!("{e}"))?;
-    if args.runs == 0 {
-        return Err("--runs must be at least 1".into());
-    }
+    let dtype: ElementType = args.dtype.parse()?;
+    check_runs(args.runs)?;
     let device = open_device()?;
     let mut reduce = Reduce::new(&device, op, dim);
     if let Some(map) = map {
@@ -92,8 +95,10 @@ pub fn run(args: &ReduceArgs) -> Result<(), String> {
         ElementType::F32 => bench::<f32>(&setup),
         ElementType::F16 => bench::<half::f16>(&setup),
         ElementType::BF16 => bench::<half::bf16>(&setup),
-        other => Err(format!(
-            "unsupported --dtype {other}: expected f32, f16 or bf16"
+        other => Err(Error::invalid_argument(
+            "--dtype",
+            other,
+            "f32, f16 or bf16",
         )),
     }
 }
@@ -158,8 +163,7 @@ fn describe_plan(plan: &Plan) -> String {
 
 fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     setup: &Setup<'_>,
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
+) -> Result<()> {
     let Setup {
         device,
         reduce,
@@ -169,29 +173,28 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         batch,
         ..
     } = *setup;
-    let info = device.info().map_err(|e| err(&e))?;
+    let info = device.info()?;
     let ceiling = info.dram_bandwidth_gbps();
     let stream = device.default_stream();
-    let n = rows.checked_mul(cols).ok_or("shape overflows")?;
+    // parse_shape checked that the count fits.
+    let n = rows * cols;
     let input: CudaSlice<T> = stream
         .clone_htod(&random_bits::<T>(n, 0x9E37_79B9))
-        .map_err(|e| err(&e))?;
+        .map_err(|e| Error::driver("copying the input to the device", e))?;
     let outputs = match reduce.dim() {
         ReduceDim::Last => rows,
         ReduceDim::First => cols,
         ReduceDim::All => 1,
     };
-    let mut output = stream.alloc_zeros::<T>(outputs).map_err(|e| err(&e))?;
-    let view = || TensorRef::row_major(&input, rows, cols).map_err(|e| err(&e));
-    let plan = reduce
-        .plan_for(view()?.into(), T::TYPE, &stream)
-        .map_err(|e| err(&e))?;
+    let mut output = stream
+        .alloc_zeros::<T>(outputs)
+        .map_err(|e| Error::driver("allocating the output", e))?;
+    let view = || TensorRef::row_major(&input, rows, cols);
+    let plan = reduce.plan_for(view()?.into(), T::TYPE, &stream)?;
     let mut workspace = ReduceWorkspace::new();
-    let mut launch = || -> Result<(), String> {
+    let mut launch = || -> Result<()> {
         let out = TensorMut::vector(&mut output);
-        reduce
-            .run(view()?.into(), out.into(), &mut workspace, &stream)
-            .map_err(|e| err(&e))
+        reduce.run(view()?.into(), out.into(), &mut workspace, &stream)
     };
     launch()?;
     launch()?;

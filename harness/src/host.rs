@@ -2,8 +2,8 @@
 
 use half::{bf16, f16};
 
-use crate::device::gemm::GemmShape;
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::device::gemm::GemmShape;
+use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 
 /// A host element the reference reads and writes.
 pub trait HostValue: Copy + Send + Sync + 'static {
@@ -54,7 +54,7 @@ pub struct HostMatrix<'a, T> {
 /// Where element (`row`, `col`) of an M × N output of major `major` lives.
 ///
 /// ```
-/// use cutlet::device::gemm::reference::output_index;
+/// use cutlet_harness::output_index;
 /// use cutlet::kernel::gemm::OutputMajor;
 /// assert_eq!(output_index(OutputMajor::N, 2, 3, 10), 23);
 /// assert_eq!(output_index(OutputMajor::M, 2, 3, 10), 32);

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use cutlet::device::{device_count, driver_version, Device, DeviceInfo};
+use cutlet::{Error, Result};
 
 /// Runs `cutlet info`: prints the report, or one `error: ...` line on
 /// standard error and exits with code 2 when there is no driver or no GPU.
@@ -13,25 +14,24 @@ pub fn run() -> ExitCode {
             print!("{text}");
             ExitCode::SUCCESS
         }
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {error}");
             ExitCode::from(2)
         }
     }
 }
 
-/// The whole report, or the one-line reason there is none.
-fn report() -> Result<String, String> {
-    let (major, minor) = driver_version().map_err(|e| e.to_string())?;
-    let count = device_count().map_err(|e| e.to_string())?;
+/// The whole report, or why there is none ([`Error::NoDriver`], or
+/// [`Error::NoDevice`] for ordinal 0 when the driver reports no GPU).
+fn report() -> Result<String> {
+    let (major, minor) = driver_version()?;
+    let count = device_count()?;
     if count == 0 {
-        return Err("no CUDA GPU found".to_string());
+        return Err(Error::NoDevice { ordinal: 0, count });
     }
     let mut text = format!("CUDA driver {major}.{minor}, {count} GPU(s)\n");
     for ordinal in 0..count {
-        let info = Device::new(ordinal)
-            .and_then(|device| device.info())
-            .map_err(|e| e.to_string())?;
+        let info = Device::new(ordinal).and_then(|device| device.info())?;
         text.push_str(&describe(&info));
     }
     Ok(text)

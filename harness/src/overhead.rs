@@ -6,7 +6,7 @@
 //! never fills and device time never enters the host figure):
 //! - `run`: [`Gemm::run`] with its checks, cudarc's buffer ordering and the
 //!   parameter packing;
-//! - `launch`: [`Function::launch`](crate::device::Function::launch) of the
+//! - `launch`: [`Function::launch`](cutlet::device::Function::launch) of the
 //!   same kernel with the parameters packed once, ahead of time, as a
 //!   program that bypassed cutlet's host side would.
 //!
@@ -20,10 +20,9 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use half::bf16;
 
 use super::timing::median_ms;
-use crate::device::gemm::DEFAULT_RASTER_LOG;
-use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
-use crate::device::{Device, KernelArgs, LaunchConfig};
-use crate::{Error, Result};
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand, ParamValues};
+use cutlet::device::{Device, KernelArgs, LaunchConfig};
+use cutlet::{Error, Result};
 
 /// Host microseconds per call, median over batches.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,10 +128,19 @@ pub fn measure_host_overhead(
             .synchronize()
             .map_err(|e| Error::driver("synchronizing the overhead probe", e))
     };
+    let composed = spec.kernel()?;
     let config = LaunchConfig {
-        grid: spec.grid(m as u32, n as u32, 1),
-        block: (spec.block_threads(), 1, 1),
-        shared_mem_bytes: spec.shared_mem_bytes(),
+        grid: composed.grid(m as u32, n as u32, 1),
+        block: (composed.block_threads(), 1, 1),
+        shared_mem_bytes: composed.shared_storage().bytes,
+    };
+    let values = ParamValues {
+        addresses: [a_address, b_address, d_address, d_address],
+        extents: [m as u32, n as u32, k as u32, 1],
+        ld: [k as u64, k as u64, n as u64, n as u64],
+        alpha: 1.0,
+        beta: 0.0,
+        ..ParamValues::default()
     };
     let mut args = probe.arguments();
     let (mut run_ms, mut launch_ms) = (Vec::new(), Vec::new());
@@ -148,29 +156,14 @@ pub fn measure_host_overhead(
         let start = Instant::now();
         for _ in 0..batch {
             let mut params = KernelArgs::new(&stream);
-            params
-                .scalar(a_address)
-                .scalar(b_address)
-                .scalar(d_address)
-                .scalar(d_address);
-            params
-                .scalar(m as u32)
-                .scalar(n as u32)
-                .scalar(k as u32)
-                .scalar(1u32);
-            for value in [k, k, n, n, 0, 0, 0, 0] {
-                params.scalar(value as u64);
-            }
-            params
-                .scalar(1.0f32)
-                .scalar(0.0f32)
-                .scalar(DEFAULT_RASTER_LOG);
-            // SAFETY: the parameters follow the kernel ABI of
-            // `crate::kernel::gemm` for a 128 x 128 x 64 problem with one
+            values.push(composed.as_ref(), &mut params)?;
+            // SAFETY: the parameters are the kernel's own list walked by
+            // `ParamValues::push`, for a 128 x 128 x 64 problem with one
             // batch, K-major A (ld 64) and B (ld 64), row-major D (ld 128),
             // C = D; the buffers `a`, `b` and `d` hold exactly those
             // elements and outlive the launches (the stream is synchronized
-            // before they drop); grid, block and shared memory are the spec's.
+            // before they drop); grid, block and shared memory are the
+            // composed kernel's.
             unsafe { kernel.function().launch(&config, params)? };
         }
         let launch_elapsed = start.elapsed();

@@ -1,4 +1,5 @@
-//! Where the `cutlet` binary under test is.
+//! Where the `cutlet` binary under test is, and how a refusal looks.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

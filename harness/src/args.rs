@@ -1,12 +1,12 @@
 //! The arguments of CuTe DSL's `dense_gemm.py`, shared by
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
-use crate::kernel::gemm::sm80_spec_for_problem;
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
-use crate::numeric::ElementType;
-use crate::{Error, Result};
+use cutlet::kernel::gemm::sm80_spec_for_problem;
+use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType;
+use cutlet::{Error, Result};
 
-use crate::device::gemm::{Gemm, GemmShape};
+use cutlet::device::gemm::{Gemm, GemmShape};
 
 /// `dense_gemm.py`'s options, with its spellings (`--mnkl 4096,4096,4096,1`,
 /// `--a_dtype BFloat16`, `--a_major k`, ...). Types take the DSL names
@@ -54,7 +54,7 @@ pub struct DenseGemmArgs {
 impl DenseGemmArgs {
     /// The kernel spec these options select (no GPU needed).
     ///
-    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// Errors: [`Error::InvalidArgument`](cutlet::Error::InvalidArgument)
     /// naming what the kernel generator cannot build.
     pub fn spec(&self) -> Result<GemmSpec> {
         let mut builder = Gemm::builder()
@@ -104,7 +104,7 @@ impl DenseGemmArgs {
 /// `Float16`/`f16`, `BFloat16`/`bf16`, `Float32`/`f32`, `TFloat32`/`tf32`.
 ///
 /// ```
-/// use cutlet::device::gemm::reference::parse_dtype;
+/// use cutlet_harness::parse_dtype;
 /// use cutlet::numeric::ElementType;
 /// assert_eq!(parse_dtype("BFloat16").unwrap(), ElementType::BF16);
 /// assert_eq!(parse_dtype("tf32").unwrap(), ElementType::TF32);
@@ -130,7 +130,7 @@ pub fn parse_dtype(text: &str) -> Result<ElementType> {
 /// `M,N,K,L`.
 ///
 /// ```
-/// use cutlet::device::gemm::reference::parse_mnkl;
+/// use cutlet_harness::parse_mnkl;
 /// assert_eq!(parse_mnkl("4095,4097,4093,1").unwrap().k, 4093);
 /// assert!(parse_mnkl("1,2,3").unwrap_err().to_string().contains("M,N,K,L"));
 /// ```

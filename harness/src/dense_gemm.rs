@@ -13,11 +13,12 @@ use super::args::DenseGemmArgs;
 use super::cublas::CublasGemm;
 use super::host::{host_gemm, output_index, HostMatrix, HostValue};
 use super::timing::{median_ms, time_ms};
-use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
-use crate::device::{Device, JitTier};
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
-use crate::numeric::{Element, ElementType};
-use crate::{Error, Result};
+use crate::Result;
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::{Device, JitTier};
+use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::numeric::{Element, ElementType};
+use cutlet::Error;
 
 /// Problems of at most this many multiply-adds are checked against the host
 /// reference; larger ones against cuBLAS.
@@ -149,7 +150,9 @@ pub fn check_tolerance(spec: &GemmSpec) -> f64 {
 /// Runs the options on `device`: generates (or fetches) the kernel, times it
 /// and cuBLAS, and checks the result unless `--skip_ref_check`.
 ///
-/// Errors: an invalid configuration or problem, driver and JIT errors.
+/// Errors: an invalid configuration or problem, driver and JIT errors, and
+/// [`Error::Cublas`](crate::Error::Cublas) when the cuBLAS reference fails (a
+/// missing cuBLAS only leaves the comparison out).
 pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseGemmReport> {
     let spec = options.spec_for_device(device.limits().sm_count)?;
     match (storage(spec.types.a), storage(spec.types.d)) {
@@ -433,7 +436,7 @@ fn copy_to_device<T: DeviceRepr>(
     stream: &Arc<CudaStream>,
     what: &str,
     values: &[T],
-) -> Result<CudaSlice<T>> {
+) -> cutlet::Result<CudaSlice<T>> {
     stream
         .clone_htod(values)
         .map_err(|e| Error::driver(format!("copying {what} to the device"), e))

@@ -11,10 +11,10 @@ use cudarc::cublas::sys::{
 use cudarc::cublas::{result, CudaBlas};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 
-use crate::device::gemm::{Arguments, GemmShape, Source};
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
-use crate::numeric::ElementType;
 use crate::{Error, Result};
+use cutlet::device::gemm::{Arguments, GemmShape, Source};
+use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType;
 
 /// A cuBLAS handle on one stream.
 pub struct CublasGemm {
@@ -31,24 +31,19 @@ impl std::fmt::Debug for CublasGemm {
 impl CublasGemm {
     /// Loads cuBLAS and creates a handle on `stream`.
     ///
-    /// Errors: [`Error::InvalidArgument`] naming cuBLAS when the library is
-    /// missing or the handle cannot be made (cudarc panics without the
-    /// library; that panic is caught here).
+    /// Errors: [`Error::CublasMissing`] when the library does not load
+    /// (cudarc panics without it; that panic is caught here), and
+    /// [`Error::Cublas`] when the handle cannot be made.
     pub fn new(stream: Arc<CudaStream>) -> Result<Self> {
         let keep = stream.clone();
         let made = std::panic::catch_unwind(move || CudaBlas::new(stream));
         match made {
             Ok(Ok(blas)) => Ok(CublasGemm { blas, stream: keep }),
-            Ok(Err(e)) => Err(Error::invalid_argument(
-                "cublas handle",
-                format!("{e:?}"),
-                "a cuBLAS handle",
-            )),
-            Err(_) => Err(Error::invalid_argument(
-                "cublas",
-                "not loadable",
-                "libcublas on the library path (the cuBLAS reference needs it)",
-            )),
+            Ok(Err(source)) => Err(Error::Cublas {
+                context: "creating a cuBLAS handle".into(),
+                source,
+            }),
+            Err(_) => Err(Error::CublasMissing),
         }
     }
 
@@ -56,8 +51,9 @@ impl CublasGemm {
     /// `spec` (C is taken to be D: copy C into D first for beta ≠ 0). The
     /// accumulator is `spec.types.acc` (tf32 inputs use `CUBLAS_COMPUTE_32F_FAST_TF32`).
     ///
-    /// Errors: [`Error::InvalidArgument`] for element types cuBLAS is not
-    /// asked for here, sizes beyond `i32`, and cuBLAS failures.
+    /// Errors: [`cutlet::Error::InvalidArgument`] for a separate C, element
+    /// types cuBLAS is not asked for here and sizes beyond `i32`;
+    /// [`Error::Cublas`] when cuBLAS fails.
     pub fn run<A, B, C, D>(
         &self,
         spec: &GemmSpec,
@@ -67,11 +63,12 @@ impl CublasGemm {
             return Ok(());
         }
         if !matches!(args.c, Source::D) {
-            return Err(Error::invalid_argument(
+            return Err(cutlet::Error::invalid_argument(
                 "c",
                 "a separate buffer",
                 "Source::D (the cuBLAS reference writes in place)",
-            ));
+            )
+            .into());
         }
         let stream = self.stream.clone();
         let GemmShape { m, n, k, l } = args.shape;
@@ -117,8 +114,9 @@ impl CublasGemm {
         };
         let (rows, cols) = if column_major_d { (m, n) } else { (n, m) };
         let int = |name: &str, value: usize| {
-            i32::try_from(value)
-                .map_err(|_| Error::invalid_argument(name, value, "at most i32::MAX for cuBLAS"))
+            i32::try_from(value).map_err(|_| {
+                cutlet::Error::invalid_argument(name, value, "at most i32::MAX for cuBLAS")
+            })
         };
         let op = |transpose: bool| {
             if transpose {
@@ -178,12 +176,9 @@ impl CublasGemm {
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }
-        .map_err(|e| {
-            Error::invalid_argument(
-                "cublasGemmStridedBatchedEx",
-                format!("{e:?}"),
-                "CUBLAS_STATUS_SUCCESS",
-            )
+        .map_err(|source| Error::Cublas {
+            context: "running cublasGemmStridedBatchedEx".into(),
+            source,
         })
     }
 }
@@ -194,10 +189,11 @@ fn data_type(element: ElementType) -> Result<cudaDataType_t> {
         ElementType::F16 => Ok(cudaDataType_t::CUDA_R_16F),
         ElementType::BF16 => Ok(cudaDataType_t::CUDA_R_16BF),
         ElementType::F32 | ElementType::TF32 => Ok(cudaDataType_t::CUDA_R_32F),
-        other => Err(Error::invalid_argument(
+        other => Err(cutlet::Error::invalid_argument(
             "element type",
             other,
             "f16, bf16, f32 or tf32 for the cuBLAS reference",
-        )),
+        )
+        .into()),
     }
 }

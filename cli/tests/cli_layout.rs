@@ -6,14 +6,14 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn cutlet(args: &[&str]) -> Output {
-    Command::new(common::bin::cutlet_bin())
+    Command::new(common::cutlet_bin())
         .args(args)
         .output()
         .expect("the cutlet binary runs")
 }
 
 fn cutlet_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(common::bin::cutlet_bin())
+    let mut child = Command::new(common::cutlet_bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,0 +1,34 @@
+//! The GPU test path: open device 0, or skip with a printed reason.
+//!
+//! Set `CUTLET_REQUIRE_GPU=1` on a GPU machine so that a missing driver or
+//! GPU fails the tests instead of skipping them.
+
+use cutlet::device::{device_count, driver_available, Device};
+
+/// Device 0, or `None` after printing `skipped {test}: <reason>` to stderr
+/// when there is no driver or no GPU. Panics with the reason instead when
+/// `CUTLET_REQUIRE_GPU=1`. Any other failure to open the device panics.
+pub fn device_or_skip(test: &str) -> Option<Device> {
+    let reason = if !driver_available() {
+        "no CUDA driver (libcuda) found".to_string()
+    } else {
+        match device_count() {
+            Ok(0) => "the CUDA driver reports no GPU".to_string(),
+            Ok(_) => match Device::new(0) {
+                Ok(device) => return Some(device),
+                Err(e) => panic!("{test}: a GPU is present but could not be opened: {e}"),
+            },
+            Err(e) => format!("the CUDA driver failed to count devices: {e}"),
+        }
+    };
+    if std::env::var("CUTLET_REQUIRE_GPU").as_deref() == Ok("1") {
+        panic!("{test}: CUTLET_REQUIRE_GPU=1 but {reason}");
+    }
+    eprintln!("skipped {test}: {reason}");
+    None
+}
+
+/// Whether the CUDA driver loads and reports at least one GPU.
+pub fn gpu_present() -> bool {
+    driver_available() && matches!(device_count(), Ok(n) if n > 0)
+}

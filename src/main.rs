@@ -1,7 +1,0 @@
-//! The `cutlet` command line: a layout calculator and a device report.
-
-mod cli;
-
-fn main() -> std::process::ExitCode {
-    cli::main()
-}
