@@ -65,6 +65,17 @@ pub use cudarc;
 /// ```
 pub use half;
 
+/// The `typenum` crate whose numbers size a typed GEMM configuration
+/// (`Tile<U128, U256, U64>`, `MainloopSm80CpAsync<U3>`), re-exported so
+/// that a downstream crate writes configurations without depending on it:
+///
+/// ```
+/// use cutlet::typenum::{Unsigned, U128};
+///
+/// assert_eq!(U128::U32, 128);
+/// ```
+pub use typenum;
+
 /// The README's Rust code, compiled by `cargo test` as doctests (`no_run`:
 /// they need a GPU to run), so that the README cannot drift from the API.
 #[cfg(doctest)]

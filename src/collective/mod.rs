@@ -1,29 +1,32 @@
-//! Collectives: the mainloops and epilogues that one thread block runs together.
+//! Collectives: the mainloops and epilogues that one thread block runs
+//! together, each behind a trait with a written contract, as CUTLASS 3.x
+//! composes a `CollectiveMma` and a `CollectiveEpilogue` at the kernel layer.
 //!
-//! # Contract
-//! Every collective follows the same host contract, in the same order, as
-//! CUTLASS 3.x collectives do:
+//! # The seam
 //!
-//! | item | meaning |
-//! |---|---|
-//! | `Arguments` | what the user gives (pointers, strides, scalars) |
-//! | `Params` | what the kernel receives, derived from `Arguments` |
-//! | `to_underlying_arguments` | `Arguments` -> `Params` |
-//! | `can_implement` | whether these arguments fit this collective, and why not |
-//! | shared storage | the shared memory the collective needs, as a layout |
+//! | trait | host side | device side |
+//! |---|---|---|
+//! | [`Mainloop`] | `params` (roles), `shared_storage`, `alignment`, `can_implement` | `emit_prologue`; one body (`emit_mainloop`) or a producer and a consumer part (`emit_producer`, `emit_consumer`) |
+//! | [`Epilogue`] | `params`, `shared_storage`, `alignment`, `can_implement` | `emit_params` at entry, `emit_prologue` per tile, `emit_store` of the accumulators |
 //!
-//! Device-side, a mainloop emits PTX that moves tiles of A and B through
-//! shared memory (SM70 pipelined loads, SM80 multistage `cp.async`, SM90 TMA
-//! with warp specialization) and accumulates with a tiled MMA; an epilogue
-//! emits PTX that turns accumulators into output (linear combination, fused
-//! expressions). A collective builder picks atoms, shared-memory layouts and
-//! stage counts from the element types, majors and tile shape.
+//! The kernel layer (`crate::kernel::gemm`) composes a mainloop, an
+//! epilogue and a tile scheduler; it hands each collective a
+//! [`TileContext`] (what they share: types, majors, tile, warps) beside the
+//! collective's own spec ([`MainloopSpec`], [`EpilogueSpec`]), and on the
+//! device a [`BlockContext`] (thread index, shared memory, the declared
+//! parameters, the work tile, each operand's [`GlobalOperand`]). Pipelines
+//! come from `crate::pipeline`, instructions from `crate::atom` and
+//! `crate::tiled`; nothing here imports the kernel or device layers.
 //!
 //! | item | file |
 //! |---|---|
-//! | [`OperandSmem`] | an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
-//! | [`Sm80MmaMultistage`] | the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop |
-//! | [`EpilogueSm80`], [`VectorMapping`] | D = alpha * acc + beta * C, staged through shared memory; how threads take its vectors |
+//! | [`Mainloop`] | `mainloop.rs` |
+//! | [`Epilogue`] | `epilogue.rs` |
+//! | [`MainloopPolicy`], [`EpiloguePolicy`], their tags and specs | `dispatch_policy.rs` |
+//! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
+//! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
+//! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
+//! | [`EpilogueSm80`], [`VectorMapping`] | `epilogue_sm80/`: D = alpha * acc + beta * C (or the fusion expression), staged through shared memory (`contract.rs`: its [`Epilogue`] impl); `epilogue_fusion.rs`: the bias reads and the expression |
 
 /// Bytes of one `cp.async` copy and one epilogue vector.
 pub(crate) const VECTOR_BYTES: u32 = 16;
