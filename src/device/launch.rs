@@ -264,6 +264,64 @@ impl Function {
     /// - the kernel terminates and does not otherwise access memory it was
     ///   not given.
     pub unsafe fn launch(&self, config: &LaunchConfig, args: KernelArgs<'_>) -> Result<()> {
+        // SAFETY: the caller's guarantees, passed on unchanged.
+        unsafe { self.launch_with(config, None, args) }
+    }
+
+    /// Launches the function on `args`' stream in thread-block clusters of
+    /// `cluster` blocks (x, y, z), through `cuLaunchKernelEx` with the
+    /// cluster-dimension attribute: the blocks of one cluster run at the
+    /// same time on one GPC and may read each other's shared memory
+    /// (`mapa`, `%cluster_ctarank`).
+    ///
+    /// Errors: as [`launch`](Self::launch), and
+    /// [`Error::InvalidLaunchConfig`] when a cluster extent is 0, does not
+    /// divide the grid's, or the cluster has more than 8 blocks (the
+    /// portable limit); [`Error::UnsupportedArch`] on a device below
+    /// compute capability 9.0, which has no clusters.
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch).
+    pub unsafe fn launch_cluster(
+        &self,
+        config: &LaunchConfig,
+        cluster: (u32, u32, u32),
+        args: KernelArgs<'_>,
+    ) -> Result<()> {
+        check_cluster(&self.name, config, cluster)?;
+        let context = &self.module.context;
+        let major = context
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+            .map_err(|e| Error::driver("reading the device's compute capability", e))?;
+        let minor = context
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+            .map_err(|e| Error::driver("reading the device's compute capability", e))?;
+        if major < 9 {
+            return Err(Error::UnsupportedArch {
+                kernel: self.name.clone(),
+                required: "thread-block clusters (compute capability 9.0 or newer)".to_string(),
+                ordinal: context.ordinal(),
+                major: major as u32,
+                minor: minor as u32,
+            });
+        }
+        // SAFETY: the caller's guarantees, passed on unchanged; the cluster
+        // was checked above.
+        unsafe { self.launch_with(config, Some(cluster), args) }
+    }
+
+    /// [`launch`](Self::launch) or, with a cluster, [`launch_cluster`](Self::launch_cluster).
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch).
+    unsafe fn launch_with(
+        &self,
+        config: &LaunchConfig,
+        cluster: Option<(u32, u32, u32)>,
+        args: KernelArgs<'_>,
+    ) -> Result<()> {
         let context = &self.module.context;
         config.validate(&self.name, &self.module.limits)?;
         self.allow_dynamic_shared_memory(config.shared_mem_bytes)?;
@@ -284,33 +342,112 @@ impl Function {
         let mut params: Vec<*mut c_void> = args.values.iter().map(|v| v.address()).collect();
         let (gx, gy, gz) = config.grid;
         let (bx, by, bz) = config.block;
-        // SAFETY: the context is bound; `self.raw` is a function of a loaded
-        // module; `params` holds one pointer per argument, each to a host copy
-        // owned by `args` and alive until after this call; argument types and
-        // buffer sizes are the caller's guarantee (see `# Safety`); the
-        // configuration was validated above.
-        unsafe {
-            sys::cuLaunchKernel(
-                self.raw,
-                gx,
-                gy,
-                gz,
-                bx,
-                by,
-                bz,
-                config.shared_mem_bytes,
-                args.stream.cu_stream(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()
-        .map_err(|e| Error::driver(format!("launching kernel `{}`", self.name), e))?;
+        let result = match cluster {
+            // SAFETY: the context is bound; `self.raw` is a function of a
+            // loaded module; `params` holds one pointer per argument, each
+            // to a host copy owned by `args` and alive until after this call;
+            // argument types and buffer sizes are the caller's guarantee (see
+            // `# Safety`); the configuration was validated above.
+            None => unsafe {
+                sys::cuLaunchKernel(
+                    self.raw,
+                    gx,
+                    gy,
+                    gz,
+                    bx,
+                    by,
+                    bz,
+                    config.shared_mem_bytes,
+                    args.stream.cu_stream(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            },
+            Some((cx, cy, cz)) => {
+                // SAFETY: an all-zero `CUlaunchAttribute` is a valid value of
+                // the plain C struct (id IGNORE, zeroed union); its id and
+                // cluster dimensions are set below.
+                let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+                attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                attribute.value.clusterDim.x = cx;
+                attribute.value.clusterDim.y = cy;
+                attribute.value.clusterDim.z = cz;
+                let launch = sys::CUlaunchConfig {
+                    gridDimX: gx,
+                    gridDimY: gy,
+                    gridDimZ: gz,
+                    blockDimX: bx,
+                    blockDimY: by,
+                    blockDimZ: bz,
+                    sharedMemBytes: config.shared_mem_bytes,
+                    hStream: args.stream.cu_stream(),
+                    attrs: &mut attribute,
+                    numAttrs: 1,
+                };
+                // SAFETY: as for `cuLaunchKernel` above; `launch` and the
+                // attribute it points to live until the call returns; the
+                // cluster divides the grid and the device has clusters
+                // (`launch_cluster` checked both).
+                unsafe {
+                    sys::cuLaunchKernelEx(
+                        &launch,
+                        self.raw,
+                        params.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                }
+            }
+        };
+        result
+            .result()
+            .map_err(|e| Error::driver(format!("launching kernel `{}`", self.name), e))?;
         // The buffer guards record each read/write on the stream when `args`
         // drops here, after the launch is enqueued.
         drop(args);
         Ok(())
     }
+}
+
+/// The most blocks one cluster may hold without the non-portable opt-in.
+pub const MAX_PORTABLE_CLUSTER: u32 = 8;
+
+/// Checks `cluster` against `config`'s grid: every extent at least 1 and a
+/// divisor of the grid's, at most [`MAX_PORTABLE_CLUSTER`] blocks in all.
+///
+/// ```
+/// use cutlet::device::{check_cluster, LaunchConfig};
+///
+/// let config = LaunchConfig { grid: (8, 2, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
+/// assert!(check_cluster("k", &config, (2, 1, 1)).is_ok());
+/// let err = check_cluster("k", &config, (3, 1, 1)).unwrap_err();
+/// assert!(err.to_string().contains("cluster 3x1x1"), "{err}");
+/// assert!(check_cluster("k", &config, (4, 2, 2)).is_err());
+/// ```
+///
+/// Errors: [`Error::InvalidLaunchConfig`] naming the kernel, the cluster
+/// and the grid.
+pub fn check_cluster(kernel: &str, config: &LaunchConfig, cluster: (u32, u32, u32)) -> Result<()> {
+    let (cx, cy, cz) = cluster;
+    let (gx, gy, gz) = config.grid;
+    let invalid = |expected: String| Error::InvalidLaunchConfig {
+        kernel: kernel.to_string(),
+        reason: format!("cluster {cx}x{cy}x{cz} for grid {gx}x{gy}x{gz}: expected {expected}"),
+    };
+    if [cx, cy, cz].contains(&0) {
+        return Err(invalid("every cluster extent at least 1".to_string()));
+    }
+    if gx % cx != 0 || gy % cy != 0 || gz % cz != 0 {
+        return Err(invalid(
+            "cluster extents that divide the grid's extents".to_string(),
+        ));
+    }
+    let blocks = u64::from(cx) * u64::from(cy) * u64::from(cz);
+    if blocks > u64::from(MAX_PORTABLE_CLUSTER) {
+        return Err(invalid(format!(
+            "at most {MAX_PORTABLE_CLUSTER} blocks a cluster (the portable limit)"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

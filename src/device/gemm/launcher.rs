@@ -273,7 +273,13 @@ impl Launcher {
         // from D (Rust borrows) or D itself, which the kernel reads element by
         // element before the same thread writes it. The grid, block and shared
         // memory are the composed kernel's own.
-        unsafe { kernel.function().launch(&config, params) }
+        // A kernel of thread-block clusters launches with its cluster shape.
+        unsafe {
+            match composed.cluster() {
+                [1, 1, 1] => kernel.function().launch(&config, params),
+                [x, y, z] => kernel.function().launch_cluster(&config, (x, y, z), params),
+            }
+        }
     }
 }
 
