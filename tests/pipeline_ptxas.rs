@@ -1,14 +1,15 @@
 //! Each pipeline of `cutlet::pipeline` drives a small kernel through its
-//! whole contract (acquire, copy, commit, wait, read, release, advance), and
-//! ptxas must accept the emitted text for the ring's target.
+//! whole contract (acquire, copy, commit, wait, read, release, advance; for
+//! the store ring acquire, write, fence, store, commit, tail), and ptxas
+//! must accept the emitted text for the ring's target.
 
 mod common;
 
 use cutlet::arch::ArchKind;
 use cutlet::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CpAsync;
 use cutlet::pipeline::{
-    OrderedSequenceBarrier, Pipeline, PipelineCpAsync, PipelineTmaAsync, Release, RemoteArrival,
-    TmaAsyncConfig,
+    OrderedSequenceBarrier, Pipeline, PipelineCpAsync, PipelineTmaAsync, PipelineTmaStore, Release,
+    RemoteArrival, StoreAcquire, TmaAsyncConfig,
 };
 use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
 
@@ -251,6 +252,122 @@ fn multicast_tma_async_ring_assembles_for_sm90a() {
     assert!(text.contains("mapa.shared::cluster.u32"));
     assert!(text.contains("mbarrier.arrive.release.cluster.shared::cluster.b64"));
     assert!(text.contains("barrier.cluster.arrive.aligned;"));
+}
+
+/// A 3-stage bulk-store ring on sm_90a: each of 128 threads loads its 16
+/// bytes of chunk `c` from global memory and writes them to stage `c % 3`
+/// (`st.shared`), fences, and after the barrier thread 0 stores the chunk
+/// out with one bulk store and commits it; thread 0 waits for all its
+/// stores at the end. `acquire` places the acquire as CUTLASS does, before
+/// a barrier of its own that precedes the writes, or folded into the
+/// barrier that precedes the previous stage's store.
+fn tma_store_ring(acquire: StoreAcquire) -> String {
+    let (stages, stage_bytes) = (3, THREADS * 16);
+    let mut k = Kernel::new("tma_store_ring").unwrap();
+    k.required_threads(THREADS, 1, 1);
+    let src_param = k.param("src", ParamType::U64).unwrap();
+    let dst_param = k.param("dst", ParamType::U64).unwrap();
+    let chunks_param = k.param("chunks", ParamType::U32).unwrap();
+    let smem_var = k.shared_dynamic("ring", 128).unwrap();
+    let (src, dst) = (
+        k.load_param(&src_param).unwrap(),
+        k.load_param(&dst_param).unwrap(),
+    );
+    k.cvta_to_global(src, src);
+    k.cvta_to_global(dst, dst);
+    let chunks = k.load_param(&chunks_param).unwrap();
+    let tid = k.special(SpecialReg::TidX);
+    let base = k.shared_address(&smem_var);
+    let (issuer, wrap, more) = (
+        k.reg(RegClass::Pred),
+        k.reg(RegClass::Pred),
+        k.reg(RegClass::Pred),
+    );
+    k.push(format!("setp.eq.u32 {issuer}, {tid}, 0;"));
+    let ring = PipelineTmaStore::new(stages, acquire, issuer, "out").unwrap();
+    let (stage, end, c, at) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+    );
+    let (global, values) = (k.reg(RegClass::B64), k.regs(RegClass::B32, 4));
+    k.mov(stage, base);
+    k.push(format!("add.u32 {end}, {base}, {};", stages * stage_bytes));
+    let (top, issued, done) = (
+        k.new_label("chunk").unwrap(),
+        k.new_label("issued").unwrap(),
+        k.new_label("done").unwrap(),
+    );
+    k.mov(c, 0);
+    k.place_label(&top);
+    k.push(format!("setp.ge.u32 {more}, {c}, {chunks};"));
+    k.push(format!("@{more} bra {done};"));
+    if acquire == StoreAcquire::BeforeWrites {
+        ring.producer_acquire(&mut k).unwrap();
+        // Every writer learns that the stage is free.
+        k.push("bar.sync 0;");
+    }
+    k.push(format!("mad.lo.u32 {at}, {c}, {THREADS}, {tid};"));
+    k.push(format!("mul.wide.u32 {global}, {at}, 16;"));
+    k.push(format!("add.u64 {global}, {global}, {src};"));
+    k.push(format!(
+        "ld.global.v4.b32 {{{}, {}, {}, {}}}, [{global}];",
+        values[0], values[1], values[2], values[3]
+    ));
+    k.push(format!("shl.b32 {at}, {tid}, 4;"));
+    k.push(format!("add.u32 {at}, {at}, {stage};"));
+    k.push(format!(
+        "st.shared.v4.b32 [{at}], {{{}, {}, {}, {}}};",
+        values[0], values[1], values[2], values[3]
+    ));
+    ring.producer_fence(&mut k).unwrap();
+    if acquire == StoreAcquire::BeforePreviousStore {
+        // The next chunk's stage, freed before this barrier.
+        ring.producer_acquire(&mut k).unwrap();
+    }
+    k.push("bar.sync 0;");
+    k.push(format!("@!{issuer} bra {issued};"));
+    k.push(format!("mul.wide.u32 {global}, {c}, {stage_bytes};"));
+    k.push(format!("add.u64 {global}, {global}, {dst};"));
+    ring.issue_store(&mut k, global, (stage, 0), stage_bytes)
+        .unwrap();
+    ring.producer_commit(&mut k).unwrap();
+    k.place_label(&issued);
+    k.push(format!("add.u32 {stage}, {stage}, {stage_bytes};"));
+    k.push(format!("setp.ge.u32 {wrap}, {stage}, {end};"));
+    k.push(format!(
+        "@{wrap} sub.u32 {stage}, {stage}, {};",
+        stages * stage_bytes
+    ));
+    k.push(format!("add.u32 {c}, {c}, 1;"));
+    k.push(format!("bra.uni {top};"));
+    k.place_label(&done);
+    ring.producer_tail(&mut k).unwrap();
+    let text = assemble(ArchKind::Sm90, k);
+    assert_eq!(text.matches("fence.proxy.async.shared::cta;").count(), 1);
+    assert_eq!(
+        text.matches("cp.async.bulk.global.shared::cta.bulk_group [%rd")
+            .count(),
+        1
+    );
+    assert_eq!(text.matches("cp.async.bulk.commit_group;").count(), 1);
+    assert_eq!(text.matches("cp.async.bulk.wait_group 0;").count(), 1);
+    text
+}
+
+#[test]
+fn tma_store_ring_assembles_for_sm90a() {
+    let text = tma_store_ring(StoreAcquire::BeforeWrites);
+    assert_eq!(text.matches("cp.async.bulk.wait_group.read 2;").count(), 1);
+    assert_eq!(text.matches("bar.sync 0;").count(), 2);
+}
+
+#[test]
+fn tma_store_ring_with_the_acquire_folded_assembles_for_sm90a() {
+    let text = tma_store_ring(StoreAcquire::BeforePreviousStore);
+    assert_eq!(text.matches("cp.async.bulk.wait_group.read 1;").count(), 1);
+    assert_eq!(text.matches("bar.sync 0;").count(), 1);
 }
 
 /// The ping-pong order on sm_90a: two warpgroups take turns, `turns`

@@ -30,12 +30,21 @@
 //! |---|---|---|
 //! | [`PipelineCpAsync`] | `cp_async.rs` | the `cp.async` groups of `sm80_mma_multistage.hpp` |
 //! | [`PipelineTmaAsync`], [`TmaAsyncConfig`], [`Release`] | `tma_async.rs` | `PipelineTmaAsync` (`sm90_pipeline.hpp`) |
+//! | [`PipelineTmaStore`], [`StoreAcquire`] | `tma_store.rs` | `PipelineTmaStore` (`sm90_pipeline.hpp`) |
 //! | [`OrderedSequenceBarrier`] | `ordered.rs` | `OrderedSequenceBarrier` (`sm90_pipeline.hpp`) |
+//!
+//! [`PipelineTmaStore`] runs the other way, shared memory out to global
+//! memory, and has a producer side only (its consumer is the copy engine):
+//! it keeps CUTLASS's producer calls (`producer_acquire`, `producer_commit`,
+//! `producer_tail`) outside the [`Pipeline`] trait, as does
+//! [`OrderedSequenceBarrier`], whose groups are each other's producers and
+//! consumers.
 
 mod cp_async;
 mod ordered;
 mod state;
 mod tma_async;
+mod tma_store;
 
 pub use cp_async::{CpAsyncState, PipelineCpAsync};
 pub use ordered::{OrderedSequenceBarrier, OrderedState};
@@ -43,6 +52,7 @@ pub use state::PipelineState;
 pub use tma_async::{
     Parity, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig, TmaAsyncState, MBARRIER_BYTES,
 };
+pub use tma_store::{PipelineTmaStore, StoreAcquire};
 
 use crate::ptx::Kernel;
 use crate::Result;

@@ -2,26 +2,35 @@
 //! setup, the prologue that fills the ring, the chunk loop (wait, read the
 //! stage with `ld.shared`, compute, store, refill) and the ragged tail.
 //!
+//! Two pipelines share the ring's stages: the inputs come in through a
+//! [`PipelineTmaAsync`] and, with bulk stores, the output goes out through
+//! a [`PipelineTmaStore`] over each stage's output buffer.
+//!
 //! Ordering, per chunk `j` in stage `s = j % S` (`S` stages):
 //! 1. every thread waits on `full[s]` for parity `(j / S) & 1`;
 //! 2. reads the stage (generic proxy) and stores its results: from
-//!    registers, or to the stage's output buffer followed by
-//!    `fence.proxy.async.shared::cta` (generic writes before the copy
-//!    engine reads them);
-//! 3. in a persistent ring with bulk stores, thread 0 first waits until at
-//!    most `S - 2` of its bulk stores still read shared memory: the store of
-//!    chunk `j + 1 - S`, whose buffer chunk `j + 1` writes next, is done;
+//!    registers, or to the stage's output buffer followed by the store
+//!    ring's `producer_fence` (`fence.proxy.async.shared::cta`: generic
+//!    writes before the copy engine reads them);
+//! 3. in a persistent ring with bulk stores, thread 0 first acquires the
+//!    next chunk's stage ([`StoreAcquire::BeforePreviousStore`]): it waits
+//!    until at most `S - 2` of its bulk stores still read shared memory,
+//!    so the store of chunk `j + 1 - S`, whose buffer chunk `j + 1` writes
+//!    next, is done; a block that writes each stage once does not wait;
 //! 4. `bar.sync`: every thread has read stage `s` and written its output;
 //! 5. thread 0 issues the chunk's bulk store (and commits it), then re-arms
 //!    `full[s]` (`arrive.expect_tx`, one arrival per phase) and refills the
 //!    stage with chunk `j + S` of its walk.
 //!
-//! Before exiting, thread 0 waits for all its bulk stores.
+//! Before exiting, thread 0 waits for all its bulk stores (the store
+//! ring's `producer_tail`).
 
-use super::bulk::{BulkLayout, BulkStore};
+use super::bulk::BulkLayout;
 use super::emit_ctx::{Ctx, TileSet};
 use super::spec::ElementwiseSpec;
-use crate::pipeline::{Pipeline, PipelineState, PipelineTmaAsync, TmaAsyncState};
+use crate::pipeline::{
+    Pipeline, PipelineState, PipelineTmaAsync, PipelineTmaStore, StoreAcquire, TmaAsyncState,
+};
 use crate::ptx::{Kernel, Label, Reg, RegClass, SpecialReg};
 use crate::Result;
 
@@ -33,6 +42,10 @@ pub(super) struct Walk<'a> {
     pub(super) pipe: PipelineTmaAsync,
     /// `%tid.x == 0`: the thread that arms barriers and issues bulk copies.
     pub(super) leader: Reg,
+    /// The output's ring ([`BulkStore::Bulk`](super::BulkStore::Bulk)
+    /// only): the output buffers of the load ring's stages, stored out by
+    /// `leader`.
+    pub(super) store: Option<PipelineTmaStore>,
     /// Per tensor (output first), this thread's byte offset in a tile (u32).
     pub(super) thread_offsets: Vec<Reg>,
 }
@@ -71,10 +84,23 @@ impl ElementwiseSpec {
                 r
             })
             .collect();
+        // A persistent walk writes stage `s` again `stages` chunks on; it
+        // acquires the next stage before the `bar.sync` that precedes this
+        // stage's store. A block of `stages` chunks writes each stage once.
+        let acquire = if layout.persistent {
+            StoreAcquire::BeforePreviousStore
+        } else {
+            StoreAcquire::WriteOnce
+        };
+        let store = layout
+            .output_offset
+            .map(|_| PipelineTmaStore::new(layout.stages, acquire, leader, "bulk"))
+            .transpose()?;
         let walk = Walk {
             layout: &layout,
             pipe,
             leader,
+            store,
             thread_offsets,
         };
         walk.pipe.init(k, leader)?;
@@ -108,11 +134,8 @@ impl ElementwiseSpec {
         let done = k.new_label("bulk_done")?;
         self.bulk_loop(k, ctx, set, &walk, (chunk, stride, end), &done)?;
         k.place_label(&done);
-        if self.schedule.bulk.map(|b| b.store) == Some(BulkStore::Bulk) {
-            let skip = k.new_label("bulk_stores_done")?;
-            k.push(format!("@!{leader} bra {};", skip.name()));
-            k.snippet("sm90/bulk_copy", "bulk_wait_group", &[("pending", &0)])?;
-            k.place_label(&skip);
+        if let Some(store) = &walk.store {
+            store.producer_tail(k)?;
         }
         self.bulk_tail(k, ctx, set, (full, ctaid, nctaid), &layout, exit)
     }

@@ -22,7 +22,6 @@ impl ElementwiseSpec {
         done: &Label,
     ) -> Result<()> {
         let layout = walk.layout;
-        let bulk_store = layout.output_offset.is_some();
         let state = walk.pipe.consumer_start(k);
         let stage = state.stage;
         let top = k.new_label("bulk_chunk")?;
@@ -32,35 +31,23 @@ impl ElementwiseSpec {
         k.push(format!("@{pred} bra {};", done.name()));
         walk.pipe.consumer_wait(k, &state)?;
         self.bulk_chunk(k, ctx, set, walk, stage, chunk)?;
-        if bulk_store {
-            k.snippet("sm90/bulk_copy", "fence_proxy_async_shared", &[])?;
-            if layout.persistent {
-                let skip = k.new_label("bulk_read_wait_done")?;
-                k.push(format!("@!{} bra {};", walk.leader, skip.name()));
-                k.snippet(
-                    "sm90/bulk_copy",
-                    "bulk_wait_group_read",
-                    &[("pending", &layout.stages.saturating_sub(2))],
-                )?;
-                k.place_label(&skip);
-            }
+        if let Some(store) = &walk.store {
+            store.producer_fence(k)?;
+            // The next chunk's stage, before the barrier that precedes this
+            // chunk's store.
+            store.producer_acquire(k)?;
         }
         // Every thread has read the stage and written its output.
         walk.pipe.consumer_release(k, &state)?;
         let skip_issue = k.new_label("bulk_issue_done")?;
         k.push(format!("@!{} bra {};", walk.leader, skip_issue.name()));
-        if let Some(out_offset) = layout.output_offset {
+        if let (Some(store), Some(out_offset)) = (&walk.store, layout.output_offset) {
             let dst = k.reg(RegClass::B64);
             let bytes = layout.chunk_bytes[0];
             k.push(format!("mul.wide.u32 {dst}, {chunk}, {bytes};"));
             k.push(format!("add.u64 {dst}, {dst}, {};", ctx.tensors[0].ptr));
-            let src = format!("{stage}+{out_offset}");
-            k.snippet(
-                "sm90/bulk_copy",
-                "bulk_store_s2g",
-                &[("dst", &dst), ("src", &src), ("bytes", &bytes)],
-            )?;
-            k.snippet("sm90/bulk_copy", "bulk_commit_group", &[])?;
+            store.issue_store(k, dst, (stage, out_offset), bytes)?;
+            store.producer_commit(k)?;
         }
         if layout.persistent {
             let next = k.reg(RegClass::B32);
