@@ -36,7 +36,7 @@ mod values;
 use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
 use super::{EpilogueSpec, TileContext};
 use crate::arch::ArchKind;
-use crate::atom::MmaAtom;
+use crate::atom::{CopyValue, MemorySpace, MmaAtom, UniversalCopy};
 use crate::collective::VECTOR_BYTES;
 use crate::gemm::OutputMajor;
 use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
@@ -297,14 +297,27 @@ impl EpilogueSm80 {
                 for half in 0..(frg / 2) as usize {
                     let (x, y) = (v[2 * half], v[2 * half + 1]);
                     let (ox, oy) = (p.val()[first + 2 * half], p.val()[first + 2 * half + 1]);
+                    let at = |offset: i64| format!("{base}+{}", 4 * offset);
                     if oy == ox + 1 && ox % 2 == 0 && threads_even {
-                        k.push(format!(
-                            "st.shared.v2.f32 [{base}+{}], {{{x}, {y}}};",
-                            4 * ox
-                        ));
+                        UniversalCopy::<64>::emit_store_typed(
+                            k,
+                            MemorySpace::Shared,
+                            CopyValue::F32,
+                            &at(ox),
+                            &[x, y],
+                        )
+                        .map_err(err)?;
                     } else {
-                        k.push(format!("st.shared.f32 [{base}+{}], {x};", 4 * ox));
-                        k.push(format!("st.shared.f32 [{base}+{}], {y};", 4 * oy));
+                        for (reg, offset) in [(x, ox), (y, oy)] {
+                            UniversalCopy::<32>::emit_store_typed(
+                                k,
+                                MemorySpace::Shared,
+                                CopyValue::F32,
+                                &at(offset),
+                                &[reg],
+                            )
+                            .map_err(err)?;
+                        }
                     }
                 }
             }

@@ -3,7 +3,7 @@
 
 use super::epilogue_pad;
 use super::{EpilogueInputs, EpilogueSm80};
-use crate::atom::UniversalCopy;
+use crate::atom::{CopyValue, MemorySpace, UniversalCopy};
 use crate::collective::epilogue_fusion::{
     advance_outer_biases, load_outer_biases, setup_biases, BiasRegs,
 };
@@ -131,7 +131,7 @@ impl EpilogueSm80 {
                 k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
             }
             let simm = u * rpp * pitch;
-            self.load_staged(k, &acc, sread, simm);
+            self.load_staged(k, &acc, sread, simm)?;
             k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", u * rpp));
             load_outer_biases(k, &self.spec, &biases, u * rpp, p_row);
             k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
@@ -163,18 +163,22 @@ impl EpilogueSm80 {
         Ok(())
     }
 
-    /// Reads one vector of staged accumulators at `[sread + imm]`.
-    pub(super) fn load_staged(&self, k: &mut Kernel, acc: &[Reg], sread: Reg, imm: u32) {
-        for (q, a) in acc.chunks(4).enumerate() {
-            k.push(format!(
-                "ld.shared.v4.f32 {{{}, {}, {}, {}}}, [{sread}+{}];",
-                a[0],
-                a[1],
-                a[2],
-                a[3],
-                imm + 16 * q as u32
-            ));
+    /// Reads one vector of staged accumulators at `[sread + imm]`, 16
+    /// bytes (four f32 values) per load.
+    pub(super) fn load_staged(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        sread: Reg,
+        imm: u32,
+    ) -> Result<(), PtxError> {
+        let per_load = UniversalCopy::<128>::values(CopyValue::F32).map_err(atom_error)?;
+        for (q, a) in acc.chunks(per_load).enumerate() {
+            let at = format!("{sread}+{}", imm + 16 * q as u32);
+            UniversalCopy::<128>::emit_load_typed(k, MemorySpace::Shared, CopyValue::F32, a, &at)
+                .map_err(atom_error)?;
         }
+        Ok(())
     }
 
     /// Moves the shared read address, the rows left and the outer biases
