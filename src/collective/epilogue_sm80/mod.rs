@@ -21,6 +21,11 @@
 //! assembler schedules short bodies (it spends its time on the mainloop;
 //! every epilogue instruction adds to a new configuration's first run).
 //!
+//! Every load and store is a [`UniversalCopy`] atom: the staging tile's
+//! f32 pairs, singles and 16-byte reads at [`CopyValue::F32`], C's and D's
+//! 16-byte vectors as `.b32` words, and the cut vectors' elements and the
+//! biases at the element's own type (`.f32`, `.b16`, or a bf16 as `.u16`).
+//!
 //! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
 //! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
 //! the bias vectors read as `epilogue_fusion.rs` says.

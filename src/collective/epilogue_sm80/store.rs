@@ -106,7 +106,7 @@ impl EpilogueSm80 {
         k.push(format!("setp.gt.s32 {p_part}, {irem}, 0;"));
         k.push(format!("and.pred {p_part}, {p_part}, !{p_full};"));
         k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", inp.beta));
-        let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec);
+        let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec)?;
         let acc = k.regs(RegClass::F32, vec as usize);
         let passes = rows / rpp;
         let unroll = [2, 1]
@@ -133,7 +133,7 @@ impl EpilogueSm80 {
             let simm = u * rpp * pitch;
             self.load_staged(k, &acc, sread, simm)?;
             k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", u * rpp));
-            load_outer_biases(k, &self.spec, &biases, u * rpp, p_row);
+            load_outer_biases(k, &self.spec, &biases, u * rpp, p_row)?;
             k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
             k.push(format!("and.pred {p_ld}, {p_st}, {p_beta};"));
             self.store_whole(k, &acc, &biases, inp, dptr, cptr, p_ld, p_st)?;
@@ -151,7 +151,7 @@ impl EpilogueSm80 {
         // Rows run out together: leave at the first row past the edge.
         k.push(format!("setp.le.s32 {p_loop}, {rrem}, 0;"));
         k.push(format!("@{p_loop} bra {end};"));
-        load_outer_biases(k, &self.spec, &biases, 0, p_part);
+        load_outer_biases(k, &self.spec, &biases, 0, p_part)?;
         self.store_partial(k, &biases, inp, (sread, dptr, cptr), irem, (p_beta, p_part))?;
         k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
         k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
