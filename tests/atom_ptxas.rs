@@ -7,10 +7,10 @@ use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
-    MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_16x8x16_F32BF16BF16F32_TN,
-    UniversalCopy, UniversalFMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+    CopyValue, MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
+    SM80_16x8x16_F32BF16BF16F32_TN, UniversalCopy, UniversalFMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
 };
-use cutlet::ptx::{Kernel, RegClass};
+use cutlet::ptx::{Kernel, Reg, RegClass};
 
 /// A kernel that loads operands from `src`, runs each available atom once
 /// and stores what it produced to `dst`, so nothing is dead code.
@@ -114,9 +114,86 @@ fn emit_rejects_wrong_registers_with_a_named_error() {
         .to_string();
     assert!(err.contains("global address"), "{err}");
     let (p, wide) = (k.reg(RegClass::Pred), k.reg(RegClass::B64));
-    let pair = k.regs(RegClass::B32, 2);
-    let err = UniversalCopy::<64>::emit_load_predicated(&mut k, p, &pair, &wide)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("128 or 32 bits"), "{err}");
+    let halves = k.regs(RegClass::B16, 8);
+    let err =
+        UniversalCopy::<128>::emit_load_predicated_typed(&mut k, CopyValue::B16, p, &halves, &wide)
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains(".b16 in 128 bits"), "{err}");
+    let words = k.regs(RegClass::B32, 2);
+    let err = UniversalCopy::<64>::emit_store_typed(
+        &mut k,
+        MemorySpace::Shared,
+        CopyValue::F32,
+        &"tile",
+        &words,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("universal copy registers") && err.contains(".f32"),
+        "{err}"
+    );
+}
+
+/// Every typed form of `UniversalCopy<BITS>` at `value`: global -> shared
+/// -> global, then the predicated global load and store.
+fn typed_round_trip<const BITS: u32>(
+    k: &mut Kernel,
+    value: CopyValue,
+    [src, dst, smem]: [Reg; 3],
+    p: Reg,
+) {
+    let count = UniversalCopy::<BITS>::values(value).unwrap();
+    let v = k.regs(value.reg_class(), count);
+    UniversalCopy::<BITS>::emit_load_typed(k, MemorySpace::Global, value, &v, &src).unwrap();
+    UniversalCopy::<BITS>::emit_store_typed(k, MemorySpace::Shared, value, &smem, &v).unwrap();
+    k.snippet("sm70/shared_memory", "bar_sync", &[]).unwrap();
+    UniversalCopy::<BITS>::emit_load_typed(k, MemorySpace::Shared, value, &v, &smem).unwrap();
+    UniversalCopy::<BITS>::emit_store_typed(k, MemorySpace::Global, value, &dst, &v).unwrap();
+    UniversalCopy::<BITS>::emit_load_predicated_typed(k, value, p, &v, &src).unwrap();
+    UniversalCopy::<BITS>::emit_store_predicated_typed(k, value, p, &dst, &v).unwrap();
+    k.snippet("sm70/shared_memory", "bar_sync", &[]).unwrap();
+}
+
+/// A kernel running every typed universal copy: each width at each value
+/// type it holds 1, 2 or 4 of, in both state spaces, plain and predicated;
+/// its PTX and the predicate's name.
+fn typed_copies_kernel(arch: ArchKind) -> (String, String) {
+    let (mut k, regs) = probe_kernel("typed_copies", 32, 16, 32 * 16);
+    let p = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.u64 {p}, {}, 0;", regs[0]));
+    for value in CopyValue::ALL {
+        if value.bits() == 16 {
+            typed_round_trip::<16>(&mut k, value, regs, p);
+        }
+        typed_round_trip::<32>(&mut k, value, regs, p);
+        typed_round_trip::<64>(&mut k, value, regs, p);
+        if value.bits() == 32 {
+            typed_round_trip::<128>(&mut k, value, regs, p);
+        }
+    }
+    (module_ptx(arch, k), p.to_string())
+}
+
+#[test]
+fn typed_universal_copies_assemble_for_every_arch() {
+    for arch in ArchKind::ALL {
+        let (ptx, p) = typed_copies_kernel(arch);
+        for form in [
+            String::from("ld.shared.v4.f32"),
+            String::from("st.shared.v2.f32"),
+            String::from("ld.shared.f32"),
+            String::from("st.global.b16"),
+            format!("@{p} ld.global.u16"),
+            format!("@{p} st.global.v4.b16"),
+        ] {
+            assert!(ptx.contains(&form), "{form} missing");
+        }
+        let Some(report) = assemble(&ptx, arch.ptx_target()) else {
+            return;
+        };
+        let f = report.function("typed_copies");
+        assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{arch:?}: {f:?}");
+    }
 }

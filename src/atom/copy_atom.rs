@@ -60,6 +60,8 @@ pub enum CopyAtom {
     Sm75U32x2LdsmN,
     /// [`SM75_U16x4_LDSM_T`]: `ldmatrix.x2.trans`.
     Sm75U16x4LdsmT,
+    /// [`UniversalCopy<16>`]: one 16-bit load or store.
+    Universal16,
     /// [`UniversalCopy<32>`]: one 32-bit load or store.
     Universal32,
     /// [`UniversalCopy<64>`]: one 64-bit load or store.
@@ -76,6 +78,7 @@ macro_rules! dispatch {
             CopyAtom::Sm75U16x8LdsmT => <SM75_U16x8_LDSM_T as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Sm75U32x2LdsmN => <SM75_U32x2_LDSM_N as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Sm75U16x4LdsmT => <SM75_U16x4_LDSM_T as CopyTraits>::$item$(($($arg)*))?,
+            CopyAtom::Universal16 => <UniversalCopy<16> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal32 => <UniversalCopy<32> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal64 => <UniversalCopy<64> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal128 => <UniversalCopy<128> as CopyTraits>::$item$(($($arg)*))?,
@@ -85,12 +88,13 @@ macro_rules! dispatch {
 
 impl CopyAtom {
     /// Every copy atom.
-    pub const ALL: [CopyAtom; 8] = [
+    pub const ALL: [CopyAtom; 9] = [
         CopyAtom::Sm80CpAsyncCacheGlobalZfill,
         CopyAtom::Sm75U32x4LdsmN,
         CopyAtom::Sm75U16x8LdsmT,
         CopyAtom::Sm75U32x2LdsmN,
         CopyAtom::Sm75U16x4LdsmT,
+        CopyAtom::Universal16,
         CopyAtom::Universal32,
         CopyAtom::Universal64,
         CopyAtom::Universal128,

@@ -1,10 +1,11 @@
-//! Universal copies: one vectorized load or store of 32, 64 or 128 bits by
-//! one thread (CuTe's `UniversalCopy<uint32_t/uint64_t/uint128_t>`), on
-//! every architecture.
+//! Universal copies: one vectorized load or store of 16, 32, 64 or 128 bits
+//! by one thread (CuTe's `UniversalCopy<uint16_t/.../uint128_t>`), of words
+//! or of a typed [`CopyValue`], on every architecture.
 
 use std::fmt;
 
 use super::copy_atom::{CopyAtom, CopyTraits};
+use super::copy_value::CopyValue;
 use super::emit::{check_regs, emit_snippet};
 use super::mma_atom::fixed;
 use crate::arch::ArchKind;
@@ -21,27 +22,38 @@ pub enum MemorySpace {
     Shared,
 }
 
-/// One load or store of `BITS` (32, 64 or 128) bits by one thread, between
-/// `BITS / 32` `.b32` registers and memory aligned to `BITS / 8` bytes.
+/// One load or store of `BITS` (16, 32, 64 or 128) bits by one thread,
+/// between registers and memory aligned to `BITS / 8` bytes.
+///
+/// The plain methods move `.b32` words (`BITS / 32` `.b32` registers); the
+/// `_typed` ones move values of a [`CopyValue`] (CuTe's
+/// `Copy_Atom<UniversalCopy<S>, S>`): `BITS / value.bits()` registers of
+/// its class, one value or a `.v2` / `.v4` vector of them, e.g.
+/// `ld.shared.v4.f32` for `UniversalCopy<128>` at [`CopyValue::F32`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct UniversalCopy<const BITS: u32>;
 
-/// The snippet (family, name, extra type hole) of a load or store.
-fn snippet_of(bits: u32, space: MemorySpace, load: bool) -> (&'static str, &'static str, bool) {
-    let (ld, st) = match (space, bits) {
-        (MemorySpace::Global, 128) => (("ld_global_v4_b32", false), ("st_global_v4_b32", false)),
-        (MemorySpace::Global, 64) => (("ld_global_v2_b32", false), ("st_global_v2_b32", false)),
-        (MemorySpace::Global, _) => (("ld_global", true), ("st_global", true)),
-        (MemorySpace::Shared, 128) => (("ld_shared_v4_b32", false), ("st_shared_v4_b32", false)),
-        (MemorySpace::Shared, 64) => (("ld_shared_v2_b32", false), ("st_shared_v2_b32", false)),
-        (MemorySpace::Shared, _) => (("ld_shared_b32", false), ("st_shared_b32", false)),
-    };
-    let family = match space {
+/// The snippet family of the accesses to `space`.
+fn family_of(space: MemorySpace) -> &'static str {
+    match space {
         MemorySpace::Global => "common/global_memory",
         MemorySpace::Shared => "sm70/shared_memory",
+    }
+}
+
+/// The typed snippet of an access: `ld_shared_v2`, `st_global_pred`, ...
+fn snippet_of(space: MemorySpace, values: usize, load: bool, predicated: bool) -> String {
+    let op = if load { "ld" } else { "st" };
+    let space = match space {
+        MemorySpace::Global => "global",
+        MemorySpace::Shared => "shared",
     };
-    let (name, typed) = if load { ld } else { st };
-    (family, name, typed)
+    let vector = match values {
+        1 => String::new(),
+        n => format!("_v{n}"),
+    };
+    let pred = if predicated { "_pred" } else { "" };
+    format!("{op}_{space}{vector}{pred}")
 }
 
 fn check_address(space: MemorySpace, addr: &dyn fmt::Display) -> Result<()> {
@@ -62,8 +74,23 @@ fn check_address(space: MemorySpace, addr: &dyn fmt::Display) -> Result<()> {
 }
 
 impl<const BITS: u32> UniversalCopy<BITS> {
-    /// `.b32` registers one copy moves.
+    /// `.b32` registers one copy of words moves (0 for `UniversalCopy<16>`,
+    /// which moves one 16-bit value only).
     pub const REGS: usize = (BITS / 32) as usize;
+
+    /// Values of type `value` one copy moves (the registers it takes): 1,
+    /// 2 or 4; an error if `BITS` is not one of those counts of `value`.
+    pub fn values(value: CopyValue) -> Result<usize> {
+        let count = BITS / value.bits();
+        if !BITS.is_multiple_of(value.bits()) || ![1, 2, 4].contains(&count) {
+            return Err(crate::Error::invalid_argument(
+                "universal copy value type",
+                format!("{} in {BITS} bits", value.ptx_type()),
+                "a type of which the copy holds 1, 2 or 4 values",
+            ));
+        }
+        Ok(count as usize)
+    }
 
     /// Writes a load of `BITS` bits at `addr` in `space` into `dst`
     /// (`BITS / 32` `.b32` registers).
@@ -73,7 +100,7 @@ impl<const BITS: u32> UniversalCopy<BITS> {
         dst: &[Reg],
         addr: &dyn fmt::Display,
     ) -> Result<()> {
-        Self::emit(k, space, true, dst, addr)
+        Self::emit_load_typed(k, space, CopyValue::B32, dst, addr)
     }
 
     /// Writes a store of `src` (`BITS / 32` `.b32` registers) to `addr` in `space`.
@@ -83,86 +110,112 @@ impl<const BITS: u32> UniversalCopy<BITS> {
         addr: &dyn fmt::Display,
         src: &[Reg],
     ) -> Result<()> {
-        Self::emit(k, space, false, src, addr)
+        Self::emit_store_typed(k, space, CopyValue::B32, addr, src)
     }
 
     /// As [`emit_load`](Self::emit_load) from global memory, issued only
-    /// where predicate `pred` holds (`dst` unchanged elsewhere). The
-    /// predicated snippets are the 128- and 32-bit ones; other widths are an
-    /// error.
+    /// where predicate `pred` holds (`dst` unchanged elsewhere).
     pub fn emit_load_predicated(
         k: &mut Kernel,
         pred: Reg,
         dst: &[Reg],
         addr: &dyn fmt::Display,
     ) -> Result<()> {
-        Self::emit_predicated(k, pred, true, dst, addr)
+        Self::emit_load_predicated_typed(k, CopyValue::B32, pred, dst, addr)
     }
 
     /// As [`emit_store`](Self::emit_store) to global memory, issued only
-    /// where predicate `pred` holds; 128 or 32 bits.
+    /// where predicate `pred` holds.
     pub fn emit_store_predicated(
         k: &mut Kernel,
         pred: Reg,
         addr: &dyn fmt::Display,
         src: &[Reg],
     ) -> Result<()> {
-        Self::emit_predicated(k, pred, false, src, addr)
+        Self::emit_store_predicated_typed(k, CopyValue::B32, pred, addr, src)
     }
 
-    fn emit_predicated(
-        k: &mut Kernel,
-        pred: Reg,
-        load: bool,
-        regs: &[Reg],
-        addr: &dyn fmt::Display,
-    ) -> Result<()> {
-        check_regs("universal copy predicate", &[pred], 1, RegClass::Pred)?;
-        check_regs("universal copy registers", regs, Self::REGS, RegClass::B32)?;
-        check_address(MemorySpace::Global, addr)?;
-        let (name, prefix, typed) = match (BITS, load) {
-            (128, true) => ("ld_global_v4_b32_pred", "d", false),
-            (128, false) => ("st_global_v4_b32_pred", "s", false),
-            (32, true) => ("ld_global_pred", "dst", true),
-            (32, false) => ("st_global_pred", "src", true),
-            _ => {
-                return Err(crate::Error::invalid_argument(
-                    "predicated universal copy",
-                    format!("{BITS} bits"),
-                    "128 or 32 bits",
-                ))
-            }
-        };
-        let ty = ".b32";
-        let mut extra: Vec<(&str, &dyn fmt::Display)> = vec![("addr", addr), ("pred", &pred)];
-        if typed {
-            extra.push(("type", &ty));
-        }
-        emit_snippet(k, "common/global_memory", name, &[(prefix, regs)], &extra)
-    }
-
-    fn emit(
+    /// Writes a load of `BITS` bits at `addr` in `space` into `dst`:
+    /// [`values`](Self::values)`(value)` registers of `value`'s class.
+    pub fn emit_load_typed(
         k: &mut Kernel,
         space: MemorySpace,
+        value: CopyValue,
+        dst: &[Reg],
+        addr: &dyn fmt::Display,
+    ) -> Result<()> {
+        Self::emit(k, (space, value, None), true, dst, addr)
+    }
+
+    /// Writes a store of `src` ([`values`](Self::values)`(value)` registers
+    /// of `value`'s class) to `addr` in `space`.
+    pub fn emit_store_typed(
+        k: &mut Kernel,
+        space: MemorySpace,
+        value: CopyValue,
+        addr: &dyn fmt::Display,
+        src: &[Reg],
+    ) -> Result<()> {
+        Self::emit(k, (space, value, None), false, src, addr)
+    }
+
+    /// As [`emit_load_typed`](Self::emit_load_typed) from global memory,
+    /// issued only where predicate `pred` holds (`dst` unchanged elsewhere).
+    pub fn emit_load_predicated_typed(
+        k: &mut Kernel,
+        value: CopyValue,
+        pred: Reg,
+        dst: &[Reg],
+        addr: &dyn fmt::Display,
+    ) -> Result<()> {
+        Self::emit(k, (MemorySpace::Global, value, Some(pred)), true, dst, addr)
+    }
+
+    /// As [`emit_store_typed`](Self::emit_store_typed) to global memory,
+    /// issued only where predicate `pred` holds.
+    pub fn emit_store_predicated_typed(
+        k: &mut Kernel,
+        value: CopyValue,
+        pred: Reg,
+        addr: &dyn fmt::Display,
+        src: &[Reg],
+    ) -> Result<()> {
+        Self::emit(
+            k,
+            (MemorySpace::Global, value, Some(pred)),
+            false,
+            src,
+            addr,
+        )
+    }
+
+    /// Checks the operands and instantiates the typed snippet of the access.
+    fn emit(
+        k: &mut Kernel,
+        (space, value, pred): (MemorySpace, CopyValue, Option<Reg>),
         load: bool,
         regs: &[Reg],
         addr: &dyn fmt::Display,
     ) -> Result<()> {
-        check_regs("universal copy registers", regs, Self::REGS, RegClass::B32)?;
+        if let Some(pred) = pred {
+            check_regs("universal copy predicate", &[pred], 1, RegClass::Pred)?;
+        }
+        let count = Self::values(value)?;
+        check_regs("universal copy registers", regs, count, value.reg_class())?;
         check_address(space, addr)?;
-        let (family, name, typed) = snippet_of(BITS, space, load);
-        let prefix = match (load, regs.len()) {
+        let prefix = match (load, count) {
             (true, 1) => "dst",
             (false, 1) => "src",
             (true, _) => "d",
             (false, _) => "s",
         };
-        let ty = ".b32";
-        let mut extra: Vec<(&str, &dyn fmt::Display)> = vec![("addr", addr)];
-        if typed {
-            extra.push(("type", &ty));
+        let ty = value.ptx_type();
+        let mut extra: Vec<(&str, &dyn fmt::Display)> = vec![("addr", addr), ("type", &ty)];
+        if let Some(pred) = &pred {
+            extra.push(("pred", pred));
         }
-        emit_snippet(k, family, name, &[(prefix, regs)], &extra)
+        let name = snippet_of(space, count, load, pred.is_some());
+        emit_snippet(k, family_of(space), &name, &[(prefix, regs)], &extra)
     }
 }
 
@@ -185,6 +238,7 @@ macro_rules! universal_copy {
     };
 }
 
+universal_copy!(16, Universal16, "(1,16):(0,1)");
 universal_copy!(32, Universal32, "(1,32):(0,1)");
 universal_copy!(64, Universal64, "(1,64):(0,1)");
 universal_copy!(128, Universal128, "(1,128):(0,1)");

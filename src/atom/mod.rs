@@ -57,6 +57,7 @@ mod copy_atom;
 mod copy_sm75;
 mod copy_sm80;
 mod copy_universal;
+mod copy_value;
 mod emit;
 mod mma_atom;
 mod mma_sm80;
@@ -67,6 +68,7 @@ pub use copy_atom::{CopyAtom, CopyTraits};
 pub use copy_sm75::{SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N};
 pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
 pub use copy_universal::{MemorySpace, UniversalCopy};
+pub use copy_value::CopyValue;
 pub use mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};
 pub use mma_sm80::{
     SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,

@@ -10,6 +10,8 @@
 //! per vector. Reads are element by element and predicated on the edge.
 
 use super::epilogue_sm80::EpilogueFacts;
+use super::sm80_mma_multistage::atom_error;
+use crate::atom::{CopyValue, UniversalCopy};
 use crate::fusion::{EmitOptions, Value};
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
@@ -55,27 +57,40 @@ fn is_inner(axis: BiasAxis, major: OutputMajor) -> bool {
 }
 
 /// Reads element `[addr + imm]` of type `ty` as f32 where `pred` holds, 0
-/// elsewhere.
-pub(super) fn load_f32(k: &mut Kernel, ty: ElementType, pred: Reg, addr: Reg, imm: u32) -> Reg {
+/// elsewhere: one predicated universal copy (`.f32`; a bf16 as `.u16` into
+/// the low half of a word, then shifted up; an f16 as `.b16`, converted).
+pub(super) fn load_f32(
+    k: &mut Kernel,
+    ty: ElementType,
+    pred: Reg,
+    addr: Reg,
+    imm: u32,
+) -> Result<Reg, PtxError> {
     let out = k.reg(RegClass::F32);
+    let at = format!("{addr}+{imm}");
     k.push(format!("mov.f32 {out}, 0f00000000;"));
     match ty {
-        ElementType::F32 => k.push(format!("@{pred} ld.global.f32 {out}, [{addr}+{imm}];")),
+        ElementType::F32 => {
+            UniversalCopy::<32>::emit_load_predicated_typed(k, CopyValue::F32, pred, &[out], &at)
+                .map_err(atom_error)?;
+        }
         ElementType::BF16 => {
             let bits = k.reg(RegClass::B32);
             k.push(format!("mov.b32 {bits}, 0;"));
-            k.push(format!("@{pred} ld.global.u16 {bits}, [{addr}+{imm}];"));
+            UniversalCopy::<16>::emit_load_predicated_typed(k, CopyValue::U16, pred, &[bits], &at)
+                .map_err(atom_error)?;
             k.push(format!("shl.b32 {bits}, {bits}, 16;"));
             k.push(format!("mov.b32 {out}, {bits};"));
         }
         _ => {
             let h = k.reg(RegClass::B16);
             k.push(format!("mov.b16 {h}, 0;"));
-            k.push(format!("@{pred} ld.global.b16 {h}, [{addr}+{imm}];"));
+            UniversalCopy::<16>::emit_load_predicated_typed(k, CopyValue::B16, pred, &[h], &at)
+                .map_err(atom_error)?;
             k.push(format!("cvt.f32.f16 {out}, {h};"));
         }
     }
-    out
+    Ok(out)
 }
 
 /// Sets up every bias of `spec`'s epilogue for a thread whose vectors start
@@ -90,7 +105,7 @@ pub(super) fn setup_biases(
     col: Reg,
     irem: Reg,
     vec: u32,
-) -> Vec<BiasRegs> {
+) -> Result<Vec<BiasRegs>, PtxError> {
     let size = spec.types.c.size_bytes();
     let mut out = Vec::new();
     for (&axis, &tile) in spec.epilogue.biases().iter().zip(tiles) {
@@ -107,14 +122,14 @@ pub(super) fn setup_biases(
                     k.push(format!("setp.gt.s32 {p}, {irem}, {e};"));
                     load_f32(k, spec.types.c, p, ptr, e * size)
                 })
-                .collect();
+                .collect::<Result<_, _>>()?;
             out.push(BiasRegs::Inner { ptr, values });
         } else {
             let value = k.reg(RegClass::F32);
             out.push(BiasRegs::Outer { ptr, value });
         }
     }
-    out
+    Ok(out)
 }
 
 /// The values of every bias at one element of a cut vector, for the
@@ -128,7 +143,7 @@ pub(super) fn element_bias_values(
     biases: &[BiasRegs],
     offset: Reg,
     p_true: Reg,
-) -> Vec<Reg> {
+) -> Result<Vec<Reg>, PtxError> {
     biases
         .iter()
         .map(|bias| match bias {
@@ -137,7 +152,7 @@ pub(super) fn element_bias_values(
                 k.push(format!("add.u64 {addr}, {ptr}, {offset};"));
                 load_f32(k, spec.types.c, p_true, addr, 0)
             }
-            BiasRegs::Outer { value, .. } => *value,
+            BiasRegs::Outer { value, .. } => Ok(*value),
         })
         .collect()
 }
@@ -150,14 +165,15 @@ pub(super) fn load_outer_biases(
     biases: &[BiasRegs],
     offset: u32,
     p_row: Reg,
-) {
+) -> Result<(), PtxError> {
     let size = spec.types.c.size_bytes();
     for bias in biases {
         if let BiasRegs::Outer { ptr, value } = bias {
-            let loaded = load_f32(k, spec.types.c, p_row, *ptr, offset * size);
+            let loaded = load_f32(k, spec.types.c, p_row, *ptr, offset * size)?;
             k.push(format!("mov.f32 {value}, {loaded};"));
         }
     }
+    Ok(())
 }
 
 /// Moves the outer biases' addresses `rows` rows on (the rolled pass loop

@@ -2,7 +2,9 @@
 //! element by element in a rolled loop.
 
 use super::{EpilogueInputs, EpilogueSm80};
+use crate::atom::{CopyValue, MemorySpace, UniversalCopy};
 use crate::collective::epilogue_fusion::{apply, element_bias_values, load_f32, BiasRegs};
+use crate::collective::sm80_mma_multistage::atom_error;
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -35,11 +37,12 @@ impl EpilogueSm80 {
         k.push(format!("mov.b64 {off}, 0;"));
         k.place_label(&element);
         k.push(".pragma \"nounroll\";");
-        k.push(format!("ld.shared.f32 {acc}, [{es}];"));
+        UniversalCopy::<32>::emit_load_typed(k, MemorySpace::Shared, CopyValue::F32, &[acc], &es)
+            .map_err(atom_error)?;
         k.push(format!("add.u64 {caddr}, {cptr}, {off};"));
         k.push(format!("add.u64 {daddr}, {dptr}, {off};"));
-        let cv = load_f32(k, self.spec.types.c, p_beta, caddr, 0);
-        let bias = element_bias_values(k, &self.spec, biases, off, p_part);
+        let cv = load_f32(k, self.spec.types.c, p_beta, caddr, 0)?;
+        let bias = element_bias_values(k, &self.spec, biases, off, p_part)?;
         let v = apply(
             k,
             &self.spec,
@@ -51,7 +54,13 @@ impl EpilogueSm80 {
             &inp.scalars,
         )?;
         match self.spec.types.d {
-            ElementType::F32 => k.push(format!("st.global.f32 [{daddr}], {v};")),
+            ElementType::F32 => UniversalCopy::<32>::emit_store_typed(
+                k,
+                MemorySpace::Global,
+                CopyValue::F32,
+                &daddr,
+                &[v],
+            ),
             d => {
                 let ty = if d == ElementType::BF16 {
                     "bf16"
@@ -60,9 +69,16 @@ impl EpilogueSm80 {
                 };
                 let h = k.reg(RegClass::B16);
                 k.push(format!("cvt.rn.{ty}.f32 {h}, {v};"));
-                k.push(format!("st.global.b16 [{daddr}], {h};"));
+                UniversalCopy::<16>::emit_store_typed(
+                    k,
+                    MemorySpace::Global,
+                    CopyValue::B16,
+                    &daddr,
+                    &[h],
+                )
             }
         }
+        .map_err(atom_error)?;
         k.push(format!("add.u32 {es}, {es}, 4;"));
         k.push(format!("add.u64 {off}, {off}, {dsize};"));
         k.push(format!("add.u32 {e}, {e}, 1;"));

@@ -21,6 +21,11 @@
 //! assembler schedules short bodies (it spends its time on the mainloop;
 //! every epilogue instruction adds to a new configuration's first run).
 //!
+//! Every load and store is a [`UniversalCopy`] atom: the staging tile's
+//! f32 pairs, singles and 16-byte reads at [`CopyValue::F32`], C's and D's
+//! 16-byte vectors as `.b32` words, and the cut vectors' elements and the
+//! biases at the element's own type (`.f32`, `.b16`, or a bf16 as `.u16`).
+//!
 //! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
 //! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
 //! the bias vectors read as `epilogue_fusion.rs` says.
@@ -36,7 +41,7 @@ mod values;
 use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
 use super::{EpilogueSpec, TileContext};
 use crate::arch::ArchKind;
-use crate::atom::MmaAtom;
+use crate::atom::{CopyValue, MemorySpace, MmaAtom, UniversalCopy};
 use crate::collective::VECTOR_BYTES;
 use crate::gemm::OutputMajor;
 use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
@@ -297,14 +302,27 @@ impl EpilogueSm80 {
                 for half in 0..(frg / 2) as usize {
                     let (x, y) = (v[2 * half], v[2 * half + 1]);
                     let (ox, oy) = (p.val()[first + 2 * half], p.val()[first + 2 * half + 1]);
+                    let at = |offset: i64| format!("{base}+{}", 4 * offset);
                     if oy == ox + 1 && ox % 2 == 0 && threads_even {
-                        k.push(format!(
-                            "st.shared.v2.f32 [{base}+{}], {{{x}, {y}}};",
-                            4 * ox
-                        ));
+                        UniversalCopy::<64>::emit_store_typed(
+                            k,
+                            MemorySpace::Shared,
+                            CopyValue::F32,
+                            &at(ox),
+                            &[x, y],
+                        )
+                        .map_err(err)?;
                     } else {
-                        k.push(format!("st.shared.f32 [{base}+{}], {x};", 4 * ox));
-                        k.push(format!("st.shared.f32 [{base}+{}], {y};", 4 * oy));
+                        for (reg, offset) in [(x, ox), (y, oy)] {
+                            UniversalCopy::<32>::emit_store_typed(
+                                k,
+                                MemorySpace::Shared,
+                                CopyValue::F32,
+                                &at(offset),
+                                &[reg],
+                            )
+                            .map_err(err)?;
+                        }
                     }
                 }
             }

@@ -3,7 +3,7 @@
 
 use super::epilogue_pad;
 use super::{EpilogueInputs, EpilogueSm80};
-use crate::atom::UniversalCopy;
+use crate::atom::{CopyValue, MemorySpace, UniversalCopy};
 use crate::collective::epilogue_fusion::{
     advance_outer_biases, load_outer_biases, setup_biases, BiasRegs,
 };
@@ -106,7 +106,7 @@ impl EpilogueSm80 {
         k.push(format!("setp.gt.s32 {p_part}, {irem}, 0;"));
         k.push(format!("and.pred {p_part}, {p_part}, !{p_full};"));
         k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", inp.beta));
-        let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec);
+        let biases = setup_biases(k, &self.spec, &inp.biases, row, col, irem, vec)?;
         let acc = k.regs(RegClass::F32, vec as usize);
         let passes = rows / rpp;
         let unroll = [2, 1]
@@ -131,9 +131,9 @@ impl EpilogueSm80 {
                 k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
             }
             let simm = u * rpp * pitch;
-            self.load_staged(k, &acc, sread, simm);
+            self.load_staged(k, &acc, sread, simm)?;
             k.push(format!("setp.gt.s32 {p_row}, {rrem}, {};", u * rpp));
-            load_outer_biases(k, &self.spec, &biases, u * rpp, p_row);
+            load_outer_biases(k, &self.spec, &biases, u * rpp, p_row)?;
             k.push(format!("and.pred {p_st}, {p_row}, {p_full};"));
             k.push(format!("and.pred {p_ld}, {p_st}, {p_beta};"));
             self.store_whole(k, &acc, &biases, inp, dptr, cptr, p_ld, p_st)?;
@@ -151,7 +151,7 @@ impl EpilogueSm80 {
         // Rows run out together: leave at the first row past the edge.
         k.push(format!("setp.le.s32 {p_loop}, {rrem}, 0;"));
         k.push(format!("@{p_loop} bra {end};"));
-        load_outer_biases(k, &self.spec, &biases, 0, p_part);
+        load_outer_biases(k, &self.spec, &biases, 0, p_part)?;
         self.store_partial(k, &biases, inp, (sread, dptr, cptr), irem, (p_beta, p_part))?;
         k.push(format!("add.u64 {dptr}, {dptr}, {dstride};"));
         k.push(format!("add.u64 {cptr}, {cptr}, {cstride};"));
@@ -163,18 +163,22 @@ impl EpilogueSm80 {
         Ok(())
     }
 
-    /// Reads one vector of staged accumulators at `[sread + imm]`.
-    pub(super) fn load_staged(&self, k: &mut Kernel, acc: &[Reg], sread: Reg, imm: u32) {
-        for (q, a) in acc.chunks(4).enumerate() {
-            k.push(format!(
-                "ld.shared.v4.f32 {{{}, {}, {}, {}}}, [{sread}+{}];",
-                a[0],
-                a[1],
-                a[2],
-                a[3],
-                imm + 16 * q as u32
-            ));
+    /// Reads one vector of staged accumulators at `[sread + imm]`, 16
+    /// bytes (four f32 values) per load.
+    pub(super) fn load_staged(
+        &self,
+        k: &mut Kernel,
+        acc: &[Reg],
+        sread: Reg,
+        imm: u32,
+    ) -> Result<(), PtxError> {
+        let per_load = UniversalCopy::<128>::values(CopyValue::F32).map_err(atom_error)?;
+        for (q, a) in acc.chunks(per_load).enumerate() {
+            let at = format!("{sread}+{}", imm + 16 * q as u32);
+            UniversalCopy::<128>::emit_load_typed(k, MemorySpace::Shared, CopyValue::F32, a, &at)
+                .map_err(atom_error)?;
         }
+        Ok(())
     }
 
     /// Moves the shared read address, the rows left and the outer biases
