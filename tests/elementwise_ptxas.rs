@@ -11,37 +11,7 @@ use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::kernel::elementwise::{Access, ElementwiseSpec, Operand, Schedule, Tiling};
 use cutlet::numeric::ElementType;
-
-fn spec(
-    arch: ArchKind,
-    expression: cutlet::fusion::Expression,
-    element: ElementType,
-    access: Access,
-) -> ElementwiseSpec {
-    let operand = Operand {
-        element,
-        access,
-        read_only: true,
-    };
-    let compute = if matches!(element, ElementType::F64 | ElementType::I32) {
-        ElementType::F64
-    } else {
-        ElementType::F32
-    };
-    ElementwiseSpec {
-        arch,
-        inputs: vec![operand; expression.arity()],
-        output: Operand {
-            read_only: false,
-            ..operand
-        },
-        expression,
-        compute,
-        tiling: Tiling::for_vector(16 / element.size_bytes()),
-        schedule: Schedule::default(),
-        flat: false,
-    }
-}
+use elementwise_cases::spec;
 
 /// Assembles `spec` as given and with the launcher's 1-D view (`flat`)
 /// toggled; asserts no spills.

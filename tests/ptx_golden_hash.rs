@@ -14,12 +14,11 @@ mod reduce;
 use cutlet::arch::ArchKind;
 
 use cutlet::fusion::{scalar, Expr, Expression};
-use cutlet::kernel::elementwise::{
-    Access, BulkCopy, BulkStore, ElementwiseSpec, Operand, Schedule, Tiling,
-};
+use cutlet::kernel::elementwise::{Access, BulkCopy, BulkStore, Schedule};
 use cutlet::kernel::gemm::{sm80_default_spec, sm80_default_specs};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
-use cutlet::numeric::ElementType::{self, BF16, F16, F32};
+use cutlet::numeric::ElementType::{BF16, F16, F32};
+use elementwise_cases::spec;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/ptx_hashes.txt");
 
@@ -72,32 +71,6 @@ fn gemm_kernels() -> Vec<(String, String)> {
         .collect()
 }
 
-fn elementwise(
-    arch: ArchKind,
-    expression: Expression,
-    element: ElementType,
-    access: Access,
-) -> ElementwiseSpec {
-    let operand = Operand {
-        element,
-        access,
-        read_only: true,
-    };
-    ElementwiseSpec {
-        arch,
-        inputs: vec![operand; expression.arity()],
-        output: Operand {
-            read_only: false,
-            ..operand
-        },
-        expression,
-        compute: ElementType::F32,
-        tiling: Tiling::for_vector(16 / element.size_bytes()),
-        schedule: Schedule::default(),
-        flat: false,
-    }
-}
-
 /// Every op on every float type and arch, both views; the bulk-copy rings
 /// on sm_90a.
 fn elementwise_kernels() -> Vec<(String, String)> {
@@ -107,7 +80,7 @@ fn elementwise_kernels() -> Vec<(String, String)> {
             for element in [F16, BF16, F32] {
                 let width = 16 / element.size_bytes();
                 for flat in [false, true] {
-                    let mut s = elementwise(
+                    let mut s = spec(
                         arch,
                         expression.clone(),
                         element,
@@ -118,7 +91,7 @@ fn elementwise_kernels() -> Vec<(String, String)> {
                 }
             }
         }
-        let strided = elementwise(arch, elementwise_cases::add(), F32, Access::Strided);
+        let strided = spec(arch, elementwise_cases::add(), F32, Access::Strided);
         specs.push(strided);
     }
     for store in [BulkStore::Registers, BulkStore::Bulk] {
@@ -128,7 +101,7 @@ fn elementwise_kernels() -> Vec<(String, String)> {
                 (elementwise_cases::gelu3(), BF16),
             ] {
                 let width = 16 / element.size_bytes();
-                let mut s = elementwise(
+                let mut s = spec(
                     ArchKind::Sm90,
                     expression,
                     element,

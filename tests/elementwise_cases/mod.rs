@@ -3,7 +3,10 @@
 
 #![allow(dead_code)]
 
+use cutlet::arch::ArchKind;
 use cutlet::fusion::{scalar, Expr, Expression};
+use cutlet::kernel::elementwise::{Access, ElementwiseSpec, Operand, Schedule, Tiling};
+use cutlet::numeric::ElementType;
 
 /// `(name, expression, input range)`: every op of the expression language.
 /// The range keeps each op in its domain (log and sqrt of positives).
@@ -70,4 +73,38 @@ pub fn scalars_for(expression: &Expression) -> Vec<f64> {
         .copied()
         .take(expression.scalar_count())
         .collect()
+}
+
+/// The spec of `expression` over inputs and an output of one `element`
+/// type and `access`, computing in f64 for f64 and i32 data and in f32
+/// otherwise, with the default tiling of 16-byte vectors and schedule.
+pub fn spec(
+    arch: ArchKind,
+    expression: cutlet::fusion::Expression,
+    element: ElementType,
+    access: Access,
+) -> ElementwiseSpec {
+    let operand = Operand {
+        element,
+        access,
+        read_only: true,
+    };
+    let compute = if matches!(element, ElementType::F64 | ElementType::I32) {
+        ElementType::F64
+    } else {
+        ElementType::F32
+    };
+    ElementwiseSpec {
+        arch,
+        inputs: vec![operand; expression.arity()],
+        output: Operand {
+            read_only: false,
+            ..operand
+        },
+        expression,
+        compute,
+        tiling: Tiling::for_vector(16 / element.size_bytes()),
+        schedule: Schedule::default(),
+        flat: false,
+    }
 }
