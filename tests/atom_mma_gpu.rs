@@ -2,6 +2,8 @@
 //! B and C placed in registers by the atom's own layouts (through
 //! `ThreadPartition` and `emit_layout_offset`), compared with a host GEMM;
 //! and `ldmatrix` (N and T) compared with the copy atoms' destination layouts.
+//! The SM70 `m8n8k4` atoms run in a warp of four quad pairs, each on its own
+//! tile; their sm_70 PTX runs on later GPUs through the driver's JIT.
 //!
 //! Data are multiples of 1/4 in [-2, 2): every product and partial sum is
 //! exact in f16, bf16, tf32 and f32, so results must match bit for bit.
@@ -37,13 +39,72 @@ fn bytes(ty: ElementType) -> i64 {
 }
 
 /// The global address of this thread's part of a row-major tile: `base +
-/// thr(tid) * element bytes`, in a fresh `.b64` register.
-fn thread_base(k: &mut Kernel, base: Reg, p: &ThreadPartition, tid: Reg, ty: ElementType) -> Reg {
-    let offset = emit_layout_offset(k, p.thr(), tid).unwrap();
+/// (tile * tile_elements + thr(tid)) * element bytes`, in a fresh `.b64`
+/// register.
+fn thread_base(
+    k: &mut Kernel,
+    base: Reg,
+    (p, tile_elements): (&ThreadPartition, i64),
+    team: &Team,
+    ty: ElementType,
+) -> Reg {
+    let offset = emit_layout_offset(k, p.thr(), team.thread).unwrap();
+    k.push(format!(
+        "mad.lo.s32 {offset}, {}, {tile_elements}, {offset};",
+        team.tile
+    ));
     let addr = k.reg(RegClass::B64);
     k.push(format!("mul.wide.s32 {addr}, {offset}, {};", bytes(ty)));
     k.push(format!("add.s64 {addr}, {addr}, {base};"));
     addr
+}
+
+/// A thread's place in the launch: its logical thread in the atom and the
+/// tile it works on (registers).
+struct Team {
+    thread: Reg,
+    tile: Reg,
+}
+
+/// Whether the atom's logical threads are not its lanes in order: the SM70
+/// quad pair, `(4,2):(1,16)`.
+fn is_quad_pair(atom: MmaAtom) -> bool {
+    let thr_id = atom.thr_id();
+    (0..thr_id.size()).any(|t| thr_id.at(t) != t)
+}
+
+/// Tiles one launch computes: 4 for a quad-pair atom (the PTX ISA: a warp
+/// executing `mma.m8n8k4` computes 4 MMA operations), else 1.
+fn tiles(atom: MmaAtom) -> usize {
+    if is_quad_pair(atom) {
+        4
+    } else {
+        1
+    }
+}
+
+/// Lane `lane`'s (logical thread, quad pair), from the PTX ISA's table:
+/// quad pair `q` is lanes `4q..4q+3` (low) and `4q+16..4q+19` (high).
+fn quad_pair_of_lane(lane: i64) -> (i64, i64) {
+    ((lane & 3) | ((lane >> 2) & 4), (lane >> 2) & 3)
+}
+
+/// Emits this thread's [`Team`]: `tid` and tile 0, or for a quad-pair atom
+/// [`quad_pair_of_lane`] of `tid`.
+fn emit_team(k: &mut Kernel, atom: MmaAtom, tid: Reg) -> Team {
+    let (thread, tile) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+    if is_quad_pair(atom) {
+        let high = k.reg(RegClass::B32);
+        k.push(format!("and.b32 {thread}, {tid}, 3;"));
+        k.push(format!("shr.u32 {tile}, {tid}, 2;"));
+        k.push(format!("and.b32 {high}, {tile}, 4;"));
+        k.push(format!("or.b32 {thread}, {thread}, {high};"));
+        k.push(format!("and.b32 {tile}, {tile}, 3;"));
+    } else {
+        k.push(format!("mov.u32 {thread}, {tid};"));
+        k.push(format!("mov.u32 {tile}, 0;"));
+    }
+    Team { thread, tile }
 }
 
 /// Loads this thread's fragment into `class` registers, packing two 16-bit
@@ -137,17 +198,19 @@ fn mma_kernel(atom: MmaAtom) -> String {
         })
         .collect();
     let tid = k.special(SpecialReg::TidX);
-    let a_addr = thread_base(&mut k, ptrs[0], &pa, tid, types.a);
-    let b_addr = thread_base(&mut k, ptrs[1], &pb, tid, types.b);
-    let c_addr = thread_base(&mut k, ptrs[2], &pc, tid, types.c);
-    let d_addr = thread_base(&mut k, ptrs[3], &pc, tid, types.d);
+    let team = emit_team(&mut k, atom, tid);
+    let [m, n, kk] = atom.shape_mnk();
+    let a_addr = thread_base(&mut k, ptrs[0], (&pa, m * kk), &team, types.a);
+    let b_addr = thread_base(&mut k, ptrs[1], (&pb, n * kk), &team, types.b);
+    let c_addr = thread_base(&mut k, ptrs[2], (&pc, m * n), &team, types.c);
+    let d_addr = thread_base(&mut k, ptrs[3], (&pc, m * n), &team, types.d);
     let a = load_fragment(&mut k, a_addr, &pa, types.a, regs.ab_class);
     let b = load_fragment(&mut k, b_addr, &pb, types.b, regs.ab_class);
     let c = load_fragment(&mut k, c_addr, &pc, types.c, regs.c_class);
     let d = k.regs(regs.c_class, regs.c);
     atom.emit(&mut k, &d, &a, &b, &c).unwrap();
     store_fragment(&mut k, d_addr, &pc, types.d, &d);
-    let mut module = Module::new(atom.min_arch().max(ArchKind::Sm80));
+    let mut module = Module::new(atom.min_arch());
     module.add_kernel(k).unwrap();
     module.emit().unwrap()
 }
@@ -162,12 +225,14 @@ fn quarter_values(seed: u64, len: usize) -> Vec<f64> {
 fn run_mma(device: &Device, atom: MmaAtom, seed: u64) {
     let [m, n, kk] = atom.shape_mnk().map(|x| x as usize);
     let types = atom.types();
-    let a = quarter_values(seed, m * kk);
-    let b = quarter_values(seed + 1, n * kk);
-    let c = quarter_values(seed + 2, m * n);
-    let want: Vec<u32> = (0..m * n)
+    let tiles = tiles(atom);
+    let a = quarter_values(seed, tiles * m * kk);
+    let b = quarter_values(seed + 1, tiles * n * kk);
+    let c = quarter_values(seed + 2, tiles * m * n);
+    let want: Vec<u32> = (0..tiles * m * n)
         .map(|i| {
-            let (row, col) = (i / n, i % n);
+            let (tile, row, col) = (i / (m * n), i % (m * n) / n, i % n);
+            let (a, b) = (&a[tile * m * kk..], &b[tile * n * kk..]);
             let dot: f64 = (0..kk).map(|x| a[row * kk + x] * b[col * kk + x]).sum();
             encode(dot + c[i], types.d)
         })
@@ -183,7 +248,7 @@ fn run_mma(device: &Device, atom: MmaAtom, seed: u64) {
         let db = stream.clone_htod(&to16(&b, types.b)).unwrap();
         if types.c.size_bits() == 16 {
             let dc = stream.clone_htod(&to16(&c, types.c)).unwrap();
-            let mut dd = stream.clone_htod(&vec![0xFFFFu16; m * n]).unwrap();
+            let mut dd = stream.clone_htod(&vec![0xFFFFu16; tiles * m * n]).unwrap();
             launch(device, atom, &stream, &da, &db, &dc, &mut dd);
             stream
                 .clone_dtoh(&dd)
@@ -193,7 +258,7 @@ fn run_mma(device: &Device, atom: MmaAtom, seed: u64) {
                 .collect()
         } else {
             let dc = stream.clone_htod(&to32(&c)).unwrap();
-            let mut dd = stream.clone_htod(&vec![u32::MAX; m * n]).unwrap();
+            let mut dd = stream.clone_htod(&vec![u32::MAX; tiles * m * n]).unwrap();
             launch(device, atom, &stream, &da, &db, &dc, &mut dd);
             stream.clone_dtoh(&dd).unwrap()
         }
@@ -201,7 +266,7 @@ fn run_mma(device: &Device, atom: MmaAtom, seed: u64) {
         let da = stream.clone_htod(&to32(&a)).unwrap();
         let db = stream.clone_htod(&to32(&b)).unwrap();
         let dc = stream.clone_htod(&to32(&c)).unwrap();
-        let mut dd = stream.clone_htod(&vec![u32::MAX; m * n]).unwrap();
+        let mut dd = stream.clone_htod(&vec![u32::MAX; tiles * m * n]).unwrap();
         launch(device, atom, &stream, &da, &db, &dc, &mut dd);
         stream.clone_dtoh(&dd).unwrap()
     };
@@ -210,7 +275,7 @@ fn run_mma(device: &Device, atom: MmaAtom, seed: u64) {
         None,
         "{atom}: (index, got, want)"
     );
-    eprintln!("{atom}: {m}x{n}x{kk} matches the host bit for bit");
+    eprintln!("{atom}: {tiles} x {m}x{n}x{kk} matches the host bit for bit");
 }
 
 fn to32(v: &[f64]) -> Vec<u32> {
@@ -231,17 +296,29 @@ fn launch<A, B, C, D>(
     let function = module.function("atom_mma").unwrap();
     let mut args = KernelArgs::new(stream);
     args.input(a).input(b).input(c).output(d);
-    let threads = atom.thr_id().size() as u32;
+    let threads = if atom.thr_id().size() > 1 { 32 } else { 1 };
     let config = LaunchConfig {
         grid: (1, 1, 1),
         block: (threads, 1, 1),
         shared_mem_bytes: 0,
     };
     // SAFETY: params are (a, b, c, d: u64) in that order; each buffer holds
-    // the atom's whole M x K, N x K, M x N tile of its type, and the kernel
-    // touches only offsets of its partitions, which lie inside those tiles.
+    // `tiles(atom)` of the atom's whole M x K, N x K, M x N tiles of its
+    // type, and each thread touches only offsets of its partitions inside
+    // its own tile (`emit_team`), which lie inside those buffers.
     unsafe { function.launch(&config, args) }.unwrap();
     stream.synchronize().unwrap();
+}
+
+#[test]
+fn the_lane_split_is_the_quad_pair_thread_ids() {
+    for atom in MmaAtom::ALL.into_iter().filter(|&a| is_quad_pair(a)) {
+        let thr_id = atom.thr_id();
+        for lane in 0..32 {
+            let (t, q) = quad_pair_of_lane(lane);
+            assert_eq!(thr_id.at(t) + 4 * q, lane, "{atom}");
+        }
+    }
 }
 
 #[test]
@@ -339,9 +416,11 @@ fn ldmatrix_matches_the_copy_atom_layouts() {
 fn generated_kernels_assemble() {
     for atom in MmaAtom::ALL {
         let ptx = mma_kernel(atom);
-        if let Some(report) = common::ptxas::assemble(&ptx, "sm_80") {
-            let f = report.function("atom_mma");
-            assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{atom}");
+        for target in [atom.min_arch().ptx_target(), "sm_80"] {
+            if let Some(report) = common::ptxas::assemble(&ptx, target) {
+                let f = report.function("atom_mma");
+                assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{atom} {target}");
+            }
         }
     }
     for trans in [false, true] {

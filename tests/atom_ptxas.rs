@@ -1,5 +1,6 @@
 //! Every atom's `emit` output assembles with ptxas for the targets that have
-//! its instruction: sm_80 and sm_90a for all, sm_70 for the SIMT ones.
+//! its instruction: sm_80 and sm_90a for all, sm_70 for the SIMT ones and
+//! the SM70 `m8n8k4` MMAs (which also assemble for sm_80).
 
 mod common;
 
@@ -7,8 +8,8 @@ use common::probe::{module_ptx, probe_kernel};
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
-    CopyValue, MemorySpace, MmaAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
-    SM80_16x8x16_F32BF16BF16F32_TN, UniversalCopy, UniversalFMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+    CopyValue, MemorySpace, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_16x8x16_F32BF16BF16F32_TN,
+    UniversalCopy, UniversalFMA, SM70_MMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL, SM80_MMA,
 };
 use cutlet::ptx::{Kernel, Reg, RegClass};
 
@@ -45,10 +46,7 @@ fn atoms_kernel(arch: ArchKind) -> String {
         SM75_U32x4_LDSM_N::emit(&mut k, &a, &smem).unwrap();
         SM75_U16x8_LDSM_T::emit(&mut k, &b, &smem).unwrap();
         let half = k.regs(RegClass::B32, 2);
-        for atom in MmaAtom::ALL {
-            if atom == UniversalFMA {
-                continue;
-            }
+        for atom in SM80_MMA {
             let c: &[_] = if atom.regs().c_class == RegClass::B32 {
                 &half
             } else {
@@ -84,6 +82,65 @@ fn atoms_assemble_for_every_arch_that_has_them() {
         };
         let f = report.function("atoms");
         assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{arch:?}: {f:?}");
+    }
+}
+
+/// A kernel running every SM70 `m8n8k4` atom once through its own `emit`,
+/// A and B from `src`, accumulating in place into f32 and f16x2 registers
+/// that are then stored to `dst`, for a module targeting `arch`.
+fn sm70_mma_kernel(arch: ArchKind) -> String {
+    let (mut k, [src, dst, _]) = probe_kernel("sm70_mma", 32, 16, 16);
+    let v = k.regs(RegClass::B32, 4);
+    UniversalCopy::<128>::emit_load(&mut k, MemorySpace::Global, &v, &src).unwrap();
+    let f32_acc = k.regs(RegClass::F32, 8);
+    for (i, r) in f32_acc.iter().enumerate() {
+        k.push(format!("mov.b32 {r}, {};", v[i % 4]));
+    }
+    let f16_acc = k.regs(RegClass::B32, 4);
+    for (r, x) in f16_acc.iter().zip(&v) {
+        k.push(format!("mov.b32 {r}, {x};"));
+    }
+    for atom in SM70_MMA {
+        let regs = atom.regs();
+        let acc: &[Reg] = if regs.c_class == RegClass::F32 {
+            &f32_acc
+        } else {
+            &f16_acc
+        };
+        atom.emit(&mut k, acc, &v[..regs.a], &v[4 - regs.b..], acc)
+            .unwrap();
+    }
+    let bits = k.reg(RegClass::B32);
+    for (i, r) in f32_acc.iter().enumerate() {
+        let sum = f16_acc[i % 4];
+        k.push(format!("mov.b32 {bits}, {r};"));
+        k.push(format!("add.u32 {sum}, {sum}, {bits};"));
+    }
+    UniversalCopy::<128>::emit_store(&mut k, MemorySpace::Global, &dst, &f16_acc).unwrap();
+    module_ptx(arch, k)
+}
+
+#[test]
+fn sm70_mma_atoms_assemble_for_sm70_and_sm80() {
+    for module_arch in [ArchKind::Sm70, ArchKind::Sm80] {
+        let ptx = sm70_mma_kernel(module_arch);
+        for atom in SM70_MMA {
+            assert!(ptx.contains(atom.opcode()), "{atom} missing");
+        }
+        for target in ["sm_70", "sm_80"] {
+            if target == "sm_70" && module_arch == ArchKind::Sm80 {
+                continue;
+            }
+            let Some(report) = assemble(&ptx, target) else {
+                return;
+            };
+            let f = report.function("sm70_mma");
+            assert_eq!(
+                (f.spill_stores, f.spill_loads),
+                (0, 0),
+                "{module_arch:?} on {target}: {f:?}"
+            );
+        }
     }
 }
 

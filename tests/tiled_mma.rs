@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use cutlet::atom::{
     MmaAtom, SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN,
-    SM80_16x8x16_F32F16F16F32_TN, UniversalFMA,
+    SM80_16x8x16_F32F16F16F32_TN, UniversalFMA, SM70_MMA,
 };
 use cutlet::layout::Layout;
 use cutlet::tiled::{Operand, TiledMma};
@@ -162,6 +162,17 @@ fn bad_tiles_and_warps_are_named_errors() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("warps"), "{err}");
+}
+
+#[test]
+fn quad_pair_atoms_are_not_tiled_yet() {
+    for atom in SM70_MMA {
+        let err = TiledMma::new(atom, [1, 1, 1]).unwrap_err().to_string();
+        assert!(
+            err.contains(atom.name()) && err.contains("(4,2):(1,16)"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

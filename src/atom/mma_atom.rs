@@ -1,10 +1,12 @@
 //! [`MmaAtom`]: one MMA instruction as a plain value, read from a table per
-//! architecture ([`SM80_MMA`](super::SM80_MMA), [`UniversalFMA`](super::UniversalFMA)).
+//! architecture ([`SM80_MMA`](super::SM80_MMA), [`SM70_MMA`](super::SM70_MMA),
+//! [`UniversalFMA`](super::UniversalFMA)).
 
 use std::fmt;
 
 use super::atom_layout::AtomLayout;
 use super::emit::{check_regs, emit_snippet};
+use super::mma_sm70::SM70_MMA;
 use super::mma_sm80::SM80_MMA;
 use super::mma_universal::UniversalFMA;
 use crate::arch::ArchKind;
@@ -97,17 +99,35 @@ pub struct MmaAtom {
 }
 
 impl MmaAtom {
-    /// Every MMA atom: the SM80 table, then [`UniversalFMA`].
-    pub const ALL: [MmaAtom; 5] = [
-        SM80_MMA[0],
-        SM80_MMA[1],
-        SM80_MMA[2],
-        SM80_MMA[3],
-        UniversalFMA,
-    ];
+    /// Every MMA atom: the SM80 table, the SM70 table, then
+    /// [`UniversalFMA`](super::UniversalFMA).
+    ///
+    /// ```
+    /// use cutlet::atom::{MmaAtom, SM70_MMA, SM80_MMA};
+    ///
+    /// assert_eq!(MmaAtom::ALL.len(), SM80_MMA.len() + SM70_MMA.len() + 1);
+    /// assert_eq!(MmaAtom::ALL[SM80_MMA.len()], SM70_MMA[0]);
+    /// ```
+    pub const ALL: [MmaAtom; SM80_MMA.len() + SM70_MMA.len() + 1] = {
+        let mut all = [UniversalFMA; SM80_MMA.len() + SM70_MMA.len() + 1];
+        let mut i = 0;
+        while i < SM80_MMA.len() {
+            all[i] = SM80_MMA[i];
+            i += 1;
+        }
+        let mut j = 0;
+        while j < SM70_MMA.len() {
+            all[i + j] = SM70_MMA[j];
+            j += 1;
+        }
+        all
+    };
 
     /// The SM80 tensor-core atom for A, B and accumulator types, if the
     /// table has one. f32 A and B run as tf32 (rounded with `cvt.rna`).
+    /// Only [`SM80_MMA`](super::SM80_MMA) is searched: the SM70 `m8n8k4`
+    /// atoms are never picked here, since the PTX ISA says they may be much
+    /// slower on sm_80 and later.
     ///
     /// ```
     /// use cutlet::atom::{MmaAtom, SM80_16x8x8_F32TF32TF32F32_TN};
@@ -116,6 +136,8 @@ impl MmaAtom {
     /// assert_eq!(MmaAtom::for_types(F32, F32, F32), Some(SM80_16x8x8_F32TF32TF32F32_TN));
     /// assert_eq!(MmaAtom::for_types(TF32, TF32, F32), Some(SM80_16x8x8_F32TF32TF32F32_TN));
     /// assert_eq!(MmaAtom::for_types(F16, BF16, F32), None);
+    /// // f16 x f16 + f32 is the SM80 m16n8k16, never an SM70 m8n8k4.
+    /// assert_eq!(MmaAtom::for_types(F16, F16, F32).unwrap().shape_mnk(), [16, 8, 16]);
     /// ```
     pub const fn for_types(a: ElementType, b: ElementType, acc: ElementType) -> Option<MmaAtom> {
         let (a, b) = match (a, b) {
@@ -174,8 +196,9 @@ impl MmaAtom {
         self.arch
     }
 
-    /// The threads that execute it together (`32:1` for a warp, `1:0` for
-    /// one thread).
+    /// The threads that execute it together, logical thread -> lane (`32:1`
+    /// for a warp, `(4,2):(1,16)` for an SM70 quad pair, `1:0` for one
+    /// thread). The (thread, value) layouts are over the logical threads.
     pub fn thr_id(self) -> Layout {
         self.thr_id.layout()
     }

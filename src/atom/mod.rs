@@ -5,9 +5,10 @@
 //! it with layouts from [`crate::layout`]. Atoms are data: each is one
 //! `const` [`MmaAtom`] value named as in CUTLASS
 //! (`SM80_16x8x16_F32BF16BF16F32_TN`), a row of its architecture's table
-//! ([`SM80_MMA`]); collectives pick one with [`MmaAtom::for_types`] and ask
+//! ([`SM80_MMA`], [`SM70_MMA`]); collectives pick one with
+//! [`MmaAtom::for_types`] (SM80 only) and ask
 //! it every fact below instead of knowing it. A new instruction family (the
-//! SM90 wgmma `64xNx16` for N = 8..256, types, `SS`/`RS`; the SM70 `8x8x4`)
+//! SM90 wgmma `64xNx16` for N = 8..256, types, `SS`/`RS`)
 //! is new rows, or a `const fn` that generates them, not new code: the
 //! shape, register counts, operand source and layouts are all fields.
 //!
@@ -21,7 +22,7 @@
 //! | `source()` | where A and B come from: registers, or shared-memory descriptors (wgmma `SS`, `RS`) |
 //! | `opcode()` | the instruction with its shape and types |
 //! | `snippet()` | the `ptx/` family and snippet that emit the instruction |
-//! | `thr_id()` | the threads that execute it together: `32:1` for a warp, `1:0` for one thread |
+//! | `thr_id()` | the threads that execute it together, logical thread -> lane: `32:1` for a warp, `(4,2):(1,16)` for an SM70 quad pair, `1:0` for one thread |
 //! | `a_layout()` | (thread, value) -> (m,k) of the M x K tile, as a column-major index `m + M*k` |
 //! | `b_layout()` | (thread, value) -> (n,k) of the N x K tile, index `n + N*k` |
 //! | `c_layout()` | (thread, value) -> (m,n) of the M x N tile, index `m + M*n` (C and D) |
@@ -60,6 +61,7 @@ mod copy_universal;
 mod copy_value;
 mod emit;
 mod mma_atom;
+mod mma_sm70;
 mod mma_sm80;
 mod mma_universal;
 
@@ -70,6 +72,11 @@ pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
 pub use copy_universal::{MemorySpace, UniversalCopy};
 pub use copy_value::CopyValue;
 pub use mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};
+pub use mma_sm70::{
+    SM70_8x8x4_F16F16F16F16_NN, SM70_8x8x4_F16F16F16F16_NT, SM70_8x8x4_F16F16F16F16_TN,
+    SM70_8x8x4_F16F16F16F16_TT, SM70_8x8x4_F32F16F16F32_NN, SM70_8x8x4_F32F16F16F32_NT,
+    SM70_8x8x4_F32F16F16F32_TN, SM70_8x8x4_F32F16F16F32_TT, SM70_MMA,
+};
 pub use mma_sm80::{
     SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
     SM80_16x8x8_F32TF32TF32F32_TN, SM80_MMA,

@@ -32,6 +32,10 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "sm70/shared_memory",
         include_str!("../../ptx/sm70/shared_memory.ptx"),
     ),
+    (
+        "sm70/mma_m8n8k4",
+        include_str!("../../ptx/sm70/mma_m8n8k4.ptx"),
+    ),
     ("sm75/ldmatrix", include_str!("../../ptx/sm75/ldmatrix.ptx")),
     ("sm80/cp_async", include_str!("../../ptx/sm80/cp_async.ptx")),
     (

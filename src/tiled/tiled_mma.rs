@@ -57,9 +57,20 @@ pub struct TiledMma {
 }
 
 impl TiledMma {
-    /// `atom` over `warps = [WM, WN, WK]` (each at least 1).
+    /// `atom` over `warps = [WM, WN, WK]` (each at least 1). The atom's
+    /// logical threads must be its lanes in order (`thr_id` `N:1` or one
+    /// thread): the SM70 quad-pair atoms (`(4,2):(1,16)`) are not tiled yet
+    /// and are an error naming the atom.
     pub fn new(atom: MmaAtom, warps: [i64; 3]) -> Result<TiledMma> {
-        let atom_threads = atom.thr_id().size();
+        let thr_id = atom.thr_id();
+        let atom_threads = thr_id.size();
+        if atom_threads > 1 && (0..atom_threads).any(|t| thr_id.at(t) != t) {
+            return Err(Error::invalid_argument(
+                "atom",
+                format!("{atom} with thread ids {thr_id}"),
+                "an atom whose logical threads are its lanes in order",
+            ));
+        }
         if warps.iter().any(|&w| w < 1) || warps.iter().product::<i64>() * atom_threads > 1024 {
             return Err(Error::invalid_argument(
                 "warps",
