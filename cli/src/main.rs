@@ -1,10 +1,11 @@
 //! The `cutlet` command line: a GEMM run timed against cuBLAS, a layout
-//! calculator, a device report and bandwidth benchmarks, one subcommand each.
+//! calculator, pictures of MMA layouts, a device report and bandwidth benchmarks, one subcommand each.
 
 mod bench;
 mod gemm;
 mod info;
 mod layout;
+mod mma;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,8 @@ enum Command {
     Gemm(gemm::GemmArgs),
     /// Evaluate a layout expression in CuTe notation, e.g. 'zipped_divide((8,8):(8,1), [2:1, 4:1])'.
     Layout(layout::LayoutArgs),
+    /// Draw an MMA atom's (or tiled MMA's) A, B and C thread/value layouts, e.g. `cutlet mma SM80_16x8x16_F32BF16BF16F32_TN --svg mma.svg`.
+    Mma(mma::MmaArgs),
     /// Print the CUDA driver version and each GPU's compute capability, SM count and memory.
     Info,
     /// Benchmark a kernel against the DRAM bandwidth ceiling, e.g. `cutlet bench elementwise --op add`.
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Gemm(args) => gemm::run(&args),
         Command::Layout(args) => layout::run(&args),
+        Command::Mma(args) => mma::run(&args),
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
     }

@@ -61,6 +61,7 @@ mod copy_universal;
 mod copy_value;
 mod emit;
 mod mma_atom;
+mod mma_lookup;
 mod mma_sm70;
 mod mma_sm80;
 mod mma_universal;

@@ -60,6 +60,8 @@ mod svg;
 mod swizzle;
 
 pub use composed::{ComposedLayout, SmemSwizzle};
+pub(crate) use print::print_grid;
 pub use print::print_layout;
+pub(crate) use svg::{draw_panels, Cell as SvgCell, Panel as SvgPanel};
 pub use svg::{layout_svg, tv_layout_svg};
 pub use swizzle::Swizzle;

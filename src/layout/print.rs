@@ -73,16 +73,29 @@ pub fn print_layout(layout: &Layout) -> Result<String, LayoutError> {
         .map(|(r, c)| rows.at(r) + cols.at(c))
         .collect();
     let digits = |v: i64| v.to_string().len();
-    let widest = cells.iter().map(|&v| digits(v)).max().unwrap_or(1);
     // CuTe sizes every cell by the digits of the cosize; negative strides may
     // need more room.
-    let width = digits(layout.cosize()).max(widest);
+    let width = digits(layout.cosize());
+    let labels: Vec<String> = cells.iter().map(i64::to_string).collect();
+    Ok(format!("{layout}\n{}", print_grid(m, n, width, &labels)))
+}
+
+/// An `m x n` grid as `print_layout` draws it, without its opening line: a
+/// header of column numbers, then each row with its number and its cells
+/// (`labels`, row-major) right-aligned in at least `min_width` characters,
+/// boxed by `+----+` lines.
+pub(crate) fn print_grid(m: i64, n: i64, min_width: usize, labels: &[String]) -> String {
+    let width = labels
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(1)
+        .max(min_width);
     let rule = format!(
         "    {}+\n",
         format!("+{}", "-".repeat(width + 2)).repeat(n as usize)
     );
-
-    let mut out = format!("{layout}\n    ");
+    let mut out = String::from("    ");
     for c in 0..n {
         let _ = write!(out, "  {c:>width$} ");
     }
@@ -91,10 +104,10 @@ pub fn print_layout(layout: &Layout) -> Result<String, LayoutError> {
         out.push_str(&rule);
         let _ = write!(out, "{r:>2}  ");
         for c in 0..n {
-            let _ = write!(out, "| {:>width$} ", cells[(r * n + c) as usize]);
+            let _ = write!(out, "| {:>width$} ", labels[(r * n + c) as usize]);
         }
         out.push_str("|\n");
     }
     out.push_str(&rule);
-    Ok(out)
+    out
 }

@@ -23,47 +23,126 @@ const HUES: [&str; 8] = [
 ];
 
 /// One cell of a picture: its place, fill and one or two lines of text.
-struct Cell {
-    row: i64,
-    col: i64,
-    fill: &'static str,
-    lines: Vec<String>,
+pub(crate) struct Cell {
+    /// Row in its grid.
+    pub(crate) row: i64,
+    /// Column in its grid.
+    pub(crate) col: i64,
+    /// Fill colour.
+    pub(crate) fill: &'static str,
+    /// Text lines, top to bottom.
+    pub(crate) lines: Vec<String>,
 }
 
-/// An `m x n` grid of cells with row numbers on the left and column numbers on top.
-fn draw(m: i64, n: i64, cells: &[Cell]) -> String {
-    let width = MARGIN + n * CELL_W;
-    let height = MARGIN + m * CELL_H;
+impl Cell {
+    /// A cell of a TV picture: `T{thread}` over `V{value}`, filled with a
+    /// hue chosen by the thread id mod 8; white and empty where no thread
+    /// reaches it.
+    pub(crate) fn tv(row: i64, col: i64, owner: Option<(i64, i64)>) -> Cell {
+        match owner {
+            Some((t, v)) => Cell {
+                row,
+                col,
+                fill: HUES[t.rem_euclid(8) as usize],
+                lines: vec![format!("T{t}"), format!("V{v}")],
+            },
+            None => Cell {
+                row,
+                col,
+                fill: "#ffffff",
+                lines: Vec::new(),
+            },
+        }
+    }
+}
+
+/// One grid of a picture: `rows x cols` cells with row numbers on the left
+/// and column numbers on top, placed at `(x, y)`, with an optional title in
+/// its top-left corner.
+pub(crate) struct Panel {
+    /// Left edge.
+    pub(crate) x: i64,
+    /// Top edge.
+    pub(crate) y: i64,
+    /// Rows of cells.
+    pub(crate) rows: i64,
+    /// Columns of cells.
+    pub(crate) cols: i64,
+    /// Text in the corner between the row and column numbers.
+    pub(crate) title: Option<String>,
+    /// The cells, each placed by its row and column.
+    pub(crate) cells: Vec<Cell>,
+}
+
+impl Panel {
+    /// (width, height) of a `rows x cols` grid with its numbers.
+    pub(crate) fn size(rows: i64, cols: i64) -> (i64, i64) {
+        (MARGIN + cols * CELL_W, MARGIN + rows * CELL_H)
+    }
+
+    /// Writes the panel's numbers, title and cells.
+    fn write(&self, out: &mut String) {
+        let (x0, y0) = (self.x, self.y);
+        if let Some(title) = &self.title {
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{title}</text>",
+                x0 + MARGIN / 2,
+                y0 + MARGIN / 2
+            );
+        }
+        for r in 0..self.rows {
+            let y = y0 + MARGIN + r * CELL_H + CELL_H / 2;
+            let _ = writeln!(out, "<text x=\"{}\" y=\"{y}\">{r}</text>", x0 + MARGIN / 2);
+        }
+        for c in 0..self.cols {
+            let x = x0 + MARGIN + c * CELL_W + CELL_W / 2;
+            let _ = writeln!(out, "<text x=\"{x}\" y=\"{}\">{c}</text>", y0 + MARGIN / 2);
+        }
+        for cell in &self.cells {
+            let x = x0 + MARGIN + cell.col * CELL_W;
+            let y = y0 + MARGIN + cell.row * CELL_H;
+            let _ = writeln!(
+                out,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" stroke=\"black\"/>",
+                cell.fill
+            );
+            let cx = x + CELL_W / 2;
+            let n_lines = cell.lines.len() as i64;
+            for (i, line) in cell.lines.iter().enumerate() {
+                let cy = y + CELL_H * (2 * i as i64 + 1) / (2 * n_lines);
+                let _ = writeln!(out, "<text x=\"{cx}\" y=\"{cy}\">{line}</text>");
+            }
+        }
+    }
+}
+
+/// One SVG of `width x height` holding `panels`.
+pub(crate) fn draw_panels(width: i64, height: i64, panels: &[Panel]) -> String {
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" \
          width=\"{width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"12\" \
          text-anchor=\"middle\" dominant-baseline=\"central\">\n"
     );
-    for r in 0..m {
-        let y = MARGIN + r * CELL_H + CELL_H / 2;
-        let _ = writeln!(out, "<text x=\"{}\" y=\"{y}\">{r}</text>", MARGIN / 2);
-    }
-    for c in 0..n {
-        let x = MARGIN + c * CELL_W + CELL_W / 2;
-        let _ = writeln!(out, "<text x=\"{x}\" y=\"{}\">{c}</text>", MARGIN / 2);
-    }
-    for cell in cells {
-        let x = MARGIN + cell.col * CELL_W;
-        let y = MARGIN + cell.row * CELL_H;
-        let _ = writeln!(
-            out,
-            "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" stroke=\"black\"/>",
-            cell.fill
-        );
-        let cx = x + CELL_W / 2;
-        let n_lines = cell.lines.len() as i64;
-        for (i, line) in cell.lines.iter().enumerate() {
-            let cy = y + CELL_H * (2 * i as i64 + 1) / (2 * n_lines);
-            let _ = writeln!(out, "<text x=\"{cx}\" y=\"{cy}\">{line}</text>");
-        }
+    for panel in panels {
+        panel.write(&mut out);
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// An `m x n` grid of cells with row numbers on the left and column numbers on top.
+fn draw(m: i64, n: i64, cells: Vec<Cell>) -> String {
+    let (width, height) = Panel::size(m, n);
+    let panel = Panel {
+        x: 0,
+        y: 0,
+        rows: m,
+        cols: n,
+        title: None,
+        cells,
+    };
+    draw_panels(width, height, &[panel])
 }
 
 /// An SVG picture of a rank-2 layout (rank 1: one column): a grid whose cell
@@ -95,7 +174,7 @@ pub fn layout_svg(layout: &Layout) -> Result<String, LayoutError> {
             }
         })
         .collect();
-    Ok(draw(m, n, &cells))
+    Ok(draw(m, n, cells))
 }
 
 /// An SVG picture of a TV layout `(thread, value) -> index` over an `M x N`
@@ -151,24 +230,7 @@ pub fn tv_layout_svg(tv: &Layout, tiler_mn: &IntTuple) -> Result<String, LayoutE
     let cells: Vec<Cell> = owner
         .iter()
         .enumerate()
-        .map(|(idx, who)| {
-            let idx = idx as i64;
-            let (row, col) = (idx % m, idx / m);
-            match *who {
-                Some((t, v)) => Cell {
-                    row,
-                    col,
-                    fill: HUES[(t % 8) as usize],
-                    lines: vec![format!("T{t}"), format!("V{v}")],
-                },
-                None => Cell {
-                    row,
-                    col,
-                    fill: "#ffffff",
-                    lines: Vec::new(),
-                },
-            }
-        })
+        .map(|(idx, who)| Cell::tv(idx as i64 % m, idx as i64 / m, *who))
         .collect();
-    Ok(draw(m, n, &cells))
+    Ok(draw(m, n, cells))
 }

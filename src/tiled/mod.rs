@@ -18,6 +18,7 @@
 //! | `TiledMma::ldsm_tv`, `partition_ldsm` | the row addresses each lane gives to `ldmatrix` | `make_tiled_copy_A/B` + `partition_S` |
 //! | `TiledCopy::layout_tv` | (thread, value) -> index of its tile | `TiledCopy::get_layoutS_TV` |
 //! | `TiledCopy::partition_s/d` | a thread's part of a source/destination tile | `ThrCopy::partition_S/D` |
+//! | [`MmaPicture`] | the A, B, C (thread, value) grids as text or one SVG | `print_latex(tiled_mma)` |
 //! | [`RegisterTensor`] | a thread's fragment: registers and a layout from its logical coordinate to a value slot | a register `Tensor` from `make_fragment_like` |
 //!
 //! Kernels are generated on the host with the thread index a run-time
@@ -33,12 +34,14 @@
 
 mod emit_offset;
 mod ldsm;
+mod mma_picture;
 mod partition;
 mod register_tensor;
 mod tiled_copy;
 mod tiled_mma;
 
 pub use emit_offset::{emit_layout_offset, emit_swizzle};
+pub use mma_picture::{MmaPanel, MmaPicture};
 pub use partition::ThreadPartition;
 pub use register_tensor::RegisterTensor;
 pub use tiled_copy::TiledCopy;
