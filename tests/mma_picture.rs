@@ -14,14 +14,18 @@ fn index(tv: &Layout, (t, v): (i64, i64)) -> i64 {
     tv.mode(0).unwrap().at(t) + tv.mode(1).unwrap().at(v)
 }
 
-/// Every cell of `panel` holds a (thread, value) that `tv` maps back to it.
-fn assert_panel_follows(panel: &MmaPanel, tv: &Layout, what: &str) {
+/// Every cell of `panel` holds a (lane, value) whose logical thread (the
+/// `t` with `thr_id(t) = lane`) and value `tv` maps back to it.
+fn assert_panel_follows(panel: &MmaPanel, tv: &Layout, thr_id: &Layout, what: &str) {
     for r in 0..panel.rows() {
         for c in 0..panel.cols() {
-            let owner = panel
+            let (lane, v) = panel
                 .at(r, c)
                 .unwrap_or_else(|| panic!("{what}: cell ({r},{c}) has no label"));
-            assert_eq!(index(tv, owner), r + panel.rows() * c, "{what} ({r},{c})");
+            let t = (0..thr_id.size())
+                .find(|&t| thr_id.at(t) == lane)
+                .unwrap_or_else(|| panic!("{what}: lane {lane} is none of the atom's threads"));
+            assert_eq!(index(tv, (t, v)), r + panel.rows() * c, "{what} ({r},{c})");
         }
     }
 }
@@ -48,7 +52,7 @@ fn every_atom_cell_is_labelled_once_as_its_layouts_say() {
             let panel = picture.panel(*op);
             let what = format!("{atom} {op:?}");
             assert_eq!((panel.rows(), panel.cols()), (rows, cols), "{what}");
-            assert_panel_follows(panel, tv, &what);
+            assert_panel_follows(panel, tv, &atom.thr_id(), &what);
             // An atom's layouts are bijections: each pair labels one cell.
             assert_eq!(
                 distinct_labels(panel, &what).len() as i64,
@@ -85,6 +89,25 @@ fn sm80_16x8x16_cells_by_hand() {
     assert_eq!(c.at(15, 6), Some((31, 2)));
 }
 
+/// CuTe's picture of `SM70_8x8x4_F32F16F16F32_NT`: the quad pair's lanes
+/// 0-3 and 16-19, and in C, logical thread 2 (lane 2) value 0 at index 16,
+/// that is row 0, column 2.
+#[test]
+fn sm70_quad_pair_is_drawn_with_its_lanes() {
+    let atom = MmaAtom::named("SM70_8x8x4_F32F16F16F32_NT").expect("the SM70 atom is listed");
+    let picture = MmaPicture::of_atom(atom).unwrap();
+    assert_eq!(picture.threads(), 8);
+    let c = picture.panel(Operand::C);
+    assert_eq!(c.at(0, 2), Some((2, 0)));
+    let mut lanes: Vec<i64> = (0..c.rows())
+        .flat_map(|r| (0..c.cols()).map(move |col| (r, col)))
+        .map(|(r, col)| c.at(r, col).unwrap().0)
+        .collect();
+    lanes.sort();
+    lanes.dedup();
+    assert_eq!(lanes, [0, 1, 2, 3, 16, 17, 18, 19]);
+}
+
 #[test]
 fn tiled_mma_labels_every_cell_with_its_threads() {
     let mma = TiledMma::new(SM80_16x8x16_F32BF16BF16F32_TN, [2, 2, 1]).unwrap();
@@ -94,7 +117,8 @@ fn tiled_mma_labels_every_cell_with_its_threads() {
     let extents = [[m, k], [n, k], [m, n]];
     for (op, tile) in OPERANDS.into_iter().zip(extents) {
         let tv = mma.layout_tv(op, tile).unwrap();
-        assert_panel_follows(picture.panel(op), &tv, &format!("{op:?}"));
+        let lanes = Layout::from_parts(128.into(), 1.into());
+        assert_panel_follows(picture.panel(op), &tv, &lanes, &format!("{op:?}"));
     }
     // C is owned once per (thread, value); A and B are shared by the warps
     // along N and M, and each cell shows the lowest thread that holds it.

@@ -45,11 +45,10 @@ pub fn run(args: &MmaArgs) -> ExitCode {
 /// The picture the arguments ask for.
 fn picture(args: &MmaArgs) -> cutlet::Result<MmaPicture> {
     let atom = MmaAtom::lookup(&args.name)?;
-    let warps = match &args.warps {
-        Some(text) => parse_warps(text)?,
-        None => [1, 1, 1],
-    };
-    MmaPicture::of_tiled(&TiledMma::new(atom, warps)?)
+    match &args.warps {
+        Some(text) => MmaPicture::of_tiled(&TiledMma::new(atom, parse_warps(text)?)?),
+        None => MmaPicture::of_atom(atom),
+    }
 }
 
 /// `MxN` or `MxNxK` as `[M, N, K]` (K defaults to 1).

@@ -55,6 +55,32 @@ fn svg_is_one_well_formed_picture() {
     assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
 }
 
+/// The example: the SM70 quad-pair atom, 8x4 A and B and 8x8 C,
+/// labelled with the lanes of the quad pair.
+#[test]
+fn the_sm70_atom_draws_with_its_quad_pair_lanes() {
+    let path = std::env::temp_dir().join(format!("cutlet-mma-sm70-{}.svg", std::process::id()));
+    let out = run_cutlet(&[
+        "mma",
+        "SM70_8x8x4_F32F16F16F32_NT",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(svg.matches("<rect").count(), 8 * 4 + 8 * 4 + 8 * 8);
+    assert!(
+        svg.contains(">T16<") || svg.contains("T16"),
+        "lane 16 is drawn"
+    );
+    let out = run_cutlet(&["mma", "SM70_8x8x4_F32F16F16F32_NT"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let grids = text(&out.stdout);
+    assert!(grids.contains("T19V"), "{grids}");
+    assert!(!grids.contains("T4V"), "{grids}");
+}
+
 #[test]
 fn unknown_name_lists_the_known_ones() {
     let out = run_cutlet(&["mma", "SM80_16x8x16_F64F64F64F64_TN"]);

@@ -27,6 +27,17 @@ impl MmaPanel {
     /// N and M) is labelled with the lowest thread, as CuTe's
     /// `right_inverse` of the TV layout picks it.
     fn new(operand: Operand, tv: &crate::layout::Layout, rows: i64, cols: i64) -> Result<Self> {
+        MmaPanel::with_lanes(operand, tv, rows, cols, &|t| t)
+    }
+
+    /// As [`new`](Self::new), labelling logical thread `t` as `lane(t)`.
+    fn with_lanes(
+        operand: Operand,
+        tv: &crate::layout::Layout,
+        rows: i64,
+        cols: i64,
+        lane: &dyn Fn(i64) -> i64,
+    ) -> Result<Self> {
         let (threads, values) = (mode_of(tv, 0)?, mode_of(tv, 1)?);
         let mut owners = vec![None; (rows * cols) as usize];
         for t in 0..threads.size() {
@@ -40,7 +51,7 @@ impl MmaPanel {
                     ));
                 }
                 let (r, c) = (idx % rows, idx / rows);
-                owners[(r * cols + c) as usize].get_or_insert((t, v));
+                owners[(r * cols + c) as usize].get_or_insert((lane(t), v));
             }
         }
         Ok(MmaPanel {
@@ -136,9 +147,23 @@ pub struct MmaPicture {
 }
 
 impl MmaPicture {
-    /// The picture of one atom.
+    /// The picture of one atom, from its own (thread, value) layouts, each
+    /// logical thread labelled with its lane ([`MmaAtom::thr_id`]: lanes
+    /// 0-3 and 16-19 for an SM70 quad pair, as CuTe's `print_latex` draws
+    /// it).
     pub fn of_atom(atom: MmaAtom) -> Result<MmaPicture> {
-        MmaPicture::of_tiled(&TiledMma::new(atom, [1, 1, 1])?)
+        let [m, n, k] = atom.shape_mnk().map(i64::from);
+        let thr_id = atom.thr_id();
+        let lane = |t: i64| thr_id.at(t);
+        Ok(MmaPicture {
+            title: atom.name().to_string(),
+            threads: thr_id.size(),
+            panels: [
+                MmaPanel::with_lanes(Operand::A, &atom.a_layout(), m, k, &lane)?,
+                MmaPanel::with_lanes(Operand::B, &atom.b_layout(), n, k, &lane)?,
+                MmaPanel::with_lanes(Operand::C, &atom.c_layout(), m, n, &lane)?,
+            ],
+        })
     }
 
     /// The picture of one step of `mma`: its [`tile_mnk`](TiledMma::tile_mnk).
