@@ -52,11 +52,12 @@ pub use dispatch_policy::{
     MainloopSm80CpAsync, MainloopSpec, MainloopTag,
 };
 pub use epilogue::Epilogue;
-pub(crate) use epilogue_sm80::epilogue_pad;
+pub(crate) use epilogue_sm80::staging_bytes;
 pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
+pub(crate) use smem_layout::tile_stage_bytes;
 pub use smem_layout::OperandSmem;
 pub use tile_context::TileContext;

@@ -138,6 +138,14 @@ impl OperandSmem {
     /// to 1024 bytes, so that the next tile starts at a multiple of
     /// every swizzle's period.
     pub fn stage_bytes(&self) -> u32 {
-        self.bytes().next_multiple_of(SMEM_ALIGN)
+        tile_stage_bytes(self.extent, self.bk, self.element_bytes)
     }
+}
+
+/// Bytes an `extent x bk` tile of `element_bytes`-byte elements takes in a
+/// stage: rounded up to 1024 bytes, so that the next tile starts at a
+/// multiple of every swizzle's period. The one formula both
+/// [`OperandSmem::stage_bytes`] and the const configuration rules use.
+pub(crate) const fn tile_stage_bytes(extent: u32, bk: u32, element_bytes: u32) -> u32 {
+    (extent * bk * element_bytes).next_multiple_of(SMEM_ALIGN)
 }

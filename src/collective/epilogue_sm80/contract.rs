@@ -2,9 +2,9 @@
 //! addresses, alpha and beta, the fusion's bias vectors and extra scalars;
 //! the accumulators staged through shared memory the mainloop is done with.
 
-use super::{epilogue_pad, EpilogueInputs, EpilogueSm80};
+use super::{staging_bytes, EpilogueInputs, EpilogueSm80};
 use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage, VECTOR_BYTES};
-use crate::gemm::{BiasAxis, DeclaredParams, GemmOperand, OutputMajor, ParamRole};
+use crate::gemm::{BiasAxis, DeclaredParams, GemmOperand, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 /// alpha and beta (`.f32`), loaded at kernel entry.
@@ -39,14 +39,8 @@ impl Epilogue for EpilogueSm80 {
     }
 
     fn shared_storage(&self) -> SharedStorage {
-        let [bm, bn, _] = self.spec.tile;
-        let pad = epilogue_pad(self.spec.majors.d);
-        let bytes = match self.spec.majors.d {
-            OutputMajor::N => bm * (bn + pad) * 4,
-            OutputMajor::M => bn * (bm + pad) * 4,
-        };
         SharedStorage {
-            bytes,
+            bytes: staging_bytes(self.spec.tile, self.spec.majors.d),
             align: VECTOR_BYTES,
         }
     }

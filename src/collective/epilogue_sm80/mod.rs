@@ -60,6 +60,19 @@ pub(crate) const fn epilogue_pad(major: OutputMajor) -> u32 {
     }
 }
 
+/// Bytes of the staging tile of a `tile` with D `major`: the f32
+/// accumulators of the whole CTA tile, rows padded by [`epilogue_pad`].
+/// The one formula the epilogue's shared storage and the const
+/// configuration rules use.
+pub(crate) const fn staging_bytes(tile: [u32; 3], major: OutputMajor) -> u32 {
+    let [bm, bn, _] = tile;
+    let pad = epilogue_pad(major);
+    match major {
+        OutputMajor::N => bm * (bn + pad) * 4,
+        OutputMajor::M => bn * (bm + pad) * 4,
+    }
+}
+
 /// Registers the kernel hands to the epilogue.
 #[derive(Clone, Debug)]
 pub struct EpilogueInputs {

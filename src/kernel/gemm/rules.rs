@@ -31,9 +31,9 @@ use std::fmt;
 use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::atom::{MmaAtom, SM80_MMA};
-use crate::collective::{epilogue_pad, SMEM_ALIGN};
+use crate::collective::{staging_bytes, tile_stage_bytes};
 use crate::collective::{EpiloguePolicy, MainloopSpec};
-use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+use crate::gemm::{GemmMajors, GemmTypes, OperandMajor};
 use crate::numeric::ElementType;
 
 /// Every fact of a GEMM configuration the rules read: a
@@ -107,20 +107,14 @@ impl ConfigFacts {
     /// rounded up to the 1024-byte alignment of the swizzle atoms.
     pub const fn stage_bytes(&self) -> u32 {
         let [bm, bn, bk] = self.tile;
-        let a = (bm * bk * self.types.a.size_bytes()).next_multiple_of(SMEM_ALIGN);
-        let b = (bn * bk * self.types.b.size_bytes()).next_multiple_of(SMEM_ALIGN);
-        a + b
+        tile_stage_bytes(bm, bk, self.types.a.size_bytes())
+            + tile_stage_bytes(bn, bk, self.types.b.size_bytes())
     }
 
     /// Bytes of the epilogue's staging tile: the f32 accumulators of the
     /// whole CTA tile, rows padded against bank conflicts.
     pub const fn epilogue_bytes(&self) -> u32 {
-        let [bm, bn, _] = self.tile;
-        let pad = epilogue_pad(self.majors.d);
-        match self.majors.d {
-            OutputMajor::N => bm * (bn + pad) * 4,
-            OutputMajor::M => bn * (bm + pad) * 4,
-        }
+        staging_bytes(self.tile, self.majors.d)
     }
 
     /// Dynamic shared memory of the kernel: the larger of the mainloop's
@@ -476,6 +470,7 @@ impl fmt::Debug for RuleMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gemm::OutputMajor;
     use ElementType::{BF16, F16, F32};
 
     fn facts(tile: [u32; 3], warps: [u32; 2], stages: u32) -> ConfigFacts {
