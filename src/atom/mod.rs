@@ -49,6 +49,25 @@
 //! | `ref_layout()` | the layout the partitioner tiles with (CuTe's `RefLayout`) |
 //! | `emit...` | on each tag: writes the instruction given registers and addresses |
 //!
+//! # SM90 TMA copies ([`SM90_TMA_LOAD`], [`SM90_TMA_LOAD_MULTICAST`], [`SM90_TMA_STORE`])
+//! A TMA copy is issued by one thread for a whole box that a tensor map
+//! describes, so its values per thread are the box's, not the
+//! instruction's: the tags carry `NAME`, `MIN_ARCH`, `SNIPPET`, `thr_id()`
+//! and `src_layout(box_bits)`/`dst_layout(box_bits)` (CuTe's
+//! `Copy_Traits<SM90_TMA_LOAD_OP, NumBitsPerTMA>`) but are not
+//! [`CopyTraits`] atoms. They are emitted by free functions
+//! (`copy_sm90_tma.rs`); the host side of the map is
+//! [`TmaTiled`](crate::device::TmaTiled).
+//!
+//! | item | emits |
+//! |---|---|
+//! | [`emit_tensor_map_address`] | the generic address of a by-value map param (`cvta.param`) |
+//! | [`emit_prefetch_tensor_map`] | `prefetch.tensormap` |
+//! | [`emit_tma_load`] | `cp.async.bulk.tensor.Nd` global -> shared, completing on an mbarrier |
+//! | [`emit_tma_load_multicast`] | the same to every CTA of a 16-bit cluster mask |
+//! | [`emit_tma_store`] | `cp.async.bulk.tensor.Nd` shared -> global, in a bulk group |
+//! | [`emit_tma_store_fence`], [`emit_tma_store_arrive`], [`emit_tma_store_wait`] | CuTe's `tma_store_fence/arrive/wait` |
+//!
 //! The raw snippets live in `ptx/`, one file per instruction family per
 //! architecture; the Rust metadata lives here, one file per family per
 //! architecture (`mma_sm80.rs`, `copy_sm80.rs`, ...).
@@ -57,6 +76,7 @@ mod atom_layout;
 mod copy_atom;
 mod copy_sm75;
 mod copy_sm80;
+mod copy_sm90_tma;
 mod copy_universal;
 mod copy_value;
 mod emit;
@@ -70,6 +90,11 @@ pub use atom_layout::{AtomLayout, AtomMode};
 pub use copy_atom::{CopyAtom, CopyTraits};
 pub use copy_sm75::{SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N};
 pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+pub use copy_sm90_tma::{
+    emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
+    emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,
+    SM90_TMA_LOAD, SM90_TMA_LOAD_MULTICAST, SM90_TMA_STORE, TMA_MAX_RANK,
+};
 pub use copy_universal::{MemorySpace, UniversalCopy};
 pub use copy_value::CopyValue;
 pub use mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};

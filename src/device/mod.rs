@@ -37,6 +37,7 @@
 //! | [`JitTier`], [`JIT_TIERED_ENV`] | `tiered.rs` | slow-to-compile kernels: a quick compile first, the optimized one in the background |
 //! | (internal) | `exit.rs` | the process's exit waits for JIT compiles in flight, so it never crashes in the driver |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`], [`check_cluster`] | `launch.rs` | validated launches with typed arguments, with or without thread-block clusters |
+//! | [`TmaTiled`], [`TmaSwizzle`] | `tensor_map.rs` | a TMA tensor map: checked without a driver, encoded by `cuTensorMapEncodeTiled` into a [`TensorMapArg`] |
 //! | [`Elementwise`], [`check_arguments`], [`plan_problem`], [`check_overlap`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
@@ -91,6 +92,7 @@ mod jit;
 mod launch;
 mod reduce;
 mod scalars;
+mod tensor_map;
 mod tiered;
 mod vector_add;
 
@@ -104,5 +106,6 @@ pub use function::Function;
 pub use jit::{Module, JIT_FAST_COMPILE_ENV, JIT_OPT_LEVEL_ENV};
 pub use launch::{check_cluster, KernelArgs, LaunchConfig, TensorMapArg, MAX_PORTABLE_CLUSTER};
 pub use reduce::{Reduce, ReduceDim, ReduceWorkspace};
+pub use tensor_map::{TmaSwizzle, TmaTiled, TMA_MAX_BOX};
 pub use tiered::{JitTier, JIT_TIERED_ENV, QUICK_LEVEL};
 pub use vector_add::vector_add;
