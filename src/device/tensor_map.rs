@@ -504,3 +504,40 @@ fn encoder_ready() -> Result<()> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes per element of each driver data type cutlet uses, from the
+    /// driver's documentation of `CUtensorMapDataType`.
+    fn driver_bytes(data: sys::CUtensorMapDataType) -> u32 {
+        use sys::CUtensorMapDataType as T;
+        match data {
+            T::CU_TENSOR_MAP_DATA_TYPE_UINT8 => 1,
+            T::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 | T::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 => 2,
+            T::CU_TENSOR_MAP_DATA_TYPE_INT32
+            | T::CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+            | T::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 => 4,
+            T::CU_TENSOR_MAP_DATA_TYPE_FLOAT64 => 8,
+            other => panic!("cutlet maps no element type to {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_element_type_has_a_driver_type_of_its_size() {
+        for element in ElementType::ALL {
+            assert_eq!(
+                driver_bytes(data_type(element)),
+                element.size_bytes(),
+                "{element}"
+            );
+        }
+    }
+
+    #[test]
+    fn swizzles_map_to_the_driver_codes() {
+        let codes: Vec<u32> = TmaSwizzle::ALL.iter().map(|s| s.to_cuda() as u32).collect();
+        assert_eq!(codes, [0, 1, 2, 3]);
+    }
+}
