@@ -27,13 +27,25 @@ pub enum MainloopPolicy {
         /// Shared-memory pipeline stages (at least 2).
         stages: u32,
     },
+    /// The SM90 warp-specialized mainloop
+    /// ([`Sm90TmaGmmaWarpSpecialized`](super::Sm90TmaGmmaWarpSpecialized)):
+    /// a producer warp fills `stages` shared-memory stages with TMA (one
+    /// mbarrier-counted ring, multicast across a cluster), consumer
+    /// warpgroups multiply them with `wgmma` reading both operands through
+    /// shared-memory descriptors (CUTLASS's
+    /// `MainloopSm90TmaGmmaWarpSpecialized<Stages, ClusterShape, Schedule>`).
+    Sm90TmaGmmaWarpSpecialized {
+        /// Shared-memory pipeline stages (at least 2).
+        stages: u32,
+    },
 }
 
 impl MainloopPolicy {
     /// The shared-memory stages of the mainloop's pipeline.
     pub const fn stages(self) -> u32 {
         match self {
-            MainloopPolicy::Sm80CpAsync { stages } => stages,
+            MainloopPolicy::Sm80CpAsync { stages }
+            | MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages } => stages,
         }
     }
 }
@@ -46,6 +58,13 @@ pub enum EpiloguePolicy {
     /// expression and 16-byte vector stores of D.
     #[default]
     Sm80Staged,
+    /// The SM90 warp-specialized epilogue without shared memory
+    /// ([`EpilogueSm90NoSmem`](super::EpilogueSm90NoSmem), CUTLASS's
+    /// `NoSmemWarpSpecialized`): each consumer thread applies the fusion
+    /// expression to its own accumulators and stores them to D directly,
+    /// predicated on the edges, while the producer already loads the next
+    /// tile.
+    Sm90NoSmem,
 }
 
 /// The mainloop of a kernel: its policy and the warp layout of its tiled MMA.
@@ -93,7 +112,7 @@ impl EpilogueSpec {
 /// A mainloop tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a mainloop policy",
-    note = "name a mainloop as cutlet::collective::MainloopSm80CpAsync<Stages>, or give the stage count (a typenum number such as U3) for the SM80 multistage mainloop"
+    note = "name a mainloop as cutlet::collective::MainloopSm80CpAsync<Stages> or cutlet::collective::MainloopSm90TmaGmmaWarpSpecialized<Stages>, or give the stage count (a typenum number such as U3) for the SM80 multistage mainloop"
 )]
 pub trait MainloopTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -103,7 +122,7 @@ pub trait MainloopTag: Send + Sync + 'static {
 /// An epilogue tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an epilogue policy",
-    note = "the epilogue policy is cutlet::collective::EpilogueSm80Staged"
+    note = "the epilogue policies are cutlet::collective::EpilogueSm80Staged and cutlet::collective::EpilogueNoSmemWarpSpecialized"
 )]
 pub trait EpilogueTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -122,6 +141,25 @@ pub trait EpilogueTag: Send + Sync + 'static {
 /// assert_eq!(<U4 as MainloopTag>::POLICY, MainloopPolicy::Sm80CpAsync { stages: 4 });
 /// ```
 pub struct MainloopSm80CpAsync<Stages>(PhantomData<Stages>);
+
+/// The SM90 TMA + wgmma warp-specialized mainloop with `Stages`
+/// shared-memory stages (a typenum number):
+/// [`MainloopPolicy::Sm90TmaGmmaWarpSpecialized`].
+///
+/// ```
+/// use cutlet::collective::{MainloopPolicy, MainloopSm90TmaGmmaWarpSpecialized, MainloopTag};
+/// use typenum::U4;
+///
+/// assert_eq!(
+///     <MainloopSm90TmaGmmaWarpSpecialized<U4> as MainloopTag>::POLICY,
+///     MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages: 4 }
+/// );
+/// ```
+pub struct MainloopSm90TmaGmmaWarpSpecialized<Stages>(PhantomData<Stages>);
+
+impl<S: Unsigned + Send + Sync + 'static> MainloopTag for MainloopSm90TmaGmmaWarpSpecialized<S> {
+    const POLICY: MainloopPolicy = MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages: S::U32 };
+}
 
 impl<S: Unsigned + Send + Sync + 'static> MainloopTag for MainloopSm80CpAsync<S> {
     const POLICY: MainloopPolicy = MainloopPolicy::Sm80CpAsync { stages: S::U32 };
@@ -143,4 +181,12 @@ pub struct EpilogueSm80Staged;
 
 impl EpilogueTag for EpilogueSm80Staged {
     const POLICY: EpiloguePolicy = EpiloguePolicy::Sm80Staged;
+}
+
+/// The SM90 warp-specialized epilogue storing from registers:
+/// [`EpiloguePolicy::Sm90NoSmem`].
+pub struct EpilogueNoSmemWarpSpecialized;
+
+impl EpilogueTag for EpilogueNoSmemWarpSpecialized {
+    const POLICY: EpiloguePolicy = EpiloguePolicy::Sm90NoSmem;
 }

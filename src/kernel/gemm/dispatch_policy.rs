@@ -12,14 +12,31 @@ pub enum KernelSchedule {
     /// kernels): [`gemm_universal`](super::GemmUniversal).
     #[default]
     Multistage,
+    /// Warp-specialized, persistent (CUTLASS's
+    /// `KernelTmaWarpSpecializedCooperative`): one producer warpgroup loads
+    /// with TMA, two consumer warpgroups split each output tile along M,
+    /// run its mainloop together, then its epilogue together.
+    TmaWarpSpecializedCooperative,
+    /// Warp-specialized, persistent (CUTLASS's
+    /// `KernelTmaWarpSpecializedPingpong`): one producer warpgroup, two
+    /// consumer warpgroups that each own whole output tiles and take turns,
+    /// so that one's epilogue overlaps the other's mainloop.
+    TmaWarpSpecializedPingpong,
 }
 
 impl KernelSchedule {
-    /// A short name for messages.
+    /// A short name for messages and kernel names.
     pub const fn name(self) -> &'static str {
         match self {
             KernelSchedule::Multistage => "multistage",
+            KernelSchedule::TmaWarpSpecializedCooperative => "cooperative",
+            KernelSchedule::TmaWarpSpecializedPingpong => "pingpong",
         }
+    }
+
+    /// Whether producer and consumers run on different warpgroups.
+    pub const fn warp_specialized(self) -> bool {
+        !matches!(self, KernelSchedule::Multistage)
     }
 }
 
@@ -30,12 +47,17 @@ pub enum TileSchedulerPolicy {
     /// in `blockIdx.y`: [`DataParallel`](super::DataParallel).
     #[default]
     DataParallel,
+    /// As many blocks (or clusters) as fit on the GPU at once, each walking
+    /// the output tiles of every batch with a stride of the grid, rasterized
+    /// in groups along M (CUTLASS's `PersistentTileSchedulerSm90`):
+    /// [`Persistent`](super::Persistent).
+    Persistent,
 }
 
 /// A kernel-schedule tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a kernel schedule",
-    note = "the kernel schedule is cutlet::kernel::gemm::KernelMultistage"
+    note = "the kernel schedules are cutlet::kernel::gemm::KernelMultistage, KernelTmaWarpSpecializedCooperative and KernelTmaWarpSpecializedPingpong"
 )]
 pub trait KernelScheduleTag: Send + Sync + 'static {
     /// The schedule value the tag lowers to.
@@ -45,7 +67,7 @@ pub trait KernelScheduleTag: Send + Sync + 'static {
 /// A tile-scheduler tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tile scheduler",
-    note = "the tile scheduler is cutlet::kernel::gemm::DataParallelScheduler"
+    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler and PersistentScheduler"
 )]
 pub trait TileSchedulerTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -54,6 +76,27 @@ pub trait TileSchedulerTag: Send + Sync + 'static {
 
 /// [`KernelSchedule::Multistage`] as a tag.
 pub struct KernelMultistage;
+
+/// The SM90 cooperative schedule: [`KernelSchedule::TmaWarpSpecializedCooperative`].
+pub struct KernelTmaWarpSpecializedCooperative;
+
+impl KernelScheduleTag for KernelTmaWarpSpecializedCooperative {
+    const SCHEDULE: KernelSchedule = KernelSchedule::TmaWarpSpecializedCooperative;
+}
+
+/// The SM90 ping-pong schedule: [`KernelSchedule::TmaWarpSpecializedPingpong`].
+pub struct KernelTmaWarpSpecializedPingpong;
+
+impl KernelScheduleTag for KernelTmaWarpSpecializedPingpong {
+    const SCHEDULE: KernelSchedule = KernelSchedule::TmaWarpSpecializedPingpong;
+}
+
+/// The persistent tile scheduler: [`TileSchedulerPolicy::Persistent`].
+pub struct PersistentScheduler;
+
+impl TileSchedulerTag for PersistentScheduler {
+    const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::Persistent;
+}
 
 impl KernelScheduleTag for KernelMultistage {
     const SCHEDULE: KernelSchedule = KernelSchedule::Multistage;

@@ -2,8 +2,10 @@
 //! kernel that maps blocks to output tiles (CUTLASS's `TileScheduler`).
 
 mod data_parallel;
+mod persistent;
 
 pub use data_parallel::{emit_tile_coord, raster_tile, DataParallel, TileCoord};
+pub use persistent::{Persistent, PersistentParams};
 
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg};
@@ -45,6 +47,13 @@ pub trait TileScheduler {
 
     /// The launch grid for `tiles_m x tiles_n` tiles of each of `l` batches.
     fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32);
+
+    /// The launch grid on a GPU of `sm_count` SMs: [`grid`](Self::grid)
+    /// unless the scheduler sizes its grid to the GPU (a persistent one).
+    fn grid_on_device(&self, tiles_m: u32, tiles_n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
+        let _ = sm_count;
+        self.grid(tiles_m, tiles_n, l)
+    }
 
     /// Bytes of device workspace the scheduler needs for `shape`.
     fn workspace_size(&self, shape: &GemmShape) -> usize;

@@ -1,0 +1,314 @@
+//! [`Persistent`]: the persistent tile scheduler (CUTLASS's
+//! `PersistentTileSchedulerSm90`): as many clusters as the GPU runs at once,
+//! each walking the output tiles of every batch with a stride of the grid.
+//!
+//! The unit of work is a cluster tile: `cluster_m x cluster_n` output tiles
+//! that the CTAs of one cluster compute together (CTA rank `r` of the
+//! cluster takes tile `(r % cluster_m, r / cluster_m)` of it), so that the
+//! CTAs of a cluster always share A rows and B columns for multicast.
+//! Cluster tile `w` (of `ceil(tiles_m / cluster_m) x ceil(tiles_n /
+//! cluster_n)` per batch, batches one after another) is walked as
+//! [`raster_tile`](super::raster_tile) walks tiles: groups of `2^raster_log`
+//! rows of cluster tiles along M. A cluster starts at its `%clusterid.x`
+//! and steps by `%nclusterid.x`; a CTA whose tile of a cluster tile lies
+//! past M or N still runs the mainloop (its peers multicast into it and
+//! count on its loads) but stores nothing.
+
+use super::{raster_tile, TileCoord, TileScheduler};
+use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// A persistent scheduler over clusters of `cluster[0] x cluster[1]` CTAs.
+///
+/// ```
+/// use cutlet::kernel::gemm::{Persistent, TileScheduler};
+///
+/// let scheduler = Persistent { raster_log: 3, cluster: [2, 1] };
+/// // 32 x 16 tiles, 2 batches: 512 cluster tiles; a GPU of 132 SMs runs 66 clusters of 2.
+/// assert_eq!(scheduler.grid_on_device(32, 16, 2, 132), (132, 1, 1));
+/// // A small problem takes one cluster per cluster tile.
+/// assert_eq!(scheduler.grid_on_device(3, 2, 1, 132), (8, 1, 1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Persistent {
+    /// The rasterization swizzle the launcher passes (`raster_log`).
+    pub raster_log: u32,
+    /// CTAs of a cluster along M and N.
+    pub cluster: [u32; 2],
+}
+
+/// The registers of a [`Persistent`] walk in one thread: the scheduler's
+/// parameter and sizes, and the current linear cluster-tile index (every
+/// call to [`TileScheduler::emit_next_work_tile`] moves it on).
+#[derive(Clone, Copy, Debug)]
+pub struct PersistentParams {
+    /// `raster_log` (`.b32`).
+    pub raster_log: Reg,
+    /// The current cluster tile's linear index (`.b32`).
+    pub linear: Reg,
+    /// The number of clusters in the grid (`.b32`).
+    pub stride: Reg,
+    /// This CTA's M index inside its cluster (`.b32`).
+    pub cta_m: Reg,
+    /// This CTA's N index inside its cluster (`.b32`).
+    pub cta_n: Reg,
+    /// L (`.b32`).
+    pub batches: Reg,
+}
+
+impl Persistent {
+    fn cluster_size(&self) -> u32 {
+        self.cluster[0] * self.cluster[1]
+    }
+
+    /// The host model of the walk: the (tile_m, tile_n, batch) of cluster
+    /// tile `linear` for the CTA at `(cta_m, cta_n)` of its cluster.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::Persistent;
+    ///
+    /// let s = Persistent { raster_log: 1, cluster: [2, 1] };
+    /// // 4 x 2 tiles: 2 x 2 cluster tiles per batch.
+    /// assert_eq!(s.tile_of(0, 4, 2, [1, 0]), (1, 0, 0));
+    /// assert_eq!(s.tile_of(1, 4, 2, [0, 0]), (2, 0, 0));
+    /// assert_eq!(s.tile_of(5, 4, 2, [1, 0]), (3, 0, 1));
+    /// ```
+    pub fn tile_of(
+        &self,
+        linear: u32,
+        tiles_m: u32,
+        tiles_n: u32,
+        [cta_m, cta_n]: [u32; 2],
+    ) -> (u32, u32, u32) {
+        let cm = tiles_m.div_ceil(self.cluster[0]);
+        let cn = tiles_n.div_ceil(self.cluster[1]);
+        let per_batch = (cm * cn).max(1);
+        let (batch, within) = (linear / per_batch, linear % per_batch);
+        let (ctm, ctn) = raster_tile(within, cm, cn, self.raster_log);
+        (
+            ctm * self.cluster[0] + cta_m,
+            ctn * self.cluster[1] + cta_n,
+            batch,
+        )
+    }
+
+    /// Emits the tile of the current linear index into fresh registers,
+    /// and a predicate: the index is below the total.
+    fn emit_tile(
+        &self,
+        k: &mut Kernel,
+        p: &PersistentParams,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> (TileCoord, Reg) {
+        let [cm_size, cn_size] = self.cluster;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (cm, cn, per_batch, batch, within) = (r(k), r(k), r(k), r(k), r(k));
+        k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
+        k.push(format!("div.u32 {cm}, {cm}, {cm_size};"));
+        k.push(format!("add.u32 {cn}, {tiles_n}, {};", cn_size - 1));
+        k.push(format!("div.u32 {cn}, {cn}, {cn_size};"));
+        k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
+        k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
+        k.push(format!("div.u32 {batch}, {}, {per_batch};", p.linear));
+        k.push(format!("rem.u32 {within}, {}, {per_batch};", p.linear));
+        let valid = k.reg(RegClass::Pred);
+        k.push(format!("setp.lt.u32 {valid}, {batch}, {};", p.batches));
+        // raster_tile over the cluster tiles, as emit_tile_coord does over tiles.
+        let (group, per_group, first_m, rows, w, ctm, ctn, log) =
+            (r(k), r(k), r(k), r(k), r(k), r(k), r(k), r(k));
+        k.push(format!("min.u32 {log}, {}, 31;", p.raster_log));
+        k.push(format!("shl.b32 {group}, 1, {log};"));
+        k.push(format!("min.u32 {group}, {group}, {cm};"));
+        k.push(format!("max.u32 {group}, {group}, 1;"));
+        k.push(format!("mul.lo.u32 {per_group}, {group}, {cn};"));
+        k.push(format!("max.u32 {per_group}, {per_group}, 1;"));
+        k.push(format!("div.u32 {first_m}, {within}, {per_group};"));
+        k.push(format!("mul.lo.u32 {first_m}, {first_m}, {group};"));
+        k.push(format!("sub.u32 {rows}, {cm}, {first_m};"));
+        k.push(format!("min.u32 {rows}, {rows}, {group};"));
+        k.push(format!("max.u32 {rows}, {rows}, 1;"));
+        k.push(format!("rem.u32 {w}, {within}, {per_group};"));
+        k.push(format!("rem.u32 {ctm}, {w}, {rows};"));
+        k.push(format!("add.u32 {ctm}, {ctm}, {first_m};"));
+        k.push(format!("div.u32 {ctn}, {w}, {rows};"));
+        let (tile_m, tile_n) = (r(k), r(k));
+        k.push(format!(
+            "mad.lo.u32 {tile_m}, {ctm}, {cm_size}, {};",
+            p.cta_m
+        ));
+        k.push(format!(
+            "mad.lo.u32 {tile_n}, {ctn}, {cn_size}, {};",
+            p.cta_n
+        ));
+        (
+            TileCoord {
+                tile_m,
+                tile_n,
+                batch,
+            },
+            valid,
+        )
+    }
+
+    /// Emits the first tile and its predicate (false for a cluster with no
+    /// work: a grid larger than the cluster tiles).
+    ///
+    /// # Errors
+    /// The assembler's error.
+    pub fn emit_first(
+        &self,
+        k: &mut Kernel,
+        p: &PersistentParams,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Result<(TileCoord, Reg), PtxError> {
+        if self.cluster_size() > 1 {
+            k.push(format!("mov.u32 {}, %clusterid.x;", p.linear));
+        } else {
+            k.push(format!("mov.u32 {}, %ctaid.x;", p.linear));
+        }
+        Ok(self.emit_tile(k, p, tiles_m, tiles_n))
+    }
+
+    /// Emits the advance by `steps` strides and the new tile and predicate.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    pub fn emit_advance(
+        &self,
+        k: &mut Kernel,
+        p: &PersistentParams,
+        steps: u32,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Result<(TileCoord, Reg), PtxError> {
+        k.push(format!(
+            "mad.lo.u32 {}, {}, {steps}, {};",
+            p.linear, p.stride, p.linear
+        ));
+        Ok(self.emit_tile(k, p, tiles_m, tiles_n))
+    }
+}
+
+impl TileScheduler for Persistent {
+    type Params = (PersistentParams, [Reg; 2]);
+
+    fn params(&self) -> Vec<ParamRole> {
+        vec![ParamRole::RasterLog]
+    }
+
+    fn param_value(&self, role: ParamRole) -> Option<u32> {
+        (role == ParamRole::RasterLog).then_some(self.raster_log)
+    }
+
+    /// One cluster per cluster tile, at most as many as the GPU runs at
+    /// once, assuming 132 SMs; [`grid_on_device`](TileScheduler::grid_on_device)
+    /// takes the device's count.
+    fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32) {
+        self.grid_on_device(tiles_m, tiles_n, l, 132)
+    }
+
+    fn grid_on_device(&self, tiles_m: u32, tiles_n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
+        let size = self.cluster_size();
+        let cluster_tiles = tiles_m
+            .div_ceil(self.cluster[0])
+            .saturating_mul(tiles_n.div_ceil(self.cluster[1]))
+            .saturating_mul(l);
+        let clusters = cluster_tiles.min((sm_count / size).max(1)).max(1);
+        (clusters * size, 1, 1)
+    }
+
+    fn workspace_size(&self, _shape: &GemmShape) -> usize {
+        0
+    }
+
+    fn emit_params(
+        &self,
+        k: &mut Kernel,
+        params: &DeclaredParams,
+    ) -> Result<Self::Params, PtxError> {
+        let raster_log = params.load(k, ParamRole::RasterLog)?;
+        let batches = params.load(k, ParamRole::Extent(crate::gemm::ProblemDim::L))?;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (linear, stride, cta_m, cta_n) = (r(k), r(k), r(k), r(k));
+        if self.cluster_size() > 1 {
+            let rank = r(k);
+            k.push(format!("mov.u32 {stride}, %nclusterid.x;"));
+            k.push(format!("mov.u32 {rank}, %cluster_ctarank;"));
+            k.push(format!("rem.u32 {cta_m}, {rank}, {};", self.cluster[0]));
+            k.push(format!("div.u32 {cta_n}, {rank}, {};", self.cluster[0]));
+        } else {
+            k.push(format!("mov.u32 {stride}, %nctaid.x;"));
+            k.push(format!("mov.u32 {cta_m}, 0;"));
+            k.push(format!("mov.u32 {cta_n}, 0;"));
+        }
+        let tiles = [r(k), r(k)];
+        Ok((
+            PersistentParams {
+                raster_log,
+                linear,
+                stride,
+                cta_m,
+                cta_n,
+                batches,
+            },
+            tiles,
+        ))
+    }
+
+    fn emit_first_work_tile(
+        &self,
+        k: &mut Kernel,
+        (p, tiles): &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Result<TileCoord, PtxError> {
+        k.push(format!("mov.u32 {}, {tiles_m};", tiles[0]));
+        k.push(format!("mov.u32 {}, {tiles_n};", tiles[1]));
+        Ok(self.emit_first(k, p, tiles_m, tiles_n)?.0)
+    }
+
+    fn emit_next_work_tile(
+        &self,
+        k: &mut Kernel,
+        (p, tiles): &Self::Params,
+        _current: &TileCoord,
+    ) -> Result<Option<(TileCoord, Reg)>, PtxError> {
+        self.emit_advance(k, p, 1, tiles[0], tiles[1]).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Persistent, TileScheduler};
+
+    #[test]
+    fn every_tile_of_every_batch_is_walked_once() {
+        for cluster in [[1, 1], [2, 1], [1, 2], [2, 2]] {
+            let s = Persistent {
+                raster_log: 2,
+                cluster,
+            };
+            let (tiles_m, tiles_n, l) = (7u32, 5u32, 3u32);
+            let (grid, ..) = s.grid_on_device(tiles_m, tiles_n, l, 16);
+            let clusters = grid / (cluster[0] * cluster[1]);
+            let total = tiles_m.div_ceil(cluster[0]) * tiles_n.div_ceil(cluster[1]) * l;
+            let mut seen = vec![0; (tiles_m * tiles_n * l) as usize];
+            for c in 0..clusters {
+                let mut linear = c;
+                while linear < total {
+                    for rank in 0..cluster[0] * cluster[1] {
+                        let cta = [rank % cluster[0], rank / cluster[0]];
+                        let (m, n, b) = s.tile_of(linear, tiles_m, tiles_n, cta);
+                        if m < tiles_m && n < tiles_n {
+                            seen[((b * tiles_n + n) * tiles_m + m) as usize] += 1;
+                        }
+                    }
+                    linear += clusters;
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "{cluster:?}: {seen:?}");
+        }
+    }
+}
