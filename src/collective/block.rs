@@ -80,6 +80,8 @@ pub struct BlockContext<'a> {
     pub m_rem: Reg,
     /// `N - n0` (`.b32`, positive).
     pub n_rem: Reg,
+    /// The work tile's batch index (`.b32`).
+    pub batch: Reg,
     /// The global tensor of A, B, C and D in this batch, for each operand
     /// whose address is a kernel parameter.
     pub operands: [Option<GlobalOperand>; 4],

@@ -26,6 +26,8 @@
 //! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
 //! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
+//! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors) |
+//! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
 //! | [`EpilogueSm80`], [`VectorMapping`] | `epilogue_sm80/`: D = alpha * acc + beta * C (or the fusion expression), staged through shared memory (`contract.rs`: its [`Epilogue`] impl); `epilogue_fusion.rs`: the bias reads and the expression |
 
 /// Bytes of one `cp.async` copy and one epilogue vector.
@@ -40,24 +42,31 @@ mod dispatch_policy;
 mod epilogue;
 mod epilogue_fusion;
 mod epilogue_sm80;
+mod epilogue_sm90;
 mod mainloop;
 mod shared_storage;
 mod sm80_mma_multistage;
+mod sm90_mma_tma_gmma_ss_warpspecialized;
 mod smem_layout;
 mod tile_context;
 
 pub use block::{BlockContext, GlobalOperand};
 pub use dispatch_policy::{
-    EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag, MainloopPolicy,
-    MainloopSm80CpAsync, MainloopSpec, MainloopTag,
+    EpilogueNoSmemWarpSpecialized, EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag,
+    MainloopPolicy, MainloopSm80CpAsync, MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec,
+    MainloopTag,
 };
 pub use epilogue::Epilogue;
 pub(crate) use epilogue_sm80::staging_bytes;
 pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
+pub use epilogue_sm90::{EpilogueSm90NoSmem, Sm90EpilogueInputs};
 pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
+pub use sm90_mma_tma_gmma_ss_warpspecialized::{
+    Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
+};
 pub(crate) use smem_layout::tile_stage_bytes;
 pub use smem_layout::OperandSmem;
 pub use tile_context::TileContext;

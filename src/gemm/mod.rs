@@ -23,6 +23,7 @@ mod major;
 mod operand;
 mod params;
 mod shape;
+mod tensor_map;
 mod types;
 
 pub use epilogue::{BiasAxis, Epilogue, MAX_BIASES};
@@ -30,4 +31,5 @@ pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;
 pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};
 pub use shape::GemmShape;
+pub use tensor_map::TensorMapRequest;
 pub use types::GemmTypes;

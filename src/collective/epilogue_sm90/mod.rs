@@ -1,0 +1,360 @@
+//! [`EpilogueSm90NoSmem`]: the SM90 warp-specialized epilogue that stores
+//! from registers (CUTLASS's `NoSmemWarpSpecialized` epilogue): each
+//! consumer thread applies the fusion expression to its own accumulators
+//! and writes them to D, while the producer warp already loads the next
+//! work tile into the shared memory the mainloop owns.
+//!
+//! The accumulators are the wgmma D fragment (CuTe's `CLayout_64xN`):
+//! thread `T` of a warpgroup (`w = T / 32`, `g = (T % 32) / 4`,
+//! `t = T % 4`) holds, per 64-row block and per 8 columns `j`, the values
+//! at rows `16w + g` and `16w + g + 8`, columns `8j + 2t` and `8j + 2t + 1`.
+//! Row-major D takes each pair of columns as one 32-bit (16-bit types) or
+//! 64-bit (f32) store; column-major D one element at a time. C is read at
+//! the same places by the same thread, only where beta is not 0, so D may
+//! alias C. Rows and columns past M and N are skipped.
+
+mod contract;
+
+use super::epilogue_fusion::{apply, load_f32};
+use super::epilogue_sm80::EpilogueFacts;
+use super::{EpilogueSpec, TileContext};
+use crate::atom::{CopyValue, UniversalCopy};
+use crate::gemm::{BiasAxis, OutputMajor};
+use crate::numeric::ElementType;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::RegisterTensor;
+
+/// The SM90 epilogue that stores D from the wgmma accumulators.
+#[derive(Clone, Debug)]
+pub struct EpilogueSm90NoSmem {
+    pub(crate) spec: EpilogueFacts,
+    /// Rows of the tile each consumer warpgroup holds.
+    pub(crate) wg_rows: u32,
+    /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
+    /// cooperative kernel) rather than whole tiles (ping-pong).
+    pub(crate) split_m: bool,
+}
+
+/// Registers the kernel hands the store for one tile.
+#[derive(Clone, Debug)]
+pub struct Sm90EpilogueInputs {
+    /// `%tid.x`.
+    pub tid: Reg,
+    /// Global address of D's element (m0, n0) in this batch.
+    pub d_tile: Reg,
+    /// Global address of C's element (m0, n0) in this batch.
+    pub c_tile: Reg,
+    /// D's leading dimension in bytes (`.b64`).
+    pub ldd_bytes: Reg,
+    /// C's leading dimension in bytes (`.b64`).
+    pub ldc_bytes: Reg,
+    /// `M - m0` (`.b32`, may be negative for a cluster's idle CTA).
+    pub m_rem: Reg,
+    /// `N - n0` (`.b32`, may be negative).
+    pub n_rem: Reg,
+    /// alpha (`.f32`).
+    pub alpha: Reg,
+    /// beta (`.f32`).
+    pub beta: Reg,
+    /// Per bias vector: its global address at the tile's origin along its axis.
+    pub biases: Vec<Reg>,
+    /// The extra scalars s2, s3, ... (`.f32`).
+    pub scalars: Vec<Reg>,
+}
+
+impl EpilogueSm90NoSmem {
+    /// The epilogue of `ctx` and `spec` for consumer warpgroups of
+    /// `wg_rows` rows, splitting each tile along M (`split_m`) or not.
+    pub fn new(ctx: &TileContext, spec: &EpilogueSpec, wg_rows: u32, split_m: bool) -> Self {
+        EpilogueSm90NoSmem {
+            spec: EpilogueFacts {
+                arch: ctx.arch,
+                types: ctx.types,
+                majors: ctx.majors,
+                tile: ctx.tile,
+                warps: ctx.warps,
+                epilogue: spec.fusion.clone(),
+            },
+            wg_rows,
+            split_m,
+        }
+    }
+
+    /// Emits the store of one tile's accumulators.
+    ///
+    /// The elements are walked in groups that share one address register
+    /// per operand, the rest of each address an immediate: a row (64-row
+    /// block and half) of row-major D, its column pairs at offsets; a
+    /// column of column-major D, its rows at offsets. So few 64-bit
+    /// registers live at a time beside the accumulators.
+    pub(crate) fn emit(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90EpilogueInputs,
+        acc: &RegisterTensor,
+    ) -> Result<(), PtxError> {
+        let types = self.spec.types;
+        let major = self.spec.majors.d;
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        // The thread's first row and column in the tile.
+        let (t, w, g, q, row0, col0) = (r32(k), r32(k), r32(k), r32(k), r32(k), r32(k));
+        k.push(format!("and.b32 {t}, {}, 127;", io.tid));
+        k.push(format!("shr.u32 {w}, {t}, 5;"));
+        k.push(format!("and.b32 {g}, {t}, 31;"));
+        k.push(format!("and.b32 {q}, {g}, 3;"));
+        k.push(format!("shr.u32 {g}, {g}, 2;"));
+        k.push(format!("mad.lo.u32 {row0}, {w}, 16, {g};"));
+        if self.split_m {
+            let c = r32(k);
+            k.push(format!("shr.u32 {c}, {}, 7;", io.tid));
+            k.push(format!("sub.u32 {c}, {c}, 1;"));
+            k.push(format!("mad.lo.u32 {row0}, {c}, {}, {row0};", self.wg_rows));
+        }
+        k.push(format!("shl.b32 {col0}, {q}, 1;"));
+        let p_beta = k.reg(RegClass::Pred);
+        k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", io.beta));
+        // The edges relative to the thread's first element.
+        let (m_left, n_left) = (r32(k), r32(k));
+        k.push(format!("sub.s32 {m_left}, {}, {row0};", io.m_rem));
+        k.push(format!("sub.s32 {n_left}, {}, {col0};", io.n_rem));
+        let n = self.spec.tile[1];
+        let blocks = self.wg_rows / 64;
+        let (dsize, csize) = (types.d.size_bytes(), types.c.size_bytes());
+        // Base addresses of the thread's first element in D and C.
+        let base = |k: &mut Kernel, tile: Reg, ld: Reg, size: u32| {
+            let addr = k.reg(RegClass::B64);
+            let wide = k.reg(RegClass::B64);
+            let (outer, inner) = match major {
+                OutputMajor::N => (row0, col0),
+                OutputMajor::M => (col0, row0),
+            };
+            k.push(format!("cvt.u64.u32 {wide}, {outer};"));
+            k.push(format!("mad.lo.u64 {addr}, {wide}, {ld}, {tile};"));
+            k.push(format!("mad.wide.u32 {addr}, {inner}, {size}, {addr};"));
+            addr
+        };
+        let d_base = base(k, io.d_tile, io.ldd_bytes, dsize);
+        let c_base = base(k, io.c_tile, io.ldc_bytes, csize);
+        let biases = self.spec.epilogue.biases();
+        // Row and column offsets (from row0, col0) of every element.
+        let rows: Vec<(u32, u32, u32)> = (0..blocks)
+            .flat_map(|mb| (0..2).map(move |h| (mb, h, 64 * mb + 8 * h)))
+            .collect();
+        let cols: Vec<(u32, u32, u32)> = (0..n / 8)
+            .flat_map(|j| (0..2).map(move |e| (j, e, 8 * j + e)))
+            .collect();
+        // Predicates of every row and column offset.
+        let inside = |k: &mut Kernel, left: Reg, offset: u32| {
+            let p = k.reg(RegClass::Pred);
+            k.push(format!("setp.gt.s32 {p}, {left}, {offset};"));
+            p
+        };
+        let row_ok: Vec<Reg> = rows.iter().map(|&(_, _, o)| inside(k, m_left, o)).collect();
+        // The outer walk: rows of row-major D, columns of column-major D.
+        let (outer_list, inner_list) = match major {
+            OutputMajor::N => (&rows, &cols),
+            OutputMajor::M => (&cols, &rows),
+        };
+        let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
+            let index = r32(k);
+            k.push(format!("add.u32 {index}, {origin}, {offset};"));
+            let addr = k.reg(RegClass::B64);
+            k.push(format!(
+                "mad.wide.u32 {addr}, {index}, {csize}, {};",
+                io.biases[i]
+            ));
+            load_f32(k, types.c, p, addr, 0)
+        };
+        for (oi, &(_, _, outer)) in outer_list.iter().enumerate() {
+            let (d_ptr, c_ptr) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+            let (d_step, c_step) = (io.ldd_bytes, io.ldc_bytes);
+            let wide = k.reg(RegClass::B64);
+            k.push(format!("cvt.u64.u32 {wide}, {outer};"));
+            k.push(format!("mad.lo.u64 {d_ptr}, {wide}, {d_step}, {d_base};"));
+            k.push(format!("mad.lo.u64 {c_ptr}, {wide}, {c_step}, {c_base};"));
+            let p_outer = match major {
+                OutputMajor::N => row_ok[oi],
+                OutputMajor::M => inside(k, n_left, outer),
+            };
+            // Biases along the outer walk: one value per group.
+            let mut outer_bias = vec![None; biases.len()];
+            for (i, axis) in biases.iter().enumerate() {
+                match (axis, major) {
+                    (BiasAxis::Row, OutputMajor::N) => {
+                        outer_bias[i] = Some(bias_value(k, i, outer, row0, p_outer)?)
+                    }
+                    (BiasAxis::Column, OutputMajor::M) => {
+                        outer_bias[i] = Some(bias_value(k, i, outer, col0, p_outer)?)
+                    }
+                    _ => {}
+                }
+            }
+            let mut values = Vec::new();
+            let mut preds = Vec::new();
+            for (ii, &(_, _, inner)) in inner_list.iter().enumerate() {
+                let p_inner = match major {
+                    OutputMajor::N => inside(k, n_left, inner),
+                    OutputMajor::M => row_ok[ii],
+                };
+                let p = k.reg(RegClass::Pred);
+                k.push(format!("and.pred {p}, {p_outer}, {p_inner};"));
+                let (row, col) = match major {
+                    OutputMajor::N => (rows[oi], cols[ii]),
+                    OutputMajor::M => (rows[ii], cols[oi]),
+                };
+                let (mb, h) = (row.0, row.1);
+                let (j, e) = (col.0, col.1);
+                let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
+                let pc = k.reg(RegClass::Pred);
+                k.push(format!("and.pred {pc}, {p}, {p_beta};"));
+                let c = load_f32(k, types.c, pc, c_ptr, inner * csize)?;
+                let mut bias = Vec::new();
+                for (i, axis) in biases.iter().enumerate() {
+                    bias.push(match outer_bias[i] {
+                        Some(v) => v,
+                        None => match axis {
+                            BiasAxis::Row => bias_value(k, i, row.2, row0, p)?,
+                            BiasAxis::Column => bias_value(k, i, col.2, col0, p)?,
+                        },
+                    });
+                }
+                let value = apply(k, &self.spec, a, c, &bias, io.alpha, io.beta, &io.scalars)?;
+                values.push(value);
+                preds.push(p);
+                // Row-major D stores each column pair together.
+                if major == OutputMajor::M || e == 1 {
+                    let offset = match major {
+                        OutputMajor::N => (inner - 1) * dsize,
+                        OutputMajor::M => inner * dsize,
+                    };
+                    self.store(k, major, d_ptr, offset, &preds, &values)?;
+                    values.clear();
+                    preds.clear();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Accumulator value `v` of 64-row block `mb` as an f32 register.
+    fn acc_value(&self, k: &mut Kernel, acc: &RegisterTensor, mb: u32, v: u32) -> Reg {
+        // N/2 values per thread per block: f32 registers, or f16 halves.
+        let per_block = self.spec.tile[1] / 2;
+        let (reg, half) = acc.value((mb * per_block + v) as i64);
+        if self.spec.types.acc == ElementType::F16 {
+            let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
+            let out = k.reg(RegClass::F32);
+            k.push(format!("mov.b32 {{{lo}, {hi}}}, {reg};"));
+            let h = if half == 0 { lo } else { hi };
+            k.push(format!("cvt.f32.f16 {out}, {h};"));
+            out
+        } else {
+            reg
+        }
+    }
+
+    /// Stores the values of one group at `[ptr + offset]`: a column pair of
+    /// row-major D as one word where both lie inside N (else the first
+    /// alone), or one element of column-major D.
+    fn store(
+        &self,
+        k: &mut Kernel,
+        major: OutputMajor,
+        ptr: Reg,
+        offset: u32,
+        preds: &[Reg],
+        values: &[Reg],
+    ) -> Result<(), PtxError> {
+        let d = self.spec.types.d;
+        let atom = |e: crate::Error| PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: String::from("sm90 epilogue"),
+            reason: e.to_string(),
+        };
+        let converted: Vec<Reg> = values
+            .iter()
+            .map(|&v| match d {
+                ElementType::F32 => v,
+                other => {
+                    let h = k.reg(RegClass::B16);
+                    let ty = if other == ElementType::BF16 {
+                        "bf16"
+                    } else {
+                        "f16"
+                    };
+                    k.push(format!("cvt.rn.{ty}.f32 {h}, {v};"));
+                    h
+                }
+            })
+            .collect();
+        let at = format!("{ptr}+{offset}");
+        if major == OutputMajor::M {
+            return match d {
+                ElementType::F32 => UniversalCopy::<32>::emit_store_predicated_typed(
+                    k,
+                    CopyValue::F32,
+                    preds[0],
+                    &at,
+                    &converted[..1],
+                ),
+                _ => UniversalCopy::<16>::emit_store_predicated_typed(
+                    k,
+                    CopyValue::B16,
+                    preds[0],
+                    &at,
+                    &converted[..1],
+                ),
+            }
+            .map_err(atom);
+        }
+        // Both columns inside: one store of the pair; else the first alone.
+        let (both, single) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        k.push(format!("and.pred {both}, {}, {};", preds[0], preds[1]));
+        k.push(format!("not.pred {single}, {both};"));
+        k.push(format!("and.pred {single}, {single}, {};", preds[0]));
+        match d {
+            ElementType::F32 => {
+                UniversalCopy::<64>::emit_store_predicated_typed(
+                    k,
+                    CopyValue::F32,
+                    both,
+                    &at,
+                    &converted,
+                )
+                .map_err(atom)?;
+                UniversalCopy::<32>::emit_store_predicated_typed(
+                    k,
+                    CopyValue::F32,
+                    single,
+                    &at,
+                    &converted[..1],
+                )
+                .map_err(atom)?;
+            }
+            _ => {
+                let word = k.reg(RegClass::B32);
+                k.push(format!(
+                    "mov.b32 {word}, {{{}, {}}};",
+                    converted[0], converted[1]
+                ));
+                UniversalCopy::<32>::emit_store_predicated_typed(
+                    k,
+                    CopyValue::B32,
+                    both,
+                    &at,
+                    &[word],
+                )
+                .map_err(atom)?;
+                UniversalCopy::<16>::emit_store_predicated_typed(
+                    k,
+                    CopyValue::B16,
+                    single,
+                    &at,
+                    &converted[..1],
+                )
+                .map_err(atom)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,652 @@
+//! [`Sm90TmaGmmaWarpSpecialized`]: the SM90 mainloop (CUTLASS's
+//! `CollectiveMma<MainloopSm90TmaGmmaWarpSpecialized, ...>`,
+//! `sm90_mma_tma_gmma_ss_warpspecialized.hpp`).
+//!
+//! A ring of `stages` shared-memory stages ([`PipelineTmaAsync`]) holds
+//! tiles of A (`BM x BK`) and B (`BN x BK`) in 128-byte-swizzled layouts
+//! ([`operand`]). One producer thread fills them with TMA: per k-tile it
+//! waits until the stage is empty, announces the stage's bytes on its
+//! `full` barrier and issues the boxes. In a cluster the CTAs that share a
+//! tile of A (same M, the cluster's row) or of B (same N) each load a share
+//! of it and multicast it to all of them. Consumer warpgroups wait on the
+//! `full` barrier, issue `wgmma` with both operands read through
+//! shared-memory descriptors, keep one k-tile of wgmma in flight, and
+//! release each stage (to every CTA whose loads filled it) once the wgmma
+//! that read it has completed.
+//!
+//! Under the [`Mainloop`](super::Mainloop) contract this mainloop is
+//! warp-specialized: [`emit_prologue`](super::Mainloop::emit_prologue) runs
+//! once at kernel entry, on every thread, before the roles split (it
+//! initializes the barriers and allocates the walk's registers; the work
+//! tile's registers of the [`BlockContext`] it is given are the ones the
+//! kernel sets before each tile); `emit_producer` and `emit_consumer` emit
+//! one work tile's loads and MMAs.
+
+mod contract;
+mod operand;
+
+pub(crate) use operand::OperandTile;
+
+use super::{Accumulators, BlockContext, MainloopSpec, TileContext};
+use crate::atom::{
+    emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
+    Coord,
+};
+use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
+use crate::numeric::ElementType;
+use crate::pipeline::{
+    Pipeline, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig, TmaAsyncState,
+};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::RegisterTensor;
+
+/// Alignment of a stage (the 128-byte swizzle repeats every 1024 bytes).
+pub const STAGE_ALIGN: u32 = 1024;
+
+/// The SM90 TMA + wgmma mainloop of one kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Sm90TmaGmmaWarpSpecialized {
+    pub(crate) ctx: TileContext,
+    pub(crate) stages: u32,
+    pub(crate) cluster: [u32; 2],
+    pub(crate) consumers: u32,
+    pub(crate) wg_rows: u32,
+}
+
+/// What the prologue hands the producer and consumer parts.
+#[derive(Clone, Debug)]
+pub struct Sm90MainloopIo {
+    /// The ring.
+    pub pipeline: PipelineTmaAsync,
+    /// Generic addresses of A's and B's tensor maps (`.b64`).
+    pub tensor_maps: [Reg; 2],
+    /// The producer's walk.
+    pub producer: TmaAsyncState,
+    /// The consumer's walk.
+    pub consumer: TmaAsyncState,
+    /// The work tile's first row, first column and batch (`.b32`), set by
+    /// the kernel before each tile.
+    pub tile: [Reg; 3],
+    /// K tiles: `ceil(K / BK)` (`.b32`).
+    pub k_tiles: Reg,
+    /// This CTA's position in its cluster, (M, N) (`.b32`).
+    pub cta: [Reg; 2],
+    /// Byte offset of this consumer warpgroup's rows in a stage's A tile (`.b32`).
+    pub a_rows_offset: Reg,
+    /// Whether this thread releases stages (one per consumer warpgroup and
+    /// destination CTA; `.pred`).
+    pub signal: Reg,
+}
+
+impl Sm90TmaGmmaWarpSpecialized {
+    /// The mainloop of `ctx` and `spec` in a cluster of `cluster` CTAs, read
+    /// by `consumers` warpgroups that each multiply `wg_rows` rows of the
+    /// tile (2 x BM/2 for the cooperative kernel, 1 x BM for ping-pong).
+    pub fn new(
+        ctx: &TileContext,
+        spec: &MainloopSpec,
+        cluster: [u32; 2],
+        consumers: u32,
+        wg_rows: u32,
+    ) -> Self {
+        Sm90TmaGmmaWarpSpecialized {
+            ctx: *ctx,
+            stages: spec.stages(),
+            cluster,
+            consumers,
+            wg_rows,
+        }
+    }
+
+    /// Elements of K one wgmma takes: 16 for 16-bit types, 8 for tf32.
+    pub(crate) fn instr_k(&self) -> u32 {
+        32 / self.ctx.types.a.size_bytes()
+    }
+
+    /// The shared-memory tile of A or B in a stage.
+    pub(crate) fn operand(&self, op: GemmOperand) -> OperandTile {
+        let [bm, bn, bk] = self.ctx.tile;
+        let size = self.ctx.types.a.size_bytes();
+        match op {
+            GemmOperand::A => OperandTile {
+                major: self.ctx.majors.a,
+                mn: bm,
+                bk,
+                size,
+                offset: 0,
+            },
+            _ => OperandTile {
+                major: self.ctx.majors.b,
+                mn: bn,
+                bk,
+                size,
+                offset: bm * bk * size,
+            },
+        }
+    }
+
+    /// Bytes of one stage: A's tile, then B's.
+    pub fn stage_bytes(&self) -> u32 {
+        self.operand(GemmOperand::A).bytes() + self.operand(GemmOperand::B).bytes()
+    }
+
+    /// The ring's configuration: every byte of a stage lands in this CTA
+    /// (its own boxes and its peers' multicasts); a stage is empty again
+    /// after every consumer warpgroup of every CTA that loads into it
+    /// released it.
+    pub fn pipeline_config(&self) -> TmaAsyncConfig {
+        let [cm, cn] = self.cluster;
+        TmaAsyncConfig {
+            stages: self.stages,
+            stage_bytes: self.stage_bytes(),
+            tx_bytes: self.stage_bytes(),
+            release: Release::EmptyBarrier {
+                arrivals: TmaAsyncConfig::multicast_arrivals(self.consumers, [cm, cn]),
+            },
+            cluster_ctas: cm * cn,
+        }
+    }
+
+    fn cluster_size(&self) -> u32 {
+        self.cluster[0] * self.cluster[1]
+    }
+
+    /// The wgmma instruction's opcode (without operands).
+    fn opcode(&self) -> String {
+        let t = self.ctx.types;
+        let n = self.ctx.tile[1];
+        let name = |e: ElementType| match e {
+            // f32 operands multiply as tf32.
+            ElementType::TF32 => "tf32",
+            other => other.name(),
+        };
+        let input = |e: ElementType| if e.size_bytes() == 4 { "tf32" } else { name(e) };
+        format!(
+            "wgmma.mma_async.sync.aligned.m64n{n}k{}.{}.{}.{}",
+            self.instr_k(),
+            name(t.acc),
+            input(t.a),
+            input(t.b)
+        )
+    }
+
+    /// Accumulator registers per 64-row block: N/2 f32, or N/4 words of
+    /// f16 pairs.
+    fn acc_regs_per_block(&self) -> u32 {
+        let n = self.ctx.tile[1];
+        if self.ctx.types.acc == ElementType::F16 {
+            n / 4
+        } else {
+            n / 2
+        }
+    }
+
+    /// The tensor maps of A and B: the box each TMA copy loads.
+    pub fn tensor_map_requests(&self) -> Vec<crate::gemm::TensorMapRequest> {
+        let [cm, cn] = self.cluster;
+        [(GemmOperand::A, cn), (GemmOperand::B, cm)]
+            .into_iter()
+            .map(|(op, peers)| {
+                let tile = self.operand(op);
+                crate::gemm::TensorMapRequest {
+                    operand: op,
+                    major: tile.major,
+                    box_dims: tile.box_dims(peers),
+                    swizzle_bytes: operand::SWIZZLE_BYTES,
+                }
+            })
+            .collect()
+    }
+
+    /// Emits the prologue (see the module docs): tensor-map addresses and
+    /// prefetch, the ring's barriers, the walks, K tiles, the cluster
+    /// position and the consumer's release role.
+    pub(crate) fn emit_setup(
+        &self,
+        k: &mut Kernel,
+        block: &BlockContext<'_>,
+    ) -> Result<Sm90MainloopIo, PtxError> {
+        let err = |e: crate::Error| PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: String::from("sm90 mainloop"),
+            reason: e.to_string(),
+        };
+        let mut maps = [block.tid; 2];
+        for (i, op) in [GemmOperand::A, GemmOperand::B].into_iter().enumerate() {
+            let param = block.params.get(ParamRole::TensorMap(op))?.clone();
+            maps[i] = emit_tensor_map_address(k, &param).map_err(err)?;
+        }
+        let [cm, _] = self.cluster;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (cta_m, cta_n) = (r(k), r(k));
+        let wg_thread = r(k);
+        k.push(format!("and.b32 {wg_thread}, {}, 127;", block.tid));
+        let signal = k.reg(RegClass::Pred);
+        let remote = if self.cluster_size() > 1 {
+            let (rank, dst, dst_m, dst_n) = (r(k), r(k), r(k), r(k));
+            k.push(format!("mov.u32 {rank}, %cluster_ctarank;"));
+            k.push(format!("rem.u32 {cta_m}, {rank}, {cm};"));
+            k.push(format!("div.u32 {cta_n}, {rank}, {cm};"));
+            // Thread t < cluster size of each consumer warpgroup releases the
+            // stage to CTA t, where CTA t's loads land here (same row or column).
+            k.push(format!("mov.u32 {dst}, {wg_thread};"));
+            k.push(format!("rem.u32 {dst_m}, {dst}, {cm};"));
+            k.push(format!("div.u32 {dst_n}, {dst}, {cm};"));
+            let (p, q) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+            k.push(format!("setp.eq.u32 {p}, {dst_m}, {cta_m};"));
+            k.push(format!("setp.eq.u32 {q}, {dst_n}, {cta_n};"));
+            k.push(format!("or.pred {p}, {p}, {q};"));
+            k.push(format!(
+                "setp.lt.u32 {q}, {wg_thread}, {};",
+                self.cluster_size()
+            ));
+            k.push(format!("and.pred {signal}, {p}, {q};"));
+            Some(RemoteArrival { cta: dst, signal })
+        } else {
+            k.push(format!("mov.u32 {cta_m}, 0;"));
+            k.push(format!("mov.u32 {cta_n}, 0;"));
+            k.push(format!("setp.eq.u32 {signal}, {wg_thread}, 0;"));
+            None
+        };
+        let pipeline =
+            PipelineTmaAsync::new(k, self.pipeline_config(), block.smem, "mainloop", remote)
+                .map_err(err)?;
+        let leader = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {leader}, {}, 0;", block.tid));
+        pipeline.init(k, leader).map_err(err)?;
+        let producer = pipeline.producer_start(k);
+        let consumer = pipeline.consumer_start(k);
+        let k_tiles = r(k);
+        let bk = self.ctx.tile[2];
+        k.push(format!("add.u32 {k_tiles}, {}, {};", block.k, bk - 1));
+        k.push(format!("div.u32 {k_tiles}, {k_tiles}, {bk};"));
+        // Consumer warpgroup c (threads 128 (c + 1) ..) multiplies rows
+        // c * wg_rows .. of the tile: its A slices start that many rows in.
+        let a_rows_offset = r(k);
+        if self.consumers > 1 {
+            let a = self.operand(GemmOperand::A);
+            let per_wg = a.slice_offset(self.wg_rows / 64, 0, self.instr_k());
+            k.push(format!("shr.u32 {a_rows_offset}, {}, 7;", block.tid));
+            k.push(format!("max.u32 {a_rows_offset}, {a_rows_offset}, 1;"));
+            k.push(format!("sub.u32 {a_rows_offset}, {a_rows_offset}, 1;"));
+            k.push(format!(
+                "mul.lo.u32 {a_rows_offset}, {a_rows_offset}, {per_wg};"
+            ));
+        } else {
+            k.push(format!("mov.u32 {a_rows_offset}, 0;"));
+        }
+        Ok(Sm90MainloopIo {
+            pipeline,
+            tensor_maps: maps,
+            producer,
+            consumer,
+            tile: [block.m0, block.n0, block.batch],
+            k_tiles,
+            cta: [cta_m, cta_n],
+            a_rows_offset,
+            signal,
+        })
+    }
+
+    /// Emits the prefetch of both tensor maps (by the producer thread).
+    pub(crate) fn emit_prefetch(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+    ) -> Result<(), PtxError> {
+        for map in io.tensor_maps {
+            emit_prefetch_tensor_map(k, map).map_err(pipeline_error)?;
+        }
+        Ok(())
+    }
+
+    /// Emits one work tile's loads, by the producer thread alone.
+    pub(crate) fn emit_loads(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
+        let err = pipeline_error;
+        let [cm, cn] = self.cluster;
+        let bk = self.ctx.tile[2];
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (kt, kc) = (r(k), r(k));
+        // Per operand: its loads' slice base (stage offset, first row) and mask.
+        struct Plan {
+            tile: OperandTile,
+            map: Reg,
+            mn0: Reg,
+            dst: Reg,
+            mask: Option<Reg>,
+            boxes: u32,
+        }
+        let mut plans = Vec::new();
+        for (i, op) in [GemmOperand::A, GemmOperand::B].into_iter().enumerate() {
+            let tile = self.operand(op);
+            // A is shared by the cluster's row (cn CTAs), B by its column.
+            let (peers, slice) = match op {
+                GemmOperand::A => (cn, io.cta[1]),
+                _ => (cm, io.cta[0]),
+            };
+            let boxes0 = tile.boxes(0, peers);
+            let boxes1 = tile.boxes(1.min(peers - 1), peers);
+            let (dst_step, mn_step) = if peers > 1 {
+                (boxes1[0].dst - boxes0[0].dst, boxes1[0].mn - boxes0[0].mn)
+            } else {
+                (0, 0)
+            };
+            let (mn0, dst) = (r(k), r(k));
+            k.push(format!("mul.lo.u32 {dst}, {slice}, {dst_step};"));
+            k.push(format!("add.u32 {dst}, {dst}, {};", boxes0[0].dst));
+            k.push(format!(
+                "mad.lo.u32 {mn0}, {slice}, {mn_step}, {};",
+                io.tile[i]
+            ));
+            let mask = (peers > 1).then(|| {
+                let m = k.reg(RegClass::B16);
+                let wide = r(k);
+                let (pattern, shift) = match op {
+                    GemmOperand::A => {
+                        let pattern: u32 = (0..cn).map(|j| 1u32 << (cm * j)).sum();
+                        (pattern, io.cta[0])
+                    }
+                    _ => {
+                        let s = r(k);
+                        k.push(format!("mul.lo.u32 {s}, {}, {cm};", io.cta[1]));
+                        ((1u32 << cm) - 1, s)
+                    }
+                };
+                k.push(format!("shl.b32 {wide}, {pattern}, {shift};"));
+                k.push(format!("cvt.u16.u32 {m}, {wide};"));
+                m
+            });
+            plans.push(Plan {
+                tile,
+                map: io.tensor_maps[i],
+                mn0,
+                dst,
+                mask,
+                boxes: boxes0.len() as u32,
+            });
+        }
+        k.push(format!("mov.u32 {kt}, 0;"));
+        k.push(format!("mov.u32 {kc}, 0;"));
+        let top = k.new_label("producer_k")?;
+        let done = k.new_label("producer_k_done")?;
+        let p = k.reg(RegClass::Pred);
+        k.place_label(&top);
+        k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
+        k.push(format!("@{p} bra {};", done.name()));
+        io.pipeline.producer_acquire(k, &io.producer).map_err(err)?;
+        for plan in &plans {
+            for j in 0..plan.boxes {
+                let (dst, mn) = (r(k), r(k));
+                let (dst_imm, mn_imm) = match plan.tile.major {
+                    OperandMajor::K => (0, 0),
+                    OperandMajor::MN => (
+                        j * plan.tile.bk * operand::SWIZZLE_BYTES,
+                        j * plan.tile.row_elems(),
+                    ),
+                };
+                k.push(format!(
+                    "add.u32 {dst}, {}, {};",
+                    io.producer.stage, plan.dst
+                ));
+                if dst_imm > 0 {
+                    k.push(format!("add.u32 {dst}, {dst}, {dst_imm};"));
+                }
+                k.push(format!("add.u32 {mn}, {}, {mn_imm};", plan.mn0));
+                let coords: [Coord; 3] = match plan.tile.major {
+                    OperandMajor::K => [kc.into(), mn.into(), io.tile[2].into()],
+                    OperandMajor::MN => [mn.into(), kc.into(), io.tile[2].into()],
+                };
+                let bar = io.producer.full;
+                match plan.mask {
+                    None => emit_tma_load(k, dst, plan.map, &coords, bar).map_err(err)?,
+                    Some(mask) => emit_tma_load_multicast(k, dst, plan.map, &coords, bar, mask)
+                        .map_err(err)?,
+                }
+            }
+        }
+        io.pipeline.producer_commit(k, &io.producer).map_err(err)?;
+        io.pipeline.advance(k, &io.producer).map_err(err)?;
+        k.push(format!("add.u32 {kt}, {kt}, 1;"));
+        k.push(format!("add.u32 {kc}, {kc}, {bk};"));
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&done);
+        Ok(())
+    }
+
+    /// Emits the producer's end in a cluster: it waits until every stage
+    /// was released, so that no peer still arrives on this CTA's barriers
+    /// after it exits.
+    pub(crate) fn emit_producer_tail(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+    ) -> Result<(), PtxError> {
+        if self.cluster_size() > 1 {
+            io.pipeline
+                .producer_tail(k, &io.producer)
+                .map_err(pipeline_error)?;
+        }
+        Ok(())
+    }
+
+    /// Emits the consumer's skip over `tiles` work tiles of the ring (the
+    /// ping-pong consumers take turns: each skips the stages of the other's
+    /// tiles).
+    pub(crate) fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
+        // index' = index + k_tiles; phase flips once per wrap.
+        let c = &io.consumer;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (index, total, wraps) = (r(k), r(k), r(k));
+        let sb = self.stage_bytes();
+        let base = io.pipeline.base();
+        k.push(format!("sub.u32 {index}, {}, {base};", c.stage));
+        k.push(format!("div.u32 {index}, {index}, {sb};"));
+        k.push(format!("add.u32 {total}, {index}, {};", io.k_tiles));
+        k.push(format!("div.u32 {wraps}, {total}, {};", self.stages));
+        k.push(format!("rem.u32 {index}, {total}, {};", self.stages));
+        k.push(format!("mad.lo.u32 {}, {index}, {sb}, {base};", c.stage));
+        k.push(format!(
+            "mad.lo.u32 {}, {index}, {}, {};",
+            c.full,
+            crate::pipeline::MBARRIER_BYTES,
+            io.pipeline.barriers()
+        ));
+        k.push(format!("and.b32 {wraps}, {wraps}, 1;"));
+        k.push(format!("xor.b32 {}, {}, {wraps};", c.phase, c.phase));
+    }
+
+    /// Emits one work tile's MMAs by a consumer warpgroup and returns its
+    /// accumulators: `wg_rows / 64` blocks of the wgmma D fragment
+    /// (CuTe's `CLayout_64xN`), block-major.
+    pub(crate) fn emit_mma(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+    ) -> Result<Accumulators, PtxError> {
+        let err = pipeline_error;
+        let blocks = self.wg_rows / 64;
+        let per_block = self.acc_regs_per_block();
+        let (class, element) = if self.ctx.types.acc == ElementType::F16 {
+            (RegClass::B32, ElementType::F16)
+        } else {
+            (RegClass::F32, ElementType::F32)
+        };
+        let values = if element == ElementType::F16 {
+            2 * per_block
+        } else {
+            per_block
+        };
+        let layout: crate::layout::Layout = format!("({values},{blocks}):(1,{values})")
+            .parse()
+            .map_err(|e: crate::layout::ParseError| PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: String::from("sm90 mainloop"),
+                reason: e.to_string(),
+            })?;
+        let acc = RegisterTensor::allocate(k, class, layout, element).map_err(err)?;
+        let (p_zero, p_one) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        k.push(format!("setp.ne.u32 {p_zero}, 0, 0;"));
+        k.push(format!("setp.eq.u32 {p_one}, 0, 0;"));
+        let c = io.consumer;
+        let prev = TmaAsyncState {
+            stage: k.reg(RegClass::B32),
+            full: k.reg(RegClass::B32),
+            phase: c.phase,
+        };
+        let kt = k.reg(RegClass::B32);
+        let p = k.reg(RegClass::Pred);
+        let done = k.new_label("consumer_k_done")?;
+        let empty = k.new_label("consumer_k_empty")?;
+        let top = k.new_label("consumer_k")?;
+        let tail = k.new_label("consumer_tail")?;
+        k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
+        k.push(format!("@{p} bra {};", empty.name()));
+        // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
+        io.pipeline.consumer_wait(k, &c).map_err(err)?;
+        self.emit_k_tile(k, io, &acc, Some((p_zero, p_one)))?;
+        k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
+        k.push(format!("mov.u32 {}, {};", prev.full, c.full));
+        io.pipeline.advance(k, &c).map_err(err)?;
+        k.push(format!("mov.u32 {kt}, 1;"));
+        k.place_label(&top);
+        k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
+        k.push(format!("@{p} bra {};", tail.name()));
+        io.pipeline.consumer_wait(k, &c).map_err(err)?;
+        self.emit_k_tile(k, io, &acc, None)?;
+        k.push("wgmma.wait_group.sync.aligned 1;");
+        self.emit_release(k, io, &prev)?;
+        k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
+        k.push(format!("mov.u32 {}, {};", prev.full, c.full));
+        io.pipeline.advance(k, &c).map_err(err)?;
+        k.push(format!("add.u32 {kt}, {kt}, 1;"));
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&tail);
+        k.push("wgmma.wait_group.sync.aligned 0;");
+        self.emit_release(k, io, &prev)?;
+        k.push(format!("bra.uni {};", done.name()));
+        // K = 0: D = epilogue(0, C).
+        k.place_label(&empty);
+        for reg in acc.regs() {
+            match class {
+                RegClass::F32 => k.push(format!("mov.f32 {reg}, 0f00000000;")),
+                _ => k.push(format!("mov.b32 {reg}, 0;")),
+            }
+        }
+        k.place_label(&done);
+        Ok(acc)
+    }
+
+    /// Releases the stage of `state` (after the wgmma that read it
+    /// completed): the signalling threads arrive on its `empty` barrier,
+    /// here or in the peer CTA they stand for.
+    fn emit_release(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+        state: &TmaAsyncState,
+    ) -> Result<(), PtxError> {
+        if self.cluster_size() > 1 {
+            io.pipeline
+                .consumer_release(k, state)
+                .map_err(pipeline_error)?;
+        } else {
+            let empty = format!(
+                "{}+{}",
+                state.full,
+                self.stages * crate::pipeline::MBARRIER_BYTES
+            );
+            k.push(format!(
+                "@{} mbarrier.arrive.shared::cta.b64 _, [{empty}];",
+                io.signal
+            ));
+        }
+        Ok(())
+    }
+
+    /// Emits the wgmma of one k-tile in the stage of the consumer's state:
+    /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit.
+    fn emit_k_tile(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+        acc: &Accumulators,
+        first: Option<(Reg, Reg)>,
+    ) -> Result<(), PtxError> {
+        let instr_k = self.instr_k();
+        let steps = self.ctx.tile[2] / instr_k;
+        let blocks = self.wg_rows / 64;
+        let per_block = self.acc_regs_per_block() as usize;
+        let (a, b) = (self.operand(GemmOperand::A), self.operand(GemmOperand::B));
+        let stage = io.consumer.stage;
+        let a_addr = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {a_addr}, {stage}, {};", io.a_rows_offset));
+        let desc_a = emit_descriptor(k, a_addr, &a);
+        let b_addr = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {b_addr}, {stage}, {};", b.offset));
+        let desc_b = emit_descriptor(k, b_addr, &b);
+        let trans = |major: OperandMajor| u32::from(major == OperandMajor::MN);
+        let tf32 = self.ctx.types.a.size_bytes() == 4;
+        let opcode = self.opcode();
+        k.push("wgmma.fence.sync.aligned;");
+        let one = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {one}, 0, 0;"));
+        for kk in 0..steps {
+            for mb in 0..blocks {
+                let da = k.reg(RegClass::B64);
+                let db = k.reg(RegClass::B64);
+                k.push(format!(
+                    "add.s64 {da}, {desc_a}, {};",
+                    a.slice_offset(mb, kk, instr_k) >> 4
+                ));
+                k.push(format!(
+                    "add.s64 {db}, {desc_b}, {};",
+                    b.slice_offset(0, kk, instr_k) >> 4
+                ));
+                let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
+                let list = regs
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let scale = match first {
+                    Some((zero, _)) if kk == 0 => zero,
+                    _ => one,
+                };
+                let tail = if tf32 {
+                    String::new()
+                } else {
+                    format!(", {}, {}", trans(a.major), trans(b.major))
+                };
+                k.push(format!(
+                    "{opcode} {{{list}}}, {da}, {db}, {scale}, 1, 1{tail};"
+                ));
+            }
+        }
+        k.push("wgmma.commit_group.sync.aligned;");
+        Ok(())
+    }
+}
+
+/// The 64-bit shared-memory matrix descriptor of `tile` whose slice starts
+/// at shared-window address `addr` (`.b32`): start address, LBO and SBO in
+/// 16-byte units, the 128-byte swizzle (code 1 in bits 62-63).
+fn emit_descriptor(k: &mut Kernel, addr: Reg, tile: &OperandTile) -> Reg {
+    let (lbo, sbo) = tile.lbo_sbo();
+    let lo = k.reg(RegClass::B32);
+    let desc = k.reg(RegClass::B64);
+    k.push(format!("shr.u32 {lo}, {addr}, 4;"));
+    k.push(format!("and.b32 {lo}, {lo}, 16383;"));
+    k.push(format!("or.b32 {lo}, {lo}, {};", (lbo >> 4) << 16));
+    let hi = k.reg(RegClass::B32);
+    k.push(format!("mov.b32 {hi}, {};", (sbo >> 4) | (1 << 30)));
+    k.push(format!("mov.b64 {desc}, {{{lo}, {hi}}};"));
+    desc
+}
+
+fn pipeline_error(e: crate::Error) -> PtxError {
+    PtxError::UnsupportedSpec {
+        kernel: "gemm",
+        name: String::from("sm90 mainloop"),
+        reason: e.to_string(),
+    }
+}

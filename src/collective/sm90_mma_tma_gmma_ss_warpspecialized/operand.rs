@@ -1,0 +1,167 @@
+//! The shared-memory tile of one operand in a stage of the SM90 mainloop:
+//! where each TMA box lands, the wgmma descriptor's strides, and the byte
+//! offset of each wgmma's slice.
+//!
+//! Both majors use the 128-byte swizzle (CuTe's `GMMA::Layout_K_SW128_Atom`
+//! and `Layout_MN_SW128_Atom`): a swizzle atom is 8 rows of 128 bytes.
+//! - K-major: the tile is `MN` rows of `BK` elements (one 128-byte row
+//!   each); a TMA box is `BK x rows` at the rows' offset; wgmma's slice of
+//!   64 (A) or N (B) rows at k-step `kk` starts `kk x 32` bytes into the
+//!   first row (the hardware applies the swizzle to the address bits).
+//! - MN-major: the tile is `MN / 64` atoms (for 16-bit types) of `BK` rows
+//!   of 64 elements; a TMA box is `64 x BK`, one per atom; wgmma's slice at
+//!   k-step `kk` starts `kk x 16` rows (2048 bytes) into its first atom.
+
+use crate::gemm::OperandMajor;
+
+/// Bytes of a 128-byte swizzle row.
+pub(crate) const SWIZZLE_BYTES: u32 = 128;
+
+/// One operand's tile in a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct OperandTile {
+    /// Contiguous dimension.
+    pub(crate) major: OperandMajor,
+    /// Rows along M (A) or N (B).
+    pub(crate) mn: u32,
+    /// Elements along K.
+    pub(crate) bk: u32,
+    /// Bytes of an element.
+    pub(crate) size: u32,
+    /// Byte offset of the tile in its stage.
+    pub(crate) offset: u32,
+}
+
+/// One TMA box of a tile: where it lands and where it reads from, relative
+/// to the tile's origin `(mn0, k0)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TmaBox {
+    /// Byte offset in the stage.
+    pub(crate) dst: u32,
+    /// Rows (along M or N) after the tile's first.
+    pub(crate) mn: u32,
+}
+
+impl OperandTile {
+    /// Elements of one 128-byte row.
+    pub(crate) const fn row_elems(&self) -> u32 {
+        SWIZZLE_BYTES / self.size
+    }
+
+    /// Bytes of the tile.
+    pub(crate) const fn bytes(&self) -> u32 {
+        self.mn * self.bk * self.size
+    }
+
+    /// The TMA box, innermost first: `BK x rows` (K-major) or `64 x BK`.
+    pub(crate) fn box_dims(&self, peers: u32) -> [u32; 2] {
+        match self.major {
+            OperandMajor::K => [self.bk, self.mn / peers],
+            OperandMajor::MN => [self.row_elems(), self.bk],
+        }
+    }
+
+    /// The boxes that the CTA of index `slice` among `peers` CTAs sharing
+    /// the tile loads (each multicast to all of them): a `1 / peers` share
+    /// of the rows (K-major) or of the atoms (MN-major).
+    pub(crate) fn boxes(&self, slice: u32, peers: u32) -> Vec<TmaBox> {
+        match self.major {
+            OperandMajor::K => {
+                let rows = self.mn / peers;
+                vec![TmaBox {
+                    dst: self.offset + slice * rows * self.bk * self.size,
+                    mn: slice * rows,
+                }]
+            }
+            OperandMajor::MN => {
+                let atoms = self.mn / self.row_elems();
+                let per = atoms / peers;
+                (slice * per..(slice + 1) * per)
+                    .map(|a| TmaBox {
+                        dst: self.offset + a * self.bk * SWIZZLE_BYTES,
+                        mn: a * self.row_elems(),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Whether `peers` CTAs can share the tile's loads in equal boxes.
+    pub(crate) fn splits(&self, peers: u32) -> bool {
+        match self.major {
+            OperandMajor::K => self.mn % (8 * peers) == 0,
+            OperandMajor::MN => (self.mn / self.row_elems()) % peers == 0,
+        }
+    }
+
+    /// The descriptor's leading and stride byte offsets (LBO, SBO).
+    pub(crate) const fn lbo_sbo(&self) -> (u32, u32) {
+        match self.major {
+            // LBO is unused with a swizzle along K ("assumed 1").
+            OperandMajor::K => (16, 8 * SWIZZLE_BYTES),
+            // LBO: from one 64-element atom to the next; SBO: 8 rows of K.
+            OperandMajor::MN => (self.bk * SWIZZLE_BYTES, 8 * SWIZZLE_BYTES),
+        }
+    }
+
+    /// Byte offset, from the tile's start, of the wgmma slice of rows
+    /// `64 x mb ..` at k-step `kk` of `instr_k` elements.
+    pub(crate) const fn slice_offset(&self, mb: u32, kk: u32, instr_k: u32) -> u32 {
+        match self.major {
+            OperandMajor::K => mb * 64 * SWIZZLE_BYTES + kk * instr_k * self.size,
+            OperandMajor::MN => {
+                mb * (64 / (SWIZZLE_BYTES / self.size)) * self.bk * SWIZZLE_BYTES
+                    + kk * instr_k * SWIZZLE_BYTES
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tile(major: OperandMajor, mn: u32) -> OperandTile {
+        OperandTile {
+            major,
+            mn,
+            bk: 64,
+            size: 2,
+            offset: 0,
+        }
+    }
+
+    #[test]
+    fn k_major_boxes_split_rows_among_peers() {
+        let t = tile(OperandMajor::K, 128);
+        assert_eq!(t.box_dims(2), [64, 64]);
+        assert_eq!(t.boxes(1, 2), vec![TmaBox { dst: 8192, mn: 64 }]);
+        assert_eq!(t.lbo_sbo(), (16, 1024));
+        assert_eq!(t.slice_offset(1, 3, 16), 8192 + 96);
+    }
+
+    #[test]
+    fn mn_major_boxes_are_swizzle_atoms() {
+        let t = tile(OperandMajor::MN, 256);
+        assert_eq!(t.box_dims(1), [64, 64]);
+        let boxes = t.boxes(0, 1);
+        assert_eq!(boxes.len(), 4);
+        assert_eq!(
+            boxes[3],
+            TmaBox {
+                dst: 3 * 8192,
+                mn: 192
+            }
+        );
+        assert_eq!(
+            t.boxes(1, 2)[0],
+            TmaBox {
+                dst: 2 * 8192,
+                mn: 128
+            }
+        );
+        assert_eq!(t.lbo_sbo(), (8192, 1024));
+        assert_eq!(t.slice_offset(1, 2, 16), 8192 + 2 * 2048);
+        assert!(!tile(OperandMajor::MN, 64).splits(2));
+    }
+}
