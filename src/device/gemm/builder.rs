@@ -12,8 +12,8 @@ use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::device::{Device, LoadedKernel};
-use crate::kernel::gemm::sm80_default_spec;
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{sm80_default_spec, sm90_spec, KernelSchedule};
 use crate::numeric::{Element, ElementType};
 use crate::{Error, Result};
 
@@ -59,6 +59,8 @@ pub struct GemmBuilder {
     warps: Option<[u32; 2]>,
     stages: Option<u32>,
     arch: Option<ArchKind>,
+    schedule: Option<KernelSchedule>,
+    cluster: Option<[u32; 2]>,
     epilogue: Option<Epilogue>,
 }
 
@@ -141,11 +143,126 @@ impl GemmBuilder {
         self
     }
 
-    /// The architecture to generate for (default `Sm80`, whose PTX runs on
-    /// every GPU of compute capability 8.0 or newer).
+    /// The architecture to generate for.
+    ///
+    /// - `Sm80`: the multistage `mma.sync` + `cp.async` kernel, whose PTX
+    ///   runs on every GPU of compute capability 8.0 or newer.
+    /// - `Sm90`: the warp-specialized TMA + `wgmma` kernel (compute
+    ///   capability 9.0 exactly): the cooperative schedule, 128x256 tiles,
+    ///   a 2x1 cluster, unless [`schedule`](Self::schedule),
+    ///   [`tile`](Self::tile) or [`cluster`](Self::cluster) say otherwise.
+    ///   With `.schedule(KernelSchedule::Multistage)` it is the SM80 kernel
+    ///   compiled for `sm_90a`.
+    ///
+    /// Unset, [`spec`](Self::spec) gives the `Sm80` kernel, and
+    /// [`build`](Self::build) picks for the device: on compute capability
+    /// 9.0 (and with no tile, warps, stages, schedule or cluster set) the
+    /// SM90 kernel, which hands any call whose operands TMA cannot read
+    /// (addresses, leading dimensions or batch strides that are not
+    /// multiples of 16 bytes) to the SM80 kernel instead; elsewhere `Sm80`.
+    ///
+    /// ```
+    /// use cutlet::arch::ArchKind;
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::kernel::gemm::KernelSchedule;
+    ///
+    /// let spec = Gemm::builder().arch(ArchKind::Sm90).spec().unwrap();
+    /// assert_eq!(spec.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
+    /// assert_eq!((spec.tile, spec.cluster), ([128, 256, 64], [2, 1, 1]));
+    /// let pingpong = Gemm::builder()
+    ///     .arch(ArchKind::Sm90)
+    ///     .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+    ///     .cluster([1, 1])
+    ///     .spec()
+    ///     .unwrap();
+    /// assert_eq!(pingpong.tile, [128, 128, 64]);
+    /// ```
     pub fn arch(mut self, arch: ArchKind) -> Self {
         self.arch = Some(arch);
         self
+    }
+
+    /// The kernel schedule (SM90: `TmaWarpSpecializedCooperative`, the
+    /// default, or `TmaWarpSpecializedPingpong`, whose default tile is
+    /// 128x128; `Multistage` is the SM80 kernel). A warp-specialized
+    /// schedule implies [`arch`](Self::arch)`(Sm90)`.
+    pub fn schedule(mut self, schedule: KernelSchedule) -> Self {
+        self.schedule = Some(schedule);
+        self
+    }
+
+    /// The thread-block cluster (M, N) of the SM90 kernels: 1 or 2 CTAs
+    /// each way (default 2x1 for the cooperative schedule, 1x1 for
+    /// ping-pong). The CTAs of a cluster share their A and B tiles through
+    /// TMA multicast.
+    pub fn cluster(mut self, cluster: [u32; 2]) -> Self {
+        self.cluster = Some(cluster);
+        self
+    }
+
+    /// Whether these values ask for the SM90 warp-specialized kernel.
+    fn wants_sm90(&self) -> bool {
+        match self.schedule {
+            Some(schedule) => schedule.warp_specialized(),
+            None => self.arch == Some(ArchKind::Sm90),
+        }
+    }
+
+    /// The SM90 spec of these values.
+    fn sm90_spec(&self) -> Result<GemmSpec> {
+        let (a, a_major, b, b_major, d, d_major, acc) = self.types();
+        if self.warps.is_some() {
+            return Err(Error::Config {
+                config: "the SM90 GEMM".to_string(),
+                reason: "warps were set: the SM90 kernels run one producer and two consumer warpgroups, so warps apply to the SM80 kernel only".to_string(),
+            });
+        }
+        let schedule = self
+            .schedule
+            .unwrap_or(KernelSchedule::TmaWarpSpecializedCooperative);
+        let bk = 128 / a.size_bytes().max(1);
+        let (tile, cluster) = match schedule {
+            KernelSchedule::TmaWarpSpecializedPingpong => ([128, 128, bk], [1, 1]),
+            _ => ([128, 256, bk], [2, 1]),
+        };
+        let tile = self.tile.unwrap_or(tile);
+        let cluster = self.cluster.unwrap_or(cluster);
+        let mut spec = sm90_spec(
+            a, b, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
+        )?;
+        if let Some(epilogue) = &self.epilogue {
+            spec.epilogue.fusion = epilogue.clone();
+        }
+        if let Some(stages) = self.stages {
+            spec.set_stages(stages);
+        }
+        check_spec(&spec)?;
+        Ok(spec)
+    }
+
+    /// The element types and majors, with their defaults.
+    #[allow(clippy::type_complexity)]
+    fn types(
+        &self,
+    ) -> (
+        ElementType,
+        OperandMajor,
+        ElementType,
+        OperandMajor,
+        ElementType,
+        OutputMajor,
+        ElementType,
+    ) {
+        let (a, a_major) = self.a.unwrap_or((ElementType::BF16, OperandMajor::K));
+        let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
+        let d_default = if a == ElementType::TF32 {
+            ElementType::F32
+        } else {
+            a
+        };
+        let (d, d_major) = self.d.unwrap_or((d_default, OutputMajor::N));
+        let acc = self.acc.unwrap_or(ElementType::F32);
+        (a, a_major, b, b_major, d, d_major, acc)
     }
 
     /// The fused epilogue (default: D = alpha · acc + beta · C): an
@@ -161,15 +278,19 @@ impl GemmBuilder {
     /// Errors: [`Error::Config`] naming the configuration and the broken
     /// rule with its values (the rules of [`tile`](Self::tile)).
     pub fn spec(&self) -> Result<GemmSpec> {
-        let (a, a_major) = self.a.unwrap_or((ElementType::BF16, OperandMajor::K));
-        let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
-        let d_default = if a == ElementType::TF32 {
-            ElementType::F32
-        } else {
-            a
-        };
-        let (d, d_major) = self.d.unwrap_or((d_default, OutputMajor::N));
-        let acc = self.acc.unwrap_or(ElementType::F32);
+        if self.wants_sm90() {
+            return self.sm90_spec();
+        }
+        if let Some(cluster) = self.cluster.filter(|&c| c != [1, 1]) {
+            return Err(Error::Config {
+                config: "the SM80 GEMM".to_string(),
+                reason: format!(
+                    "cluster {}x{}: the multistage kernel runs without clusters (expected 1x1, or arch Sm90)",
+                    cluster[0], cluster[1]
+                ),
+            });
+        }
+        let (a, a_major, b, b_major, d, d_major, acc) = self.types();
         let mut spec = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
         if let Some(epilogue) = &self.epilogue {
             spec.epilogue.fusion = epilogue.clone();
@@ -201,9 +322,32 @@ impl GemmBuilder {
     /// Errors: as [`spec`](Self::spec), and [`Error::UnsupportedArch`] when
     /// `device` cannot run the kernel.
     pub fn build(self, device: &Device) -> Result<Gemm> {
-        let gemm = Gemm::from_spec(device, self.spec()?);
+        let gemm = Gemm {
+            launcher: self.launcher(device)?,
+        };
         gemm.launcher.check_device()?;
         Ok(gemm)
+    }
+
+    /// The launcher of these values on `device`: the SM90 kernel with the
+    /// SM80 one behind it where the builder picks for the device (see
+    /// [`arch`](Self::arch)), else the spec's own.
+    fn launcher(&self, device: &Device) -> Result<Launcher> {
+        let sm80 = self.spec()?;
+        let auto = self.arch.is_none()
+            && self.schedule.is_none()
+            && self.tile.is_none()
+            && self.warps.is_none()
+            && self.stages.is_none()
+            && self.cluster.is_none();
+        if auto && device.compute_capability() == (9, 0) {
+            let mut sm90 = self.clone();
+            sm90.arch = Some(ArchKind::Sm90);
+            if let Ok(spec) = sm90.sm90_spec() {
+                return Ok(Launcher::with_fallback(device, spec, sm80));
+            }
+        }
+        Ok(Launcher::new(device, sm80))
     }
 
     /// The [`TypedGemm`] of these values on `device`, whose `run` takes
@@ -241,7 +385,7 @@ impl GemmBuilder {
         self.a.get_or_insert((A::TYPE, OperandMajor::K));
         self.b.get_or_insert((B::TYPE, OperandMajor::K));
         self.d.get_or_insert((D::TYPE, OutputMajor::N));
-        let launcher = Launcher::new(device, self.spec()?);
+        let launcher = self.launcher(device)?;
         launcher.check_device()?;
         Ok(TypedGemm::from_launcher(launcher))
     }

@@ -11,9 +11,14 @@ use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
 use super::epilogue_check::{check_epilogue, check_scalars};
 use super::param_values::ParamValues;
-use crate::device::{get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel};
+use crate::device::{
+    get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle,
+    TmaTiled,
+};
+use crate::gemm::{GemmOperand, OperandMajor, TensorMapRequest};
 use crate::kernel::gemm::{GemmKernel, GemmSpec};
 use crate::numeric::Element;
+use crate::numeric::ElementType;
 use crate::{Error, Result};
 
 pub use crate::kernel::gemm::DEFAULT_RASTER_LOG;
@@ -28,6 +33,9 @@ pub(crate) struct Launcher {
     composed: OnceLock<Box<dyn GemmKernel>>,
     kernel: OnceLock<Arc<LoadedKernel>>,
     check_scalars: bool,
+    /// The launcher that takes the calls this one's kernel cannot (the SM80
+    /// kernel behind an automatically picked SM90 one).
+    fallback: Option<Box<Launcher>>,
 }
 
 impl Launcher {
@@ -38,12 +46,39 @@ impl Launcher {
             composed: OnceLock::new(),
             kernel: OnceLock::new(),
             check_scalars: true,
+            fallback: None,
+        }
+    }
+
+    /// `spec` on `device`, handing any call its kernel cannot take (its
+    /// `can_implement` refuses the arguments) to `fallback`'s kernel.
+    pub(crate) fn with_fallback(device: &Device, spec: GemmSpec, fallback: GemmSpec) -> Self {
+        let mut launcher = Launcher::new(device, spec);
+        launcher.fallback = Some(Box::new(Launcher::new(device, fallback)));
+        launcher
+    }
+
+    /// The launcher for `args`: this one, or its fallback where this one's
+    /// kernel cannot take them.
+    fn route<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>, stream: &CudaStream) -> &Launcher
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        match &self.fallback {
+            Some(fallback) if self.can_implement_here(args, stream).is_err() => fallback,
+            _ => self,
         }
     }
 
     /// Whether `can_implement` and `run` reject scalars that are not finite in f32.
     pub(crate) fn set_check_scalars(&mut self, check: bool) {
         self.check_scalars = check;
+        if let Some(fallback) = &mut self.fallback {
+            fallback.set_check_scalars(check);
+        }
     }
 
     pub(crate) fn spec(&self) -> &GemmSpec {
@@ -97,8 +132,14 @@ impl Launcher {
     /// blocks; 0 for a spec whose parts cannot be built, which `run`
     /// refuses anyway).
     pub(crate) fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
-        self.composed()
-            .map_or(0, |kernel| kernel.workspace_size(&args.shape))
+        let here = self
+            .composed()
+            .map_or(0, |kernel| kernel.workspace_size(&args.shape));
+        let fallback = self
+            .fallback
+            .as_ref()
+            .map_or(0, |fallback| fallback.workspace_size(args));
+        here.max(fallback)
     }
 
     /// Checks `args` (as `can_implement`) and the workspace's size, then
@@ -123,8 +164,10 @@ impl Launcher {
                 format!("at least {needed} bytes (workspace_size)"),
             ));
         }
-        self.can_implement(args, &self.device.default_stream())?;
-        self.kernel().map(|kernel| kernel.as_ref())
+        let stream = self.device.default_stream();
+        let launcher = self.route(args, &stream);
+        launcher.can_implement(args, &stream)?;
+        launcher.kernel().map(|kernel| kernel.as_ref())
     }
 
     /// Blocks until the optimized compile of the kernel is in use,
@@ -142,8 +185,24 @@ impl Launcher {
     }
 
     /// Every check of `args` against the spec and the device, reading the
-    /// buffers' addresses on `stream`.
+    /// buffers' addresses on `stream` (the fallback's, for arguments this
+    /// kernel cannot take).
     pub(crate) fn can_implement<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        self.route(args, stream).can_implement_here(args, stream)
+    }
+
+    /// [`can_implement`](Self::can_implement) for this launcher's own kernel.
+    fn can_implement_here<A, B, C, D>(
         &self,
         args: &Arguments<'_, A, B, C, D>,
         stream: &CudaStream,
@@ -185,6 +244,11 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
+        if let Some(fallback) = &self.fallback {
+            if self.can_implement_here(args, stream).is_err() {
+                return fallback.run(args, stream);
+            }
+        }
         self.check_device()?;
         self.device.check_stream(stream)?;
         self.check_scalars(args)?;
@@ -252,10 +316,15 @@ impl Launcher {
             tensor_maps: [None; 4],
             raster_log: None,
         };
+        let mut values = values;
+        for request in composed.tensor_maps() {
+            let op = request.operand as usize;
+            values.tensor_maps[op] = Some(tensor_map(&request, &values, element_of(spec, op))?);
+        }
         let mut params = KernelArgs::new(stream);
         values.push(composed, &mut params)?;
         let config = LaunchConfig {
-            grid: composed.grid(m, n, l),
+            grid: composed.grid_on_device(m, n, l, self.device.limits().sm_count),
             block: (composed.block_threads(), 1, 1),
             shared_mem_bytes: composed.shared_storage().bytes,
         };
@@ -281,6 +350,62 @@ impl Launcher {
             }
         }
     }
+}
+
+/// The element type of operand `op` (0..4: A, B, C, D) of `spec`.
+fn element_of(spec: &GemmSpec, op: usize) -> ElementType {
+    let t = spec.types;
+    [t.a, t.b, t.c, t.d][op]
+}
+
+/// The rank-3 tiled tensor map `request` describes over this run's operand:
+/// (contiguous, strided, batch) in elements, the strided dimension's and
+/// the batch's strides in bytes, the request's box, the 128-byte swizzle,
+/// zeros out of bounds.
+///
+/// Errors: [`Error::InvalidArgument`] where TMA cannot describe the operand
+/// (an address or stride that is not a multiple of 16 bytes, ...);
+/// [`Error::Driver`] where the driver refuses it.
+fn tensor_map(
+    request: &TensorMapRequest,
+    values: &ParamValues,
+    element: ElementType,
+) -> Result<TensorMapArg> {
+    let op = request.operand as usize;
+    let [m, n, k, l] = values.extents.map(u64::from);
+    let mn = if request.operand == GemmOperand::A {
+        m
+    } else {
+        n
+    };
+    let (contiguous, strided) = match request.major {
+        OperandMajor::K => (k, mn),
+        OperandMajor::MN => (mn, k),
+    };
+    let size = u64::from(element.size_bytes());
+    let ld = values.ld[op] * size;
+    // A single batch's stride is never used: any multiple of 16 describes it.
+    let batch = if l > 1 {
+        values.batch_strides[op] * size
+    } else {
+        (ld * strided).next_multiple_of(16).max(16)
+    };
+    let swizzle = match request.swizzle_bytes {
+        128 => TmaSwizzle::B128,
+        64 => TmaSwizzle::B64,
+        32 => TmaSwizzle::B32,
+        _ => TmaSwizzle::None,
+    };
+    TmaTiled {
+        element,
+        global_address: values.addresses[op],
+        dims: vec![contiguous.max(1), strided.max(1), l.max(1)],
+        strides_bytes: vec![ld, batch],
+        box_dims: vec![request.box_dims[0], request.box_dims[1], 1],
+        swizzle,
+        oob_zero: true,
+    }
+    .encode()
 }
 
 /// The configuration rules ([`GemmSpec::validate`]) and each part's own

@@ -22,11 +22,12 @@
 //! region ([`SharedStorage::overlap`]); its alignment requirements, launch
 //! shape, workspace and `can_implement` are the union of its parts'.
 
-use super::{GemmSpec, KernelSchedule, TileCoord, TileScheduler, TileSchedulerPolicy};
+use super::{GemmSpec, KernelSchedule, TileScheduler, TileSchedulerPolicy};
+use super::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
 use crate::arch::ArchKind;
 use crate::collective::{
-    BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, GlobalOperand, Mainloop, MainloopPolicy,
-    SharedStorage, Sm80MmaMultistage,
+    BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, GlobalOperand,
+    Mainloop, MainloopPolicy, SharedStorage, Sm80MmaMultistage, Sm90TmaGmmaWarpSpecialized,
 };
 use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
@@ -55,6 +56,19 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
 
     /// The launch grid for an `m x n` output with `l` batches.
     fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32);
+
+    /// The launch grid on a GPU of `sm_count` SMs: [`grid`](Self::grid),
+    /// unless the tile scheduler sizes the grid to the GPU (persistent).
+    fn grid_on_device(&self, m: u32, n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
+        let _ = sm_count;
+        self.grid(m, n, l)
+    }
+
+    /// The tensor maps the launcher encodes for each run, one per
+    /// [`ParamRole::TensorMap`] parameter (none for a kernel without TMA).
+    fn tensor_maps(&self) -> Vec<crate::gemm::TensorMapRequest> {
+        Vec::new()
+    }
 
     /// Bytes of device workspace for `shape`.
     fn workspace_size(&self, shape: &GemmShape) -> usize;
@@ -176,7 +190,7 @@ where
         k.push(format!("mul.lo.u32 {n0}, {}, {bn};", coord.tile_n));
         k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
         k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
-        let operands = self.global_operands(&mut k, &params, &coord)?;
+        let operands = emit_global_operands(&mut k, &params, self.types, coord.batch)?;
 
         let block = BlockContext {
             tid,
@@ -187,6 +201,7 @@ where
             n0,
             m_rem,
             n_rem,
+            batch: coord.batch,
             operands,
         };
         let mainloop_io = self.mainloop.emit_prologue(&mut k, &block)?;
@@ -198,41 +213,41 @@ where
         Ok(k)
     }
 
-    /// Each operand's global tensor of this block's batch: its address
-    /// plus `batch * batch_stride` elements, and its leading dimension in
-    /// bytes, for every operand whose address is a parameter.
-    fn global_operands(
-        &self,
-        k: &mut Kernel,
-        params: &crate::gemm::DeclaredParams,
-        coord: &TileCoord,
-    ) -> Result<[Option<GlobalOperand>; 4], PtxError> {
-        let batch = k.reg(RegClass::B64);
-        k.push(format!("cvt.u64.u32 {batch}, {};", coord.batch));
-        let types = [self.types.a, self.types.b, self.types.c, self.types.d];
-        let mut out = [None; 4];
-        for op in GemmOperand::ALL {
-            if params.get(ParamRole::Address(op)).is_err() {
-                continue;
-            }
-            let size = types[op as usize].size_bytes();
-            let base = params.load(k, ParamRole::Address(op))?;
-            k.cvta_to_global(base, base);
-            let stride = params.load(k, ParamRole::BatchStride(op))?;
-            k.push(format!("mul.lo.u64 {stride}, {stride}, {batch};"));
-            k.push(format!("mad.lo.u64 {base}, {stride}, {size}, {base};"));
-            let ld_bytes = params.load(k, ParamRole::Ld(op))?;
-            k.push(format!("mul.lo.u64 {ld_bytes}, {ld_bytes}, {size};"));
-            out[op as usize] = Some(GlobalOperand { base, ld_bytes });
-        }
-        Ok(out)
-    }
-
     fn shared_storage_of(&self) -> SharedStorage {
         self.mainloop
             .shared_storage()
             .overlap(self.epilogue.shared_storage())
     }
+}
+
+/// Each operand's global tensor of batch `batch` (`.b32`): its address
+/// plus `batch * batch_stride` elements, and its leading dimension in
+/// bytes, for every operand whose address is a parameter.
+pub(crate) fn emit_global_operands(
+    k: &mut Kernel,
+    params: &crate::gemm::DeclaredParams,
+    types: GemmTypes,
+    batch: crate::ptx::Reg,
+) -> Result<[Option<GlobalOperand>; 4], PtxError> {
+    let wide = k.reg(RegClass::B64);
+    k.push(format!("cvt.u64.u32 {wide}, {batch};"));
+    let sizes = [types.a, types.b, types.c, types.d];
+    let mut out = [None; 4];
+    for op in GemmOperand::ALL {
+        if params.get(ParamRole::Address(op)).is_err() {
+            continue;
+        }
+        let size = sizes[op as usize].size_bytes();
+        let base = params.load(k, ParamRole::Address(op))?;
+        k.cvta_to_global(base, base);
+        let stride = params.load(k, ParamRole::BatchStride(op))?;
+        k.push(format!("mul.lo.u64 {stride}, {stride}, {wide};"));
+        k.push(format!("mad.lo.u64 {base}, {stride}, {size}, {base};"));
+        let ld_bytes = params.load(k, ParamRole::Ld(op))?;
+        k.push(format!("mul.lo.u64 {ld_bytes}, {ld_bytes}, {size};"));
+        out[op as usize] = Some(GlobalOperand { base, ld_bytes });
+    }
+    Ok(out)
 }
 
 impl<M, E, S> GemmKernel for GemmUniversal<M, E, S>
@@ -357,6 +372,54 @@ impl GemmSpec {
                 kernel.can_implement()?;
                 Ok(Box::new(kernel))
             }
+            (
+                schedule @ (KernelSchedule::TmaWarpSpecializedCooperative
+                | KernelSchedule::TmaWarpSpecializedPingpong),
+                MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. },
+                EpiloguePolicy::Sm90NoSmem,
+                TileSchedulerPolicy::Persistent,
+            ) => {
+                let cluster = [self.cluster[0], self.cluster[1]];
+                let [bm, ..] = self.tile;
+                let (filling, consumers, wg_rows) = match schedule {
+                    KernelSchedule::TmaWarpSpecializedCooperative => {
+                        (WarpSpecializedSchedule::Cooperative, 2, bm / 2)
+                    }
+                    _ => (WarpSpecializedSchedule::Pingpong, 1, bm),
+                };
+                let mainloop = Sm90TmaGmmaWarpSpecialized::new(
+                    &ctx,
+                    &self.mainloop,
+                    cluster,
+                    consumers,
+                    wg_rows,
+                );
+                let epilogue = EpilogueSm90NoSmem::new(
+                    &ctx,
+                    &self.epilogue,
+                    wg_rows,
+                    filling == WarpSpecializedSchedule::Cooperative,
+                );
+                let kernel = Sm90GemmWarpSpecialized::new(
+                    self.kernel_name(),
+                    self.types,
+                    self.tile,
+                    cluster,
+                    filling,
+                    mainloop,
+                    epilogue,
+                    super::Persistent {
+                        raster_log: DEFAULT_RASTER_LOG,
+                        cluster,
+                    },
+                );
+                kernel.can_implement()?;
+                Ok(Box::new(kernel))
+            }
+            (schedule, mainloop, epilogue, scheduler) => Err(refuse(format!(
+                "no kernel composes the {} schedule with the {mainloop:?} mainloop, the {epilogue:?} epilogue and the {scheduler:?} tile scheduler: expected the multistage schedule with the SM80 parts and the data-parallel scheduler, or a warp-specialized SM90 schedule with the SM90 parts and the persistent scheduler",
+                schedule.name()
+            ))),
         }
     }
 

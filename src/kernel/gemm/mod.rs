@@ -11,7 +11,8 @@
 //! | [`GemmSpec`] | `spec.rs` (its rules: `validate.rs`) |
 //! | [`GemmUniversal`], [`GemmKernel`], [`GemmSpec::kernel`] | `gemm_universal.rs` |
 //! | [`KernelSchedule`], [`TileSchedulerPolicy`] and their tags | `dispatch_policy.rs` |
-//! | [`TileScheduler`], [`DataParallel`] | `tile_scheduler/` |
+//! | [`Sm90GemmWarpSpecialized`] | `sm90_warpspecialized.rs`: the SM90 producer/consumer skeleton, cooperative and ping-pong |
+//! | [`TileScheduler`], [`DataParallel`], [`Persistent`] | `tile_scheduler/` |
 //! | [`check_config`], [`ConfigFacts`] | `rules.rs` |
 //! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | `builder.rs` |
 //!
@@ -27,22 +28,31 @@
 //! [`KernelSchedule`] and a tag, and one arm in [`GemmSpec::kernel`].
 
 mod builder;
+mod builder_sm90;
 mod dispatch_policy;
 mod gemm_universal;
 mod rules;
+mod rules_sm90;
+mod sm90_warpspecialized;
 pub(crate) mod spec;
 mod tile_scheduler;
 mod validate;
 
 pub use crate::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor, MAX_BIASES};
 pub use builder::{sm80_default_spec, sm80_default_specs, sm80_spec_for_problem};
+pub use builder_sm90::{sm90_default_spec, sm90_default_specs, sm90_spec, sm90_spec_for_problem};
 pub use dispatch_policy::{
     DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,
+    KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,
     TileSchedulerPolicy, TileSchedulerTag,
 };
 pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
 pub use rules::{
     atom_shape, check_config, register_budget, swizzle_row_ok, ConfigFacts, RuleMessage,
 };
+pub use sm90_warpspecialized::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
 pub use spec::GemmSpec;
-pub use tile_scheduler::{emit_tile_coord, raster_tile, DataParallel, TileCoord, TileScheduler};
+pub use tile_scheduler::{
+    emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams, TileCoord,
+    TileScheduler,
+};

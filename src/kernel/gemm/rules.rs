@@ -28,11 +28,12 @@
 
 use std::fmt;
 
+use super::rules_sm90::check_sm90;
 use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::atom::{MmaAtom, SM80_MMA};
 use crate::collective::{staging_bytes, tile_stage_bytes};
-use crate::collective::{EpiloguePolicy, MainloopSpec};
+use crate::collective::{EpiloguePolicy, MainloopPolicy, MainloopSpec};
 use crate::gemm::{GemmMajors, GemmTypes, OperandMajor};
 use crate::numeric::ElementType;
 
@@ -98,8 +99,12 @@ pub const fn register_budget(threads: u32) -> u32 {
 }
 
 impl ConfigFacts {
-    /// Threads per block: 32 per warp.
+    /// Threads per block: 32 per warp, or 384 for a warp-specialized
+    /// schedule (a producer warpgroup and two consumer warpgroups).
     pub const fn block_threads(&self) -> u32 {
+        if self.schedule.warp_specialized() {
+            return 384;
+        }
         self.mainloop.warps[0] * self.mainloop.warps[1] * self.mainloop.warps[2] * 32
     }
 
@@ -114,12 +119,31 @@ impl ConfigFacts {
     /// Bytes of the epilogue's staging tile: the f32 accumulators of the
     /// whole CTA tile, rows padded against bank conflicts.
     pub const fn epilogue_bytes(&self) -> u32 {
-        staging_bytes(self.tile, self.majors.d)
+        match self.epilogue {
+            EpiloguePolicy::Sm80Staged => staging_bytes(self.tile, self.majors.d),
+            EpiloguePolicy::Sm90NoSmem => 0,
+        }
     }
 
     /// Dynamic shared memory of the kernel: the larger of the mainloop's
     /// stages and the epilogue's staging tile (which reuses them).
+    ///
+    /// A warp-specialized kernel runs its parts at once: the stages, their
+    /// `full` and `empty` barriers, 1024 bytes to align the stages, and the
+    /// ping-pong kernel's ordered barrier (4 mbarriers).
     pub const fn shared_mem_bytes(&self) -> u32 {
+        if self.schedule.warp_specialized() {
+            let stages = self.mainloop.stages();
+            let ordered = match self.schedule {
+                KernelSchedule::TmaWarpSpecializedPingpong => 32,
+                _ => 0,
+            };
+            return stages * self.stage_bytes()
+                + 16 * stages
+                + 1024
+                + ordered
+                + self.epilogue_bytes();
+        }
         let mainloop = self.mainloop.stages() * self.stage_bytes();
         let epilogue = self.epilogue_bytes();
         if mainloop > epilogue {
@@ -198,6 +222,17 @@ pub const fn swizzle_row_ok(bytes: u32) -> bool {
 // The message is a fixed buffer by value: a `const fn` cannot allocate.
 #[allow(clippy::result_large_err)]
 pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if f.schedule.warp_specialized() {
+        return check_sm90(f);
+    }
+    if !matches!(f.mainloop.policy, MainloopPolicy::Sm80CpAsync { .. })
+        || !matches!(f.epilogue, EpiloguePolicy::Sm80Staged)
+        || !matches!(f.scheduler, TileSchedulerPolicy::DataParallel)
+    {
+        return Err(RuleMessage::new().s(
+            "the multistage kernel schedule runs the SM80 mainloop (MainloopSm80CpAsync), the SM80 epilogue (EpilogueSm80Staged) and the data-parallel tile scheduler: expected those parts, or a warp-specialized SM90 schedule for the SM90 parts",
+        ));
+    }
     if !matches!(f.arch, ArchKind::Sm80 | ArchKind::Sm90) {
         return Err(RuleMessage::new()
             .s("architecture ")
@@ -400,7 +435,7 @@ pub struct RuleMessage {
 impl RuleMessage {
     const CAPACITY: usize = 320;
 
-    const fn new() -> Self {
+    pub(super) const fn new() -> Self {
         RuleMessage {
             bytes: [0; RuleMessage::CAPACITY],
             len: 0,
@@ -409,7 +444,7 @@ impl RuleMessage {
 
     /// Appends `text` (cut at the capacity, on a character boundary: the
     /// texts here are ASCII).
-    const fn s(mut self, text: &str) -> Self {
+    pub(super) const fn s(mut self, text: &str) -> Self {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() && self.len < RuleMessage::CAPACITY {
@@ -421,7 +456,7 @@ impl RuleMessage {
     }
 
     /// Appends `value` in decimal.
-    const fn n(mut self, mut value: u32) -> Self {
+    pub(super) const fn n(mut self, mut value: u32) -> Self {
         let mut digits = [0u8; 10];
         let mut count = 0;
         loop {

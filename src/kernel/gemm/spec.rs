@@ -124,6 +124,9 @@ impl GemmSpec {
     pub fn set_stages(&mut self, stages: u32) {
         self.mainloop.policy = match self.mainloop.policy {
             MainloopPolicy::Sm80CpAsync { .. } => MainloopPolicy::Sm80CpAsync { stages },
+            MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. } => {
+                MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages }
+            }
         };
     }
 
@@ -149,8 +152,18 @@ impl GemmSpec {
         } else {
             format!("_e{}", self.epilogue.fusion.tag())
         };
+        let schedule = if self.schedule.warp_specialized() {
+            format!(
+                "_{}_c{}x{}",
+                self.schedule.name(),
+                self.cluster[0],
+                self.cluster[1]
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}{fused}",
+            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}{schedule}{fused}",
             self.types.a,
             self.types.b,
             self.types.c,
@@ -165,9 +178,11 @@ impl GemmSpec {
     }
 
     /// Threads per block the launch must use: 32 per warp of
-    /// [`mainloop.warps`](crate::collective::MainloopSpec::warps).
+    /// [`mainloop.warps`](crate::collective::MainloopSpec::warps), or 384
+    /// (a producer and two consumer warpgroups) for a warp-specialized
+    /// schedule.
     pub fn block_threads(&self) -> u32 {
-        self.mainloop.warps.iter().product::<u32>() * 32
+        self.facts().block_threads()
     }
 
     /// Bytes of one mainloop stage: the A tile and the B tile.
@@ -205,9 +220,16 @@ impl GemmSpec {
     /// multiple of: one 16-byte vector each (the kernel copies A and B with
     /// 16-byte `cp.async` and reads C / writes D in 16-byte vectors of D's
     /// element type).
+    ///
+    /// The SM90 kernels read A and B with TMA (16-byte rows, the same
+    /// figure) and store C and D as column pairs: 2 elements.
     pub fn alignment(&self) -> [u32; 4] {
         let vec = |t: ElementType| VECTOR_BYTES / t.size_bytes();
-        let out = vec(self.types.d);
+        let out = if self.epilogue.policy == crate::collective::EpiloguePolicy::Sm90NoSmem {
+            2
+        } else {
+            vec(self.types.d)
+        };
         [vec(self.types.a), vec(self.types.b), out, out]
     }
 

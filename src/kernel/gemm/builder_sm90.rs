@@ -1,0 +1,230 @@
+//! The SM90 kernel builder (CUTLASS's `CollectiveBuilder` with
+//! `KernelScheduleAuto` and `StageCountAutoCarveout`): schedule, tile,
+//! cluster and stages for element types, majors and a problem.
+
+use super::{GemmSpec, KernelSchedule, TileSchedulerPolicy};
+use crate::arch::ArchKind;
+use crate::collective::{EpiloguePolicy, EpilogueSpec, MainloopPolicy, MainloopSpec};
+use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+use crate::numeric::ElementType;
+
+/// Most stages the SM90 builder picks.
+const MAX_SM90_STAGES: u32 = 8;
+
+/// The SM90 warp-specialized GEMM of `schedule` for these types and majors
+/// (C and D of one type and major), with `tile` and `cluster` (M, N) and as
+/// many stages as the shared memory holds (at most 8).
+///
+/// ```
+/// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// let spec = sm90_spec(
+///     BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N,
+///     KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64], [2, 1],
+/// ).unwrap();
+/// assert_eq!(spec.mainloop.stages(), 4);
+/// assert_eq!(spec.block_threads(), 384);
+/// ```
+///
+/// # Errors
+/// [`Error::Config`](crate::Error::Config) naming the broken rule.
+#[allow(clippy::too_many_arguments)]
+pub fn sm90_spec(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+    schedule: KernelSchedule,
+    tile: [u32; 3],
+    cluster: [u32; 2],
+) -> crate::Result<GemmSpec> {
+    let arch = ArchKind::Sm90;
+    let mut spec = GemmSpec {
+        arch,
+        types: GemmTypes::new(a, b, d, d, acc),
+        majors: GemmMajors::new(a_major, b_major, d_major),
+        tile,
+        cluster: [cluster[0], cluster[1], 1],
+        mainloop: MainloopSpec {
+            policy: MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages: 2 },
+            warps: [4, 1, 1],
+        },
+        epilogue: EpilogueSpec {
+            policy: EpiloguePolicy::Sm90NoSmem,
+            fusion: Default::default(),
+        },
+        scheduler: TileSchedulerPolicy::Persistent,
+        schedule,
+    };
+    let limit = arch.max_dynamic_shared_bytes();
+    let mut stages = 2;
+    while stages < MAX_SM90_STAGES && {
+        spec.set_stages(stages + 1);
+        spec.shared_mem_bytes() <= limit
+    } {
+        stages += 1;
+    }
+    spec.set_stages(stages);
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// The default SM90 GEMM for these types and majors: the cooperative
+/// schedule, 128x256 (BK one 128-byte row: 64 for 16-bit inputs, 32 for
+/// tf32), a 2x1 cluster, stages as many as fit.
+///
+/// ```
+/// use cutlet::kernel::gemm::{sm90_default_spec, KernelSchedule, OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{F16, F32};
+///
+/// let spec = sm90_default_spec(F16, F16, F16, F32, OperandMajor::K, OperandMajor::MN, OutputMajor::N).unwrap();
+/// assert_eq!((spec.tile, spec.cluster), ([128, 256, 64], [2, 1, 1]));
+/// assert_eq!(spec.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
+/// ```
+///
+/// # Errors
+/// [`Error::Config`](crate::Error::Config) naming the broken rule.
+pub fn sm90_default_spec(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+) -> crate::Result<GemmSpec> {
+    let bk = 128 / a.size_bytes().max(1);
+    sm90_spec(
+        a,
+        b,
+        d,
+        acc,
+        a_major,
+        b_major,
+        d_major,
+        KernelSchedule::TmaWarpSpecializedCooperative,
+        [128, 256, bk],
+        [2, 1],
+    )
+}
+
+/// The SM90 GEMM for a problem of `m x n` outputs (`l` batches) on a GPU of
+/// `sm_count` SMs, as `KernelScheduleAuto` picks: the cooperative 128x256
+/// kernel in a 2x1 cluster where the problem fills the GPU with those
+/// tiles, else the ping-pong 128x128 kernel (more, smaller tiles, its
+/// epilogue hidden behind the other warpgroup's mainloop), in a 2x1
+/// cluster when there are tiles enough for it.
+///
+/// ```
+/// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// let big = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, 4096, 4096, 1, 132).unwrap();
+/// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
+/// let small = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, 2048, 2048, 1, 132).unwrap();
+/// assert_eq!(small.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
+/// ```
+///
+/// # Errors
+/// [`Error::Config`](crate::Error::Config) naming the broken rule.
+#[allow(clippy::too_many_arguments)]
+pub fn sm90_spec_for_problem(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+    m: u32,
+    n: u32,
+    l: u32,
+    sm_count: u32,
+) -> crate::Result<GemmSpec> {
+    let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
+    if big_tiles >= 2 * u64::from(sm_count) {
+        return sm90_default_spec(a, b, d, acc, a_major, b_major, d_major);
+    }
+    let bk = 128 / a.size_bytes().max(1);
+    let small_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
+    let cluster = if small_tiles >= u64::from(sm_count) {
+        [2, 1]
+    } else {
+        [1, 1]
+    };
+    sm90_spec(
+        a,
+        b,
+        d,
+        acc,
+        a_major,
+        b_major,
+        d_major,
+        KernelSchedule::TmaWarpSpecializedPingpong,
+        [128, 128, bk],
+        cluster,
+    )
+}
+
+/// Every default SM90 kernel: for each supported type combination (as
+/// [`sm80_default_specs`](super::sm80_default_specs), tf32 K-major only),
+/// every major of A, B and D, the cooperative 128x256 kernel in a 2x1
+/// cluster and the ping-pong 128x128 kernels (1x1 and 2x1 clusters).
+///
+/// ```
+/// use cutlet::kernel::gemm::sm90_default_specs;
+///
+/// let specs = sm90_default_specs();
+/// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of D, 3 kernels each.
+/// assert_eq!(specs.len(), 3 * (5 * 8 + 2));
+/// ```
+pub fn sm90_default_specs() -> Vec<GemmSpec> {
+    use ElementType::{BF16, F16, F32};
+    let types = [
+        (F16, F16, F32),
+        (F16, F32, F32),
+        (BF16, BF16, F32),
+        (BF16, F32, F32),
+        (F16, F16, F16),
+        (F32, F32, F32),
+    ];
+    let majors = [OperandMajor::K, OperandMajor::MN];
+    let mut specs = Vec::new();
+    for (ab, d, acc) in types {
+        for a_major in majors {
+            for b_major in majors {
+                for d_major in [OutputMajor::N, OutputMajor::M] {
+                    let bk = 128 / ab.size_bytes();
+                    for (schedule, tile, cluster) in [
+                        (
+                            KernelSchedule::TmaWarpSpecializedCooperative,
+                            [128, 256, bk],
+                            [2, 1],
+                        ),
+                        (
+                            KernelSchedule::TmaWarpSpecializedPingpong,
+                            [128, 128, bk],
+                            [1, 1],
+                        ),
+                        (
+                            KernelSchedule::TmaWarpSpecializedPingpong,
+                            [128, 128, bk],
+                            [2, 1],
+                        ),
+                    ] {
+                        if let Ok(spec) = sm90_spec(
+                            ab, ab, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
+                        ) {
+                            specs.push(spec);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    specs
+}

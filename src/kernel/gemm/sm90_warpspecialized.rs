@@ -1,0 +1,370 @@
+//! [`Sm90GemmWarpSpecialized`]: the SM90 warp-specialized persistent GEMM
+//! kernel, the producer/consumer skeleton written once for both schedules
+//! (CUTLASS's `sm90_gemm_tma_warpspecialized_cooperative.hpp` and
+//! `sm90_gemm_tma_warpspecialized_pingpong.hpp`).
+//!
+//! 384 threads: warpgroup 0 is the producer, warpgroups 1 and 2 are
+//! consumers. After the mainloop's prologue (barriers initialized, the
+//! whole block or cluster synchronized), the producer gives registers back
+//! (`setmaxnreg.dec` to 40) and one of its threads walks the persistent
+//! scheduler's tiles, issuing each tile's TMA loads; the consumers take
+//! registers (`setmaxnreg.inc` to 232) and walk the tiles too:
+//! - cooperative: both consumer warpgroups take every tile, each
+//!   multiplying half of its rows, then storing them;
+//! - ping-pong: consumer warpgroup `c` takes every other tile (`c`, `c + 2`,
+//!   ...), whole; an ordered barrier makes the two take turns at the
+//!   tensor cores and, separately, at the epilogue, so that one's epilogue
+//!   runs while the other multiplies. Each skips the other's k-tiles in
+//!   the ring.
+//!
+//! The grid is the persistent scheduler's (clusters that fit the GPU); a
+//! kernel of clusters launches with its cluster shape.
+
+use super::{GemmKernel, Persistent, TileCoord};
+use crate::arch::ArchKind;
+use crate::collective::{
+    BlockContext, Epilogue, EpilogueSm90NoSmem, Mainloop, SharedStorage, Sm90TmaGmmaWarpSpecialized,
+};
+use crate::gemm::{GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
+use crate::pipeline::OrderedSequenceBarrier;
+use crate::ptx::{Kernel, Module, PtxError, Reg, RegClass, SpecialReg};
+
+/// Threads of a warpgroup.
+const WARPGROUP: u32 = 128;
+/// Registers a producer thread keeps (CUTLASS's `LoadRegisterRequirement`).
+const PRODUCER_REGISTERS: u32 = 40;
+/// Registers a consumer thread takes (CUTLASS's `MmaRegisterRequirement`).
+const CONSUMER_REGISTERS: u32 = 232;
+
+/// Which filling of the skeleton.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WarpSpecializedSchedule {
+    /// Both consumer warpgroups on every tile, split along M.
+    Cooperative,
+    /// Consumer warpgroups on alternate tiles, taking turns.
+    Pingpong,
+}
+
+/// The SM90 warp-specialized kernel of the TMA + wgmma mainloop, the
+/// register-store epilogue and the persistent scheduler.
+#[derive(Clone, Debug)]
+pub struct Sm90GemmWarpSpecialized {
+    name: String,
+    types: GemmTypes,
+    tile: [u32; 3],
+    cluster: [u32; 2],
+    schedule: WarpSpecializedSchedule,
+    mainloop: Sm90TmaGmmaWarpSpecialized,
+    epilogue: EpilogueSm90NoSmem,
+    scheduler: Persistent,
+    params: KernelParams,
+}
+
+impl Sm90GemmWarpSpecialized {
+    /// The kernel `name` of these parts.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        types: GemmTypes,
+        tile: [u32; 3],
+        cluster: [u32; 2],
+        schedule: WarpSpecializedSchedule,
+        mainloop: Sm90TmaGmmaWarpSpecialized,
+        epilogue: EpilogueSm90NoSmem,
+        scheduler: Persistent,
+    ) -> Self {
+        let mut params = KernelParams::new();
+        params.extend(
+            [ProblemDim::M, ProblemDim::N, ProblemDim::K, ProblemDim::L].map(ParamRole::Extent),
+        );
+        params.extend(mainloop.params());
+        params.extend(epilogue.params());
+        params.extend(<Persistent as super::TileScheduler>::params(&scheduler));
+        Sm90GemmWarpSpecialized {
+            name,
+            types,
+            tile,
+            cluster,
+            schedule,
+            mainloop,
+            epilogue,
+            scheduler,
+            params,
+        }
+    }
+
+    /// The ordered barrier's offset: after the mainloop's ring.
+    fn ordered_offset(&self) -> u32 {
+        self.mainloop.pipeline_config().shared_bytes()
+    }
+
+    fn storage(&self) -> SharedStorage {
+        let mut storage = self.mainloop.shared_storage();
+        storage.bytes += self.epilogue.shared_storage().bytes;
+        if self.schedule == WarpSpecializedSchedule::Pingpong {
+            storage.bytes += OrderedSequenceBarrier::shared_bytes(2, 2);
+        }
+        storage
+    }
+
+    fn kernel(&self) -> Result<Kernel, PtxError> {
+        let mut k = Kernel::new(&self.name)?;
+        k.max_threads(3 * WARPGROUP, 1, 1);
+        k.min_blocks_per_sm(1);
+        let smem_var = k.shared_dynamic("gemm_smem", 16)?;
+        let params = self.params.declare(&mut k)?;
+        let tid = k.special(SpecialReg::TidX);
+        // The ring's 128-byte swizzle needs 1024-byte aligned stages.
+        let smem = k.shared_address(&smem_var);
+        k.push(format!("add.u32 {smem}, {smem}, 1023;"));
+        k.push(format!("and.b32 {smem}, {smem}, -1024;"));
+        let m = params.load(&mut k, ParamRole::Extent(ProblemDim::M))?;
+        let n = params.load(&mut k, ParamRole::Extent(ProblemDim::N))?;
+        let kk = params.load(&mut k, ParamRole::Extent(ProblemDim::K))?;
+        let scheduler =
+            <Persistent as super::TileScheduler>::emit_params(&self.scheduler, &mut k, &params)?;
+        let epilogue_params = self.epilogue.emit_params(&mut k, &params)?;
+        let [bm, bn, _] = self.tile;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (tiles_m, tiles_n) = (r(&mut k), r(&mut k));
+        k.push(format!("add.u32 {tiles_m}, {m}, {};", bm - 1));
+        k.push(format!("div.u32 {tiles_m}, {tiles_m}, {bm};"));
+        k.push(format!("add.u32 {tiles_n}, {n}, {};", bn - 1));
+        k.push(format!("div.u32 {tiles_n}, {tiles_n}, {bn};"));
+        let (m0, n0, m_rem, n_rem, batch) = (r(&mut k), r(&mut k), r(&mut k), r(&mut k), r(&mut k));
+        for reg in [m0, n0, m_rem, n_rem, batch] {
+            k.push(format!("mov.u32 {reg}, 0;"));
+        }
+        let entry = BlockContext {
+            tid,
+            smem,
+            params: &params,
+            k: kk,
+            m0,
+            n0,
+            m_rem,
+            n_rem,
+            batch,
+            operands: [None; 4],
+        };
+        let io = self.mainloop.emit_prologue(&mut k, &entry)?;
+        let ordered = if self.schedule == WarpSpecializedSchedule::Pingpong {
+            let base = r(&mut k);
+            k.push(format!(
+                "add.u32 {base}, {smem}, {};",
+                self.ordered_offset()
+            ));
+            let barrier =
+                OrderedSequenceBarrier::new(2, 2, WARPGROUP, base).map_err(pipeline_error)?;
+            let leader = k.reg(RegClass::Pred);
+            k.push(format!("setp.eq.u32 {leader}, {tid}, 0;"));
+            barrier.init(&mut k, leader).map_err(pipeline_error)?;
+            Some(barrier)
+        } else {
+            None
+        };
+        let warpgroup = r(&mut k);
+        k.push(format!("shr.u32 {warpgroup}, {tid}, 7;"));
+        let consumer = k.new_label("consumer")?;
+        let exit = k.new_label("exit")?;
+        let p = k.reg(RegClass::Pred);
+        k.push(format!("setp.ne.u32 {p}, {warpgroup}, 0;"));
+        k.push(format!("@{p} bra {};", consumer.name()));
+
+        // Producer warpgroup: one thread issues every load.
+        k.push(format!(
+            "setmaxnreg.dec.sync.aligned.u32 {PRODUCER_REGISTERS};"
+        ));
+        k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
+        k.push(format!("@{p} bra {};", exit.name()));
+        self.mainloop.emit_prefetch(&mut k, &io)?;
+        let set_tile = |k: &mut Kernel, coord: &TileCoord| {
+            k.push(format!("mul.lo.u32 {m0}, {}, {bm};", coord.tile_m));
+            k.push(format!("mul.lo.u32 {n0}, {}, {bn};", coord.tile_n));
+            k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
+            k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
+            k.push(format!("mov.u32 {batch}, {};", coord.batch));
+        };
+        let (sp, _) = &scheduler;
+        let (coord, valid) = self.scheduler.emit_first(&mut k, sp, tiles_m, tiles_n)?;
+        let top = k.new_label("producer_tile")?;
+        let tail = k.new_label("producer_tail")?;
+        let cur = self.carried(&mut k, &coord, valid);
+        k.place_label(&top);
+        k.push(format!("@!{} bra {};", cur.1, tail.name()));
+        set_tile(&mut k, &cur.0);
+        self.mainloop.emit_producer(&mut k, &io)?;
+        let (next, next_valid) = self
+            .scheduler
+            .emit_advance(&mut k, sp, 1, tiles_m, tiles_n)?;
+        self.assign(&mut k, &cur, &next, next_valid);
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&tail);
+        self.mainloop.emit_producer_tail(&mut k, &io)?;
+        k.push(format!("bra.uni {};", exit.name()));
+
+        // Consumer warpgroups.
+        k.place_label(&consumer);
+        k.push(format!(
+            "setmaxnreg.inc.sync.aligned.u32 {CONSUMER_REGISTERS};"
+        ));
+        let steps = match self.schedule {
+            WarpSpecializedSchedule::Cooperative => 1,
+            WarpSpecializedSchedule::Pingpong => 2,
+        };
+        let (coord, valid) = self.scheduler.emit_first(&mut k, sp, tiles_m, tiles_n)?;
+        let cur = self.carried(&mut k, &coord, valid);
+        let order = match &ordered {
+            Some(barrier) => {
+                // Warpgroup 2 takes the second tile, and skips the first's k-tiles.
+                let group = r(&mut k);
+                k.push(format!("sub.u32 {group}, {warpgroup}, 1;"));
+                let state = barrier.start(&mut k, group);
+                let second = k.new_label("pingpong_second")?;
+                let q = k.reg(RegClass::Pred);
+                k.push(format!("setp.eq.u32 {q}, {group}, 0;"));
+                k.push(format!("@{q} bra {};", second.name()));
+                let (next, next_valid) = self
+                    .scheduler
+                    .emit_advance(&mut k, sp, 1, tiles_m, tiles_n)?;
+                self.assign(&mut k, &cur, &next, next_valid);
+                self.mainloop.emit_consumer_skip(&mut k, &io);
+                k.place_label(&second);
+                Some((barrier, state))
+            }
+            None => None,
+        };
+        let top = k.new_label("consumer_tile")?;
+        k.place_label(&top);
+        k.push(format!("@!{} bra {};", cur.1, exit.name()));
+        set_tile(&mut k, &cur.0);
+        let operands =
+            super::gemm_universal::emit_global_operands(&mut k, &params, self.types, batch)?;
+        let block = BlockContext { operands, ..entry };
+        let epilogue_io = self
+            .epilogue
+            .emit_prologue(&mut k, &block, &epilogue_params)?;
+        if let Some((barrier, state)) = &order {
+            barrier.wait(&mut k, state).map_err(pipeline_error)?;
+        }
+        let acc = self.mainloop.emit_consumer(&mut k, &io)?;
+        if let Some((barrier, state)) = &order {
+            barrier.arrive(&mut k, state).map_err(pipeline_error)?;
+            barrier.wait(&mut k, state).map_err(pipeline_error)?;
+        }
+        self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+        if let Some((barrier, state)) = &order {
+            barrier.arrive(&mut k, state).map_err(pipeline_error)?;
+            self.mainloop.emit_consumer_skip(&mut k, &io);
+        }
+        let (next, next_valid) = self
+            .scheduler
+            .emit_advance(&mut k, sp, steps, tiles_m, tiles_n)?;
+        self.assign(&mut k, &cur, &next, next_valid);
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&exit);
+        k.push("ret;");
+        Ok(k)
+    }
+
+    /// Loop-carried copies of a tile and its predicate.
+    fn carried(&self, k: &mut Kernel, coord: &TileCoord, valid: Reg) -> (TileCoord, Reg) {
+        let c = TileCoord {
+            tile_m: k.reg(RegClass::B32),
+            tile_n: k.reg(RegClass::B32),
+            batch: k.reg(RegClass::B32),
+        };
+        let v = k.reg(RegClass::Pred);
+        self.assign(k, &(c, v), coord, valid);
+        (c, v)
+    }
+
+    fn assign(&self, k: &mut Kernel, to: &(TileCoord, Reg), coord: &TileCoord, valid: Reg) {
+        k.push(format!("mov.u32 {}, {};", to.0.tile_m, coord.tile_m));
+        k.push(format!("mov.u32 {}, {};", to.0.tile_n, coord.tile_n));
+        k.push(format!("mov.u32 {}, {};", to.0.batch, coord.batch));
+        k.push(format!("mov.pred {}, {valid};", to.1));
+    }
+}
+
+fn pipeline_error(e: crate::Error) -> PtxError {
+    PtxError::UnsupportedSpec {
+        kernel: "gemm",
+        name: String::from("sm90 kernel"),
+        reason: e.to_string(),
+    }
+}
+
+impl GemmKernel for Sm90GemmWarpSpecialized {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn params(&self) -> &KernelParams {
+        &self.params
+    }
+
+    fn scheduler_value(&self, role: ParamRole) -> Option<u32> {
+        <Persistent as super::TileScheduler>::param_value(&self.scheduler, role)
+    }
+
+    /// The parts' regions side by side: the producer fills the ring while
+    /// the consumers' epilogue runs.
+    fn shared_storage(&self) -> SharedStorage {
+        self.storage()
+    }
+
+    fn block_threads(&self) -> u32 {
+        3 * WARPGROUP
+    }
+
+    fn cluster(&self) -> [u32; 3] {
+        [self.cluster[0] * self.cluster[1], 1, 1]
+    }
+
+    fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32) {
+        let [bm, bn, _] = self.tile;
+        <Persistent as super::TileScheduler>::grid(
+            &self.scheduler,
+            m.div_ceil(bm),
+            n.div_ceil(bn),
+            l,
+        )
+    }
+
+    fn grid_on_device(&self, m: u32, n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
+        let [bm, bn, _] = self.tile;
+        <Persistent as super::TileScheduler>::grid_on_device(
+            &self.scheduler,
+            m.div_ceil(bm),
+            n.div_ceil(bn),
+            l,
+            sm_count,
+        )
+    }
+
+    fn workspace_size(&self, _shape: &GemmShape) -> usize {
+        0
+    }
+
+    fn alignment(&self) -> [u32; 4] {
+        let [a, b] = self.mainloop.alignment();
+        let [c, d] = self.epilogue.alignment();
+        [a, b, c, d]
+    }
+
+    fn can_implement(&self) -> crate::Result<()> {
+        self.mainloop.can_implement()?;
+        self.epilogue.can_implement()
+    }
+
+    fn ptx(&self) -> Result<String, PtxError> {
+        let mut module = Module::new(ArchKind::Sm90);
+        module.add_kernel(self.kernel()?)?;
+        module.emit()
+    }
+
+    fn tensor_maps(&self) -> Vec<crate::gemm::TensorMapRequest> {
+        self.mainloop.tensor_map_requests()
+    }
+}

@@ -1,0 +1,384 @@
+//! Every default SM90 kernel (`sm90_default_specs`: the cooperative 128x256
+//! kernel in a 2x1 cluster and the ping-pong 128x128 kernels without and
+//! with a 2x1 cluster, for every type combination and major) computes
+//! exactly on an H100/H200, plus the schedules and clusters the defaults
+//! leave out (1x2 and 2x2 clusters, the cooperative kernel without one).
+//!
+//! Each kernel runs two problems, ragged in M, N and K for its tiles:
+//! - M = 300, N = 291, K = 203, L = 3 batches, alpha = 2, beta = -1, C a
+//!   buffer of its own;
+//! - M = 129, N = 77, K = 64, L = 1, in place (C is D), alpha = 1,
+//!   beta = 0.5.
+//!
+//! The data are small integers (A and B in -2..=2, C in -3..=3), so every
+//! product and sum is exact in f32 and f16 accumulation alike and D must
+//! equal the reference rounded to D's type, bit for bit. D starts poisoned
+//! (NaN) and its padding beyond each row must stay so.
+//!
+//! The kernels are shared among child processes (this test binary started
+//! again, one CUDA context each), as compiling them is most of the time.
+
+mod common;
+
+use std::process::Command;
+
+use common::gpu::random_vec;
+use cudarc::driver::{CudaSlice, DeviceRepr};
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::Device;
+use cutlet::kernel::gemm::{
+    sm90_default_specs, sm90_spec, GemmSpec, KernelSchedule, OperandMajor, OutputMajor,
+};
+use cutlet::numeric::{Element, ElementType};
+use cutlet_harness::device_or_skip;
+use half::{bf16, f16};
+
+const SHARD_ENV: &str = "CUTLET_SM90_SHARD";
+const TEST: &str = "every_sm90_kernel_computes_exactly";
+
+/// A host element the test stores.
+trait Host: Element + DeviceRepr + Copy + Default + Unpin {
+    fn from_f64(v: f64) -> Self;
+    fn bits(self) -> u32;
+    fn nan() -> Self;
+}
+
+impl Host for bf16 {
+    fn from_f64(v: f64) -> Self {
+        bf16::from_f64(v)
+    }
+    fn bits(self) -> u32 {
+        u32::from(self.to_bits())
+    }
+    fn nan() -> Self {
+        bf16::NAN
+    }
+}
+
+impl Host for f16 {
+    fn from_f64(v: f64) -> Self {
+        f16::from_f64(v)
+    }
+    fn bits(self) -> u32 {
+        u32::from(self.to_bits())
+    }
+    fn nan() -> Self {
+        f16::NAN
+    }
+}
+
+impl Host for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn bits(self) -> u32 {
+        self.to_bits()
+    }
+    fn nan() -> Self {
+        f32::NAN
+    }
+}
+
+/// One problem: its shape, scalars and whether C is D.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    m: usize,
+    n: usize,
+    k: usize,
+    l: usize,
+    alpha: f64,
+    beta: f64,
+    in_place: bool,
+}
+
+const CASES: [Case; 2] = [
+    Case {
+        m: 300,
+        n: 291,
+        k: 203,
+        l: 3,
+        alpha: 2.0,
+        beta: -1.0,
+        in_place: false,
+    },
+    Case {
+        m: 129,
+        n: 77,
+        k: 64,
+        l: 1,
+        alpha: 1.0,
+        beta: 0.5,
+        in_place: true,
+    },
+];
+
+/// The smallest leading dimension of `inner` elements keeping 16-byte rows.
+fn min_ld(inner: usize, ty: ElementType) -> usize {
+    let align = 16 / ty.size_bytes() as usize;
+    inner.div_ceil(align) * align
+}
+
+fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
+    random_vec(seed, len, -span, span + 1)
+        .into_iter()
+        .map(f64::from)
+        .collect()
+}
+
+/// Runs `spec` on `case`; the first element that differs, if any.
+fn run_case<I: Host, O: Host>(device: &Device, spec: &GemmSpec, case: Case) -> Result<(), String> {
+    let stream = device.default_stream();
+    let Case { m, n, k, l, .. } = case;
+    let (it, ot) = (I::TYPE, O::TYPE);
+    let layout = |mn: usize, major| match major {
+        OperandMajor::K => (mn, min_ld(k, it)),
+        OperandMajor::MN => (k, min_ld(mn, it)),
+    };
+    let (a_outer, lda) = layout(m, spec.majors.a);
+    let (b_outer, ldb) = layout(n, spec.majors.b);
+    let (d_outer, d_inner) = match spec.majors.d {
+        OutputMajor::N => (m, n),
+        OutputMajor::M => (n, m),
+    };
+    let ldd = min_ld(d_inner, ot);
+    let seed = (m * 7 + l) as u64;
+    let a = integers(seed, l * a_outer * lda, 2);
+    let b = integers(seed + 1, l * b_outer * ldb, 2);
+    let c = integers(seed + 2, l * d_outer * ldd, 3);
+    let at = |v: &[f64], ld: usize, outer: usize, batch: usize, mn: usize, kk: usize, major| {
+        let base = batch * outer * ld;
+        match major {
+            OperandMajor::K => v[base + mn * ld + kk],
+            OperandMajor::MN => v[base + kk * ld + mn],
+        }
+    };
+    let mut expected = vec![O::nan().bits(); l * d_outer * ldd];
+    for batch in 0..l {
+        for i in 0..m {
+            for j in 0..n {
+                let acc: f64 = (0..k)
+                    .map(|kk| {
+                        at(&a, lda, a_outer, batch, i, kk, spec.majors.a)
+                            * at(&b, ldb, b_outer, batch, j, kk, spec.majors.b)
+                    })
+                    .sum();
+                let idx = match spec.majors.d {
+                    OutputMajor::N => batch * d_outer * ldd + i * ldd + j,
+                    OutputMajor::M => batch * d_outer * ldd + j * ldd + i,
+                };
+                expected[idx] = O::from_f64(case.alpha * acc + case.beta * c[idx]).bits();
+            }
+        }
+    }
+    let enc_i = |v: &[f64]| v.iter().map(|&x| I::from_f64(x)).collect::<Vec<I>>();
+    let enc_o = |v: &[f64]| v.iter().map(|&x| O::from_f64(x)).collect::<Vec<O>>();
+    let da: CudaSlice<I> = stream.clone_htod(&enc_i(&a)).map_err(|e| e.to_string())?;
+    let db: CudaSlice<I> = stream.clone_htod(&enc_i(&b)).map_err(|e| e.to_string())?;
+    let dc: CudaSlice<O> = stream.clone_htod(&enc_o(&c)).map_err(|e| e.to_string())?;
+    // In place, D starts as C inside each row (poison in the padding).
+    let d_init: Vec<O> = if case.in_place {
+        (0..c.len())
+            .map(|i| {
+                if i % ldd < d_inner {
+                    O::from_f64(c[i])
+                } else {
+                    O::nan()
+                }
+            })
+            .collect()
+    } else {
+        vec![O::nan(); expected.len()]
+    };
+    let mut dd: CudaSlice<O> = stream.clone_htod(&d_init).map_err(|e| e.to_string())?;
+    let gemm = Gemm::from_spec(device, spec.clone());
+    let shape = GemmShape::new(m, n, k, l);
+    let a_op = Operand::new(da.as_view(), lda, a_outer * lda);
+    let b_op = Operand::new(db.as_view(), ldb, b_outer * ldb);
+    let d_op = OutputOperand::new(dd.as_view_mut(), ldd, d_outer * ldd);
+    let mut args = if case.in_place {
+        Arguments::in_place(shape, a_op, b_op, d_op, case.alpha, case.beta)
+    } else {
+        Arguments::new(
+            shape,
+            a_op,
+            b_op,
+            Operand::new(dc.as_view(), ldd, d_outer * ldd),
+            d_op,
+            case.alpha,
+            case.beta,
+        )
+    };
+    gemm.run(&mut args, &stream).map_err(|e| e.to_string())?;
+    drop(args);
+    let got = stream.clone_dtoh(&dd).map_err(|e| e.to_string())?;
+    match got.iter().zip(&expected).position(|(g, &w)| g.bits() != w) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{case:?}: element {i} of D (batch {}, offset {}): bits {:#x}, expected {:#x}",
+            i / (d_outer * ldd),
+            i % (d_outer * ldd),
+            got[i].bits(),
+            expected[i]
+        )),
+    }
+}
+
+fn run_spec(device: &Device, spec: &GemmSpec) -> Result<(), String> {
+    for case in CASES {
+        match (spec.types.a, spec.types.d) {
+            (ElementType::BF16, ElementType::BF16) => run_case::<bf16, bf16>(device, spec, case)?,
+            (ElementType::BF16, _) => run_case::<bf16, f32>(device, spec, case)?,
+            (ElementType::F16, ElementType::F16) => run_case::<f16, f16>(device, spec, case)?,
+            (ElementType::F16, _) => run_case::<f16, f32>(device, spec, case)?,
+            _ => run_case::<f32, f32>(device, spec, case)?,
+        }
+    }
+    Ok(())
+}
+
+/// The kernels under test: the defaults, then the clusters and schedules
+/// they leave out, for bf16 and f16 with K-major and MN-major operands.
+fn kernels() -> Vec<GemmSpec> {
+    use ElementType::{BF16, F16, F32};
+    let mut specs = sm90_default_specs();
+    let extra = [
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 256, 64],
+            [1, 1],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 256, 64],
+            [1, 2],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 128, 64],
+            [2, 2],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [256, 128, 64],
+            [2, 1],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [64, 128, 64],
+            [1, 2],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [128, 128, 64],
+            [2, 2],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [64, 256, 64],
+            [1, 1],
+        ),
+    ];
+    for (schedule, tile, cluster) in extra {
+        for (ab, d, a_major, b_major) in [
+            (BF16, BF16, OperandMajor::K, OperandMajor::K),
+            (F16, F32, OperandMajor::MN, OperandMajor::MN),
+        ] {
+            match sm90_spec(
+                ab,
+                ab,
+                d,
+                F32,
+                a_major,
+                b_major,
+                OutputMajor::N,
+                schedule,
+                tile,
+                cluster,
+            ) {
+                Ok(spec) => specs.push(spec),
+                // Every shape takes K-major operands; an MN-major tile of
+                // 64 cannot be split between two CTAs.
+                Err(e) => assert!(
+                    a_major == OperandMajor::MN,
+                    "{schedule:?} {tile:?} {cluster:?}: {e}"
+                ),
+            }
+        }
+    }
+    specs
+}
+
+fn run_shard(index: usize, count: usize) {
+    let device = Device::new(0).expect("the parent test found a GPU");
+    let specs: Vec<GemmSpec> = kernels()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % count == index)
+        .map(|(_, s)| s)
+        .collect();
+    let mut failures = Vec::new();
+    for spec in &specs {
+        if let Err(why) = run_spec(&device, spec) {
+            failures.push(format!("{}: {why}", spec.kernel_name()));
+        }
+    }
+    println!(
+        "sm90-shard {index}/{count}: {} ran, {} failed",
+        specs.len(),
+        failures.len()
+    );
+    for failure in &failures {
+        println!("FAILED {failure}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} kernels failed",
+        failures.len(),
+        specs.len()
+    );
+}
+
+#[test]
+fn every_sm90_kernel_computes_exactly() {
+    if let Ok(shard) = std::env::var(SHARD_ENV) {
+        let (index, count) = shard.split_once('/').expect("SHARD_ENV is i/n");
+        run_shard(index.parse().unwrap(), count.parse().unwrap());
+        return;
+    }
+    let Some(device) = device_or_skip(TEST) else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!(
+            "skipped {TEST}: the SM90 kernels need compute capability 9.0, this GPU has {:?}",
+            device.compute_capability()
+        );
+        return;
+    }
+    drop(device);
+    let count = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .min(8);
+    let me = std::env::current_exe().expect("the test binary's path");
+    let children: Vec<_> = (0..count)
+        .map(|index| {
+            Command::new(&me)
+                .args([TEST, "--exact", "--nocapture", "--test-threads=1"])
+                .env(SHARD_ENV, format!("{index}/{count}"))
+                .spawn()
+                .expect("a shard process starts")
+        })
+        .collect();
+    let mut bad = Vec::new();
+    for (index, child) in children.into_iter().enumerate() {
+        let status = child.wait_with_output().expect("the shard ran").status;
+        if !status.success() {
+            bad.push(format!("shard {index}: {status}"));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "failed shards (their output above): {}",
+        bad.join(", ")
+    );
+}

@@ -1,0 +1,47 @@
+//! The default SM90 GEMM configurations (cooperative 128x256 in a 2x1
+//! cluster, ping-pong 128x128 with and without a cluster, for every type
+//! combination and major) assemble for sm_90a with no register spills, and
+//! the assembler reports wgmma (not serialized) and setmaxnreg honoured.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::kernel::gemm::sm90_default_specs;
+
+#[test]
+fn default_sm90_configurations_assemble_without_spills() {
+    let specs = sm90_default_specs();
+    assert_eq!(specs.len(), 126);
+    let mut bad = Vec::new();
+    for spec in specs {
+        let ptx = spec.ptx().unwrap();
+        assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n"));
+        assert!(ptx.contains("setmaxnreg.inc.sync.aligned.u32 232"));
+        assert!(ptx.contains("cp.async.bulk.tensor.3d"));
+        let Some(report) = assemble(&ptx, "sm_90a") else {
+            return;
+        };
+        let f = report.function(&spec.kernel_name());
+        eprintln!("{}: {f:?}", spec.kernel_name());
+        if (f.spill_stores, f.spill_loads) != (0, 0) {
+            bad.push(format!("{f:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "kernels that spill:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn dump_matching() {
+    if let Ok(dir) = std::env::var("CUTLET_DUMP_SM90") {
+        let filter = std::env::var("CUTLET_DUMP_FILTER").unwrap_or_default();
+        for spec in sm90_default_specs() {
+            if spec.kernel_name().contains(&filter) {
+                std::fs::write(
+                    format!("{dir}/{}.ptx", spec.kernel_name()),
+                    spec.ptx().unwrap(),
+                )
+                .unwrap();
+            }
+        }
+    }
+}
