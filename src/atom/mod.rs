@@ -64,6 +64,7 @@ mod mma_atom;
 mod mma_lookup;
 mod mma_sm70;
 mod mma_sm80;
+mod mma_sm90_gmma;
 mod mma_universal;
 
 pub use atom_layout::{AtomLayout, AtomMode};
@@ -81,5 +82,8 @@ pub use mma_sm70::{
 pub use mma_sm80::{
     SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
     SM80_16x8x8_F32TF32TF32F32_TN, SM80_MMA,
+};
+pub use mma_sm90_gmma::{
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, GmmaA, ScaleD, SM90_GMMA,
 };
 pub use mma_universal::UniversalFMA;

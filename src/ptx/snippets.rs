@@ -52,4 +52,5 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         "sm90/bulk_copy",
         include_str!("../../ptx/sm90/bulk_copy.ptx"),
     ),
+    ("sm90/wgmma", include_str!("../../ptx/sm90/wgmma.ptx")),
 ];
