@@ -18,9 +18,9 @@
 //! [PTX ISA 9.7.15.5.1.2 "Matrix Descriptor Format"; CUTLASS
 //! include/cute/arch/mma_sm90_desc.hpp, include/cute/atom/mma_traits_sm90_gmma.hpp]
 
-use super::gmma_tile::{divide_mode, tile_to_shape};
+use super::gmma_tile::{divide_mode, split_mode, tile_to_shape};
 use crate::gemm::OperandMajor;
-use crate::layout::{upcast, ComposedLayout, IntTuple, Layout, SmemSwizzle, Swizzle};
+use crate::layout::{upcast, ComposedLayout, Layout, SmemSwizzle, Swizzle};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, Reg, RegClass};
 use crate::{Error, Result};
@@ -159,9 +159,12 @@ pub fn gmma_smem_atom(
     .expect("every element type is 8 to 64 bits, a power of two that divides 128")
 }
 
-/// CuTe's `tile_to_shape(Layout_*_Atom<T>, (mn, k))`: the atom repeated
-/// over an `mn x k` tile, along MN first; the stage layout that the TMA box
-/// writes and the descriptors read.
+/// CuTe's `tile_to_shape(Layout_*_Atom<T>, (mn, k), order)`: the atom
+/// repeated over an `mn x k` tile, in the order CUTLASS's SM90 collectives
+/// use (`sm90_mma_tma_gmma_ss_warpspecialized.hpp`): along MN first for
+/// K-major (`Step<_1,_2>`), along K first for MN-major (`Step<_2,_1>`, so
+/// each span-wide column of MN is one TMA box of all K rows). The stage
+/// layout that the TMA boxes write and the descriptors read.
 ///
 /// ```
 /// use cutlet::atom::{gmma_smem_layout, GmmaSwizzle};
@@ -171,7 +174,7 @@ pub fn gmma_smem_atom(
 /// let a = gmma_smem_layout(OperandMajor::K, BF16, GmmaSwizzle::B128, 128, 64).unwrap();
 /// assert_eq!(a.to_string(), "Sw<3,3,3> o 0 o (128,64):(64,1)");
 /// let b = gmma_smem_layout(OperandMajor::MN, BF16, GmmaSwizzle::B128, 128, 64).unwrap();
-/// assert_eq!(b.to_string(), "Sw<3,3,3> o 0 o ((64,2),(8,8)):((1,512),(64,1024))");
+/// assert_eq!(b.to_string(), "Sw<3,3,3> o 0 o ((64,2),64):((1,4096),64)");
 /// assert!(gmma_smem_layout(OperandMajor::K, BF16, GmmaSwizzle::B128, 128, 48).is_err());
 /// ```
 ///
@@ -187,7 +190,8 @@ pub fn gmma_smem_layout(
     k: u32,
 ) -> Result<ComposedLayout> {
     let atom = gmma_smem_atom(major, element, swizzle);
-    let inner = tile_to_shape(atom.layout(), [i64::from(mn), i64::from(k)])?;
+    let k_first = major == OperandMajor::MN;
+    let inner = tile_to_shape(atom.layout(), [i64::from(mn), i64::from(k)], k_first)?;
     Ok(ComposedLayout::new(atom.swizzle(), 0, inner))
 }
 
@@ -210,7 +214,9 @@ impl GmmaDescriptor {
     /// `make_gmma_desc<major>` derives it: `smem` is the slice's
     /// (MN, K) layout in elements of `element` (64 or N rows, the
     /// instruction's K: 16 for 16-bit types, 8 for tf32), recast to 16-byte
-    /// units and divided into the canonical form of the module docs.
+    /// units and divided into the canonical form of the module docs. An
+    /// offset the slice never steps (one swizzle atom along MN, one 8-row
+    /// group) comes out as 0; the instruction does not read it.
     ///
     /// ```
     /// use cutlet::atom::{gmma_smem_layout, GmmaDescriptor, GmmaSwizzle};
@@ -356,7 +362,7 @@ impl GmmaDescriptor {
     /// let d = desc.emit(&mut k, start).unwrap();
     /// assert_eq!(d.class(), RegClass::B64);
     /// let ptx = k.emit().unwrap();
-    /// assert!(ptx.contains("bfe.u32 lo, %r1, 4, 14;"));
+    /// assert!(ptx.contains("bfe.u32 lo, %r0, 4, 14;"));
     /// assert!(ptx.contains("or.b32 lo, lo, 65536;"));
     /// assert!(ptx.contains(&format!("mov.b32 hi, {};", 64 | 1 << 30)));
     /// ```
@@ -417,11 +423,10 @@ impl GmmaDescriptor {
                     if s < 1 { 0 } else { extent / s }
                 )));
             }
-            let split = divide_mode(layout, mode, s)
+            let (part, rest) = split_mode(layout, mode, s)
                 .ok_or_else(|| bad(format!("mode {mode} that splits into slices of {s}")))?;
-            let ((size, stride), (_, rest)) = split;
-            tile.push(Layout::from_parts(IntTuple::from(size), IntTuple::from(stride)));
-            offset += rest * b;
+            tile.push(part);
+            offset += rest.at(b);
         }
         Ok(ComposedLayout::new(stage.swizzle(), offset, Layout::from_modes(tile)))
     }

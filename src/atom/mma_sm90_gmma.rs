@@ -323,7 +323,7 @@ impl MmaAtom {
     /// let (da, db) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
     /// atom.emit_wgmma(&mut k, &acc, GmmaA::Desc(da), db, ScaleD::Zero, false, true).unwrap();
     /// let ptx = k.emit().unwrap();
-    /// assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, %rd1, %rd2, 0, 1, 1, 0, 1;"));
+    /// assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, %rd0, %rd1, 0, 1, 1, 0, 1;"));
     /// // Five accumulators for a 64x16 f32 tile is an error naming the count.
     /// let e = atom.emit_wgmma(&mut k, &acc[..5], GmmaA::Desc(da), db, ScaleD::One, false, false);
     /// assert!(e.unwrap_err().to_string().contains("5 registers"));
