@@ -3,7 +3,9 @@
 //! m64nNk8), the whole-tile `_SS` layouts; the table's lookups; and the
 //! emitter's refusals.
 
-use cutlet::atom::{gmma_atom, GmmaA, MmaAtom, MmaSource, ScaleD, SM80_16x8x16_F32BF16BF16F32_TN, SM90_GMMA};
+use cutlet::atom::{
+    gmma_atom, GmmaA, MmaAtom, MmaSource, SM80_16x8x16_F32BF16BF16F32_TN, ScaleD, SM90_GMMA,
+};
 use cutlet::layout::{IntTuple, Layout};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32, TF32};
 use cutlet::ptx::{Kernel, RegClass};
@@ -32,13 +34,19 @@ fn the_table_has_every_family_width_and_source_once() {
     ];
     for n in (8..=256).step_by(8) {
         for (ab, acc, k, types, ptx) in families {
-            for (source, suffix) in [(MmaSource::SharedShared, "SS"), (MmaSource::RegisterShared, "RS")] {
+            for (source, suffix) in [
+                (MmaSource::SharedShared, "SS"),
+                (MmaSource::RegisterShared, "RS"),
+            ] {
                 let atom = gmma_atom(ab, ab, acc, n, source).unwrap();
                 let name = format!("SM90_64x{n}x{k}_{types}_{suffix}");
                 assert_eq!(atom.name(), name);
                 assert_eq!(MmaAtom::named(&name), Some(atom));
                 assert_eq!(MmaAtom::lookup(&name.to_lowercase()).unwrap(), atom);
-                assert_eq!(atom.opcode(), format!("wgmma.mma_async.sync.aligned.m64n{n}k{k}.{ptx}"));
+                assert_eq!(
+                    atom.opcode(),
+                    format!("wgmma.mma_async.sync.aligned.m64n{n}k{k}.{ptx}")
+                );
                 assert_eq!(atom.shape_mnk(), [64, i64::from(n), k]);
                 assert_eq!(atom.source(), source);
                 assert_eq!(atom.snippet().family, "sm90/wgmma");
@@ -56,13 +64,27 @@ fn the_table_has_every_family_width_and_source_once() {
 fn unknown_names_and_shapes_are_refused() {
     assert_eq!(MmaAtom::named("SM90_64x12x16_F32BF16BF16_SS"), None);
     assert_eq!(MmaAtom::named("SM90_64x264x16_F32BF16BF16_SS"), None);
-    let e = MmaAtom::lookup("SM90_64x12x16_F32BF16BF16_SS").unwrap_err().to_string();
-    assert!(e.contains("SM90_64x12x16_F32BF16BF16_SS") && e.contains("N = 8, 16, .., 256"), "{e}");
+    let e = MmaAtom::lookup("SM90_64x12x16_F32BF16BF16_SS")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("SM90_64x12x16_F32BF16BF16_SS") && e.contains("N = 8, 16, .., 256"),
+        "{e}"
+    );
     assert_eq!(gmma_atom(BF16, BF16, F32, 0, MmaSource::SharedShared), None);
-    assert_eq!(gmma_atom(BF16, BF16, F32, 264, MmaSource::SharedShared), None);
+    assert_eq!(
+        gmma_atom(BF16, BF16, F32, 264, MmaSource::SharedShared),
+        None
+    );
     assert_eq!(gmma_atom(BF16, F16, F32, 64, MmaSource::SharedShared), None);
-    assert_eq!(gmma_atom(BF16, BF16, F16, 64, MmaSource::SharedShared), None);
-    assert_eq!(gmma_atom(TF32, TF32, F16, 64, MmaSource::SharedShared), None);
+    assert_eq!(
+        gmma_atom(BF16, BF16, F16, 64, MmaSource::SharedShared),
+        None
+    );
+    assert_eq!(
+        gmma_atom(TF32, TF32, F16, 64, MmaSource::SharedShared),
+        None
+    );
 }
 
 /// PTX ISA wgmma D fragment (ptx-notes 4.4): value `i` of thread `T` is at
@@ -89,7 +111,11 @@ fn accumulators_follow_the_wgmma_d_fragment_for_every_n() {
         let regs = atom.regs();
         let per_reg = if atom.types().c == F16 { 2 } else { 1 };
         assert_eq!(regs.c as i64 * per_reg, n / 2, "{atom}");
-        let class = if per_reg == 2 { RegClass::B32 } else { RegClass::F32 };
+        let class = if per_reg == 2 {
+            RegClass::B32
+        } else {
+            RegClass::F32
+        };
         assert_eq!(regs.c_class, class, "{atom}");
         assert_eq!(regs.b, 0, "{atom}");
     }
@@ -118,13 +144,21 @@ fn a_and_b_layouts_match_the_fragment_figures() {
                             // a0 (g, t); a1 (g+8, t); a2 (g, t+4); a3 (g+8, t+4)
                             (g + 8 * (v & 1), t + 4 * (v >> 1))
                         };
-                        assert_eq!(at(&a, thread, v), 16 * w + row + 64 * col, "{atom} T{thread} V{v}");
+                        assert_eq!(
+                            at(&a, thread, v),
+                            16 * w + row + 64 * col,
+                            "{atom} T{thread} V{v}"
+                        );
                     }
                 }
             }
             _ => {
                 assert_eq!(atom.regs().a, 0, "{atom}");
-                assert_eq!(a.to_string(), format!("(128,(64,{k})):(0,(1,64))"), "{atom}");
+                assert_eq!(
+                    a.to_string(),
+                    format!("(128,(64,{k})):(0,(1,64))"),
+                    "{atom}"
+                );
                 for thread in [0, 77, 127] {
                     for v in [0, 1, 63, 64, 64 * k - 1] {
                         assert_eq!(at(&a, thread, v), v);
@@ -133,7 +167,11 @@ fn a_and_b_layouts_match_the_fragment_figures() {
             }
         }
         let b = atom.b_layout();
-        assert_eq!(b.to_string(), format!("(128,({n},{k})):(0,(1,{n}))"), "{atom}");
+        assert_eq!(
+            b.to_string(),
+            format!("(128,({n},{k})):(0,(1,{n}))"),
+            "{atom}"
+        );
     }
 }
 
@@ -145,13 +183,29 @@ fn emit_wgmma_writes_each_operand_form() {
     let a = k.regs(RegClass::B32, 4);
     let desc_b = k.reg(RegClass::B64);
     let p = k.reg(RegClass::Pred);
-    rs.emit_wgmma(&mut k, &acc, GmmaA::Regs(&a), desc_b, ScaleD::Pred(p), false, true)
-        .unwrap();
+    rs.emit_wgmma(
+        &mut k,
+        &acc,
+        GmmaA::Regs(&a),
+        desc_b,
+        ScaleD::Pred(p),
+        false,
+        true,
+    )
+    .unwrap();
     let tf32 = gmma_atom(TF32, TF32, F32, 8, MmaSource::SharedShared).unwrap();
     let facc = k.regs(RegClass::F32, 4);
     let desc_a = k.reg(RegClass::B64);
-    tf32.emit_wgmma(&mut k, &facc, GmmaA::Desc(desc_a), desc_b, ScaleD::One, false, false)
-        .unwrap();
+    tf32.emit_wgmma(
+        &mut k,
+        &facc,
+        GmmaA::Desc(desc_a),
+        desc_b,
+        ScaleD::One,
+        false,
+        false,
+    )
+    .unwrap();
     let ptx = k.emit().unwrap();
     assert!(ptx.contains(
         "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, {%r8, %r9, %r10, %r11}, %rd0, %p0, 1, 1, 1;"
@@ -173,17 +227,47 @@ fn emit_wgmma_refuses_what_the_instruction_cannot_take() {
     let r32 = k.reg(RegClass::B32);
     let err = |r: cutlet::Result<()>| r.unwrap_err().to_string();
 
-    let e = err(SM80_16x8x16_F32BF16BF16F32_TN.emit_wgmma(&mut k, &acc, GmmaA::Desc(d), d, ScaleD::One, false, false));
-    assert!(e.contains("SM80_16x8x16_F32BF16BF16F32_TN") && e.contains("wgmma"), "{e}");
-    let e = err(ss.emit_wgmma(&mut k, &acc[..3], GmmaA::Desc(d), d, ScaleD::One, false, false));
-    assert!(e.contains("wgmma acc") && e.contains("3 registers") && e.contains("4 .f32"), "{e}");
+    let e = err(SM80_16x8x16_F32BF16BF16F32_TN.emit_wgmma(
+        &mut k,
+        &acc,
+        GmmaA::Desc(d),
+        d,
+        ScaleD::One,
+        false,
+        false,
+    ));
+    assert!(
+        e.contains("SM80_16x8x16_F32BF16BF16F32_TN") && e.contains("wgmma"),
+        "{e}"
+    );
+    let e = err(ss.emit_wgmma(
+        &mut k,
+        &acc[..3],
+        GmmaA::Desc(d),
+        d,
+        ScaleD::One,
+        false,
+        false,
+    ));
+    assert!(
+        e.contains("wgmma acc") && e.contains("3 registers") && e.contains("4 .f32"),
+        "{e}"
+    );
     let e = err(ss.emit_wgmma(&mut k, &a, GmmaA::Desc(d), d, ScaleD::One, false, false));
     assert!(e.contains("wgmma acc") && e.contains(".b32"), "{e}");
     let e = err(ss.emit_wgmma(&mut k, &acc, GmmaA::Regs(&a), d, ScaleD::One, false, false));
     assert!(e.contains("GmmaA::Desc"), "{e}");
     let e = err(rs.emit_wgmma(&mut k, &acc, GmmaA::Desc(d), d, ScaleD::One, false, false));
     assert!(e.contains("GmmaA::Regs"), "{e}");
-    let e = err(rs.emit_wgmma(&mut k, &acc, GmmaA::Regs(&a[..2]), d, ScaleD::One, false, false));
+    let e = err(rs.emit_wgmma(
+        &mut k,
+        &acc,
+        GmmaA::Regs(&a[..2]),
+        d,
+        ScaleD::One,
+        false,
+        false,
+    ));
     assert!(e.contains("wgmma a") && e.contains("2 registers"), "{e}");
     let e = err(rs.emit_wgmma(&mut k, &acc, GmmaA::Regs(&a), d, ScaleD::One, true, false));
     assert!(e.contains("trans_a"), "{e}");
@@ -191,7 +275,15 @@ fn emit_wgmma_refuses_what_the_instruction_cannot_take() {
     assert!(e.contains("desc_a"), "{e}");
     let e = err(ss.emit_wgmma(&mut k, &acc, GmmaA::Desc(d), r32, ScaleD::One, false, false));
     assert!(e.contains("desc_b"), "{e}");
-    let e = err(ss.emit_wgmma(&mut k, &acc, GmmaA::Desc(d), d, ScaleD::Pred(r32), false, false));
+    let e = err(ss.emit_wgmma(
+        &mut k,
+        &acc,
+        GmmaA::Desc(d),
+        d,
+        ScaleD::Pred(r32),
+        false,
+        false,
+    ));
     assert!(e.contains("scale_d") && e.contains(".pred"), "{e}");
     for (ta, tb) in [(true, false), (false, true)] {
         let e = err(tf32.emit_wgmma(&mut k, &acc, GmmaA::Desc(d), d, ScaleD::One, ta, tb));

@@ -31,14 +31,21 @@ fn k_major_sw128_bf16_bk64_is_the_ptx_notes_example() {
         let desc = GmmaDescriptor::from_layout(K, BF16, &slice).unwrap();
         assert_eq!(
             desc,
-            GmmaDescriptor { lbo_bytes: 16, sbo_bytes: 1024, swizzle: GmmaSwizzle::B128 }
+            GmmaDescriptor {
+                lbo_bytes: 16,
+                sbo_bytes: 1024,
+                swizzle: GmmaSwizzle::B128
+            }
         );
         // The 2nd m64 half adds 64 rows of 128 bytes; a k16 step 32 bytes.
         let offset = GmmaDescriptor::slice_offset_bytes(&stage, BF16, [64, 16], block).unwrap();
         assert_eq!(offset, block[0] * 64 * 128 + block[1] * 32);
         let addr = 0x2400 + offset;
         let enc = |x: u32| u64::from((x & 0x3FFFF) >> 4);
-        assert_eq!(desc.bits(addr), enc(addr) | 1 << 16 | (1024 >> 4) << 32 | 1 << 62);
+        assert_eq!(
+            desc.bits(addr),
+            enc(addr) | 1 << 16 | (1024 >> 4) << 32 | 1 << 62
+        );
     }
 }
 
@@ -75,7 +82,14 @@ fn every_swizzle_and_major_matches_the_canonical_geometry() {
         for swizzle in GmmaSwizzle::ALL {
             let span = swizzle.span_bytes();
             for mn_slice in [64, 128] {
-                let desc = desc_of(major, element, swizzle, [mn, bk], [mn_slice, k_inst], [0, 1]);
+                let desc = desc_of(
+                    major,
+                    element,
+                    swizzle,
+                    [mn, bk],
+                    [mn_slice, k_inst],
+                    [0, 1],
+                );
                 let (lbo, sbo) = match (major, swizzle) {
                     // Core matrices (8 rows of 16 bytes) down MN every 128
                     // bytes; the two along K one column of core matrices
@@ -94,8 +108,15 @@ fn every_swizzle_and_major_matches_the_canonical_geometry() {
                     (MN, _) if mn_slice * e <= span => (0, 8 * span),
                     (MN, _) => (bk * span, 8 * span),
                 };
-                let expected = GmmaDescriptor { lbo_bytes: lbo, sbo_bytes: sbo, swizzle };
-                assert_eq!(desc, expected, "{element} {major:?} {swizzle:?} slice {mn_slice}");
+                let expected = GmmaDescriptor {
+                    lbo_bytes: lbo,
+                    sbo_bytes: sbo,
+                    swizzle,
+                };
+                assert_eq!(
+                    desc, expected,
+                    "{element} {major:?} {swizzle:?} slice {mn_slice}"
+                );
                 assert_eq!(desc.bits(0) >> 62, swizzle.descriptor_code());
             }
         }
@@ -129,25 +150,59 @@ fn non_canonical_layouts_are_refused() {
     let sw = |b, m| Swizzle::new(b, m, 3).unwrap();
     let parse = |t: &str| t.parse().unwrap();
     let refused = |major, element, layout: ComposedLayout, needle: &str| {
-        let e = GmmaDescriptor::from_layout(major, element, &layout).unwrap_err().to_string();
+        let e = GmmaDescriptor::from_layout(major, element, &layout)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("canonical") && e.contains(needle), "{e}");
     };
     // Rows of 16 elements under a 128-byte swizzle: rows are not a span apart.
-    refused(K, BF16, ComposedLayout::new(sw(3, 3), 0, parse("(64,16):(16,1)")), "row stride 2");
+    refused(
+        K,
+        BF16,
+        ComposedLayout::new(sw(3, 3), 0, parse("(64,16):(16,1)")),
+        "row stride 2",
+    );
     // A byte-unit swizzle on bf16 elements.
-    refused(K, BF16, ComposedLayout::new(sw(3, 4), 0, parse("(64,16):(64,1)")), "Sw<3,4,3>");
+    refused(
+        K,
+        BF16,
+        ComposedLayout::new(sw(3, 4), 0, parse("(64,16):(64,1)")),
+        "Sw<3,4,3>",
+    );
     // Two instructions' K.
-    refused(K, BF16, ComposedLayout::new(sw(3, 3), 0, parse("(64,32):(64,1)")), "64 x 4");
+    refused(
+        K,
+        BF16,
+        ComposedLayout::new(sw(3, 3), 0, parse("(64,32):(64,1)")),
+        "64 x 4",
+    );
     // Rank 3.
-    refused(K, BF16, ComposedLayout::new(sw(3, 3), 0, parse("(64,16,2):(64,1,4096)")), "rank 3");
+    refused(
+        K,
+        BF16,
+        ComposedLayout::new(sw(3, 3), 0, parse("(64,16,2):(64,1,4096)")),
+        "rank 3",
+    );
     // MN-major with K contiguous.
-    refused(MN, BF16, ComposedLayout::new(sw(3, 3), 0, parse("(64,16):(64,1)")), "MN-major");
+    refused(
+        MN,
+        BF16,
+        ComposedLayout::new(sw(3, 3), 0, parse("(64,16):(64,1)")),
+        "MN-major",
+    );
     // Offsets beyond the 14-bit fields.
-    refused(K, BF16, ComposedLayout::new(sw(3, 3), 0, parse("((8,8),16):((64,262144),1)")), "stride byte offset");
+    refused(
+        K,
+        BF16,
+        ComposedLayout::new(sw(3, 3), 0, parse("((8,8),16):((64,262144),1)")),
+        "stride byte offset",
+    );
     // Slices that do not divide the stage, or lie outside it.
     let stage = gmma_smem_layout(K, BF16, GmmaSwizzle::B128, 128, 64).unwrap();
     assert!(GmmaDescriptor::slice(&stage, [48, 16], [0, 0]).is_err());
-    let e = GmmaDescriptor::slice(&stage, [64, 16], [2, 0]).unwrap_err().to_string();
+    let e = GmmaDescriptor::slice(&stage, [64, 16], [2, 0])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("[2, 0]"), "{e}");
     assert!(gmma_smem_layout(MN, BF16, GmmaSwizzle::B128, 96, 64).is_err());
 }
@@ -161,8 +216,14 @@ fn emit_packs_the_descriptor_words() {
     assert_eq!(d.class(), RegClass::B64);
     let ptx = k.emit().unwrap();
     let bits = desc.bits(0);
-    assert!(ptx.contains(&format!("or.b32 lo, lo, {};", bits & 0xFFFF_FFFF)), "{ptx}");
-    assert!(ptx.contains(&format!("mov.b32 hi, {};", bits >> 32)), "{ptx}");
+    assert!(
+        ptx.contains(&format!("or.b32 lo, lo, {};", bits & 0xFFFF_FFFF)),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains(&format!("mov.b32 hi, {};", bits >> 32)),
+        "{ptx}"
+    );
     assert!(ptx.contains(&format!("mov.b64 {d}, {{lo, hi}};")), "{ptx}");
     let e = desc.emit(&mut k, d).unwrap_err().to_string();
     assert!(e.contains(".b32"), "{e}");

@@ -8,8 +8,8 @@ mod common;
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
-    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_smem_layout, GmmaA,
-    GmmaDescriptor, GmmaSwizzle, MmaSource, ScaleD, SM90_GMMA,
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_smem_layout, GmmaA, GmmaDescriptor,
+    GmmaSwizzle, MmaSource, ScaleD, SM90_GMMA,
 };
 use cutlet::gemm::OperandMajor;
 use cutlet::numeric::ElementType::BF16;

@@ -106,15 +106,27 @@ fn wgmma_atom_draws_its_accumulator_and_says_what_a_and_b_show() {
     let out = run_cutlet(&["mma", "SM90_64x128x16_F32BF16BF16_SS"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("SM90_64x128x16_F32BF16BF16_SS (128 threads)"), "{}", &stdout[..80]);
+    assert!(
+        stdout.starts_with("SM90_64x128x16_F32BF16BF16_SS (128 threads)"),
+        "{}",
+        &stdout[..80]
+    );
     assert!(stdout.contains("A (M x K = 64 x 16):"));
     assert!(stdout.contains("B (N x K = 128 x 16):"));
     assert!(stdout.contains("C (M x N = 64 x 128):"));
     // Value 63 of thread 127 (t 3, g 7, w 3): row 48 + 7 + 8, column 120 + 6 + 1.
     assert!(stdout.contains("T127V63"));
-    assert!(stdout.contains("note: A and B are read from shared memory"), "{stdout}");
+    assert!(
+        stdout.contains("note: A and B are read from shared memory"),
+        "{stdout}"
+    );
     let path = std::env::temp_dir().join(format!("cutlet-wgmma-{}.svg", std::process::id()));
-    let out = run_cutlet(&["mma", "SM90_64x8x16_F16F16F16_RS", "--svg", path.to_str().unwrap()]);
+    let out = run_cutlet(&[
+        "mma",
+        "SM90_64x8x16_F16F16F16_RS",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let svg = std::fs::read_to_string(&path).unwrap();
     let _ = std::fs::remove_file(&path);

@@ -270,8 +270,11 @@ impl GmmaDescriptor {
         );
         let w = swizzle.chunks();
         let split = |mode: usize, tile: i64| {
-            divide_mode(&chunks, mode, tile)
-                .ok_or_else(|| refuse(format!("mode {mode} does not split into {tile} and a rest of one stride")))
+            divide_mode(&chunks, mode, tile).ok_or_else(|| {
+                refuse(format!(
+                    "mode {mode} does not split into {tile} and a rest of one stride"
+                ))
+            })
         };
         let (lbo, sbo) = match major {
             OperandMajor::K => {
@@ -286,7 +289,11 @@ impl GmmaDescriptor {
                 if d00 != w || (!interleave && d10 != 1) {
                     return Err(refuse(format!(
                         "row stride {d00} and K stride {d10} in 16-byte units, expected {w} and {}",
-                        if interleave { "any".to_string() } else { "1".to_string() }
+                        if interleave {
+                            "any".to_string()
+                        } else {
+                            "1".to_string()
+                        }
                     )));
                 }
                 (d10, d01)
@@ -400,7 +407,11 @@ impl GmmaDescriptor {
     /// # Errors
     /// [`Error::InvalidArgument`] when `shape` does not divide the stage
     /// into whole slices or `block` lies outside it.
-    pub fn slice(stage: &ComposedLayout, shape: [u32; 2], block: [u32; 2]) -> Result<ComposedLayout> {
+    pub fn slice(
+        stage: &ComposedLayout,
+        shape: [u32; 2],
+        block: [u32; 2],
+    ) -> Result<ComposedLayout> {
         let layout = stage.layout();
         let bad = |why: String| {
             Error::invalid_argument(
@@ -410,7 +421,10 @@ impl GmmaDescriptor {
             )
         };
         if layout.rank() != 2 {
-            return Err(bad(format!("a stage layout of rank 2, not {}", layout.rank())));
+            return Err(bad(format!(
+                "a stage layout of rank 2, not {}",
+                layout.rank()
+            )));
         }
         let mut tile = Vec::with_capacity(2);
         let mut offset = stage.offset();
@@ -428,7 +442,11 @@ impl GmmaDescriptor {
             tile.push(part);
             offset += rest.at(b);
         }
-        Ok(ComposedLayout::new(stage.swizzle(), offset, Layout::from_modes(tile)))
+        Ok(ComposedLayout::new(
+            stage.swizzle(),
+            offset,
+            Layout::from_modes(tile),
+        ))
     }
 
     /// The byte offset in the stage of the `shape` slice at `block` (see

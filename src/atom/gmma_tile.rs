@@ -2,7 +2,9 @@
 //! `tile_to_shape` of a swizzle atom over a 2-D tile, and one mode of a
 //! layout divided into a tile and its rest (`logical_divide` by `n:1`).
 
-use crate::layout::{blocked_product, coalesce, coalesce_by_mode, logical_divide, IntTuple, Layout, Tiler};
+use crate::layout::{
+    blocked_product, coalesce, coalesce_by_mode, logical_divide, IntTuple, Layout, Tiler,
+};
 use crate::{Error, Result};
 
 /// CuTe's `tile_to_shape(atom, (mn, k), order)` for a rank-2 atom: the
@@ -15,7 +17,11 @@ use crate::{Error, Result};
 /// [`Error::InvalidArgument`] unless the atom's extents divide the shape.
 pub(crate) fn tile_to_shape(atom: &Layout, shape: [i64; 2], k_first: bool) -> Result<Layout> {
     let extents = [0, 1].map(|m| atom.sub(&[m]).map_or(0, |l| l.size()));
-    if extents.iter().zip(shape).any(|(&a, s)| a < 1 || s < 1 || s % a != 0) {
+    if extents
+        .iter()
+        .zip(shape)
+        .any(|(&a, s)| a < 1 || s < 1 || s % a != 0)
+    {
         return Err(Error::invalid_argument(
             "gmma tile shape",
             format!("({}, {})", shape[0], shape[1]),
@@ -53,7 +59,11 @@ pub(crate) fn split_mode(layout: &Layout, mode: usize, tile: i64) -> Option<(Lay
 
 /// [`split_mode`] with each part coalesced to one `(extent, stride)`
 /// (stride 0 for extent 1), or `None` where a part has no single stride.
-pub(crate) fn divide_mode(layout: &Layout, mode: usize, tile: i64) -> Option<((i64, i64), (i64, i64))> {
+pub(crate) fn divide_mode(
+    layout: &Layout,
+    mode: usize,
+    tile: i64,
+) -> Option<((i64, i64), (i64, i64))> {
     let (first, rest) = split_mode(layout, mode, tile)?;
     let part = |l: &Layout| -> Option<(i64, i64)> {
         let l = coalesce(l);

@@ -127,7 +127,11 @@ const fn gmma(
         regs: MmaRegs {
             a: if rs { RS_A_REGS } else { 0 },
             b: 0,
-            c: if f32_acc { n as usize / 2 } else { n as usize / 4 },
+            c: if f32_acc {
+                n as usize / 2
+            } else {
+                n as usize / 4
+            },
             ab_class: RegClass::B32,
             c_class: if f32_acc {
                 RegClass::F32
@@ -142,7 +146,11 @@ const fn gmma(
             name: if rs { family.rs } else { family.ss },
         },
         thr_id: WARPGROUP,
-        a: if rs { family.a_rs } else { ab_whole(64, family.k) },
+        a: if rs {
+            family.a_rs
+        } else {
+            ab_whole(64, family.k)
+        },
         b: ab_whole(n, family.k),
         c: c_64xn(n),
     }
@@ -257,7 +265,7 @@ pub const fn gmma_atom(
         (F32, F32) => (TF32, TF32),
         other => other,
     };
-    if n < 8 || n > 256 || n % 8 != 0 || a as u32 != b as u32 {
+    if n < 8 || n > 256 || !n.is_multiple_of(8) || a as u32 != b as u32 {
         return None;
     }
     let column = match source {
