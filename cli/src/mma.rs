@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use cutlet::atom::MmaAtom;
+use cutlet::atom::{MmaAtom, MmaSource};
 use cutlet::tiled::{MmaPicture, TiledMma};
 
 /// Arguments of `cutlet mma`.
@@ -32,6 +32,9 @@ pub fn run(args: &MmaArgs) -> ExitCode {
             },
             None => {
                 print!("{}", picture.to_text());
+                if let Some(note) = shared_operand_note(&args.name) {
+                    println!("{note}");
+                }
                 ExitCode::SUCCESS
             }
         },
@@ -40,6 +43,24 @@ pub fn run(args: &MmaArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// What the A and B grids of a wgmma atom show: an operand read through a
+/// shared-memory descriptor is not split among threads (CuTe's `ABLayout`,
+/// thread stride 0), so every thread holds every cell and each is labelled
+/// with thread 0.
+fn shared_operand_note(name: &str) -> Option<String> {
+    let atom = MmaAtom::named(name)?;
+    let operands = match atom.source() {
+        MmaSource::SharedShared => "A and B are",
+        MmaSource::RegisterShared => "B is",
+        MmaSource::Registers => return None,
+    };
+    Some(format!(
+        "note: {operands} read from shared memory through a descriptor by the whole warpgroup: \
+         every thread's layout is the whole tile (thread stride 0), so those cells show T0 and the \
+         value index"
+    ))
 }
 
 /// The picture the arguments ask for.

@@ -98,3 +98,37 @@ fn malformed_warps_are_refused() {
         assert!(err.contains("warps"), "{warps}: {err}");
     }
 }
+
+/// An SM90 wgmma atom: C is the 64 x N accumulator of 128 threads; A and B
+/// (read through descriptors) are whole tiles, labelled with thread 0.
+#[test]
+fn wgmma_atom_draws_its_accumulator_and_says_what_a_and_b_show() {
+    let out = run_cutlet(&["mma", "SM90_64x128x16_F32BF16BF16_SS"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("SM90_64x128x16_F32BF16BF16_SS (128 threads)"),
+        "{}",
+        &stdout[..80]
+    );
+    assert!(stdout.contains("A (M x K = 64 x 16):"));
+    assert!(stdout.contains("B (N x K = 128 x 16):"));
+    assert!(stdout.contains("C (M x N = 64 x 128):"));
+    // Value 63 of thread 127 (t 3, g 7, w 3): row 48 + 7 + 8, column 120 + 6 + 1.
+    assert!(stdout.contains("T127V63"));
+    assert!(
+        stdout.contains("note: A and B are read from shared memory"),
+        "{stdout}"
+    );
+    let path = std::env::temp_dir().join(format!("cutlet-wgmma-{}.svg", std::process::id()));
+    let out = run_cutlet(&[
+        "mma",
+        "SM90_64x8x16_F16F16F16_RS",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(svg.matches("<rect").count(), 64 * 16 + 8 * 16 + 64 * 8);
+}

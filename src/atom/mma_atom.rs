@@ -222,7 +222,16 @@ impl MmaAtom {
     /// fragment registers, as many and of the classes [`regs`](Self::regs)
     /// says (`d` may be `c`). A wrong count or class is an error naming the
     /// operand.
+    /// SM90 wgmma atoms have their own emitter,
+    /// [`emit_wgmma`](Self::emit_wgmma); asking this one is an error.
     pub fn emit(self, k: &mut Kernel, d: &[Reg], a: &[Reg], b: &[Reg], c: &[Reg]) -> Result<()> {
+        if self.is_wgmma() {
+            return Err(crate::Error::invalid_argument(
+                "mma atom",
+                self.name,
+                "a register-operand MMA atom: emit an SM90 wgmma atom with emit_wgmma",
+            ));
+        }
         let regs = self.regs;
         check_regs("mma d", d, regs.c, regs.c_class)?;
         check_regs("mma a", a, regs.a, regs.ab_class)?;

@@ -5,12 +5,13 @@
 //! it with layouts from [`crate::layout`]. Atoms are data: each is one
 //! `const` [`MmaAtom`] value named as in CUTLASS
 //! (`SM80_16x8x16_F32BF16BF16F32_TN`), a row of its architecture's table
-//! ([`SM80_MMA`], [`SM70_MMA`]); collectives pick one with
-//! [`MmaAtom::for_types`] (SM80 only) and ask
-//! it every fact below instead of knowing it. A new instruction family (the
-//! SM90 wgmma `64xNx16` for N = 8..256, types, `SS`/`RS`)
-//! is new rows, or a `const fn` that generates them, not new code: the
-//! shape, register counts, operand source and layouts are all fields.
+//! ([`SM80_MMA`], [`SM70_MMA`], [`SM90_GMMA`]); collectives pick one with
+//! [`MmaAtom::for_types`] (SM80 only) or [`gmma_atom`] (SM90) and ask
+//! it every fact below instead of knowing it. A new instruction family is
+//! new rows, or a `const fn` that generates them, not new code: the
+//! shape, register counts, operand source and layouts are all fields (the
+//! SM90 wgmma `64xNx16` / `64xNx8` for N = 8..256, four type families,
+//! `SS`/`RS`, are one macro-generated table).
 //!
 //! | item | meaning |
 //! |---|---|
@@ -27,6 +28,7 @@
 //! | `b_layout()` | (thread, value) -> (n,k) of the N x K tile, index `n + N*k` |
 //! | `c_layout()` | (thread, value) -> (m,n) of the M x N tile, index `m + M*n` (C and D) |
 //! | `emit(...)` | writes the instruction into a [`Kernel`](crate::ptx::Kernel) given its registers |
+//! | `emit_wgmma(...)` | the same for SM90 wgmma atoms: accumulators, A descriptor or registers, B descriptor, `scale-d`, transposes |
 //!
 //! The layouts are stored as [`AtomLayout`] values, `const` data, so a table
 //! (or a `const fn` generating one) holds them without parsing.
@@ -68,6 +70,15 @@
 //! | [`emit_tma_store`] | `cp.async.bulk.tensor.Nd` shared -> global, in a bulk group |
 //! | [`emit_tma_store_fence`], [`emit_tma_store_arrive`], [`emit_tma_store_wait`] | CuTe's `tma_store_fence/arrive/wait` |
 //!
+//! # SM90 wgmma: atoms and shared-memory descriptors
+//!
+//! | item | file | CuTe counterpart |
+//! |---|---|---|
+//! | [`SM90_GMMA`], [`gmma_atom`] | `mma_sm90_gmma.rs` | `SM90_64xNx16_F32BF16BF16_SS` ... in `mma_traits_sm90_gmma.hpp` |
+//! | [`MmaAtom::emit_wgmma`], [`ScaleD`], [`GmmaA`], [`emit_wgmma_fence`], [`emit_wgmma_commit`], [`emit_wgmma_wait`] | `mma_sm90_gmma.rs`, `ptx/sm90/wgmma.ptx` | `cute/arch/mma_sm90_gmma.hpp`, `warpgroup_arrive/commit_batch/wait` |
+//! | [`GmmaSwizzle`], [`gmma_smem_atom`], [`gmma_smem_layout`] | `gmma_desc.rs` | `GMMA::LayoutType`, `GMMA::Layout_{K,MN}_*_Atom<T>`, `tile_to_shape` |
+//! | [`GmmaDescriptor`] (`from_layout`, `bits`, `emit`, `slice`, `slice_offset_bytes`) | `gmma_desc.rs` | `GmmaDescriptor`, `make_gmma_desc`, `DescriptorIterator` |
+//!
 //! The raw snippets live in `ptx/`, one file per instruction family per
 //! architecture; the Rust metadata lives here, one file per family per
 //! architecture (`mma_sm80.rs`, `copy_sm80.rs`, ...).
@@ -80,10 +91,13 @@ mod copy_sm90_tma;
 mod copy_universal;
 mod copy_value;
 mod emit;
+mod gmma_desc;
+mod gmma_tile;
 mod mma_atom;
 mod mma_lookup;
 mod mma_sm70;
 mod mma_sm80;
+mod mma_sm90_gmma;
 mod mma_universal;
 
 pub use atom_layout::{AtomLayout, AtomMode};
@@ -97,6 +111,7 @@ pub use copy_sm90_tma::{
 };
 pub use copy_universal::{MemorySpace, UniversalCopy};
 pub use copy_value::CopyValue;
+pub use gmma_desc::{gmma_smem_atom, gmma_smem_layout, GmmaDescriptor, GmmaSwizzle};
 pub use mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};
 pub use mma_sm70::{
     SM70_8x8x4_F16F16F16F16_NN, SM70_8x8x4_F16F16F16F16_NT, SM70_8x8x4_F16F16F16F16_TN,
@@ -106,5 +121,8 @@ pub use mma_sm70::{
 pub use mma_sm80::{
     SM80_16x8x16_F16F16F16F16_TN, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN,
     SM80_16x8x8_F32TF32TF32F32_TN, SM80_MMA,
+};
+pub use mma_sm90_gmma::{
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, GmmaA, ScaleD, SM90_GMMA,
 };
 pub use mma_universal::UniversalFMA;

@@ -53,4 +53,5 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         include_str!("../../ptx/sm90/bulk_copy.ptx"),
     ),
     ("sm90/tma", include_str!("../../ptx/sm90/tma.ptx")),
+    ("sm90/wgmma", include_str!("../../ptx/sm90/wgmma.ptx")),
 ];

@@ -1,0 +1,105 @@
+//! The SM90 wgmma emitters assemble with ptxas for sm_90a: every type
+//! family at N = 8, 64, 128, 256, `_SS` and `_RS`, transposed and not
+//! (16-bit), descriptors built by `GmmaDescriptor::emit`, between fence,
+//! commit and wait.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::arch::ArchKind;
+use cutlet::atom::{
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_smem_layout, GmmaA, GmmaDescriptor,
+    GmmaSwizzle, MmaSource, ScaleD, SM90_GMMA,
+};
+use cutlet::gemm::OperandMajor;
+use cutlet::numeric::ElementType::BF16;
+use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
+
+fn wgmma_kernel() -> String {
+    let mut k = Kernel::new("wgmma_forms").unwrap();
+    k.max_threads(128, 1, 1);
+    let dst_param = k.param("dst", ParamType::U64).unwrap();
+    let tile = k.shared_static("tile", 1024, 32 * 1024).unwrap();
+    let dst = k.load_param(&dst_param).unwrap();
+    k.cvta_to_global(dst, dst);
+    let base = k.shared_address(&tile);
+
+    let stage = gmma_smem_layout(OperandMajor::K, BF16, GmmaSwizzle::B128, 256, 64).unwrap();
+    let slice = GmmaDescriptor::slice(&stage, [64, 16], [0, 0]).unwrap();
+    let desc = GmmaDescriptor::from_layout(OperandMajor::K, BF16, &slice).unwrap();
+    let desc_a = desc.emit(&mut k, base).unwrap();
+    let desc_b = desc.emit(&mut k, base).unwrap();
+
+    let tid = k.special(SpecialReg::TidX);
+    let a = k.regs(RegClass::B32, 4);
+    for r in &a {
+        k.push(format!("mov.b32 {r}, {tid};"));
+    }
+    let p = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
+    let sum = k.reg(RegClass::F32);
+    k.push(format!("mov.f32 {sum}, 0f00000000;"));
+    let mut count = 0;
+    for atom in SM90_GMMA {
+        let n = atom.shape_mnk()[1];
+        if ![8, 64, 128, 256].contains(&n) {
+            continue;
+        }
+        let sixteen_bit = atom.types().a.size_bits() == 16;
+        let transposes: &[(bool, bool)] = match (sixteen_bit, atom.source()) {
+            (false, _) => &[(false, false)],
+            (true, MmaSource::SharedShared) => &[(false, false), (true, true), (true, false)],
+            (true, _) => &[(false, false), (false, true)],
+        };
+        for &(ta, tb) in transposes {
+            let acc = k.regs(atom.regs().c_class, atom.regs().c);
+            for r in &acc {
+                k.push(format!("mov.b32 {r}, 0;"));
+            }
+            emit_wgmma_fence(&mut k).unwrap();
+            let operand = match atom.source() {
+                MmaSource::SharedShared => GmmaA::Desc(desc_a),
+                _ => GmmaA::Regs(&a),
+            };
+            atom.emit_wgmma(&mut k, &acc, operand, desc_b, ScaleD::Zero, ta, tb)
+                .unwrap();
+            atom.emit_wgmma(&mut k, &acc, operand, desc_b, ScaleD::Pred(p), ta, tb)
+                .unwrap();
+            atom.emit_wgmma(&mut k, &acc, operand, desc_b, ScaleD::One, ta, tb)
+                .unwrap();
+            emit_wgmma_commit(&mut k).unwrap();
+            emit_wgmma_wait(&mut k, 0).unwrap();
+            let last = acc[acc.len() - 1];
+            let value = k.reg(RegClass::F32);
+            k.push(format!("mov.b32 {value}, {last};"));
+            k.push(format!("add.f32 {sum}, {sum}, {value};"));
+            count += 1;
+        }
+    }
+    assert_eq!(count, 4 * (3 + 2 + 3 + 2 + 3 + 2 + 1 + 1));
+    k.push(format!("st.global.f32 [{dst}], {sum};"));
+    let mut module = Module::new(ArchKind::Sm90);
+    module.add_kernel(k).unwrap();
+    module.emit().unwrap()
+}
+
+#[test]
+fn wgmma_forms_assemble_for_sm90a() {
+    let ptx = wgmma_kernel();
+    assert!(ptx.contains(".target sm_90a"), "{}", &ptx[..200]);
+    for opcode in [
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+        "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16",
+        "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32",
+        "wgmma.fence.sync.aligned;",
+        "wgmma.commit_group.sync.aligned;",
+        "wgmma.wait_group.sync.aligned 0;",
+    ] {
+        assert!(ptx.contains(opcode), "{opcode}");
+    }
+    let Some(report) = assemble(&ptx, ArchKind::Sm90.ptx_target()) else {
+        return;
+    };
+    let f = report.function("wgmma_forms");
+    assert_eq!(f.spill_stores, 0, "{f:?}");
+}
