@@ -6,8 +6,8 @@
 //! `CUBLAS_COMPUTE_32F` (`CUBLAS_COMPUTE_32F_FAST_TF32` for tf32 inputs, as
 //! PyTorch with `allow_tf32`), scale type f32, and the pointers' alignments
 //! as preferences. Batches go through the layouts' batch count and strided
-//! batch offset; majors through the column-major view of
-//! [`column_major`](crate::column_major) (Dᵀ = Bᵀ · Aᵀ for a row-major D).
+//! batch offset; majors through cuBLAS's column-major view of the problem
+//! (`column_major.rs`: Dᵀ = Bᵀ · Aᵀ for a row-major D).
 //!
 //! The descriptors and the heuristic's algorithm are made once per problem
 //! (shape, types, majors, strides, pointer alignments) and kept, so a timing
