@@ -1,9 +1,14 @@
 //! The SM80 GEMM against cuBLAS in the same process (the shapes,
 //! bf16 and f16 in, f32 accumulate), and the host time of a cached `run`.
 //!
-//! Each shape: 5 warm-up runs, then the median of 20 CUDA-event-timed runs,
-//! for cutlet and for cuBLAS (`cublasGemmStridedBatchedEx`), printed with
-//! TFLOP/s and the ratio. Then criterion times `Gemm::run` on a 128 x 128 x 64
+//! Each shape: 5 warm-up runs of each, then 20 CUDA-event-timed runs of
+//! cutlet and of the reference, alternating run by run, with a cold L2 (each
+//! run on another set of A, B and D buffers, the sets totalling at least
+//! twice the L2); the medians printed with TFLOP/s and the ratio. The
+//! reference is cuBLASLt as PyTorch calls it (`cublasLtMatmul` with
+//! `cublasLtMatmulAlgoGetHeuristic`'s best algorithm and a 32 MiB
+//! workspace), or `cublasGemmStridedBatchedEx` where cuBLASLt is not usable;
+//! each report names the one that ran. Then criterion times `Gemm::run` on a 128 x 128 x 64
 //! problem from the host's side (check, argument packing, launch), in
 //! batches of 256 calls with a synchronize between batches (not timed).
 //!
@@ -55,6 +60,7 @@ fn versus_cublas(device: &Device) {
                 warmup_iterations: 5,
                 iterations: 20,
                 skip_ref_check: false,
+                use_cold_l2: true,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

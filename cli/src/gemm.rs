@@ -1,6 +1,8 @@
 //! `cutlet gemm`: CuTe DSL `dense_gemm.py`'s options on cutlet's SM80 GEMM,
-//! timed against cuBLAS in the same process; `--emit-ptx` prints the
-//! generated kernel without a GPU.
+//! timed against cuBLAS in the same process (cuBLASLt with its heuristic's
+//! best algorithm and a 32 MiB workspace, else cublasGemmEx; the two timed
+//! alternately, run by run; `--use_cold_l2` rotates operand buffers past
+//! the L2); `--emit-ptx` prints the generated kernel without a GPU.
 
 use std::process::ExitCode;
 

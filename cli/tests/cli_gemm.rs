@@ -112,4 +112,43 @@ fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
         "{stdout}"
     );
     assert!(stdout.contains("TFLOP/s"), "{stdout}");
+    assert!(
+        stdout.contains("reference: cublasLt heuristic algo")
+            || stdout.contains("reference: cublasGemmEx"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("alternating run by run; warm L2"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn with_a_gpu_a_cold_l2_run_rotates_operand_sets() {
+    let Some(_device) =
+        cutlet_harness::device_or_skip("with_a_gpu_a_cold_l2_run_rotates_operand_sets")
+    else {
+        return;
+    };
+    let output = cutlet_gemm(&[
+        "--mnkl",
+        "256,256,128,1",
+        "--use_cold_l2",
+        "--iterations",
+        "3",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("operand sets rotated)"), "{stdout}");
+    assert!(stdout.contains("PASS"), "{stdout}");
+}
+
+#[test]
+fn help_lists_the_cold_l2_option() {
+    let output = cutlet_gemm(&["--help"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("--use_cold_l2"), "{stdout}");
+    assert!(stdout.contains("cold L2"), "{stdout}");
 }

@@ -49,6 +49,11 @@ pub struct DenseGemmArgs {
     /// Skip checking the result.
     #[arg(long = "skip_ref_check")]
     pub skip_ref_check: bool,
+    /// Time with a cold L2: each timed run (cutlet's and cuBLAS's) uses
+    /// another set of A, B and D buffers, rotating through enough copies to
+    /// total at least twice the GPU's L2.
+    #[arg(long = "use_cold_l2")]
+    pub use_cold_l2: bool,
 }
 
 impl DenseGemmArgs {

@@ -11,9 +11,10 @@ use cudarc::cublas::sys::{
 use cudarc::cublas::{result, CudaBlas};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 
+use crate::column_major::{ColumnMajorGemm, ColumnMajorOperand, Source};
 use crate::{Error, Result};
-use cutlet::device::gemm::{Arguments, GemmShape, Source};
-use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::device::gemm::{self, Arguments};
+use cutlet::kernel::gemm::GemmSpec;
 use cutlet::numeric::ElementType;
 
 /// A cuBLAS handle on one stream.
@@ -52,7 +53,8 @@ impl CublasGemm {
     /// accumulator is `spec.types.acc` (tf32 inputs use `CUBLAS_COMPUTE_32F_FAST_TF32`).
     ///
     /// Errors: [`cutlet::Error::InvalidArgument`] for a separate C, element
-    /// types cuBLAS is not asked for here and sizes beyond `i32`;
+    /// types cuBLAS is not asked for here, sizes beyond `i32` and buffers
+    /// shorter than their shape and strides need;
     /// [`Error::Cublas`] when cuBLAS fails.
     pub fn run<A, B, C, D>(
         &self,
@@ -62,7 +64,7 @@ impl CublasGemm {
         if args.shape.is_empty_output() {
             return Ok(());
         }
-        if !matches!(args.c, Source::D) {
+        if !matches!(args.c, gemm::Source::D) {
             return Err(cutlet::Error::invalid_argument(
                 "c",
                 "a separate buffer",
@@ -71,48 +73,16 @@ impl CublasGemm {
             .into());
         }
         let stream = self.stream.clone();
-        let GemmShape { m, n, k, l } = args.shape;
+        let view = ColumnMajorGemm::new(spec, args);
+        view.check_buffers(args)?;
         let (a, _a) = args.a.data.device_ptr(&stream);
         let (b, _b) = args.b.data.device_ptr(&stream);
         let (d, _d) = args.d.data.device_ptr_mut(&stream);
-        let column_major_d = spec.majors.d == OutputMajor::M;
-        // Column-major D: D = op(A) · op(B). Row-major D: Dᵀ = op(B)ᵀ · op(A)ᵀ.
-        let (first, second) = if column_major_d {
-            (
-                (
-                    a,
-                    args.a.ld,
-                    args.a.batch_stride,
-                    spec.types.a,
-                    spec.majors.a == OperandMajor::K,
-                ),
-                (
-                    b,
-                    args.b.ld,
-                    args.b.batch_stride,
-                    spec.types.b,
-                    spec.majors.b == OperandMajor::MN,
-                ),
-            )
-        } else {
-            (
-                (
-                    b,
-                    args.b.ld,
-                    args.b.batch_stride,
-                    spec.types.b,
-                    spec.majors.b == OperandMajor::K,
-                ),
-                (
-                    a,
-                    args.a.ld,
-                    args.a.batch_stride,
-                    spec.types.a,
-                    spec.majors.a == OperandMajor::MN,
-                ),
-            )
+        let pointer = |operand: &ColumnMajorOperand| match operand.source {
+            Source::A => a,
+            Source::B => b,
         };
-        let (rows, cols) = if column_major_d { (m, n) } else { (n, m) };
+        let (first, second) = (view.first, view.second);
         let int = |name: &str, value: usize| {
             i32::try_from(value).map_err(|_| {
                 cutlet::Error::invalid_argument(name, value, "at most i32::MAX for cuBLAS")
@@ -145,33 +115,33 @@ impl CublasGemm {
                 )
             };
         // SAFETY: the handle is bound to `stream`, on which every buffer's
-        // address was taken; the caller's `Arguments` hold buffers of the
-        // shape and strides given (the same facts `can_implement` checks for
-        // cutlet's kernel); the scalars live until the call returns, and
+        // address was taken; `check_buffers` has checked that each buffer
+        // holds the matrices its leading dimension and batch stride
+        // describe; the scalars live until the call returns, and
         // cuBLAS reads them before returning (host pointer mode).
         unsafe {
             result::gemm_strided_batched_ex(
                 *self.blas.handle(),
-                op(first.4),
-                op(second.4),
-                int("m", rows)?,
-                int("n", cols)?,
-                int("k", k)?,
+                op(first.transpose),
+                op(second.transpose),
+                int("m", view.rows)?,
+                int("n", view.cols)?,
+                int("k", view.k)?,
                 alpha,
-                first.0 as *const c_void,
-                data_type(first.3)?,
-                int("ld", first.1)?,
-                first.2 as i64,
-                second.0 as *const c_void,
-                data_type(second.3)?,
-                int("ld", second.1)?,
-                second.2 as i64,
+                pointer(&first) as *const c_void,
+                data_type(first.element)?,
+                int("ld", first.ld)?,
+                first.batch_stride as i64,
+                pointer(&second) as *const c_void,
+                data_type(second.element)?,
+                int("ld", second.ld)?,
+                second.batch_stride as i64,
                 beta,
                 d as *mut c_void,
                 data_type(spec.types.d)?,
                 int("ldd", args.d.ld)?,
                 args.d.batch_stride as i64,
-                int("l", l)?,
+                int("l", view.l)?,
                 compute,
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
@@ -184,7 +154,7 @@ impl CublasGemm {
 }
 
 /// The cuBLAS data type of an element (tf32 data is stored as f32).
-fn data_type(element: ElementType) -> Result<cudaDataType_t> {
+pub(crate) fn data_type(element: ElementType) -> Result<cudaDataType_t> {
     match element {
         ElementType::F16 => Ok(cudaDataType_t::CUDA_R_16F),
         ElementType::BF16 => Ok(cudaDataType_t::CUDA_R_16BF),

@@ -1,8 +1,17 @@
 //! One `dense_gemm.py`-style run: random operands, cutlet's kernel timed
 //! against cuBLAS in the same process, and the result checked (against the
 //! host f64 reference for small problems, cuBLAS for large ones).
+//!
+//! The reference is cuBLASLt with its heuristic's best algorithm and a
+//! 32 MiB workspace, as PyTorch calls it ([`GemmReference`]; cublasGemmEx
+//! where cuBLASLt does not load or has no algorithm). cutlet and the
+//! reference are timed alternately, run by run, after warming both up
+//! ([`time_alternating_ms`]); with `--use_cold_l2` each timed run uses
+//! another set of A, B and D buffers ([`cold_l2_buffer_sets`]).
 
+use std::cell::RefCell;
 use std::fmt;
+use std::mem::size_of;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,9 +19,10 @@ use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 use half::{bf16, f16};
 
 use super::args::DenseGemmArgs;
-use super::cublas::CublasGemm;
+use super::cold_l2::{cold_l2_buffer_sets, Rotation};
 use super::host::{host_gemm, output_index, HostMatrix, HostValue};
-use super::timing::{median_ms, time_ms};
+use super::reference::{GemmReference, ReferenceKind};
+use super::timing::{median_ms, time_alternating_ms, Workload};
 use crate::Result;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::{Device, JitTier};
@@ -53,8 +63,19 @@ pub struct DenseGemmReport {
     pub tiers_agree: Option<bool>,
     /// cutlet's median time in milliseconds.
     pub cutlet_ms: f64,
-    /// cuBLAS's median time in milliseconds (`None` if cuBLAS is not loadable).
+    /// The reference's median time in milliseconds (`None` if neither
+    /// cuBLASLt nor cuBLAS is usable).
     pub cublas_ms: Option<f64>,
+    /// Which reference ran (`None`: none was usable).
+    pub reference: Option<ReferenceKind>,
+    /// Why cuBLASLt is not the reference (`None` when it is).
+    pub reference_fallback: Option<String>,
+    /// Untimed runs of each before timing.
+    pub warmup_iterations: usize,
+    /// Timed runs of each (the median is reported).
+    pub iterations: usize,
+    /// With `--use_cold_l2`: how many operand sets the timed runs rotated through.
+    pub cold_l2_sets: Option<usize>,
     /// The check: `(reference name, normalized max error, tolerance)`; `None` when skipped.
     pub check: Option<(&'static str, f64, f64)>,
 }
@@ -106,15 +127,40 @@ impl fmt::Display for DenseGemmReport {
             self.cutlet_ms,
             self.tflops(self.cutlet_ms)
         )?;
-        match self.cublas_ms {
-            Some(ms) => writeln!(
+        match (self.cublas_ms, self.reference) {
+            (Some(ms), Some(reference)) => {
+                write!(
+                    f,
+                    "cublas:   {ms:.4} ms  {:.1} TFLOP/s  (cutlet / cublas = {:.3})  reference: {reference}",
+                    self.tflops(ms),
+                    ms / self.cutlet_ms
+                )?;
+                match &self.reference_fallback {
+                    Some(why) => writeln!(f, " (cuBLASLt not used: {why})")?,
+                    None => writeln!(f)?,
+                }
+            }
+            _ => writeln!(
                 f,
-                "cublas:   {ms:.4} ms  {:.1} TFLOP/s  (cutlet / cublas = {:.3})",
-                self.tflops(ms),
-                ms / self.cutlet_ms
+                "cublas:   not available ({})",
+                self.reference_fallback
+                    .as_deref()
+                    .unwrap_or("libcublasLt and libcublas not found")
             )?,
-            None => writeln!(f, "cublas:   not available (libcublas not found)")?,
         }
+        let versus = match self.reference {
+            Some(_) => ", cutlet and cublas alternating run by run",
+            None => "",
+        };
+        let l2 = match self.cold_l2_sets {
+            Some(sets) => format!("cold L2 ({sets} operand sets rotated)"),
+            None => "warm L2".to_string(),
+        };
+        writeln!(
+            f,
+            "timing:   median of {} runs after {} warm-up{versus}; {l2}",
+            self.iterations, self.warmup_iterations
+        )?;
         match self.check {
             Some((reference, error, tolerance)) => {
                 let verdict = if error <= tolerance { "PASS" } else { "FAIL" };
@@ -258,13 +304,60 @@ where
         .map(|after| after.as_secs_f64() * 1e3);
     let generate_ms = kernel.generate_time().as_secs_f64() * 1e3;
     let jit_ms = kernel.compile_time().as_secs_f64() * 1e3;
-    let mut args = packing.product(&a, &b, &mut d);
-    let cutlet_times = time_ms(
+    let mut reference_d = copy_to_device(&stream, "reference d", &poison)?;
+    let choice = GemmReference::for_problem(
         &stream,
-        options.warmup_iterations,
-        options.iterations.max(1),
-        || gemm.run(&mut args, &stream),
-    )?;
+        &spec,
+        &mut packing.product(&a, &b, &mut reference_d),
+    );
+    let reference = choice.reference;
+    let reference_fallback = choice.lt_unavailable.map(|why| why.to_string());
+    let rotation = if options.use_cold_l2 {
+        let l2_bytes = u64::from(device.info()?.l2_cache_bytes);
+        let set_bytes = ((batch_a + batch_b) * size_of::<T>() + batch_d * size_of::<D>()) * l;
+        let count = cold_l2_buffer_sets(l2_bytes, set_bytes as u64);
+        Some(RefCell::new(Rotation::new(&stream, (&a, &b, &d), count)?))
+    } else {
+        None
+    };
+    let times = {
+        let mut cutlet_run = || match &rotation {
+            Some(rotation) => {
+                let mut rotation = rotation.borrow_mut();
+                let set = rotation.next_set();
+                Ok(gemm.run(&mut packing.product(&set.a, &set.b, &mut set.d), &stream)?)
+            }
+            None => Ok(gemm.run(&mut packing.product(&a, &b, &mut d), &stream)?),
+        };
+        let mut reference_run = |reference: &GemmReference| match &rotation {
+            Some(rotation) => {
+                let mut rotation = rotation.borrow_mut();
+                let set = rotation.next_set();
+                reference.run(&spec, &mut packing.product(&set.a, &set.b, &mut set.d))
+            }
+            None => reference.run(&spec, &mut packing.product(&a, &b, &mut reference_d)),
+        };
+        let mut workloads: Vec<Workload<'_, crate::Error>> = vec![&mut cutlet_run];
+        let mut reference_workload;
+        if let Some(reference) = &reference {
+            reference_workload = || reference_run(reference);
+            workloads.push(&mut reference_workload);
+        }
+        time_alternating_ms(
+            &stream,
+            options.warmup_iterations,
+            options.iterations.max(1),
+            &mut workloads,
+        )?
+    };
+    if rotation.is_some() {
+        // The timed runs wrote the rotation's buffers: one run of each on
+        // the originals for the check.
+        gemm.run(&mut packing.product(&a, &b, &mut d), &stream)?;
+        if let Some(reference) = &reference {
+            reference.run(&spec, &mut packing.product(&a, &b, &mut reference_d))?;
+        }
+    }
     let got: Vec<D> = stream
         .clone_dtoh(&d)
         .map_err(|e| Error::driver("copying d to the host", e))?;
@@ -275,26 +368,19 @@ where
                 .zip(&got)
                 .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits())
     });
-    let cublas = CublasGemm::new(stream.clone()).ok();
-    let mut reference = copy_to_device(&stream, "reference d", &poison)?;
-    let cublas_ms = match &cublas {
-        Some(blas) => {
-            let mut ref_args = packing.product(&a, &b, &mut reference);
-            let times = time_ms(
-                &stream,
-                options.warmup_iterations,
-                options.iterations.max(1),
-                || blas.run(&spec, &mut ref_args),
-            )?;
-            Some(median_ms(&times))
-        }
-        None => None,
-    };
+    let cublas_ms = times.get(1).map(|runs| median_ms(runs));
     let check = if options.skip_ref_check {
         None
     } else {
-        let want: Vec<f64> =
-            if (m * n) as f64 * k as f64 * l as f64 <= HOST_CHECK_MACS || cublas.is_none() {
+        let host_check = (m * n) as f64 * k as f64 * l as f64 <= HOST_CHECK_MACS;
+        let want: Vec<f64> = match (&reference, host_check) {
+            (Some(_), false) => {
+                let values: Vec<D> = stream
+                    .clone_dtoh(&reference_d)
+                    .map_err(|e| Error::driver("copying the cuBLAS result", e))?;
+                dense_output(&spec, shape, &values, ldd, batch_d)
+            }
+            _ => {
                 let host_d = vec![D::from_f64(0.0); batch_d * l];
                 host_gemm(
                     &spec,
@@ -317,18 +403,12 @@ where
                     1.0,
                     0.0,
                 )
-            } else {
-                let values: Vec<D> = stream
-                    .clone_dtoh(&reference)
-                    .map_err(|e| Error::driver("copying the cuBLAS result", e))?;
-                dense_output(&spec, shape, &values, ldd, batch_d)
-            };
-        let reference_name =
-            if (m * n) as f64 * k as f64 * l as f64 <= HOST_CHECK_MACS || cublas.is_none() {
-                "host f64"
-            } else {
-                "cublas"
-            };
+            }
+        };
+        let reference_name = match (&reference, host_check) {
+            (Some(reference), false) => reference.kind().short_name(),
+            _ => "host f64",
+        };
         let got = dense_output(&spec, shape, &got, ldd, batch_d);
         Some((
             reference_name,
@@ -346,8 +426,13 @@ where
         first_tier,
         optimized_ms,
         tiers_agree,
-        cutlet_ms: median_ms(&cutlet_times),
+        cutlet_ms: median_ms(&times[0]),
         cublas_ms,
+        reference: reference.as_ref().map(GemmReference::kind),
+        reference_fallback,
+        warmup_iterations: options.warmup_iterations,
+        iterations: options.iterations.max(1),
+        cold_l2_sets: rotation.as_ref().map(|rotation| rotation.borrow().len()),
         check,
     })
 }

@@ -1,8 +1,10 @@
-//! Timing device work with CUDA events: warm-up, then the median of many runs.
+//! Timing device work with CUDA events: warm-up, then the median of many
+//! runs; or several workloads timed alternately, run by run, so that clock
+//! and thermal drift hit them all alike.
 
 use std::sync::Arc;
 
-use cudarc::driver::{sys::CUevent_flags, CudaStream};
+use cudarc::driver::{sys::CUevent_flags, CudaEvent, CudaStream};
 
 use cutlet::Error;
 
@@ -45,6 +47,118 @@ pub fn time_ms<E: From<Error>>(
     Ok(times)
 }
 
+/// One workload of [`time_alternating_ms`]: a closure that queues one run on the stream.
+pub type Workload<'a, E> = &'a mut dyn FnMut() -> Result<(), E>;
+
+/// Times `workloads` alternately: `warmup` rounds of each in turn (A, B, A,
+/// B, ...), then `iterations` timed rounds in which each workload's run is
+/// bracketed by its own pair of CUDA events on `stream` (start A, A, end A,
+/// start B, B, end B), the round queued back to back and read once it ends.
+/// Returns each workload's per-run milliseconds, in the workloads' order.
+///
+/// Timing run by run rather than all of A then all of B means clock and
+/// thermal drift over the measurement hit every workload alike.
+///
+/// Errors: the first of the workloads', and [`Error::Driver`] for an event
+/// that cannot be made, recorded or read.
+pub fn time_alternating_ms<E: From<Error>>(
+    stream: &Arc<CudaStream>,
+    warmup: usize,
+    iterations: usize,
+    workloads: &mut [Workload<'_, E>],
+) -> Result<Vec<Vec<f64>>, E> {
+    let mut clock = EventClock::new(stream, workloads.len())?;
+    alternate(warmup, iterations, workloads, &mut clock)
+}
+
+/// Brackets runs: `start(i)` before workload `i`'s run, `stop(i)` after it,
+/// `read` after a round (the milliseconds of each workload's run).
+trait RoundClock<E> {
+    fn start(&mut self, workload: usize) -> Result<(), E>;
+    fn stop(&mut self, workload: usize) -> Result<(), E>;
+    fn read(&mut self) -> Result<Vec<f64>, E>;
+}
+
+/// The alternating schedule of [`time_alternating_ms`], over any clock.
+fn alternate<E>(
+    warmup: usize,
+    iterations: usize,
+    workloads: &mut [Workload<'_, E>],
+    clock: &mut impl RoundClock<E>,
+) -> Result<Vec<Vec<f64>>, E> {
+    for _ in 0..warmup {
+        for work in workloads.iter_mut() {
+            work()?;
+        }
+    }
+    let mut times = vec![Vec::with_capacity(iterations); workloads.len()];
+    for _ in 0..iterations {
+        for (index, work) in workloads.iter_mut().enumerate() {
+            clock.start(index)?;
+            work()?;
+            clock.stop(index)?;
+        }
+        for (runs, ms) in times.iter_mut().zip(clock.read()?) {
+            runs.push(ms);
+        }
+    }
+    Ok(times)
+}
+
+/// A start and an end CUDA event per workload.
+struct EventClock<'s> {
+    stream: &'s Arc<CudaStream>,
+    events: Vec<(CudaEvent, CudaEvent)>,
+}
+
+impl<'s> EventClock<'s> {
+    fn new(stream: &'s Arc<CudaStream>, workloads: usize) -> Result<Self, Error> {
+        let event = |what: &str| {
+            stream
+                .context()
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| Error::driver(format!("creating the {what} timing event"), e))
+        };
+        let events = (0..workloads)
+            .map(|_| Ok((event("start")?, event("end")?)))
+            .collect::<Result<_, Error>>()?;
+        Ok(EventClock { stream, events })
+    }
+}
+
+impl<E: From<Error>> RoundClock<E> for EventClock<'_> {
+    fn start(&mut self, workload: usize) -> Result<(), E> {
+        self.events[workload]
+            .0
+            .record(self.stream)
+            .map_err(|e| Error::driver("recording a start event", e).into())
+    }
+
+    fn stop(&mut self, workload: usize) -> Result<(), E> {
+        self.events[workload]
+            .1
+            .record(self.stream)
+            .map_err(|e| Error::driver("recording an end event", e).into())
+    }
+
+    fn read(&mut self) -> Result<Vec<f64>, E> {
+        let Some((_, last)) = self.events.last() else {
+            return Ok(Vec::new());
+        };
+        last.synchronize()
+            .map_err(|e| Error::driver("waiting for the round's last end event", e))?;
+        self.events
+            .iter()
+            .map(|(start, end)| {
+                start
+                    .elapsed_ms(end)
+                    .map(f64::from)
+                    .map_err(|e| Error::driver("reading an elapsed time", e).into())
+            })
+            .collect()
+    }
+}
+
 /// The median of `times` (0 for none).
 ///
 /// ```
@@ -63,5 +177,114 @@ pub fn median_ms(times: &[f64]) -> f64 {
         sorted[mid]
     } else {
         (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::{alternate, RoundClock, Workload};
+    use cutlet::Error;
+
+    /// A clock that logs its calls and gives workload `i`'s run `round + i / 10` ms.
+    struct LogClock<'l> {
+        log: &'l RefCell<Vec<String>>,
+        round: usize,
+        workloads: usize,
+    }
+
+    impl RoundClock<Error> for LogClock<'_> {
+        fn start(&mut self, workload: usize) -> Result<(), Error> {
+            self.log.borrow_mut().push(format!("start {workload}"));
+            Ok(())
+        }
+        fn stop(&mut self, workload: usize) -> Result<(), Error> {
+            self.log.borrow_mut().push(format!("stop {workload}"));
+            Ok(())
+        }
+        fn read(&mut self) -> Result<Vec<f64>, Error> {
+            self.log.borrow_mut().push("read".into());
+            self.round += 1;
+            Ok((0..self.workloads)
+                .map(|i| self.round as f64 + i as f64 / 10.0)
+                .collect())
+        }
+    }
+
+    #[test]
+    fn workloads_alternate_run_by_run_after_warming_up_both() {
+        let log = RefCell::new(Vec::new());
+        let mut a = || {
+            log.borrow_mut().push("A".to_string());
+            Ok::<(), Error>(())
+        };
+        let mut b = || {
+            log.borrow_mut().push("B".to_string());
+            Ok(())
+        };
+        let mut clock = LogClock {
+            log: &log,
+            round: 0,
+            workloads: 2,
+        };
+        let times = alternate(
+            2,
+            3,
+            &mut [&mut a as Workload<'_, Error>, &mut b],
+            &mut clock,
+        )
+        .unwrap();
+        let round = ["start 0", "A", "stop 0", "start 1", "B", "stop 1", "read"];
+        let want: Vec<&str> = ["A", "B", "A", "B"]
+            .into_iter()
+            .chain(round.iter().copied().cycle().take(3 * round.len()))
+            .collect();
+        assert_eq!(*log.borrow(), want);
+        assert_eq!(times, vec![vec![1.0, 2.0, 3.0], vec![1.1, 2.1, 3.1]]);
+    }
+
+    #[test]
+    fn a_failing_workload_stops_the_timing_with_its_error() {
+        let log = RefCell::new(Vec::new());
+        let mut runs = 0;
+        let mut a = || Ok::<(), Error>(());
+        let mut failing = || {
+            runs += 1;
+            if runs == 3 {
+                Err(Error::invalid_argument("run", runs, "fewer than 3"))
+            } else {
+                Ok(())
+            }
+        };
+        let mut clock = LogClock {
+            log: &log,
+            round: 0,
+            workloads: 2,
+        };
+        let error = alternate(
+            1,
+            5,
+            &mut [&mut a as Workload<'_, Error>, &mut failing],
+            &mut clock,
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("fewer than 3"), "{error}");
+        // One warm-up run and one timed round before the failing third run.
+        assert_eq!(log.borrow().iter().filter(|x| *x == "read").count(), 1);
+    }
+
+    #[test]
+    fn no_iterations_give_empty_times_per_workload() {
+        let log = RefCell::new(Vec::new());
+        let mut a = || Ok::<(), Error>(());
+        let mut clock = LogClock {
+            log: &log,
+            round: 0,
+            workloads: 1,
+        };
+        let times = alternate(0, 0, &mut [&mut a as Workload<'_, Error>], &mut clock).unwrap();
+        assert_eq!(times, vec![Vec::<f64>::new()]);
+        assert!(log.borrow().is_empty());
     }
 }
