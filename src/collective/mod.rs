@@ -25,6 +25,8 @@
 //! | [`MainloopPolicy`], [`EpiloguePolicy`], their tags and specs | `dispatch_policy.rs` |
 //! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
 //! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
+//! | [`Sm70MmaPipelined`], [`SharedAccess`] | `sm70_mma_pipelined.rs` and its folder: the SM70 two-stage mainloop, global -> registers -> shared, `ld.shared` fragments, `mma.sync.m8n8k4` on quad pairs (`contract.rs`: its [`Mainloop`] impl) |
+//! | `context_tiled_mma` | `tiled_mma_of.rs`: the tiled MMA of a kernel's context (SM70 quad pairs or SM80 warps), shared by mainloop and epilogue |
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
 //! | [`EpilogueSm80`], [`VectorMapping`] | `epilogue_sm80/`: D = alpha * acc + beta * C (or the fusion expression), staged through shared memory (`contract.rs`: its [`Epilogue`] impl); `epilogue_fusion.rs`: the bias reads and the expression |
 
@@ -42,14 +44,16 @@ mod epilogue_fusion;
 mod epilogue_sm80;
 mod mainloop;
 mod shared_storage;
+mod sm70_mma_pipelined;
 mod sm80_mma_multistage;
 mod smem_layout;
 mod tile_context;
+mod tiled_mma_of;
 
 pub use block::{BlockContext, GlobalOperand};
 pub use dispatch_policy::{
     EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag, MainloopPolicy,
-    MainloopSm80CpAsync, MainloopSpec, MainloopTag,
+    MainloopSm70TwoStage, MainloopSm80CpAsync, MainloopSpec, MainloopTag,
 };
 pub use epilogue::Epilogue;
 pub(crate) use epilogue_sm80::staging_bytes;
@@ -57,6 +61,7 @@ pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;
+pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub(crate) use smem_layout::tile_stage_bytes;
 pub use smem_layout::OperandSmem;

@@ -26,7 +26,7 @@ use super::{GemmSpec, KernelSchedule, TileCoord, TileScheduler, TileSchedulerPol
 use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, GlobalOperand, Mainloop, MainloopPolicy,
-    SharedStorage, Sm80MmaMultistage,
+    SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
 };
 use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
@@ -339,6 +339,33 @@ impl GemmSpec {
                 let mainloop = Sm80MmaMultistage::new(&ctx, &self.mainloop).ok_or_else(|| {
                     refuse(format!(
                         "element types a={} b={} acc={} have no mma instruction",
+                        self.types.a, self.types.b, self.types.acc
+                    ))
+                })?;
+                let kernel = GemmUniversal::new(
+                    self.kernel_name(),
+                    self.arch,
+                    self.types,
+                    self.tile,
+                    self.block_threads(),
+                    mainloop,
+                    EpilogueSm80::new(&ctx, &self.epilogue),
+                    super::DataParallel {
+                        raster_log: DEFAULT_RASTER_LOG,
+                    },
+                );
+                kernel.can_implement()?;
+                Ok(Box::new(kernel))
+            }
+            (
+                KernelSchedule::Multistage,
+                MainloopPolicy::Sm70TwoStage,
+                EpiloguePolicy::Sm80Staged,
+                TileSchedulerPolicy::DataParallel,
+            ) => {
+                let mainloop = Sm70MmaPipelined::new(&ctx, &self.mainloop).ok_or_else(|| {
+                    refuse(format!(
+                        "element types a={} b={} acc={} have no sm_70 mma instruction",
                         self.types.a, self.types.b, self.types.acc
                     ))
                 })?;

@@ -12,8 +12,8 @@
 //! | [`GemmUniversal`], [`GemmKernel`], [`GemmSpec::kernel`] | `gemm_universal.rs` |
 //! | [`KernelSchedule`], [`TileSchedulerPolicy`] and their tags | `dispatch_policy.rs` |
 //! | [`TileScheduler`], [`DataParallel`] | `tile_scheduler/` |
-//! | [`check_config`], [`ConfigFacts`] | `rules.rs` |
-//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | `builder.rs` |
+//! | [`check_config`], [`ConfigFacts`] | `rules.rs` (the SM70 rules: `rules_sm70.rs`) |
+//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`], [`sm70_default_spec`], [`sm70_default_specs`] | `builder.rs` |
 //!
 //! # Adding a part
 //!
@@ -30,12 +30,16 @@ mod builder;
 mod dispatch_policy;
 mod gemm_universal;
 mod rules;
+mod rules_sm70;
 pub(crate) mod spec;
 mod tile_scheduler;
 mod validate;
 
 pub use crate::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor, MAX_BIASES};
-pub use builder::{sm80_default_spec, sm80_default_specs, sm80_spec_for_problem};
+pub use builder::{
+    sm70_default_spec, sm70_default_specs, sm80_default_spec, sm80_default_specs,
+    sm80_spec_for_problem,
+};
 pub use dispatch_policy::{
     DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,
     TileSchedulerPolicy, TileSchedulerTag,

@@ -13,7 +13,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | architecture `Sm80` or `Sm90` | the kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later) |
+//! | architecture `Sm80` or `Sm90` with the SM80 mainloop, `Sm70` with the SM70 one | the SM80 kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later); `Sm70`'s rules are `rules_sm70.rs`'s |
 //! | cluster 1x1x1 | the multistage kernel schedule runs without clusters |
 //! | A/B/accumulator types with a tensor-core instruction | f16/f16/f32, bf16/bf16/f32, f16/f16/f16, tf32/tf32/f32 |
 //! | C and D of one type (f16, bf16, f32) and one major | the epilogue reads C where it writes D |
@@ -32,7 +32,7 @@ use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::atom::{MmaAtom, SM80_MMA};
 use crate::collective::{staging_bytes, tile_stage_bytes};
-use crate::collective::{EpiloguePolicy, MainloopSpec};
+use crate::collective::{EpiloguePolicy, MainloopPolicy, MainloopSpec};
 use crate::gemm::{GemmMajors, GemmTypes, OperandMajor};
 use crate::numeric::ElementType;
 
@@ -198,6 +198,11 @@ pub const fn swizzle_row_ok(bytes: u32) -> bool {
 // The message is a fixed buffer by value: a `const fn` cannot allocate.
 #[allow(clippy::result_large_err)]
 pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if matches!(f.arch, ArchKind::Sm70)
+        || matches!(f.mainloop.policy, MainloopPolicy::Sm70TwoStage)
+    {
+        return super::rules_sm70::check_sm70(f);
+    }
     if !matches!(f.arch, ArchKind::Sm80 | ArchKind::Sm90) {
         return Err(RuleMessage::new()
             .s("architecture ")
@@ -400,7 +405,7 @@ pub struct RuleMessage {
 impl RuleMessage {
     const CAPACITY: usize = 320;
 
-    const fn new() -> Self {
+    pub(super) const fn new() -> Self {
         RuleMessage {
             bytes: [0; RuleMessage::CAPACITY],
             len: 0,
@@ -409,7 +414,7 @@ impl RuleMessage {
 
     /// Appends `text` (cut at the capacity, on a character boundary: the
     /// texts here are ASCII).
-    const fn s(mut self, text: &str) -> Self {
+    pub(super) const fn s(mut self, text: &str) -> Self {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() && self.len < RuleMessage::CAPACITY {
@@ -421,7 +426,7 @@ impl RuleMessage {
     }
 
     /// Appends `value` in decimal.
-    const fn n(mut self, mut value: u32) -> Self {
+    pub(super) const fn n(mut self, mut value: u32) -> Self {
         let mut digits = [0u8; 10];
         let mut count = 0;
         loop {

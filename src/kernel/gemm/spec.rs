@@ -124,6 +124,7 @@ impl GemmSpec {
     pub fn set_stages(&mut self, stages: u32) {
         self.mainloop.policy = match self.mainloop.policy {
             MainloopPolicy::Sm80CpAsync { .. } => MainloopPolicy::Sm80CpAsync { stages },
+            MainloopPolicy::Sm70TwoStage => MainloopPolicy::Sm70TwoStage,
         };
     }
 
