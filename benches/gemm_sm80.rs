@@ -55,6 +55,7 @@ fn versus_cublas(device: &Device) {
                 warmup_iterations: 5,
                 iterations: 20,
                 skip_ref_check: false,
+                arch: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

@@ -222,8 +222,15 @@ fn check_quad_pairs(mma: &TiledMma, op: Operand, tile: [i64; 2]) {
         Operand::B => qm,
         Operand::C => 1,
     };
-    assert_eq!(owners.len() as i64, tile[0] * tile[1] * sharers, "{op:?} coverage");
-    assert!(owners.values().all(|&n| n == 1), "{op:?}: an element owned twice");
+    assert_eq!(
+        owners.len() as i64,
+        tile[0] * tile[1] * sharers,
+        "{op:?} coverage"
+    );
+    assert!(
+        owners.values().all(|&n| n == 1),
+        "{op:?}: an element owned twice"
+    );
 }
 
 #[test]
@@ -246,7 +253,9 @@ fn quad_pairs_that_do_not_fill_whole_warps_are_named_errors() {
         for qps in [[1, 1, 1], [2, 1, 1], [3, 2, 1]] {
             let err = TiledMma::new(atom, qps).unwrap_err().to_string();
             assert!(
-                err.contains(atom.name()) && err.contains("(4,2):(1,16)") && err.contains("multiple of 4"),
+                err.contains(atom.name())
+                    && err.contains("(4,2):(1,16)")
+                    && err.contains("multiple of 4"),
                 "{err}"
             );
         }
@@ -256,7 +265,9 @@ fn quad_pairs_that_do_not_fill_whole_warps_are_named_errors() {
 #[test]
 fn a_permuted_quad_pair_tiled_mma_still_covers_c_once() {
     // The SM70 mainloop's permutation: quad pair bit 0 to row bit 2.
-    let perm: Layout = "((4,2),(2,2),(2,2)):((1,8),(4,32),(16,64))".parse().unwrap();
+    let perm: Layout = "((4,2),(2,2),(2,2)):((1,8),(4,32),(16,64))"
+        .parse()
+        .unwrap();
     let mma = TiledMma::new(SM70_MMA[0], [4, 4, 1])
         .unwrap()
         .with_permutation([Some(perm), None, None])

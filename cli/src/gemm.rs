@@ -1,4 +1,4 @@
-//! `cutlet gemm`: CuTe DSL `dense_gemm.py`'s options on cutlet's SM80 GEMM,
+//! `cutlet gemm`: CuTe DSL `dense_gemm.py`'s options on cutlet's GEMM (SM80, or SM70 with `--arch sm70`),
 //! timed against cuBLAS in the same process; `--emit-ptx` prints the
 //! generated kernel without a GPU.
 

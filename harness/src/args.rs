@@ -1,6 +1,7 @@
 //! The arguments of CuTe DSL's `dense_gemm.py`, shared by
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
+use cutlet::arch::ArchKind;
 use cutlet::kernel::gemm::sm80_spec_for_problem;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
@@ -49,6 +50,10 @@ pub struct DenseGemmArgs {
     /// Skip checking the result.
     #[arg(long = "skip_ref_check")]
     pub skip_ref_check: bool,
+    /// The architecture to generate for: sm70 (the Volta kernel, f16
+    /// inputs), sm80 or sm90; default: the builder's (sm80's kernel).
+    #[arg(long = "arch", value_parser = parse_arch)]
+    pub arch: Option<ArchKind>,
 }
 
 impl DenseGemmArgs {
@@ -65,6 +70,9 @@ impl DenseGemmArgs {
         if let Some(tile) = self.tile_shape_mnk {
             builder = builder.tile(tile);
         }
+        if let Some(arch) = self.arch {
+            builder = builder.arch(arch);
+        }
         builder.spec()
     }
 
@@ -76,7 +84,7 @@ impl DenseGemmArgs {
     /// Errors: as [`spec`](Self::spec).
     pub fn spec_for_device(&self, sm_count: u32) -> Result<GemmSpec> {
         let spec = self.spec()?;
-        if self.tile_shape_mnk.is_some() {
+        if self.tile_shape_mnk.is_some() || spec.arch == ArchKind::Sm70 {
             return Ok(spec);
         }
         let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
@@ -193,6 +201,20 @@ fn parse_b_major(text: &str) -> Result<OperandMajor> {
             "b_major",
             format!("`{other}`"),
             "k or n",
+        )),
+    }
+}
+
+/// `--arch`: sm70, sm80 or sm90 (or sm_70, sm_80, sm_90).
+fn parse_arch(text: &str) -> Result<ArchKind> {
+    match text.replace('_', "").as_str() {
+        "sm70" => Ok(ArchKind::Sm70),
+        "sm80" => Ok(ArchKind::Sm80),
+        "sm90" => Ok(ArchKind::Sm90),
+        _ => Err(Error::invalid_argument(
+            "arch",
+            format!("`{text}`"),
+            "sm70, sm80 or sm90",
         )),
     }
 }

@@ -22,7 +22,13 @@ pub(crate) fn context_tiled_mma(ctx: &TileContext) -> Result<TiledMma> {
     let no_atom = || {
         Error::invalid_argument(
             "element types",
-            format!("{}/{}/{} on {}", types.a, types.b, types.acc, ctx.arch.ptx_target()),
+            format!(
+                "{}/{}/{} on {}",
+                types.a,
+                types.b,
+                types.acc,
+                ctx.arch.ptx_target()
+            ),
             "types with an mma",
         )
     };

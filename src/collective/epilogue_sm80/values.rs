@@ -2,8 +2,8 @@
 //! f32, the epilogue at each element, the results packed into D's words.
 
 use super::{EpilogueInputs, EpilogueSm80};
-use crate::collective::epilogue_fusion::{apply, BiasRegs};
 use crate::arch::ArchKind;
+use crate::collective::epilogue_fusion::{apply, BiasRegs};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 

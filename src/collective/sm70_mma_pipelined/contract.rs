@@ -40,10 +40,12 @@ impl Mainloop for Sm70MmaPipelined {
     }
 
     fn can_implement(&self) -> crate::Result<()> {
-        self.tiled_mma().map(|_| ()).map_err(|e| crate::Error::Config {
-            config: "the SM70 two-stage mainloop".to_string(),
-            reason: e.to_string(),
-        })
+        self.tiled_mma()
+            .map(|_| ())
+            .map_err(|e| crate::Error::Config {
+                config: "the SM70 two-stage mainloop".to_string(),
+                reason: e.to_string(),
+            })
     }
 
     fn warp_specialized(&self) -> bool {

@@ -84,9 +84,7 @@ impl Sm70MmaPipelined {
             let row_off = u32::try_from(r).map_err(|_| invalid(r))?;
             let col_off = u32::try_from(c).map_err(|_| invalid(c))?;
             let src = k.reg(RegClass::B64);
-            k.push(format!(
-                "mad.lo.u64 {src}, {ld_bytes}, {row_off}, {gptr};"
-            ));
+            k.push(format!("mad.lo.u64 {src}, {ld_bytes}, {row_off}, {gptr};"));
             if col_off != 0 {
                 k.push(format!("add.u64 {src}, {src}, {};", col_off * esize));
             }
@@ -172,7 +170,10 @@ impl Sm70MmaPipelined {
             }
             OperandMajor::MN => {
                 k.push(format!("cvt.u64.u32 {wide}, {kload};"));
-                k.push(format!("mad.lo.u64 {src}, {wide}, {}, {};", c.ld_bytes, ch.src));
+                k.push(format!(
+                    "mad.lo.u64 {src}, {wide}, {}, {};",
+                    c.ld_bytes, ch.src
+                ));
             }
         }
         src
@@ -202,8 +203,7 @@ impl Sm70MmaPipelined {
                     ch.col + CHUNK
                 )),
             }
-            UniversalCopy::<128>::emit_load_predicated(k, p, &ch.regs, &src)
-                .map_err(atom_error)?;
+            UniversalCopy::<128>::emit_load_predicated(k, p, &ch.regs, &src).map_err(atom_error)?;
         }
         Ok(())
     }
@@ -229,7 +229,10 @@ impl Sm70MmaPipelined {
             match c.smem.major {
                 OperandMajor::K => {
                     k.push(format!("sub.s32 {lim}, {kl}, {};", ch.col));
-                    k.push(format!("setp.gt.and.s32 {p}, {}, {}, {p_next};", c.mn_left, ch.row));
+                    k.push(format!(
+                        "setp.gt.and.s32 {p}, {}, {}, {p_next};",
+                        c.mn_left, ch.row
+                    ));
                 }
                 OperandMajor::MN => {
                     k.push(format!("sub.s32 {lim}, {}, {};", c.mn_left, ch.col));

@@ -31,9 +31,9 @@ pub(crate) fn sm70_atom(ctx: &TileContext) -> Option<MmaAtom> {
         OperandMajor::K => 'N',
         OperandMajor::MN => 'T',
     };
-    SM70_MMA.into_iter().find(|atom| {
-        atom.types().c == types.acc && atom.name().ends_with(&format!("_{a}{b}"))
-    })
+    SM70_MMA
+        .into_iter()
+        .find(|atom| atom.types().c == types.acc && atom.name().ends_with(&format!("_{a}{b}")))
 }
 
 /// The permutation of one mode (M or N) of extent `extent` over `q` quad
@@ -80,7 +80,10 @@ pub(crate) fn tiled_mma_of(ctx: &TileContext) -> Result<TiledMma> {
             return Err(Error::invalid_argument(
                 format!("tile extent along {mode}"),
                 extent,
-                format!("a multiple of {} (two 8-row atoms per quad pair, {q} quad pairs)", 16 * q),
+                format!(
+                    "a multiple of {} (two 8-row atoms per quad pair, {q} quad pairs)",
+                    16 * q
+                ),
             ));
         }
     }
@@ -188,11 +191,9 @@ impl Sm70MmaPipelined {
         let mut loads = Vec::new();
         for mn in 0..along {
             match smem.major {
-                OperandMajor::K => loads.push(
-                    (0..8)
-                        .map(|i| value(mn, 2 * g + i / 4, i % 4))
-                        .collect(),
-                ),
+                OperandMajor::K => {
+                    loads.push((0..8).map(|i| value(mn, 2 * g + i / 4, i % 4)).collect())
+                }
                 OperandMajor::MN => {
                     for kk in 0..2 {
                         loads.push((0..4).map(|f| value(mn, 2 * g + kk, f)).collect());

@@ -102,12 +102,16 @@ impl Sm70MmaPipelined {
                     (Some(split), _) => (0, split[v0].0, split[v0].1),
                     (None, Some(thr)) => {
                         let value = p.val()[v0];
-                        let (low, add) = (value.rem_euclid(period), value - value.rem_euclid(period));
+                        let (low, add) =
+                            (value.rem_euclid(period), value - value.rem_euclid(period));
                         let at = match lows.iter().position(|&l| l == low) {
                             Some(at) => at,
                             None => {
                                 let base = k.reg(RegClass::B32);
-                                k.push(format!("add.s32 {base}, {thr}, {};", low + p.base_offset()));
+                                k.push(format!(
+                                    "add.s32 {base}, {thr}, {};",
+                                    low + p.base_offset()
+                                ));
                                 emit_swizzle(k, base, p.swizzle());
                                 finish(k, base);
                                 bases.push(base);
@@ -195,7 +199,11 @@ impl Sm70MmaPipelined {
         for kk in 0..2 {
             for mi in 0..m_tiles {
                 for step in 0..n_tiles {
-                    let ni = if mi % 2 == 0 { step } else { n_tiles - 1 - step };
+                    let ni = if mi % 2 == 0 {
+                        step
+                    } else {
+                        n_tiles - 1 - step
+                    };
                     let a = fa.frags[buf].atom_regs(&[mi, kk]);
                     let b = fb.frags[buf].atom_regs(&[ni, kk]);
                     let d = acc.atom_regs(&[mi, ni]);

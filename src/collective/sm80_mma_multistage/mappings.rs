@@ -105,7 +105,14 @@ pub(crate) fn g2s_mapping(
     element: ElementType,
 ) -> Result<G2sMapping> {
     let (extent, bk) = (i64::from(smem.extent), i64::from(smem.bk));
-    let copy = g2s_copy(atom, smem.major, extent, bk, i64::from(smem.threads), element)?;
+    let copy = g2s_copy(
+        atom,
+        smem.major,
+        extent,
+        bk,
+        i64::from(smem.threads),
+        element,
+    )?;
     let tile = [extent, bk];
     let coord =
         |stride: [i64; 2]| Layout::from_parts(IntTuple::ints(&tile), IntTuple::ints(&stride));

@@ -197,7 +197,8 @@ pub fn sm70_default_spec(
 ) -> crate::Result<GemmSpec> {
     let types = GemmTypes::new(a, b, d, d, acc);
     let majors = GemmMajors::new(a_major, b_major, d_major);
-    let mut spec = GemmSpec::multistage(ArchKind::Sm70, types, majors, [128, 128, 32], [2, 4, 1], 2);
+    let mut spec =
+        GemmSpec::multistage(ArchKind::Sm70, types, majors, [128, 128, 32], [2, 4, 1], 2);
     spec.mainloop.policy = crate::collective::MainloopPolicy::Sm70TwoStage;
     spec.validate()?;
     Ok(spec)
@@ -219,7 +220,9 @@ pub fn sm70_default_specs() -> Vec<GemmSpec> {
         for a_major in majors {
             for b_major in majors {
                 for d_major in [OutputMajor::N, OutputMajor::M] {
-                    specs.extend(sm70_default_spec(F16, F16, d, acc, a_major, b_major, d_major));
+                    specs.extend(sm70_default_spec(
+                        F16, F16, d, acc, a_major, b_major, d_major,
+                    ));
                 }
             }
         }

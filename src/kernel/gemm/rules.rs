@@ -198,8 +198,7 @@ pub const fn swizzle_row_ok(bytes: u32) -> bool {
 // The message is a fixed buffer by value: a `const fn` cannot allocate.
 #[allow(clippy::result_large_err)]
 pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
-    if matches!(f.arch, ArchKind::Sm70)
-        || matches!(f.mainloop.policy, MainloopPolicy::Sm70TwoStage)
+    if matches!(f.arch, ArchKind::Sm70) || matches!(f.mainloop.policy, MainloopPolicy::Sm70TwoStage)
     {
         return super::rules_sm70::check_sm70(f);
     }

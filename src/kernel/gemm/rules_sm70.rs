@@ -32,7 +32,11 @@ pub(super) const fn sm70_registers(f: &ConfigFacts) -> u32 {
     if threads == 0 || wm == 0 || wn == 0 {
         return 0;
     }
-    let acc_per_reg = if matches!(f.types.acc, ElementType::F16) { 2 } else { 1 };
+    let acc_per_reg = if matches!(f.types.acc, ElementType::F16) {
+        2
+    } else {
+        1
+    };
     let acc = bm * bn / threads / acc_per_reg;
     let (am, an) = (bm / (16 * wm), bn / (16 * wn));
     let frags = 2 * 4 * (am + an);
