@@ -82,7 +82,7 @@ impl TiledMma {
     /// // one warp of 2x2 quad pairs, a 16x16x4 step.
     /// let mma = TiledMma::new(SM70_8x8x4_F32F16F16F32_NT, [2, 2, 1]).unwrap();
     /// assert_eq!((mma.threads(), mma.tile_mnk()), (32, [16, 16, 4]));
-    /// assert_eq!(mma.thread_layout().unwrap().to_string(), "((4,2),(2,2,1)):((1,16),(4,8,32))");
+    /// assert_eq!(mma.thread_layout().unwrap().to_string(), "((4,2),(2,2,1)):((1,16),(4,8,16))");
     /// // Lane 4 is logical thread 0 of quad pair (1, 0): C (m, n) = (8, 0).
     /// let c = mma.layout_tv(Operand::C, [16, 16]).unwrap();
     /// assert_eq!(c.at(4), 8);
