@@ -61,6 +61,9 @@ fn versus_cublas(device: &Device) {
                 iterations: 20,
                 skip_ref_check: false,
                 use_cold_l2: true,
+                arch: Some(cutlet::arch::ArchKind::Sm80),
+                schedule: cutlet_harness::ScheduleArg::Auto,
+                cluster_shape_mn: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

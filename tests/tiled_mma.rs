@@ -164,15 +164,120 @@ fn bad_tiles_and_warps_are_named_errors() {
     assert!(err.contains("warps"), "{err}");
 }
 
-#[test]
-fn quad_pair_atoms_are_not_tiled_yet() {
-    for atom in SM70_MMA {
-        let err = TiledMma::new(atom, [1, 1, 1]).unwrap_err().to_string();
-        assert!(
-            err.contains(atom.name()) && err.contains("(4,2):(1,16)"),
-            "{err}"
-        );
+/// An SM70 tiled MMA over `qps = [QM, QN, 1]` quad pairs: physical thread
+/// `t` is lane `t % 32` of warp `t / 32`; its quad pair is
+/// `(lane % 16) / 4 + 4 * warp` (column-major over QM, QN), its logical
+/// thread in the pair `lane % 4 + 4 * (lane / 16)`. Each value must land at
+/// the atom's own coordinate plus `atom * (qp + Q * rest)` along each mode,
+/// every C element once, every A (B) element once per quad pair along N (M).
+fn check_quad_pairs(mma: &TiledMma, op: Operand, tile: [i64; 2]) {
+    let tv = mma.layout_tv(op, tile).unwrap();
+    let atom = mma.atom();
+    let [am, an, ak] = atom.shape_mnk();
+    let [qm, qn, _] = mma.warps();
+    let (atom_layout, a0, a1, q0, q1) = match op {
+        Operand::A => (atom.a_layout(), am, ak, qm, 1),
+        Operand::B => (atom.b_layout(), an, ak, qn, 1),
+        Operand::C => (atom.c_layout(), am, an, qm, qn),
+    };
+    let frg = atom_layout.size() / 8;
+    let r0 = tile[0] / (a0 * q0);
+    let threads = mma.threads();
+    assert_eq!(threads, 8 * qm * qn);
+    assert_eq!(tv.size(), threads * frg * r0 * (tile[1] / (a1 * q1)));
+    let mut owners: HashMap<(i64, i64), i64> = HashMap::new();
+    for t in 0..threads {
+        let (lane, warp) = (t % 32, t / 32);
+        let qp = (lane % 16) / 4 + 4 * warp;
+        let logical = lane % 4 + 4 * (lane / 16);
+        let (pm, pn) = (qp % qm, qp / qm);
+        let (c0, c1) = match op {
+            Operand::A => (pm, 0),
+            Operand::B => (pn, 0),
+            Operand::C => (pm, pn),
+        };
+        for v in 0..tv.size() / threads {
+            let (f, rest) = (v % frg, v / frg);
+            let (rest0, rest1) = (rest % r0, rest / r0);
+            let a = atom_layout.at(logical + 8 * f);
+            let want0 = a % a0 + a0 * (c0 + q0 * rest0);
+            let want1 = a / a0 + a1 * (c1 + q1 * rest1);
+            let got = tv.at(t + threads * v);
+            assert_eq!(
+                (got % tile[0], got / tile[0]),
+                (want0, want1),
+                "{atom} {:?} {op:?} {tile:?}: thread {t} value {v}",
+                mma.warps()
+            );
+            let sharing = match op {
+                Operand::A => pn,
+                Operand::B => pm,
+                Operand::C => 0,
+            };
+            *owners.entry((got, sharing)).or_default() += 1;
+        }
     }
+    let sharers = match op {
+        Operand::A => qn,
+        Operand::B => qm,
+        Operand::C => 1,
+    };
+    assert_eq!(
+        owners.len() as i64,
+        tile[0] * tile[1] * sharers,
+        "{op:?} coverage"
+    );
+    assert!(
+        owners.values().all(|&n| n == 1),
+        "{op:?}: an element owned twice"
+    );
+}
+
+#[test]
+fn sm70_tiled_mmas_over_quad_pairs_cover_every_cta_tile_exactly_once() {
+    for atom in SM70_MMA {
+        for qps in [[2, 2, 1], [4, 4, 1], [4, 8, 1], [2, 8, 1], [8, 2, 1]] {
+            let mma = TiledMma::new(atom, qps).unwrap();
+            for [m, n, k] in [[64, 64, 32], [128, 128, 32], [128, 256, 64]] {
+                check_quad_pairs(&mma, Operand::A, [m, k]);
+                check_quad_pairs(&mma, Operand::B, [n, k]);
+                check_quad_pairs(&mma, Operand::C, [m, n]);
+            }
+        }
+    }
+}
+
+#[test]
+fn quad_pairs_that_do_not_fill_whole_warps_are_named_errors() {
+    for atom in SM70_MMA {
+        for qps in [[1, 1, 1], [2, 1, 1], [3, 2, 1]] {
+            let err = TiledMma::new(atom, qps).unwrap_err().to_string();
+            assert!(
+                err.contains(atom.name())
+                    && err.contains("(4,2):(1,16)")
+                    && err.contains("multiple of 4"),
+                "{err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_permuted_quad_pair_tiled_mma_still_covers_c_once() {
+    // The SM70 mainloop's permutation: quad pair bit 0 to row bit 2.
+    let perm: Layout = "((4,2),(2,2),(2,2)):((1,8),(4,32),(16,64))"
+        .parse()
+        .unwrap();
+    let mma = TiledMma::new(SM70_MMA[0], [4, 4, 1])
+        .unwrap()
+        .with_permutation([Some(perm), None, None])
+        .unwrap();
+    let tv = mma.layout_tv(Operand::C, [128, 64]).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..tv.size() {
+        assert!(seen.insert(tv.at(i)));
+    }
+    assert_eq!(seen.len(), 128 * 64);
 }
 
 #[test]

@@ -1,8 +1,10 @@
-//! `cutlet gemm`: CuTe DSL `dense_gemm.py`'s options on cutlet's SM80 GEMM,
-//! timed against cuBLAS in the same process (cuBLASLt with its heuristic's
-//! best algorithm and a 32 MiB workspace, else cublasGemmEx; the two timed
-//! alternately, run by run; `--use_cold_l2` rotates operand buffers past
-//! the L2); `--emit-ptx` prints the generated kernel without a GPU.
+//! `cutlet gemm`: CuTe DSL `dense_gemm.py`'s options on cutlet's GEMM (SM90
+//! warp-specialized on an H100/H200 by default, SM80 with `--arch sm80`, SM70
+//! with `--arch sm70`), timed against cuBLAS in the same process (cuBLASLt
+//! with its heuristic's best algorithm and a 32 MiB workspace, else
+//! cublasGemmEx; the two timed alternately, run by run; `--use_cold_l2`
+//! rotates operand buffers past the L2); `--emit-ptx` prints the generated
+//! kernel without a GPU.
 
 use std::process::ExitCode;
 

@@ -1,7 +1,8 @@
 //! The arguments of CuTe DSL's `dense_gemm.py`, shared by
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
-use cutlet::kernel::gemm::sm80_spec_for_problem;
+use cutlet::arch::ArchKind;
+use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_spec_for_problem, KernelSchedule};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
@@ -54,6 +55,18 @@ pub struct DenseGemmArgs {
     /// total at least twice the GPU's L2.
     #[arg(long = "use_cold_l2")]
     pub use_cold_l2: bool,
+    /// The architecture to generate for: sm70 (the Volta kernel, f16
+    /// inputs), sm80 or sm90; default: the builder's (sm80's kernel).
+    #[arg(long = "arch", value_parser = parse_arch)]
+    pub arch: Option<ArchKind>,
+    /// The SM90 kernel schedule: cooperative, pingpong or auto (default:
+    /// auto, chosen for the problem as CUTLASS's KernelScheduleAuto).
+    #[arg(long = "schedule", value_parser = parse_schedule, default_value = "auto")]
+    pub schedule: ScheduleArg,
+    /// The SM90 thread-block cluster M,N (1 or 2 each; default: the
+    /// schedule's, 2,1 for cooperative).
+    #[arg(long = "cluster_shape_mn", value_parser = parse_cluster)]
+    pub cluster_shape_mn: Option<[u32; 2]>,
 }
 
 impl DenseGemmArgs {
@@ -70,21 +83,80 @@ impl DenseGemmArgs {
         if let Some(tile) = self.tile_shape_mnk {
             builder = builder.tile(tile);
         }
+        if let Some(arch) = self.arch {
+            builder = builder.arch(arch);
+        }
+        if let ScheduleArg::Fixed(schedule) = self.schedule {
+            builder = builder.schedule(schedule);
+        }
+        if let Some(cluster) = self.cluster_shape_mn {
+            builder = builder.cluster(cluster);
+        }
         builder.spec()
     }
 
-    /// The kernel spec for a run on a GPU of `sm_count` SMs: [`spec`](Self::spec),
-    /// except that without `--tile_shape_mnk` the tile is chosen for the
-    /// problem ([`sm80_spec_for_problem`]: 256x128 where that takes fewer
-    /// waves than 128x256, e.g. for 4095 x 4097).
+    /// Whether the run takes the SM90 kernel on a GPU of compute
+    /// capability `cc`: `--arch sm90`, a schedule or cluster given, or no
+    /// `--arch` on compute capability 9.0.
+    fn sm90_on(&self, cc: (u32, u32)) -> bool {
+        match self.arch {
+            Some(arch) => arch == ArchKind::Sm90,
+            None => {
+                self.schedule != ScheduleArg::Auto
+                    || self.cluster_shape_mn.is_some()
+                    || cc == (9, 0)
+            }
+        }
+    }
+
+    /// The kernel spec for a run on a GPU of `sm_count` SMs and compute
+    /// capability `cc`: [`spec`](Self::spec), except that without
+    /// `--tile_shape_mnk` the kernel is chosen for the problem. On compute
+    /// capability 9.0 (unless `--arch sm80`/`sm70`) that is the SM90 kernel
+    /// of [`sm90_spec_for_problem`] (cooperative 128x256 in a 2x1 cluster
+    /// for problems that fill the GPU, else ping-pong 128x128) where no
+    /// schedule or cluster is given; elsewhere [`sm80_spec_for_problem`]
+    /// (256x128 where that takes fewer waves than 128x256, e.g. for
+    /// 4095 x 4097).
     ///
     /// Errors: as [`spec`](Self::spec).
-    pub fn spec_for_device(&self, sm_count: u32) -> Result<GemmSpec> {
+    pub fn spec_for_device(&self, sm_count: u32, cc: (u32, u32)) -> Result<GemmSpec> {
+        let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
+        if self.sm90_on(cc) {
+            let explicit = self.tile_shape_mnk.is_some()
+                || self.schedule != ScheduleArg::Auto
+                || self.cluster_shape_mn.is_some();
+            if explicit {
+                let mut args = self.clone();
+                args.arch = Some(ArchKind::Sm90);
+                return args.spec();
+            }
+            let GemmShape { m, n, l, .. } = self.mnkl;
+            let chosen = sm90_spec_for_problem(
+                self.a_dtype,
+                self.b_dtype,
+                self.c_dtype,
+                self.acc_dtype,
+                self.a_major,
+                self.b_major,
+                self.c_major,
+                extent(m),
+                extent(n),
+                extent(l),
+                sm_count,
+            );
+            // Types or majors the SM90 kernels do not take run on SM80
+            // unless SM90 was asked for.
+            match (chosen, self.arch) {
+                (Ok(spec), _) => return Ok(spec),
+                (Err(e), Some(ArchKind::Sm90)) => return Err(e),
+                (Err(_), _) => {}
+            }
+        }
         let spec = self.spec()?;
-        if self.tile_shape_mnk.is_some() {
+        if self.tile_shape_mnk.is_some() || spec.arch == ArchKind::Sm70 {
             return Ok(spec);
         }
-        let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
         let GemmShape { m, n, l, .. } = self.mnkl;
         sm80_spec_for_problem(
             spec.types.a,
@@ -104,6 +176,66 @@ impl DenseGemmArgs {
             ..chosen
         })
     }
+}
+
+/// `--schedule`: a fixed SM90 kernel schedule, or one chosen for the problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleArg {
+    /// Chosen for the problem (CUTLASS's `KernelScheduleAuto`).
+    Auto,
+    /// This schedule.
+    Fixed(KernelSchedule),
+}
+
+/// `cooperative`, `pingpong` or `auto`.
+///
+/// ```
+/// use cutlet_harness::{parse_schedule, ScheduleArg};
+/// use cutlet::kernel::gemm::KernelSchedule;
+/// assert_eq!(parse_schedule("pingpong").unwrap(), ScheduleArg::Fixed(KernelSchedule::TmaWarpSpecializedPingpong));
+/// assert_eq!(parse_schedule("auto").unwrap(), ScheduleArg::Auto);
+/// assert!(parse_schedule("fast").unwrap_err().to_string().contains("cooperative"));
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text and the names accepted.
+pub fn parse_schedule(text: &str) -> Result<ScheduleArg> {
+    match text {
+        "cooperative" => Ok(ScheduleArg::Fixed(
+            KernelSchedule::TmaWarpSpecializedCooperative,
+        )),
+        "pingpong" => Ok(ScheduleArg::Fixed(
+            KernelSchedule::TmaWarpSpecializedPingpong,
+        )),
+        "auto" => Ok(ScheduleArg::Auto),
+        other => Err(Error::invalid_argument(
+            "schedule",
+            format!("`{other}`"),
+            "cooperative, pingpong or auto",
+        )),
+    }
+}
+
+/// `M,N`: a cluster shape, 1 or 2 each.
+///
+/// ```
+/// use cutlet_harness::parse_cluster;
+/// assert_eq!(parse_cluster("2,1").unwrap(), [2, 1]);
+/// assert!(parse_cluster("4,1").unwrap_err().to_string().contains("1 or 2"));
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text.
+pub fn parse_cluster(text: &str) -> Result<[u32; 2]> {
+    let values = parse_list(text, 2, "M,N")?;
+    if values.iter().any(|&v| v != 1 && v != 2) {
+        return Err(Error::invalid_argument(
+            "cluster shape",
+            format!("`{text}`"),
+            "M,N with 1 or 2 CTAs each (a cluster of at most 4)",
+        ));
+    }
+    Ok([values[0] as u32, values[1] as u32])
 }
 
 /// `Float16`/`f16`, `BFloat16`/`bf16`, `Float32`/`f32`, `TFloat32`/`tf32`.
@@ -198,6 +330,20 @@ fn parse_b_major(text: &str) -> Result<OperandMajor> {
             "b_major",
             format!("`{other}`"),
             "k or n",
+        )),
+    }
+}
+
+/// `--arch`: sm70, sm80 or sm90 (or sm_70, sm_80, sm_90).
+fn parse_arch(text: &str) -> Result<ArchKind> {
+    match text.replace('_', "").as_str() {
+        "sm70" => Ok(ArchKind::Sm70),
+        "sm80" => Ok(ArchKind::Sm80),
+        "sm90" => Ok(ArchKind::Sm90),
+        _ => Err(Error::invalid_argument(
+            "arch",
+            format!("`{text}`"),
+            "sm70, sm80 or sm90",
         )),
     }
 }

@@ -200,7 +200,7 @@ pub fn check_tolerance(spec: &GemmSpec) -> f64 {
 /// [`Error::Cublas`](crate::Error::Cublas) when the cuBLAS reference fails (a
 /// missing cuBLAS only leaves the comparison out).
 pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseGemmReport> {
-    let spec = options.spec_for_device(device.limits().sm_count)?;
+    let spec = options.spec_for_device(device.limits().sm_count, device.compute_capability())?;
     match (storage(spec.types.a), storage(spec.types.d)) {
         (ElementType::F16, ElementType::F16) => run_typed::<f16, f16>(options, spec, device),
         (ElementType::F16, ElementType::BF16) => run_typed::<f16, bf16>(options, spec, device),

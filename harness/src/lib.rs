@@ -35,7 +35,9 @@ mod overhead;
 mod reference;
 mod timing;
 
-pub use args::{parse_dtype, parse_mnkl, DenseGemmArgs};
+pub use args::{
+    parse_cluster, parse_dtype, parse_mnkl, parse_schedule, DenseGemmArgs, ScheduleArg,
+};
 pub use cold_l2::cold_l2_buffer_sets;
 pub use cublas::CublasGemm;
 pub use cublaslt::{CublasLtGemm, CUBLASLT_WORKSPACE_BYTES};

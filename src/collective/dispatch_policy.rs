@@ -38,6 +38,11 @@ pub enum MainloopPolicy {
         /// Shared-memory pipeline stages (at least 2).
         stages: u32,
     },
+    /// The SM70 two-stage mainloop ([`Sm70MmaPipelined`](super::Sm70MmaPipelined)):
+    /// global -> registers -> two shared-memory stages, `ld.shared`
+    /// fragments, `mma.sync.m8n8k4` on quad pairs; producer and consumer in
+    /// one body (CUTLASS's `MainloopSm70TwoStage`).
+    Sm70TwoStage,
 }
 
 impl MainloopPolicy {
@@ -46,6 +51,7 @@ impl MainloopPolicy {
         match self {
             MainloopPolicy::Sm80CpAsync { stages }
             | MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages } => stages,
+            MainloopPolicy::Sm70TwoStage => super::SM70_STAGES,
         }
     }
 }
@@ -72,7 +78,8 @@ pub enum EpiloguePolicy {
 pub struct MainloopSpec {
     /// Which mainloop, with its stage count.
     pub policy: MainloopPolicy,
-    /// Warps of the tiled MMA along (M, N, K); K is 1 for the SM80 mainloop.
+    /// Warps of the tiled MMA along (M, N, K); K is 1 for the SM70 and
+    /// SM80 mainloops (an SM70 warp holds 2x2 quad pairs).
     pub warps: [u32; 3],
 }
 
@@ -112,7 +119,7 @@ impl EpilogueSpec {
 /// A mainloop tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a mainloop policy",
-    note = "name a mainloop as cutlet::collective::MainloopSm80CpAsync<Stages> or cutlet::collective::MainloopSm90TmaGmmaWarpSpecialized<Stages>, or give the stage count (a typenum number such as U3) for the SM80 multistage mainloop"
+    note = "name a mainloop as cutlet::collective::MainloopSm80CpAsync<Stages>, cutlet::collective::MainloopSm90TmaGmmaWarpSpecialized<Stages> or cutlet::collective::MainloopSm70TwoStage, or give the stage count (a typenum number such as U3) for the SM80 multistage mainloop"
 )]
 pub trait MainloopTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -174,6 +181,21 @@ impl<U: Unsigned + Send + Sync + 'static, B: typenum::Bit + Send + Sync + 'stati
     const POLICY: MainloopPolicy = MainloopPolicy::Sm80CpAsync {
         stages: <typenum::UInt<U, B> as Unsigned>::U32,
     };
+}
+
+/// The SM70 two-stage mainloop: [`MainloopPolicy::Sm70TwoStage`] (two
+/// shared-memory stages, fixed).
+///
+/// ```
+/// use cutlet::collective::{MainloopPolicy, MainloopSm70TwoStage, MainloopTag};
+///
+/// assert_eq!(<MainloopSm70TwoStage as MainloopTag>::POLICY, MainloopPolicy::Sm70TwoStage);
+/// assert_eq!(MainloopPolicy::Sm70TwoStage.stages(), 2);
+/// ```
+pub struct MainloopSm70TwoStage;
+
+impl MainloopTag for MainloopSm70TwoStage {
+    const POLICY: MainloopPolicy = MainloopPolicy::Sm70TwoStage;
 }
 
 /// The SM80 staged epilogue: [`EpiloguePolicy::Sm80Staged`].

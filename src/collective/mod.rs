@@ -25,6 +25,8 @@
 //! | [`MainloopPolicy`], [`EpiloguePolicy`], their tags and specs | `dispatch_policy.rs` |
 //! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
 //! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
+//! | [`Sm70MmaPipelined`], [`SharedAccess`] | `sm70_mma_pipelined.rs` and its folder: the SM70 two-stage mainloop, global -> registers -> shared, `ld.shared` fragments, `mma.sync.m8n8k4` on quad pairs (`contract.rs`: its [`Mainloop`] impl) |
+//! | `context_tiled_mma` | `tiled_mma_of.rs`: the tiled MMA of a kernel's context (SM70 quad pairs or SM80 warps), shared by mainloop and epilogue |
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
 //! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors) |
 //! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
@@ -45,16 +47,18 @@ mod epilogue_sm80;
 mod epilogue_sm90;
 mod mainloop;
 mod shared_storage;
+mod sm70_mma_pipelined;
 mod sm80_mma_multistage;
 mod sm90_mma_tma_gmma_ss_warpspecialized;
 mod smem_layout;
 mod tile_context;
+mod tiled_mma_of;
 
 pub use block::{BlockContext, GlobalOperand};
 pub use dispatch_policy::{
     EpilogueNoSmemWarpSpecialized, EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag,
-    MainloopPolicy, MainloopSm80CpAsync, MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec,
-    MainloopTag,
+    MainloopPolicy, MainloopSm70TwoStage, MainloopSm80CpAsync, MainloopSm90TmaGmmaWarpSpecialized,
+    MainloopSpec, MainloopTag,
 };
 pub use epilogue::Epilogue;
 pub(crate) use epilogue_sm80::staging_bytes;
@@ -63,6 +67,7 @@ pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use epilogue_sm90::{EpilogueSm90NoSmem, Sm90EpilogueInputs};
 pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;
+pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use sm90_mma_tma_gmma_ss_warpspecialized::{
     Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,

@@ -33,8 +33,8 @@ mod g2s;
 mod mappings;
 mod s2r_mma;
 
-pub(super) use mappings::tiled_mma_of;
 pub use mappings::G2sMapping;
+pub(super) use mappings::{g2s_mapping, tiled_mma_of};
 
 use super::{MainloopSpec, OperandSmem, TileContext};
 use crate::atom::MmaAtom;

@@ -2,7 +2,7 @@
 
 use super::partition::ThreadPartition;
 use crate::atom::MmaAtom;
-use crate::layout::{complement, composition, ComposedLayout, IntTuple, Layout};
+use crate::layout::{complement, composition, right_inverse, ComposedLayout, IntTuple, Layout};
 use crate::{Error, Result};
 
 /// Which operand of `D = A * B + C` a layout or partition is for.
@@ -33,7 +33,15 @@ impl Operand {
 /// CTA tile; CuTe's `make_tiled_mma(atom, Layout<Shape<WM,WN,WK>>{},
 /// permutation_mnk)`.
 ///
-/// Thread `t` is `(lane, wm, wn, wk)` column-major (lane fastest). In a tile
+/// Logical thread `(a, wm, wn, wk)` (column-major, the atom's logical
+/// thread `a` fastest) runs on the physical thread CuTe's
+/// `tiled_product(thr_id, Layout<Shape<WM,WN,WK>>)` gives it:
+/// `thr_id(a) + complement(thr_id)(w)`, `w` the group's column-major index.
+/// For a warp-wide atom (`thr_id` `32:1`) that is `a + 32 * w`: thread `t`
+/// is `(lane, wm, wn, wk)`. For an SM70 quad pair (`(4,2):(1,16)`) the
+/// complement is `(4,..):(4,32)`: a warp holds 4 quad pairs, group `w` on
+/// lanes `4 * (w % 4) + {0..3, 16..19}` of warp `w / 4`. Every layout
+/// below is indexed by the physical thread (`%tid.x`). In a tile
 /// of extent `T` along a mode with atom extent `a` and `W` warps, the linear
 /// coordinate of an element is `atom + a * (w + W * rest)`; a permutation
 /// `P` of that mode maps it to `(P, complement(P, T))(linear)`, as CuTe's
@@ -54,23 +62,35 @@ pub struct TiledMma {
     atom: MmaAtom,
     warps: [i64; 3],
     permutation: [Option<Layout>; 3],
+    /// Physical thread -> logical thread (column-major index of
+    /// `(a, wm, wn, wk)`), where the two differ (quad-pair atoms).
+    physical_to_logical: Option<Layout>,
 }
 
 impl TiledMma {
-    /// `atom` over `warps = [WM, WN, WK]` (each at least 1). The atom's
-    /// logical threads must be its lanes in order (`thr_id` `N:1` or one
-    /// thread): the SM70 quad-pair atoms (`(4,2):(1,16)`) are not tiled yet
-    /// and are an error naming the atom.
+    /// `atom` over `warps = [WM, WN, WK]` (each at least 1) groups of the
+    /// atom's threads: warps for a warp-wide atom, quad pairs for an SM70
+    /// atom, single threads for [`UniversalFMA`](crate::atom::UniversalFMA).
+    /// Quad pairs must fill whole warps (`WM * WN * WK` a multiple of 4);
+    /// anything else is an error naming the counts.
+    ///
+    /// ```
+    /// use cutlet::atom::SM70_8x8x4_F32F16F16F32_NT;
+    /// use cutlet::tiled::{Operand, TiledMma};
+    ///
+    /// // CuTe's make_tiled_mma(SM70_8x8x4_F32F16F16F32_NT{}, Layout<Shape<_2,_2,_1>>{}):
+    /// // one warp of 2x2 quad pairs, a 16x16x4 step.
+    /// let mma = TiledMma::new(SM70_8x8x4_F32F16F16F32_NT, [2, 2, 1]).unwrap();
+    /// assert_eq!((mma.threads(), mma.tile_mnk()), (32, [16, 16, 4]));
+    /// assert_eq!(mma.thread_layout().unwrap().to_string(), "((4,2),(2,2,1)):((1,16),(4,8,16))");
+    /// // Lane 4 is logical thread 0 of quad pair (1, 0): C (m, n) = (8, 0).
+    /// let c = mma.layout_tv(Operand::C, [16, 16]).unwrap();
+    /// assert_eq!(c.at(4), 8);
+    /// assert!(TiledMma::new(SM70_8x8x4_F32F16F16F32_NT, [1, 1, 1]).is_err());
+    /// ```
     pub fn new(atom: MmaAtom, warps: [i64; 3]) -> Result<TiledMma> {
         let thr_id = atom.thr_id();
         let atom_threads = thr_id.size();
-        if atom_threads > 1 && (0..atom_threads).any(|t| thr_id.at(t) != t) {
-            return Err(Error::invalid_argument(
-                "atom",
-                format!("{atom} with thread ids {thr_id}"),
-                "an atom whose logical threads are its lanes in order",
-            ));
-        }
         if warps.iter().any(|&w| w < 1) || warps.iter().product::<i64>() * atom_threads > 1024 {
             return Err(Error::invalid_argument(
                 "warps",
@@ -80,11 +100,46 @@ impl TiledMma {
                 ),
             ));
         }
+        let identity = atom_threads == 1 || (0..atom_threads).all(|t| thr_id.at(t) == t);
+        let physical_to_logical = if identity {
+            None
+        } else {
+            let groups: i64 = warps.iter().product();
+            let map = thread_map(&thr_id, groups).ok_or_else(|| {
+                Error::invalid_argument(
+                    "warps",
+                    format!("{warps:?} groups of {atom} (thread ids {thr_id})"),
+                    format!(
+                        "groups that fill whole warps: a product that is a multiple of {}",
+                        32 / atom_threads
+                    ),
+                )
+            })?;
+            Some(right_inverse(&map))
+        };
         Ok(TiledMma {
             atom,
             warps,
             permutation: [None, None, None],
+            physical_to_logical,
         })
+    }
+
+    /// The physical thread of each logical thread `(a, (wm, wn, wk))`
+    /// (CuTe's `thr_layout_vmnk`), for an atom whose logical threads are
+    /// not its lanes in order (the SM70 quad pairs); `None` where the two
+    /// are the same.
+    pub fn thread_layout(&self) -> Option<Layout> {
+        self.physical_to_logical.as_ref()?;
+        let groups: i64 = self.warps.iter().product();
+        let thr_id = self.atom.thr_id();
+        let comp = complement(&thr_id, thr_id.size() * groups).ok()?;
+        let w = Layout::from_parts(
+            IntTuple::ints(&self.warps),
+            IntTuple::ints(&[1, self.warps[0], self.warps[0] * self.warps[1]]),
+        );
+        let comp = composition(&comp, &w.into()).ok()?;
+        Some(Layout::from_modes([thr_id, comp]))
     }
 
     /// Adds CuTe's `permutation_mnk`: for each mode, `None` (identity) or a
@@ -189,8 +244,11 @@ impl TiledMma {
             mode_layout(t0 / (a0 * w0), a0 * w0),
             mode_layout(t1 / (a1 * w1), t0 * a1 * w1),
         ];
-        let linear =
-            Layout::from_modes([Layout::from_modes(thr_modes), Layout::from_modes(val_modes)]);
+        let mut thr = Layout::from_modes(thr_modes);
+        if let Some(inverse) = &self.physical_to_logical {
+            thr = composition(&thr, &inverse.clone().into())?;
+        }
+        let linear = Layout::from_modes([thr, Layout::from_modes(val_modes)]);
         if self.permutation[p].is_none() && self.permutation[q].is_none() {
             return Ok(linear);
         }
@@ -247,6 +305,19 @@ impl TiledMma {
     ) -> Result<ThreadPartition> {
         ThreadPartition::new_swizzled(&self.layout_tv(op, tile)?, memory)
     }
+}
+
+/// Logical thread (column-major `(a, w)`) -> physical thread for an atom
+/// with thread ids `thr_id` over `groups` groups: `(thr_id, complement)`,
+/// or `None` unless it is a bijection onto `0..size`.
+fn thread_map(thr_id: &Layout, groups: i64) -> Option<Layout> {
+    let size = thr_id.size() * groups;
+    let comp = complement(thr_id, size).ok()?;
+    let map = Layout::from_modes([thr_id.clone(), comp]);
+    let mut image: Vec<i64> = (0..map.size()).map(|i| map.at(i)).collect();
+    image.sort_unstable();
+    let bijective = map.size() == size && image.iter().enumerate().all(|(i, &x)| x == i as i64);
+    bijective.then_some(map)
 }
 
 /// A one-mode layout `shape:stride`.

@@ -38,10 +38,11 @@ mod edge;
 mod store;
 mod values;
 
-use super::sm80_mma_multistage::{tiled_mma_of, Accumulators};
+use super::sm80_mma_multistage::Accumulators;
+use super::tiled_mma_of::context_tiled_mma;
 use super::{EpilogueSpec, TileContext};
 use crate::arch::ArchKind;
-use crate::atom::{CopyValue, MemorySpace, MmaAtom, UniversalCopy};
+use crate::atom::{CopyValue, MemorySpace, UniversalCopy};
 use crate::collective::VECTOR_BYTES;
 use crate::gemm::OutputMajor;
 use crate::gemm::{Epilogue, GemmMajors, GemmTypes};
@@ -254,26 +255,18 @@ impl EpilogueSm80 {
         Layout::from_parts(IntTuple::ints(&[bm, bn]), IntTuple::ints(&stride))
     }
 
-    /// Each thread's accumulators in the staging tile: the tiled MMA's C
-    /// partition ([`Sm80MmaMultistage::tiled_mma`](super::Sm80MmaMultistage::tiled_mma)).
+    /// Each thread's accumulators in the staging tile: the C partition of
+    /// the kernel's tiled MMA
+    /// ([`Sm80MmaMultistage::tiled_mma`](super::Sm80MmaMultistage::tiled_mma),
+    /// or [`Sm70MmaPipelined::tiled_mma`](super::Sm70MmaPipelined::tiled_mma)
+    /// for `Sm70`).
     /// Value `i` is the accumulators' logical coordinate `i`, the
     /// `(FrgV, RestM, RestN)` fragment indexed column-major: its register is
     /// [`RegisterTensor::value`]`(i)`, through the layout the mainloop
     /// wrote it with.
     pub fn acc_partition(&self) -> crate::Result<ThreadPartition> {
-        let mma = MmaAtom::for_types(self.spec.types.a, self.spec.types.b, self.spec.types.acc)
-            .ok_or_else(|| {
-                crate::Error::invalid_argument(
-                    "element types",
-                    format!(
-                        "{}/{}/{}",
-                        self.spec.types.a, self.spec.types.b, self.spec.types.acc
-                    ),
-                    "types with an mma",
-                )
-            })?;
         let [bm, bn, _] = self.spec.tile.map(i64::from);
-        tiled_mma_of(&self.spec.context(), mma)?.partition(
+        context_tiled_mma(&self.spec.context())?.partition(
             Operand::C,
             [bm, bn],
             &self.staging_layout(),

@@ -2,6 +2,7 @@
 //! f32, the epilogue at each element, the results packed into D's words.
 
 use super::{EpilogueInputs, EpilogueSm80};
+use crate::arch::ArchKind;
 use crate::collective::epilogue_fusion::{apply, BiasRegs};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -58,12 +59,23 @@ impl EpilogueSm80 {
             .collect()
     }
 
-    /// Packs f32 values into D's words.
+    /// Packs f32 values into D's words (f16 pairs by `cvt.rn.f16x2.f32`,
+    /// or on sm_70, which lacks it, by two `cvt.rn.f16.f32`).
     pub(super) fn pack(&self, k: &mut Kernel, vals: &[Reg], words: &[Reg]) {
         match self.spec.types.d {
             ElementType::F32 => {
                 for (v, w) in vals.iter().zip(words) {
                     k.push(format!("mov.b32 {w}, {v};"));
+                }
+            }
+            ElementType::F16 if self.spec.arch == ArchKind::Sm70 => {
+                // sm_70 has no cvt.f16x2.f32 (sm_80): two halves, one move.
+                let halves = k.regs(RegClass::B16, 2);
+                for (j, w) in words.iter().enumerate() {
+                    for (h, v) in halves.iter().zip(&vals[2 * j..2 * j + 2]) {
+                        k.push(format!("cvt.rn.f16.f32 {h}, {v};"));
+                    }
+                    k.push(format!("mov.b32 {w}, {{{}, {}}};", halves[0], halves[1]));
                 }
             }
             d => {

@@ -44,20 +44,21 @@ impl G2sMapping {
 }
 
 /// The tiled copy of an `extent x bk` tile (mn, k) of `element`s over at
-/// most `threads` threads (CuTe's `make_tiled_copy` from a thread count and
-/// a tile): one 16-byte chunk per thread and step, threads along the
+/// most `threads` threads with the 16-byte copy `atom` (CuTe's
+/// `make_tiled_copy` from a thread count and a tile): one 16-byte chunk per
+/// thread and step, threads along the
 /// contiguous mode first (`gcd(threads, chunks per row)` of them), then
 /// along the other (`gcd` of the threads left and the rows). With fewer
 /// threads than that, each thread copies several chunks of a row; with more
 /// threads than chunks, the threads past the copy's own stay idle.
 fn g2s_copy(
+    atom: CopyAtom,
     major: OperandMajor,
     extent: i64,
     bk: i64,
     threads: i64,
     element: ElementType,
 ) -> Result<TiledCopy> {
-    let atom = CopyAtom::Sm80CpAsyncCacheGlobalZfill;
     let per = atom.bits_per_thread() / i64::from(element.size_bits());
     let (contiguous, rows) = match major {
         OperandMajor::K => (bk, extent),
@@ -94,7 +95,42 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-/// [`Sm80MmaMultistage::tiled_mma`] of `spec` (the epilogue's too).
+/// The copy of one operand's tile `smem` of `element`s into its swizzled
+/// stage with the 16-byte copy `atom` (`cp.async` for SM80, a 128-bit
+/// register load and store for SM70), each thread's chunks as rows,
+/// columns and destination offsets.
+pub(crate) fn g2s_mapping(
+    atom: CopyAtom,
+    smem: &super::OperandSmem,
+    element: ElementType,
+) -> Result<G2sMapping> {
+    let (extent, bk) = (i64::from(smem.extent), i64::from(smem.bk));
+    let copy = g2s_copy(
+        atom,
+        smem.major,
+        extent,
+        bk,
+        i64::from(smem.threads),
+        element,
+    )?;
+    let tile = [extent, bk];
+    let coord =
+        |stride: [i64; 2]| Layout::from_parts(IntTuple::ints(&tile), IntTuple::ints(&stride));
+    let (row, col) = match smem.major {
+        OperandMajor::K => (coord([1, 0]), coord([0, 1])),
+        OperandMajor::MN => (coord([0, 1]), coord([1, 0])),
+    };
+    let mapping = G2sMapping {
+        rows: copy.partition_s(tile, &row)?,
+        cols: copy.partition_s(tile, &col)?,
+        dst: copy.partition_d_swizzled(tile, &smem.layout())?,
+        copy,
+    };
+    mapping.copy.check_vectorized(&mapping.dst)?;
+    Ok(mapping)
+}
+
+/// [`Sm80MmaMultistage::tiled_mma`] of `spec`.
 pub(crate) fn tiled_mma_of(spec: &TileContext, atom: MmaAtom) -> Result<TiledMma> {
     let [am, an, _] = atom.shape_mnk();
     let [wm, wn, wk] = spec.warps.map(i64::from);
@@ -124,23 +160,7 @@ impl Sm80MmaMultistage {
     /// The global-to-shared copy of operand A or B.
     pub fn g2s(&self, op: Operand) -> Result<G2sMapping> {
         let (smem, element) = self.operand(op)?;
-        let (extent, bk) = (i64::from(smem.extent), i64::from(smem.bk));
-        let copy = g2s_copy(smem.major, extent, bk, i64::from(smem.threads), element)?;
-        let tile = [extent, bk];
-        let coord =
-            |stride: [i64; 2]| Layout::from_parts(IntTuple::ints(&tile), IntTuple::ints(&stride));
-        let (row, col) = match smem.major {
-            OperandMajor::K => (coord([1, 0]), coord([0, 1])),
-            OperandMajor::MN => (coord([0, 1]), coord([1, 0])),
-        };
-        let mapping = G2sMapping {
-            rows: copy.partition_s(tile, &row)?,
-            cols: copy.partition_s(tile, &col)?,
-            dst: copy.partition_d_swizzled(tile, &smem.layout())?,
-            copy,
-        };
-        mapping.copy.check_vectorized(&mapping.dst)?;
-        Ok(mapping)
+        g2s_mapping(CopyAtom::Sm80CpAsyncCacheGlobalZfill, &smem, element)
     }
 
     /// The `ldmatrix` (`.trans` for MN-major) partition of operand A or B

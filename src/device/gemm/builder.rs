@@ -13,7 +13,7 @@ use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::device::{Device, LoadedKernel};
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
-use crate::kernel::gemm::{sm80_default_spec, sm90_spec, KernelSchedule};
+use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
 use crate::numeric::{Element, ElementType};
 use crate::{Error, Result};
 
@@ -153,6 +153,12 @@ impl GemmBuilder {
     ///   [`tile`](Self::tile) or [`cluster`](Self::cluster) say otherwise.
     ///   With `.schedule(KernelSchedule::Multistage)` it is the SM80 kernel
     ///   compiled for `sm_90a`.
+    /// - `Sm70`: the Volta kernel (`mma.sync.m8n8k4` on quad pairs, the
+    ///   two-stage mainloop, CUTLASS's `MainloopSm70TwoStage`): A and B f16
+    ///   (the default there), the accumulator f32 or f16, D f16 or f32,
+    ///   every major; default tile 128x128x32 over 2x4 warps, always 2
+    ///   stages. Its sm_70 PTX runs on every GPU of compute capability 7.0
+    ///   or newer.
     ///
     /// Unset, [`spec`](Self::spec) gives the `Sm80` kernel, and
     /// [`build`](Self::build) picks for the device: on compute capability
@@ -176,6 +182,21 @@ impl GemmBuilder {
     ///     .spec()
     ///     .unwrap();
     /// assert_eq!(pingpong.tile, [128, 128, 64]);
+    ///
+    /// use cutlet::collective::MainloopPolicy;
+    /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType;
+    /// let spec = Gemm::builder()
+    ///     .arch(ArchKind::Sm70)
+    ///     .a(ElementType::F16, OperandMajor::MN)
+    ///     .d(ElementType::F32, OutputMajor::N)
+    ///     .spec()
+    ///     .unwrap();
+    /// assert_eq!((spec.tile, spec.mainloop.policy), ([128, 128, 32], MainloopPolicy::Sm70TwoStage));
+    /// assert!(spec.ptx().unwrap().contains(".target sm_70"));
+    /// // Volta has no bf16 tensor cores.
+    /// let refused = Gemm::builder().arch(ArchKind::Sm70).a(ElementType::BF16, OperandMajor::K).spec();
+    /// assert!(refused.unwrap_err().to_string().contains("no sm_70 tensor-core instruction"));
     /// ```
     pub fn arch(mut self, arch: ArchKind) -> Self {
         self.arch = Some(arch);
@@ -253,7 +274,13 @@ impl GemmBuilder {
         OutputMajor,
         ElementType,
     ) {
-        let (a, a_major) = self.a.unwrap_or((ElementType::BF16, OperandMajor::K));
+        // Volta has no bf16 tensor cores: f16 is its default.
+        let a_default = if self.arch == Some(ArchKind::Sm70) {
+            ElementType::F16
+        } else {
+            ElementType::BF16
+        };
+        let (a, a_major) = self.a.unwrap_or((a_default, OperandMajor::K));
         let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
         let d_default = if a == ElementType::TF32 {
             ElementType::F32
@@ -291,7 +318,18 @@ impl GemmBuilder {
             });
         }
         let (a, a_major, b, b_major, d, d_major, acc) = self.types();
-        let mut spec = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
+        let mut spec = if self.arch == Some(ArchKind::Sm70) {
+            if let Some(stages) = self.stages.filter(|&s| s != 2) {
+                return Err(Error::invalid_argument(
+                    "stages",
+                    stages,
+                    "2 on sm_70 (the SM70 two-stage mainloop)",
+                ));
+            }
+            sm70_default_spec(a, b, d, acc, a_major, b_major, d_major)?
+        } else {
+            sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?
+        };
         if let Some(epilogue) = &self.epilogue {
             spec.epilogue.fusion = epilogue.clone();
         }

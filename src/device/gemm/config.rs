@@ -25,7 +25,7 @@ use crate::kernel::gemm::{
 /// | `A`, `B`, `C`, `D`, `Acc` | element tags ([`GemmElement`]) of the operands and the accumulator |
 /// | `MajorA`, `MajorB` | [`KMajor`](super::KMajor) or [`MnMajor`](super::MnMajor) |
 /// | `MajorC` | [`RowMajor`](super::RowMajor) or [`ColumnMajor`](super::ColumnMajor) (D has C's major) |
-/// | `Arch` | the architecture tag ([`Sm80`](crate::arch::Sm80)) |
+/// | `Arch` | the architecture tag ([`Sm80`](crate::arch::Sm80), or [`Sm70`](crate::arch::Sm70) with [`MainloopSm70TwoStage`](crate::collective::MainloopSm70TwoStage)) |
 /// | `TileM`, `TileN`, `TileK` | the CTA tile (BM, BN, BK), typenum numbers |
 /// | `WarpsM`, `WarpsN` | warps of the CTA along M and N |
 /// | `ClusterM`, `ClusterN` | the thread-block cluster, typenum numbers (1 x 1: no cluster) |
@@ -241,6 +241,35 @@ pub struct Cluster<M, N>(PhantomData<(M, N)>);
 /// let spec = Parts::spec();
 /// assert_eq!(spec.mainloop.policy, MainloopPolicy::Sm80CpAsync { stages: 4 });
 /// assert_eq!(spec.schedule, KernelSchedule::Multistage);
+/// ```
+///
+/// The Volta kernel: `Arch = Sm70` with the SM70 two-stage mainloop (f16
+/// inputs, f32 or f16 accumulators, any majors); its sm_70 PTX runs on
+/// every GPU of compute capability 7.0 or newer:
+///
+/// ```
+/// use cutlet::arch::{ArchKind, Sm70};
+/// use cutlet::collective::{MainloopPolicy, MainloopSm70TwoStage};
+/// use cutlet::device::gemm::{Config, GemmConfig, KMajor, Majors, MnMajor, RowMajor, Tile, Types, Warps};
+/// use half::f16;
+/// use typenum::{U128, U2, U32, U4};
+///
+/// type Volta = GemmConfig<Types<f16, f16, f16, f16, f32>, Majors<MnMajor, KMajor, RowMajor>,
+///                         Tile<U128, U128, U32>, Warps<U2, U4>, MainloopSm70TwoStage, Sm70>;
+/// let spec = Volta::spec();
+/// assert_eq!((spec.arch, spec.mainloop.policy), (ArchKind::Sm70, MainloopPolicy::Sm70TwoStage));
+/// ```
+///
+/// sm_70 has no `cp.async`: the SM80 mainloop on `Sm70` does not compile.
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm70;
+/// use cutlet::device::gemm::{Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use half::f16;
+/// use typenum::{U128, U2, U3, U32, U4};
+/// type Bad = GemmConfig<Types<f16, f16, f16, f16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///                       Tile<U128, U128, U32>, Warps<U2, U4>, U3, Sm70>;
+/// let () = <Bad as Config>::CHECK;
 /// ```
 ///
 /// The multistage kernel runs without clusters:

@@ -1,4 +1,4 @@
-//! The SM80 kernel builder: a good tile, warp layout and stage count for
+//! The SM80 and SM70 kernel builders: a good tile, warp layout and stage count for
 //! element types and majors (CUTLASS's `CollectiveBuilder` with
 //! `StageCountAuto`, for the whole kernel: mainloop, epilogue, scheduler).
 
@@ -155,6 +155,74 @@ pub fn sm80_default_specs() -> Vec<GemmSpec> {
                     let tall = tall_variant(&spec);
                     specs.push(spec);
                     specs.extend(tall);
+                }
+            }
+        }
+    }
+    specs
+}
+
+/// The default SM70 GEMM for these types and majors (A and B f16, the
+/// accumulator f32 or f16; C and D of one type and one major): a 128x128x32
+/// tile over 2x4 warps (256 threads; each warp 2x2 quad pairs, each quad
+/// pair 32x16: 64 f32 accumulators a thread) and the two-stage mainloop
+/// (CUTLASS's `MainloopSm70TwoStage`).
+///
+/// ```
+/// use cutlet::arch::ArchKind;
+/// use cutlet::collective::MainloopPolicy;
+/// use cutlet::kernel::gemm::sm70_default_spec;
+/// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{F16, F32};
+///
+/// let spec = sm70_default_spec(F16, F16, F16, F32, OperandMajor::K, OperandMajor::MN, OutputMajor::N).unwrap();
+/// assert_eq!((spec.arch, spec.tile, spec.mainloop.warps), (ArchKind::Sm70, [128, 128, 32], [2, 4, 1]));
+/// assert_eq!(spec.mainloop.policy, MainloopPolicy::Sm70TwoStage);
+/// assert!(spec.ptx().unwrap().contains("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32"));
+/// // bf16 has no sm_70 instruction.
+/// assert!(sm70_default_spec(cutlet::numeric::ElementType::BF16, cutlet::numeric::ElementType::BF16, F32, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).is_err());
+/// ```
+///
+/// # Errors
+/// [`Error::Config`](crate::Error::Config) naming the broken rule when no
+/// SM70 kernel exists for these types and majors.
+pub fn sm70_default_spec(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+) -> crate::Result<GemmSpec> {
+    let types = GemmTypes::new(a, b, d, d, acc);
+    let majors = GemmMajors::new(a_major, b_major, d_major);
+    let mut spec =
+        GemmSpec::multistage(ArchKind::Sm70, types, majors, [128, 128, 32], [2, 4, 1], 2);
+    spec.mainloop.policy = crate::collective::MainloopPolicy::Sm70TwoStage;
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// Every configuration the SM70 builder can pick: [`sm70_default_spec`]
+/// for f16 inputs with (D, accumulator) f16/f32, f32/f32 and f16/f16, A and
+/// B K- or MN-major, D row- or column-major (24 specs). The tests assemble
+/// them all for sm_70.
+///
+/// ```
+/// assert_eq!(cutlet::kernel::gemm::sm70_default_specs().len(), 24);
+/// ```
+pub fn sm70_default_specs() -> Vec<GemmSpec> {
+    use ElementType::{F16, F32};
+    let majors = [OperandMajor::K, OperandMajor::MN];
+    let mut specs = Vec::new();
+    for (d, acc) in [(F16, F32), (F32, F32), (F16, F16)] {
+        for a_major in majors {
+            for b_major in majors {
+                for d_major in [OutputMajor::N, OutputMajor::M] {
+                    specs.extend(sm70_default_spec(
+                        F16, F16, d, acc, a_major, b_major, d_major,
+                    ));
                 }
             }
         }

@@ -27,7 +27,8 @@ use super::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
 use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, GlobalOperand,
-    Mainloop, MainloopPolicy, SharedStorage, Sm80MmaMultistage, Sm90TmaGmmaWarpSpecialized,
+    Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
+    Sm90TmaGmmaWarpSpecialized,
 };
 use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
@@ -416,8 +417,35 @@ impl GemmSpec {
                 kernel.can_implement()?;
                 Ok(Box::new(kernel))
             }
+            (
+                KernelSchedule::Multistage,
+                MainloopPolicy::Sm70TwoStage,
+                EpiloguePolicy::Sm80Staged,
+                TileSchedulerPolicy::DataParallel,
+            ) => {
+                let mainloop = Sm70MmaPipelined::new(&ctx, &self.mainloop).ok_or_else(|| {
+                    refuse(format!(
+                        "element types a={} b={} acc={} have no sm_70 mma instruction",
+                        self.types.a, self.types.b, self.types.acc
+                    ))
+                })?;
+                let kernel = GemmUniversal::new(
+                    self.kernel_name(),
+                    self.arch,
+                    self.types,
+                    self.tile,
+                    self.block_threads(),
+                    mainloop,
+                    EpilogueSm80::new(&ctx, &self.epilogue),
+                    super::DataParallel {
+                        raster_log: DEFAULT_RASTER_LOG,
+                    },
+                );
+                kernel.can_implement()?;
+                Ok(Box::new(kernel))
+            }
             (schedule, mainloop, epilogue, scheduler) => Err(refuse(format!(
-                "no kernel composes the {} schedule with the {mainloop:?} mainloop, the {epilogue:?} epilogue and the {scheduler:?} tile scheduler: expected the multistage schedule with the SM80 parts and the data-parallel scheduler, or a warp-specialized SM90 schedule with the SM90 parts and the persistent scheduler",
+                "no kernel composes the {} schedule with the {mainloop:?} mainloop, the {epilogue:?} epilogue and the {scheduler:?} tile scheduler: expected the multistage schedule with the SM80 or SM70 parts and the data-parallel scheduler, or a warp-specialized SM90 schedule with the SM90 parts and the persistent scheduler",
                 schedule.name()
             ))),
         }

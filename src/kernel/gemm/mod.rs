@@ -13,8 +13,9 @@
 //! | [`KernelSchedule`], [`TileSchedulerPolicy`] and their tags | `dispatch_policy.rs` |
 //! | [`Sm90GemmWarpSpecialized`] | `sm90_warpspecialized.rs`: the SM90 producer/consumer skeleton, cooperative and ping-pong |
 //! | [`TileScheduler`], [`DataParallel`], [`Persistent`] | `tile_scheduler/` |
-//! | [`check_config`], [`ConfigFacts`] | `rules.rs` |
-//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`] | `builder.rs` |
+//! | [`check_config`], [`ConfigFacts`] | `rules.rs` (the SM70 rules: `rules_sm70.rs`; the SM90 rules: `rules_sm90.rs`) |
+//! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`], [`sm70_default_spec`], [`sm70_default_specs`] | `builder.rs` |
+//! | [`sm90_spec`], [`sm90_default_spec`], [`sm90_spec_for_problem`], [`sm90_default_specs`] | `builder_sm90.rs` |
 //!
 //! # Adding a part
 //!
@@ -32,6 +33,7 @@ mod builder_sm90;
 mod dispatch_policy;
 mod gemm_universal;
 mod rules;
+mod rules_sm70;
 mod rules_sm90;
 mod sm90_warpspecialized;
 pub(crate) mod spec;
@@ -39,7 +41,10 @@ mod tile_scheduler;
 mod validate;
 
 pub use crate::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor, MAX_BIASES};
-pub use builder::{sm80_default_spec, sm80_default_specs, sm80_spec_for_problem};
+pub use builder::{
+    sm70_default_spec, sm70_default_specs, sm80_default_spec, sm80_default_specs,
+    sm80_spec_for_problem,
+};
 pub use builder_sm90::{sm90_default_spec, sm90_default_specs, sm90_spec, sm90_spec_for_problem};
 pub use dispatch_policy::{
     DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,

@@ -13,7 +13,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | architecture `Sm80` or `Sm90` | the kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later) |
+//! | architecture `Sm80` or `Sm90` with the SM80 mainloop, `Sm70` with the SM70 one | the SM80 kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later); `Sm70`'s rules are `rules_sm70.rs`'s |
 //! | cluster 1x1x1 | the multistage kernel schedule runs without clusters |
 //! | A/B/accumulator types with a tensor-core instruction | f16/f16/f32, bf16/bf16/f32, f16/f16/f16, tf32/tf32/f32 |
 //! | C and D of one type (f16, bf16, f32) and one major | the epilogue reads C where it writes D |
@@ -224,6 +224,10 @@ pub const fn swizzle_row_ok(bytes: u32) -> bool {
 pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if f.schedule.warp_specialized() {
         return check_sm90(f);
+    }
+    if matches!(f.arch, ArchKind::Sm70) || matches!(f.mainloop.policy, MainloopPolicy::Sm70TwoStage)
+    {
+        return super::rules_sm70::check_sm70(f);
     }
     if !matches!(f.mainloop.policy, MainloopPolicy::Sm80CpAsync { .. })
         || !matches!(f.epilogue, EpiloguePolicy::Sm80Staged)

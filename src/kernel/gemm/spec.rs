@@ -127,6 +127,7 @@ impl GemmSpec {
             MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. } => {
                 MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages }
             }
+            MainloopPolicy::Sm70TwoStage => MainloopPolicy::Sm70TwoStage,
         };
     }
 

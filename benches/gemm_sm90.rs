@@ -1,0 +1,187 @@
+//! The SM90 warp-specialized GEMM against cuBLAS in the same process: the
+//! issue's shapes for bf16 and f16 (f32 accumulate), tf32 at 4096³,
+//! MN-major operands at 4096³, both schedules pinned at 4096³ and 2048³, and
+//! the skinny shapes; then the host time of a cached `run`.
+//!
+//! Each case: 5 warm-up runs of each, then 20 CUDA-event-timed runs of
+//! cutlet and of the reference, alternating run by run, with a cold L2 (each
+//! run on another set of A, B and D buffers, the sets totalling at least
+//! twice the L2); medians with TFLOP/s and the ratio. The reference is
+//! cuBLASLt as PyTorch calls it (the heuristic's best algorithm, a 32 MiB
+//! workspace). Without `--schedule` the kernel is chosen for the problem
+//! (`sm90_spec_for_problem`).
+//!
+//! Run: `cargo bench --bench gemm_sm90 -- --warm-up-time 1 --measurement-time 3`
+//! (needs an H100/H200; skips elsewhere).
+
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use cutlet::arch::ArchKind;
+use cutlet::device::gemm::{Gemm, GemmShape};
+use cutlet::device::{device_count, driver_available, Device};
+use cutlet::kernel::gemm::{KernelSchedule, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType;
+use cutlet_harness::{run_dense_gemm, DenseGemmArgs, OverheadProbe, ScheduleArg};
+
+const SHAPES: [(usize, usize, usize); 8] = [
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 14336, 4096),
+    (8192, 8192, 1024),
+    (2048, 2048, 2048),
+    (4095, 4097, 4093),
+    (16, 4096, 4096),
+    (128, 4096, 4096),
+];
+
+fn device() -> Option<Device> {
+    if !driver_available() || !matches!(device_count(), Ok(n) if n > 0) {
+        eprintln!("skipped gemm_sm90: no CUDA driver or GPU");
+        return None;
+    }
+    let device = Device::new(0).expect("device 0 opens");
+    if device.compute_capability() != (9, 0) {
+        eprintln!(
+            "skipped gemm_sm90: the SM90 kernels need compute capability 9.0, this GPU has {:?}",
+            device.compute_capability()
+        );
+        return None;
+    }
+    Some(device)
+}
+
+/// One case of the bench.
+struct Case {
+    shape: (usize, usize, usize),
+    element: ElementType,
+    majors: (OperandMajor, OperandMajor),
+    schedule: ScheduleArg,
+}
+
+fn options(case: &Case) -> DenseGemmArgs {
+    let (m, n, k) = case.shape;
+    let d = if case.element == ElementType::TF32 {
+        ElementType::F32
+    } else {
+        case.element
+    };
+    DenseGemmArgs {
+        mnkl: GemmShape::new(m, n, k, 1),
+        tile_shape_mnk: None,
+        a_dtype: case.element,
+        b_dtype: case.element,
+        c_dtype: d,
+        acc_dtype: ElementType::F32,
+        a_major: case.majors.0,
+        b_major: case.majors.1,
+        c_major: OutputMajor::N,
+        warmup_iterations: 5,
+        iterations: 20,
+        skip_ref_check: false,
+        use_cold_l2: true,
+        arch: Some(ArchKind::Sm90),
+        schedule: case.schedule,
+        cluster_shape_mn: None,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let (k, mn) = (OperandMajor::K, OperandMajor::MN);
+    let mut cases = Vec::new();
+    for element in [ElementType::BF16, ElementType::F16] {
+        for shape in SHAPES {
+            cases.push(Case {
+                shape,
+                element,
+                majors: (k, k),
+                schedule: ScheduleArg::Auto,
+            });
+        }
+    }
+    cases.push(Case {
+        shape: SHAPES[0],
+        element: ElementType::TF32,
+        majors: (k, k),
+        schedule: ScheduleArg::Auto,
+    });
+    for majors in [(mn, k), (k, mn), (mn, mn)] {
+        cases.push(Case {
+            shape: SHAPES[0],
+            element: ElementType::BF16,
+            majors,
+            schedule: ScheduleArg::Auto,
+        });
+    }
+    for shape in [SHAPES[0], SHAPES[4]] {
+        for schedule in [
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            KernelSchedule::TmaWarpSpecializedPingpong,
+        ] {
+            cases.push(Case {
+                shape,
+                element: ElementType::BF16,
+                majors: (k, k),
+                schedule: ScheduleArg::Fixed(schedule),
+            });
+        }
+    }
+    cases
+}
+
+fn versus_cublas(device: &Device) {
+    for case in cases() {
+        let (m, n, k) = case.shape;
+        let label = format!(
+            "{} {m}x{n}x{k} {}{} {:?}",
+            case.element,
+            case.majors.0.name(),
+            case.majors.1.name(),
+            case.schedule
+        );
+        match run_dense_gemm(&options(&case), device) {
+            Ok(report) => println!("{label}\n{report}\n"),
+            Err(e) => println!("{label}: error: {e}\n"),
+        }
+    }
+}
+
+fn cached_run_host_time(c: &mut Criterion, device: &Device) {
+    let stream = device.default_stream();
+    let mut probe = OverheadProbe::new(&stream).unwrap();
+    let gemm = Gemm::builder().arch(ArchKind::Sm90).build(device).unwrap();
+    let mut args = probe.arguments();
+    gemm.initialize(&args, None)
+        .unwrap()
+        .wait_optimized()
+        .unwrap();
+    c.bench_function(
+        "sm90 gemm run host time (cached, 128x128x64 bf16)",
+        |bench| {
+            bench.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                let mut left = iters;
+                while left > 0 {
+                    let batch = left.min(256);
+                    let start = Instant::now();
+                    for _ in 0..batch {
+                        gemm.run(&mut args, &stream).unwrap();
+                    }
+                    total += start.elapsed();
+                    stream.synchronize().unwrap();
+                    left -= batch;
+                }
+                total
+            })
+        },
+    );
+}
+
+fn benches(c: &mut Criterion) {
+    let Some(device) = device() else { return };
+    versus_cublas(&device);
+    cached_run_host_time(c, &device);
+}
+
+criterion_group!(gemm, benches);
+criterion_main!(gemm);
