@@ -199,7 +199,9 @@ impl MatmulDesc {
                 view.second.transpose,
             ),
         ] {
-            let (value, size) = bytes_of(&op(transpose));
+            // Bound to a local: the pointer must stay valid through the call.
+            let operation = op(transpose);
+            let (value, size) = bytes_of(&operation);
             // SAFETY: TRANSA and TRANSB take a cublasOperation_t (int32),
             // `value` points at one that lives through the call; the
             // descriptor is alive.
