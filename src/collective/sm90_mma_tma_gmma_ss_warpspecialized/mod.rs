@@ -30,7 +30,8 @@ pub(crate) use operand::OperandTile;
 use super::{Accumulators, BlockContext, MainloopSpec, TileContext};
 use crate::atom::{
     emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
-    Coord,
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaA, MmaAtom,
+    MmaSource, ScaleD,
 };
 use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
 use crate::numeric::ElementType;
@@ -114,6 +115,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                 bk,
                 size,
                 offset: 0,
+                slice_rows: 64,
             },
             _ => OperandTile {
                 major: self.ctx.majors.b,
@@ -121,6 +123,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                 bk,
                 size,
                 offset: bm * bk * size,
+                slice_rows: bn,
             },
         }
     }
@@ -151,23 +154,10 @@ impl Sm90TmaGmmaWarpSpecialized {
         self.cluster[0] * self.cluster[1]
     }
 
-    /// The wgmma instruction's opcode (without operands).
-    fn opcode(&self) -> String {
+    /// The wgmma atom: 64 x BN x K, both operands through descriptors.
+    pub(crate) fn atom(&self) -> Option<MmaAtom> {
         let t = self.ctx.types;
-        let n = self.ctx.tile[1];
-        let name = |e: ElementType| match e {
-            // f32 operands multiply as tf32.
-            ElementType::TF32 => "tf32",
-            other => other.name(),
-        };
-        let input = |e: ElementType| if e.size_bytes() == 4 { "tf32" } else { name(e) };
-        format!(
-            "wgmma.mma_async.sync.aligned.m64n{n}k{}.{}.{}.{}",
-            self.instr_k(),
-            name(t.acc),
-            input(t.a),
-            input(t.b)
-        )
+        gmma_atom(t.a, t.b, t.acc, self.ctx.tile[1], MmaSource::SharedShared)
     }
 
     /// Accumulator registers per 64-row block: N/2 f32, or N/4 words of
@@ -265,7 +255,9 @@ impl Sm90TmaGmmaWarpSpecialized {
         let a_rows_offset = r(k);
         if self.consumers > 1 {
             let a = self.operand(GemmOperand::A);
-            let per_wg = a.slice_offset(self.wg_rows / 64, 0, self.instr_k());
+            let per_wg = a
+                .slice_offset(self.ctx.types.a, self.wg_rows / 64, 0)
+                .map_err(err)?;
             k.push(format!("shr.u32 {a_rows_offset}, {}, 7;", block.tid));
             k.push(format!("max.u32 {a_rows_offset}, {a_rows_offset}, 1;"));
             k.push(format!("sub.u32 {a_rows_offset}, {a_rows_offset}, 1;"));
@@ -484,9 +476,8 @@ impl Sm90TmaGmmaWarpSpecialized {
                 reason: e.to_string(),
             })?;
         let acc = RegisterTensor::allocate(k, class, layout, element).map_err(err)?;
-        let (p_zero, p_one) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        let p_zero = k.reg(RegClass::Pred);
         k.push(format!("setp.ne.u32 {p_zero}, 0, 0;"));
-        k.push(format!("setp.eq.u32 {p_one}, 0, 0;"));
         let c = io.consumer;
         let prev = TmaAsyncState {
             stage: k.reg(RegClass::B32),
@@ -503,7 +494,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("@{p} bra {};", empty.name()));
         // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
         io.pipeline.consumer_wait(k, &c).map_err(err)?;
-        self.emit_k_tile(k, io, &acc, Some((p_zero, p_one)))?;
+        self.emit_k_tile(k, io, &acc, Some(p_zero))?;
         k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
         k.push(format!("mov.u32 {}, {};", prev.full, c.full));
         io.pipeline.advance(k, &c).map_err(err)?;
@@ -513,7 +504,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("@{p} bra {};", tail.name()));
         io.pipeline.consumer_wait(k, &c).map_err(err)?;
         self.emit_k_tile(k, io, &acc, None)?;
-        k.push("wgmma.wait_group.sync.aligned 1;");
+        emit_wgmma_wait(k, 1).map_err(err)?;
         self.emit_release(k, io, &prev)?;
         k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
         k.push(format!("mov.u32 {}, {};", prev.full, c.full));
@@ -521,7 +512,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("add.u32 {kt}, {kt}, 1;"));
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
-        k.push("wgmma.wait_group.sync.aligned 0;");
+        emit_wgmma_wait(k, 0).map_err(err)?;
         self.emit_release(k, io, &prev)?;
         k.push(format!("bra.uni {};", done.name()));
         // K = 0: D = epilogue(0, C).
@@ -565,13 +556,23 @@ impl Sm90TmaGmmaWarpSpecialized {
 
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
     /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit.
+    /// `first` holds the predicate that zeroes the accumulators at the
+    /// tile's first k-step.
     fn emit_k_tile(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
         acc: &Accumulators,
-        first: Option<(Reg, Reg)>,
+        first: Option<Reg>,
     ) -> Result<(), PtxError> {
+        let err = pipeline_error;
+        let atom = self.atom().ok_or_else(|| {
+            pipeline_error(crate::Error::invalid_argument(
+                "wgmma atom",
+                format!("{:?}", self.ctx.types),
+                "types with a wgmma instruction",
+            ))
+        })?;
         let instr_k = self.instr_k();
         let steps = self.ctx.tile[2] / instr_k;
         let blocks = self.wg_rows / 64;
@@ -580,67 +581,49 @@ impl Sm90TmaGmmaWarpSpecialized {
         let stage = io.consumer.stage;
         let a_addr = k.reg(RegClass::B32);
         k.push(format!("add.u32 {a_addr}, {stage}, {};", io.a_rows_offset));
-        let desc_a = emit_descriptor(k, a_addr, &a);
+        let desc_a = a
+            .descriptor(self.ctx.types.a)
+            .map_err(err)?
+            .emit(k, a_addr)
+            .map_err(err)?;
         let b_addr = k.reg(RegClass::B32);
         k.push(format!("add.u32 {b_addr}, {stage}, {};", b.offset));
-        let desc_b = emit_descriptor(k, b_addr, &b);
-        let trans = |major: OperandMajor| u32::from(major == OperandMajor::MN);
-        let tf32 = self.ctx.types.a.size_bytes() == 4;
-        let opcode = self.opcode();
-        k.push("wgmma.fence.sync.aligned;");
+        let desc_b = b
+            .descriptor(self.ctx.types.b)
+            .map_err(err)?
+            .emit(k, b_addr)
+            .map_err(err)?;
+        // scale-d through a predicate, as CUTLASS passes it.
         let one = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {one}, 0, 0;"));
+        emit_wgmma_fence(k).map_err(err)?;
         for kk in 0..steps {
             for mb in 0..blocks {
-                let da = k.reg(RegClass::B64);
-                let db = k.reg(RegClass::B64);
-                k.push(format!(
-                    "add.s64 {da}, {desc_a}, {};",
-                    a.slice_offset(mb, kk, instr_k) >> 4
-                ));
-                k.push(format!(
-                    "add.s64 {db}, {desc_b}, {};",
-                    b.slice_offset(0, kk, instr_k) >> 4
-                ));
+                let (da, db) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+                let a_off = a.slice_offset(self.ctx.types.a, mb, kk).map_err(err)?;
+                let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
+                k.push(format!("add.s64 {da}, {desc_a}, {};", a_off >> 4));
+                k.push(format!("add.s64 {db}, {desc_b}, {};", b_off >> 4));
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
-                let list = regs
-                    .iter()
-                    .map(|r| r.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
                 let scale = match first {
-                    Some((zero, _)) if kk == 0 => zero,
-                    _ => one,
+                    Some(zero) if kk == 0 => ScaleD::Pred(zero),
+                    _ => ScaleD::Pred(one),
                 };
-                let tail = if tf32 {
-                    String::new()
-                } else {
-                    format!(", {}, {}", trans(a.major), trans(b.major))
-                };
-                k.push(format!(
-                    "{opcode} {{{list}}}, {da}, {db}, {scale}, 1, 1{tail};"
-                ));
+                atom.emit_wgmma(
+                    k,
+                    regs,
+                    GmmaA::Desc(da),
+                    db,
+                    scale,
+                    a.major == OperandMajor::MN,
+                    b.major == OperandMajor::MN,
+                )
+                .map_err(err)?;
             }
         }
-        k.push("wgmma.commit_group.sync.aligned;");
+        emit_wgmma_commit(k).map_err(err)?;
         Ok(())
     }
-}
-
-/// The 64-bit shared-memory matrix descriptor of `tile` whose slice starts
-/// at shared-window address `addr` (`.b32`): start address, LBO and SBO in
-/// 16-byte units, the 128-byte swizzle (code 1 in bits 62-63).
-fn emit_descriptor(k: &mut Kernel, addr: Reg, tile: &OperandTile) -> Reg {
-    let (lbo, sbo) = tile.lbo_sbo();
-    let lo = k.reg(RegClass::B32);
-    let desc = k.reg(RegClass::B64);
-    k.push(format!("shr.u32 {lo}, {addr}, 4;"));
-    k.push(format!("and.b32 {lo}, {lo}, 16383;"));
-    k.push(format!("or.b32 {lo}, {lo}, {};", (lbo >> 4) << 16));
-    let hi = k.reg(RegClass::B32);
-    k.push(format!("mov.b32 {hi}, {};", (sbo >> 4) | (1 << 30)));
-    k.push(format!("mov.b64 {desc}, {{{lo}, {hi}}};"));
-    desc
 }
 
 fn pipeline_error(e: crate::Error) -> PtxError {

@@ -12,7 +12,10 @@
 //!   of 64 elements; a TMA box is `64 x BK`, one per atom; wgmma's slice at
 //!   k-step `kk` starts `kk x 16` rows (2048 bytes) into its first atom.
 
+use crate::atom::{gmma_smem_layout, GmmaDescriptor, GmmaSwizzle};
 use crate::gemm::OperandMajor;
+use crate::layout::ComposedLayout;
+use crate::numeric::ElementType;
 
 /// Bytes of a 128-byte swizzle row.
 pub(crate) const SWIZZLE_BYTES: u32 = 128;
@@ -30,6 +33,8 @@ pub(crate) struct OperandTile {
     pub(crate) size: u32,
     /// Byte offset of the tile in its stage.
     pub(crate) offset: u32,
+    /// Rows of one wgmma's slice: 64 for A, N for B.
+    pub(crate) slice_rows: u32,
 }
 
 /// One TMA box of a tile: where it lands and where it reads from, relative
@@ -94,55 +99,68 @@ impl OperandTile {
         }
     }
 
-    /// The descriptor's leading and stride byte offsets (LBO, SBO).
-    pub(crate) const fn lbo_sbo(&self) -> (u32, u32) {
-        match self.major {
-            // LBO is unused with a swizzle along K ("assumed 1").
-            OperandMajor::K => (16, 8 * SWIZZLE_BYTES),
-            // LBO: from one 64-element atom to the next; SBO: 8 rows of K.
-            OperandMajor::MN => (self.bk * SWIZZLE_BYTES, 8 * SWIZZLE_BYTES),
-        }
+    /// The tile's layout in shared memory: CuTe's 128-byte-swizzled GMMA
+    /// atom of its major tiled over `mn x BK` (`gmma_smem_layout`).
+    pub(crate) fn layout(&self, element: ElementType) -> crate::Result<ComposedLayout> {
+        gmma_smem_layout(self.major, element, GmmaSwizzle::B128, self.mn, self.bk)
+    }
+
+    /// The wgmma descriptor of the tile's slices, derived from its layout
+    /// (`make_gmma_desc`): one 64-row (or N-row) by instruction-K slice.
+    pub(crate) fn descriptor(&self, element: ElementType) -> crate::Result<GmmaDescriptor> {
+        let stage = self.layout(element)?;
+        let slice = GmmaDescriptor::slice(&stage, self.slice_shape(element), [0, 0])?;
+        GmmaDescriptor::from_layout(self.major, element, &slice)
+    }
+
+    /// One wgmma's slice: 64 rows of A (or all N of B) by instruction K.
+    fn slice_shape(&self, element: ElementType) -> [u32; 2] {
+        [self.slice_rows, 32 / element.size_bytes()]
     }
 
     /// Byte offset, from the tile's start, of the wgmma slice of rows
-    /// `64 x mb ..` at k-step `kk` of `instr_k` elements.
-    pub(crate) const fn slice_offset(&self, mb: u32, kk: u32, instr_k: u32) -> u32 {
-        match self.major {
-            OperandMajor::K => mb * 64 * SWIZZLE_BYTES + kk * instr_k * self.size,
-            OperandMajor::MN => {
-                mb * (64 / (SWIZZLE_BYTES / self.size)) * self.bk * SWIZZLE_BYTES
-                    + kk * instr_k * SWIZZLE_BYTES
-            }
-        }
+    /// `64 x mb ..` (A) at k-step `kk`, through the tile's layout.
+    pub(crate) fn slice_offset(
+        &self,
+        element: ElementType,
+        mb: u32,
+        kk: u32,
+    ) -> crate::Result<u32> {
+        let stage = self.layout(element)?;
+        GmmaDescriptor::slice_offset_bytes(&stage, element, self.slice_shape(element), [mb, kk])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::ElementType::BF16;
 
-    fn tile(major: OperandMajor, mn: u32) -> OperandTile {
+    fn tile(major: OperandMajor, mn: u32, slice_rows: u32) -> OperandTile {
         OperandTile {
             major,
             mn,
             bk: 64,
             size: 2,
             offset: 0,
+            slice_rows,
         }
     }
 
     #[test]
     fn k_major_boxes_split_rows_among_peers() {
-        let t = tile(OperandMajor::K, 128);
+        let t = tile(OperandMajor::K, 128, 64);
         assert_eq!(t.box_dims(2), [64, 64]);
         assert_eq!(t.boxes(1, 2), vec![TmaBox { dst: 8192, mn: 64 }]);
-        assert_eq!(t.lbo_sbo(), (16, 1024));
-        assert_eq!(t.slice_offset(1, 3, 16), 8192 + 96);
+        let d = t.descriptor(BF16).unwrap();
+        assert_eq!((d.lbo_bytes, d.sbo_bytes), (16, 1024));
+        // The second 64-row block, k-step 3: 64 rows of 128 bytes, 3 x 32 bytes.
+        assert_eq!(t.slice_offset(BF16, 1, 3).unwrap(), 8192 + 96);
     }
 
     #[test]
     fn mn_major_boxes_are_swizzle_atoms() {
-        let t = tile(OperandMajor::MN, 256);
+        let t = tile(OperandMajor::MN, 256, 256);
         assert_eq!(t.box_dims(1), [64, 64]);
         let boxes = t.boxes(0, 1);
         assert_eq!(boxes.len(), 4);
@@ -160,8 +178,11 @@ mod tests {
                 mn: 128
             }
         );
-        assert_eq!(t.lbo_sbo(), (8192, 1024));
-        assert_eq!(t.slice_offset(1, 2, 16), 8192 + 2 * 2048);
-        assert!(!tile(OperandMajor::MN, 64).splits(2));
+        let d = t.descriptor(BF16).unwrap();
+        assert_eq!((d.lbo_bytes, d.sbo_bytes), (8192, 1024));
+        // A's second 64-row block (the second atom), k-step 2: 2 x 16 rows of 128 bytes.
+        let a = tile(OperandMajor::MN, 128, 64);
+        assert_eq!(a.slice_offset(BF16, 1, 2).unwrap(), 8192 + 2 * 2048);
+        assert!(!tile(OperandMajor::MN, 64, 64).splits(2));
     }
 }
