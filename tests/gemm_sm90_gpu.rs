@@ -1,8 +1,10 @@
 //! Every default SM90 kernel (`sm90_default_specs`: the cooperative 128x256
 //! kernel in a 2x1 cluster and the ping-pong 128x128 kernels without and
-//! with a 2x1 cluster, for every type combination and major) computes
-//! exactly on an H100/H200, plus the schedules and clusters the defaults
-//! leave out (1x2 and 2x2 clusters, the cooperative kernel without one).
+//! with a 2x1 cluster, for every type combination and major, with the TMA
+//! epilogue) computes exactly on an H100/H200, plus the register-store
+//! epilogue on every 5th of them and the schedules and clusters the
+//! defaults leave out (1x2 and 2x2 clusters, the cooperative kernel
+//! without one).
 //!
 //! Each kernel runs two problems, ragged in M, N and K for its tiles:
 //! - M = 300, N = 291, K = 203, L = 3 batches, alpha = 2, beta = -1, C a
@@ -24,6 +26,7 @@ use std::process::Command;
 
 use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, DeviceRepr};
+use cutlet::collective::EpiloguePolicy;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{
@@ -241,6 +244,18 @@ fn run_spec(device: &Device, spec: &GemmSpec) -> Result<(), String> {
 fn kernels() -> Vec<GemmSpec> {
     use ElementType::{BF16, F16, F32};
     let mut specs = sm90_default_specs();
+    // The register-store epilogue on every 5th default (each schedule,
+    // type and major among them).
+    let direct: Vec<GemmSpec> = specs
+        .iter()
+        .step_by(5)
+        .map(|s| {
+            s.clone()
+                .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+                .unwrap()
+        })
+        .collect();
+    specs.extend(direct);
     let extra = [
         (
             KernelSchedule::TmaWarpSpecializedCooperative,

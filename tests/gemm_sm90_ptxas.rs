@@ -14,10 +14,15 @@ fn default_sm90_configurations_assemble_without_spills() {
     assert_eq!(specs.len(), 126);
     let mut bad = Vec::new();
     for spec in specs {
+        let kernel = spec.kernel().unwrap();
+        assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
+        assert_eq!(kernel.block_threads(), spec.block_threads());
+        assert!(spec.shared_mem_bytes() <= 232448, "{}", spec.kernel_name());
         let ptx = spec.ptx().unwrap();
         assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n"));
         assert!(ptx.contains("setmaxnreg.inc.sync.aligned.u32 232"));
-        assert!(ptx.contains("cp.async.bulk.tensor.3d"));
+        assert!(ptx.contains("cp.async.bulk.tensor.3d.shared::cluster.global"));
+        assert!(ptx.contains("cp.async.bulk.tensor.3d.global.shared::cta"));
         let Some(report) = assemble(&ptx, "sm_90a") else {
             return;
         };

@@ -71,6 +71,12 @@ pub enum EpiloguePolicy {
     /// predicated on the edges, while the producer already loads the next
     /// tile.
     Sm90NoSmem,
+    /// The SM90 warp-specialized epilogue storing through shared memory
+    /// with TMA ([`EpilogueSm90TmaStore`](super::EpilogueSm90TmaStore),
+    /// CUTLASS's `TmaWarpSpecialized`): each consumer warpgroup stages
+    /// 32-column subtiles in two swizzled buffers and one thread stores
+    /// each with TMA, behind the next mainloop.
+    Sm90TmaWarpSpecialized,
 }
 
 /// The mainloop of a kernel: its policy and the warp layout of its tiled MMA.
@@ -129,7 +135,7 @@ pub trait MainloopTag: Send + Sync + 'static {
 /// An epilogue tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an epilogue policy",
-    note = "the epilogue policies are cutlet::collective::EpilogueSm80Staged and cutlet::collective::EpilogueNoSmemWarpSpecialized"
+    note = "the epilogue policies are cutlet::collective::EpilogueSm80Staged, cutlet::collective::EpilogueTmaWarpSpecialized and cutlet::collective::EpilogueNoSmemWarpSpecialized"
 )]
 pub trait EpilogueTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -211,4 +217,12 @@ pub struct EpilogueNoSmemWarpSpecialized;
 
 impl EpilogueTag for EpilogueNoSmemWarpSpecialized {
     const POLICY: EpiloguePolicy = EpiloguePolicy::Sm90NoSmem;
+}
+
+/// The SM90 warp-specialized epilogue storing with TMA:
+/// [`EpiloguePolicy::Sm90TmaWarpSpecialized`].
+pub struct EpilogueTmaWarpSpecialized;
+
+impl EpilogueTag for EpilogueTmaWarpSpecialized {
+    const POLICY: EpiloguePolicy = EpiloguePolicy::Sm90TmaWarpSpecialized;
 }

@@ -83,4 +83,14 @@ pub trait Epilogue {
     /// The assembler's error.
     fn emit_store(&self, k: &mut Kernel, io: &Self::Io, acc: &Accumulators)
         -> Result<(), PtxError>;
+
+    /// Emits the epilogue's end, once per thread before the kernel returns
+    /// (an epilogue whose stores are asynchronous waits for them here; the
+    /// default emits nothing). `tid` is `%tid.x`.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_tail(&self, _k: &mut Kernel, _tid: crate::ptx::Reg) -> Result<(), PtxError> {
+        Ok(())
+    }
 }

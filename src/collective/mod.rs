@@ -57,14 +57,16 @@ mod tiled_mma_of;
 pub use block::{BlockContext, GlobalOperand};
 pub use dispatch_policy::{
     EpilogueNoSmemWarpSpecialized, EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag,
-    MainloopPolicy, MainloopSm70TwoStage, MainloopSm80CpAsync, MainloopSm90TmaGmmaWarpSpecialized,
-    MainloopSpec, MainloopTag,
+    EpilogueTmaWarpSpecialized, MainloopPolicy, MainloopSm70TwoStage, MainloopSm80CpAsync,
+    MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec, MainloopTag,
 };
 pub use epilogue::Epilogue;
 pub(crate) use epilogue_sm80::staging_bytes;
 pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
-pub use epilogue_sm90::{EpilogueSm90NoSmem, Sm90EpilogueInputs};
+pub use epilogue_sm90::{
+    EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,
+};
 pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;
 pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};

@@ -1,7 +1,7 @@
 //! [`TensorMapRequest`]: what a TMA part of a GEMM kernel needs of an
 //! operand's tensor map, for the launcher to encode per run.
 
-use super::{GemmOperand, OperandMajor};
+use super::{GemmOperand, OperandMajor, OutputMajor, ProblemDim};
 
 /// The tensor map a kernel part reads an operand through (its
 /// [`ParamRole::TensorMap`](super::ParamRole::TensorMap) parameter): the
@@ -10,16 +10,46 @@ use super::{GemmOperand, OperandMajor};
 /// `(contiguous, strided, batch)` with this box and the 128-byte swizzle
 /// (zero fill out of bounds).
 ///
-/// For A (M x K) the contiguous dimension is K when A is K-major, M
-/// otherwise; for B (N x K) it is K or N.
+/// `dims` names the problem's extents along the contiguous and the strided
+/// dimension: (K, M) for a K-major A, (M, K) for an M-major one, (K, N) or
+/// (N, K) for B, (N, M) for a row-major D, (M, N) for a column-major one.
+///
+/// ```
+/// use cutlet::gemm::{GemmOperand, OperandMajor, OutputMajor, ProblemDim, TensorMapRequest};
+///
+/// assert_eq!(TensorMapRequest::operand_dims(GemmOperand::A, OperandMajor::K), [ProblemDim::K, ProblemDim::M]);
+/// assert_eq!(TensorMapRequest::output_dims(OutputMajor::M), [ProblemDim::M, ProblemDim::N]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TensorMapRequest {
     /// The operand.
     pub operand: GemmOperand,
-    /// Its contiguous dimension.
-    pub major: OperandMajor,
+    /// The problem dimensions along its contiguous and strided dimension.
+    pub dims: [ProblemDim; 2],
     /// The box, innermost first: (contiguous, strided); 1 along the batch.
     pub box_dims: [u32; 2],
     /// Bytes of the swizzle span (128).
     pub swizzle_bytes: u32,
+}
+
+impl TensorMapRequest {
+    /// (contiguous, strided) of A (M x K) or B (N x K) with `major`.
+    pub const fn operand_dims(operand: GemmOperand, major: OperandMajor) -> [ProblemDim; 2] {
+        let mn = match operand {
+            GemmOperand::A => ProblemDim::M,
+            _ => ProblemDim::N,
+        };
+        match major {
+            OperandMajor::K => [ProblemDim::K, mn],
+            OperandMajor::MN => [mn, ProblemDim::K],
+        }
+    }
+
+    /// (contiguous, strided) of C or D (M x N) with `major`.
+    pub const fn output_dims(major: OutputMajor) -> [ProblemDim; 2] {
+        match major {
+            OutputMajor::N => [ProblemDim::N, ProblemDim::M],
+            OutputMajor::M => [ProblemDim::M, ProblemDim::N],
+        }
+    }
 }

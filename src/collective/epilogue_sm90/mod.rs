@@ -14,6 +14,9 @@
 //! alias C. Rows and columns past M and N are skipped.
 
 mod contract;
+mod tma_store;
+
+pub use tma_store::{EpilogueSm90TmaStore, Sm90TmaEpilogueInputs};
 
 use super::epilogue_fusion::{apply, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
@@ -60,6 +63,48 @@ pub struct Sm90EpilogueInputs {
     pub biases: Vec<Reg>,
     /// The extra scalars s2, s3, ... (`.f32`).
     pub scalars: Vec<Reg>,
+}
+
+impl EpilogueSm90TmaStore {
+    /// The epilogue of `ctx` and `spec` for consumer warpgroups of
+    /// `wg_rows` rows, splitting each tile along M (`split_m`) or not.
+    pub fn new(ctx: &TileContext, spec: &EpilogueSpec, wg_rows: u32, split_m: bool) -> Self {
+        let register = EpilogueSm90NoSmem::new(ctx, spec, wg_rows, split_m);
+        EpilogueSm90TmaStore {
+            spec: register.spec,
+            wg_rows,
+            split_m,
+        }
+    }
+
+    /// Accumulator value `v` of 64-row block `mb` as an f32 register.
+    fn acc_value(&self, k: &mut Kernel, acc: &RegisterTensor, mb: u32, v: u32) -> Reg {
+        acc_f32(k, self.spec.types.acc, self.spec.tile[1], acc, mb, v)
+    }
+}
+
+/// Accumulator value `v` of 64-row block `mb` of an `n`-wide wgmma
+/// fragment as an f32 register (f16 accumulators converted).
+fn acc_f32(
+    k: &mut Kernel,
+    acc_type: ElementType,
+    n: u32,
+    acc: &RegisterTensor,
+    mb: u32,
+    v: u32,
+) -> Reg {
+    // N/2 values per thread per block: f32 registers, or f16 halves.
+    let (reg, half) = acc.value(i64::from(mb * (n / 2) + v));
+    if acc_type == ElementType::F16 {
+        let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
+        let out = k.reg(RegClass::F32);
+        k.push(format!("mov.b32 {{{lo}, {hi}}}, {reg};"));
+        let h = if half == 0 { lo } else { hi };
+        k.push(format!("cvt.f32.f16 {out}, {h};"));
+        out
+    } else {
+        reg
+    }
 }
 
 impl EpilogueSm90NoSmem {
@@ -238,19 +283,7 @@ impl EpilogueSm90NoSmem {
 
     /// Accumulator value `v` of 64-row block `mb` as an f32 register.
     fn acc_value(&self, k: &mut Kernel, acc: &RegisterTensor, mb: u32, v: u32) -> Reg {
-        // N/2 values per thread per block: f32 registers, or f16 halves.
-        let per_block = self.spec.tile[1] / 2;
-        let (reg, half) = acc.value((mb * per_block + v) as i64);
-        if self.spec.types.acc == ElementType::F16 {
-            let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
-            let out = k.reg(RegClass::F32);
-            k.push(format!("mov.b32 {{{lo}, {hi}}}, {reg};"));
-            let h = if half == 0 { lo } else { hi };
-            k.push(format!("cvt.f32.f16 {out}, {h};"));
-            out
-        } else {
-            reg
-        }
+        acc_f32(k, self.spec.types.acc, self.spec.tile[1], acc, mb, v)
     }
 
     /// Stores the values of one group at `[ptr + offset]`: a column pair of

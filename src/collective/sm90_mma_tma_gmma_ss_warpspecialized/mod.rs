@@ -180,7 +180,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                 let tile = self.operand(op);
                 crate::gemm::TensorMapRequest {
                     operand: op,
-                    major: tile.major,
+                    dims: crate::gemm::TensorMapRequest::operand_dims(op, tile.major),
                     box_dims: tile.box_dims(peers),
                     swizzle_bytes: operand::SWIZZLE_BYTES,
                 }

@@ -11,6 +11,7 @@ use super::launcher::{check_spec, Launcher};
 use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
+use crate::collective::EpiloguePolicy;
 use crate::device::{Device, LoadedKernel};
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
@@ -163,9 +164,10 @@ impl GemmBuilder {
     /// Unset, [`spec`](Self::spec) gives the `Sm80` kernel, and
     /// [`build`](Self::build) picks for the device: on compute capability
     /// 9.0 (and with no tile, warps, stages, schedule or cluster set) the
-    /// SM90 kernel, which hands any call whose operands TMA cannot read
-    /// (addresses, leading dimensions or batch strides that are not
-    /// multiples of 16 bytes) to the SM80 kernel instead; elsewhere `Sm80`.
+    /// SM90 kernel, which hands a call whose D TMA cannot write (an
+    /// address, leading dimension or batch stride that is not a multiple of
+    /// 16 bytes) to the SM90 kernel with the register-store epilogue, and
+    /// one whose A or B it cannot read to the SM80 kernel; elsewhere `Sm80`.
     ///
     /// ```
     /// use cutlet::arch::ArchKind;
@@ -382,7 +384,13 @@ impl GemmBuilder {
             let mut sm90 = self.clone();
             sm90.arch = Some(ArchKind::Sm90);
             if let Ok(spec) = sm90.sm90_spec() {
-                return Ok(Launcher::with_fallback(device, spec, sm80));
+                // D not TMA-aligned: the register-store epilogue; A or B
+                // not: the SM80 kernel.
+                let behind = match spec.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem) {
+                    Ok(direct) => Launcher::with_fallback(device, direct, sm80),
+                    Err(_) => Launcher::new(device, sm80),
+                };
+                return Ok(Launcher::with_fallback_launcher(device, spec, behind));
             }
         }
         Ok(Launcher::new(device, sm80))

@@ -15,7 +15,7 @@ use crate::device::{
     get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle,
     TmaTiled,
 };
-use crate::gemm::{GemmOperand, OperandMajor, TensorMapRequest};
+use crate::gemm::{ProblemDim, TensorMapRequest};
 use crate::kernel::gemm::{GemmKernel, GemmSpec};
 use crate::numeric::Element;
 use crate::numeric::ElementType;
@@ -53,8 +53,18 @@ impl Launcher {
     /// `spec` on `device`, handing any call its kernel cannot take (its
     /// `can_implement` refuses the arguments) to `fallback`'s kernel.
     pub(crate) fn with_fallback(device: &Device, spec: GemmSpec, fallback: GemmSpec) -> Self {
+        Launcher::with_fallback_launcher(device, spec, Launcher::new(device, fallback))
+    }
+
+    /// `spec` on `device` with `fallback` (itself possibly with a fallback)
+    /// behind it.
+    pub(crate) fn with_fallback_launcher(
+        device: &Device,
+        spec: GemmSpec,
+        fallback: Launcher,
+    ) -> Self {
         let mut launcher = Launcher::new(device, spec);
-        launcher.fallback = Some(Box::new(Launcher::new(device, fallback)));
+        launcher.fallback = Some(Box::new(fallback));
         launcher
     }
 
@@ -372,16 +382,20 @@ fn tensor_map(
     element: ElementType,
 ) -> Result<TensorMapArg> {
     let op = request.operand as usize;
-    let [m, n, k, l] = values.extents.map(u64::from);
-    let mn = if request.operand == GemmOperand::A {
-        m
-    } else {
-        n
+    let extent = |dim: ProblemDim| {
+        let index = match dim {
+            ProblemDim::M => 0,
+            ProblemDim::N => 1,
+            ProblemDim::K => 2,
+            ProblemDim::L => 3,
+        };
+        u64::from(values.extents[index])
     };
-    let (contiguous, strided) = match request.major {
-        OperandMajor::K => (k, mn),
-        OperandMajor::MN => (mn, k),
-    };
+    let (contiguous, strided, l) = (
+        extent(request.dims[0]),
+        extent(request.dims[1]),
+        extent(ProblemDim::L),
+    );
     let size = u64::from(element.size_bytes());
     let ld = values.ld[op] * size;
     // A single batch's stride is never used: any multiple of 16 describes it.

@@ -12,8 +12,10 @@ use crate::numeric::ElementType;
 const MAX_SM90_STAGES: u32 = 8;
 
 /// The SM90 warp-specialized GEMM of `schedule` for these types and majors
-/// (C and D of one type and major), with `tile` and `cluster` (M, N) and as
-/// many stages as the shared memory holds (at most 8).
+/// (C and D of one type and major), with `tile` and `cluster` (M, N), the
+/// TMA-store epilogue, and as many stages as the shared memory holds beside
+/// the epilogue's buffers (at most 8; CUTLASS's `StageCountAutoCarveout`).
+/// [`GemmSpec::with_sm90_epilogue`] swaps the epilogue.
 ///
 /// ```
 /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
@@ -25,6 +27,8 @@ const MAX_SM90_STAGES: u32 = 8;
 /// ).unwrap();
 /// assert_eq!(spec.mainloop.stages(), 4);
 /// assert_eq!(spec.block_threads(), 384);
+/// // 4 stages and their 8 barriers (rounded to 1024), 4 subtile buffers, alignment.
+/// assert_eq!(spec.shared_mem_bytes(), (4 * 49152 + 1024) + 16384 + 1024);
 /// ```
 ///
 /// # Errors
@@ -54,7 +58,7 @@ pub fn sm90_spec(
             warps: [4, 1, 1],
         },
         epilogue: EpilogueSpec {
-            policy: EpiloguePolicy::Sm90NoSmem,
+            policy: EpiloguePolicy::Sm90TmaWarpSpecialized,
             fusion: Default::default(),
         },
         scheduler: TileSchedulerPolicy::Persistent,
@@ -227,4 +231,41 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
         }
     }
     specs
+}
+
+impl GemmSpec {
+    /// This SM90 spec with epilogue `policy`
+    /// ([`EpiloguePolicy::Sm90TmaWarpSpecialized`] or
+    /// [`EpiloguePolicy::Sm90NoSmem`]), its stages recounted for the
+    /// shared memory the epilogue leaves.
+    ///
+    /// ```
+    /// use cutlet::collective::EpiloguePolicy;
+    /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let tma = sm90_spec(
+    ///     BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N,
+    ///     KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64], [1, 1],
+    /// ).unwrap();
+    /// let direct = tma.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem).unwrap();
+    /// assert!(direct.mainloop.stages() > tma.mainloop.stages());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the broken rule.
+    pub fn with_sm90_epilogue(mut self, policy: EpiloguePolicy) -> crate::Result<GemmSpec> {
+        self.epilogue.policy = policy;
+        let limit = self.arch.max_dynamic_shared_bytes();
+        let mut stages = 2;
+        while stages < MAX_SM90_STAGES && {
+            self.set_stages(stages + 1);
+            self.shared_mem_bytes() <= limit
+        } {
+            stages += 1;
+        }
+        self.set_stages(stages);
+        self.validate()?;
+        Ok(self)
+    }
 }

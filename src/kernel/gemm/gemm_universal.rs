@@ -26,8 +26,8 @@ use super::{GemmSpec, KernelSchedule, TileScheduler, TileSchedulerPolicy};
 use super::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
 use crate::arch::ArchKind;
 use crate::collective::{
-    BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, GlobalOperand,
-    Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
+    BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, EpilogueSm90TmaStore,
+    GlobalOperand, Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
     Sm90TmaGmmaWarpSpecialized,
 };
 use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
@@ -377,7 +377,7 @@ impl GemmSpec {
                 schedule @ (KernelSchedule::TmaWarpSpecializedCooperative
                 | KernelSchedule::TmaWarpSpecializedPingpong),
                 MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. },
-                EpiloguePolicy::Sm90NoSmem,
+                epilogue @ (EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized),
                 TileSchedulerPolicy::Persistent,
             ) => {
                 let cluster = [self.cluster[0], self.cluster[1]];
@@ -388,6 +388,7 @@ impl GemmSpec {
                     }
                     _ => (WarpSpecializedSchedule::Pingpong, 1, bm),
                 };
+                let split_m = filling == WarpSpecializedSchedule::Cooperative;
                 let mainloop = Sm90TmaGmmaWarpSpecialized::new(
                     &ctx,
                     &self.mainloop,
@@ -395,27 +396,39 @@ impl GemmSpec {
                     consumers,
                     wg_rows,
                 );
-                let epilogue = EpilogueSm90NoSmem::new(
-                    &ctx,
-                    &self.epilogue,
-                    wg_rows,
-                    filling == WarpSpecializedSchedule::Cooperative,
-                );
-                let kernel = Sm90GemmWarpSpecialized::new(
-                    self.kernel_name(),
-                    self.types,
-                    self.tile,
+                let scheduler = super::Persistent {
+                    raster_log: DEFAULT_RASTER_LOG,
                     cluster,
-                    filling,
-                    mainloop,
-                    epilogue,
-                    super::Persistent {
-                        raster_log: DEFAULT_RASTER_LOG,
-                        cluster,
-                    },
-                );
-                kernel.can_implement()?;
-                Ok(Box::new(kernel))
+                };
+                let name = self.kernel_name();
+                let kernel: Box<dyn GemmKernel> = match epilogue {
+                    EpiloguePolicy::Sm90TmaWarpSpecialized => {
+                        let epilogue = EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m);
+                        let (box_dims, swizzle_bytes) = epilogue.box_dims();
+                        let maps = vec![crate::gemm::TensorMapRequest {
+                            operand: GemmOperand::D,
+                            dims: crate::gemm::TensorMapRequest::output_dims(self.majors.d),
+                            box_dims,
+                            swizzle_bytes,
+                        }];
+                        let kernel = Sm90GemmWarpSpecialized::new(
+                            name, self.types, self.tile, cluster, filling, mainloop, epilogue,
+                            maps, scheduler,
+                        );
+                        kernel.can_implement()?;
+                        Box::new(kernel)
+                    }
+                    _ => {
+                        let epilogue = EpilogueSm90NoSmem::new(&ctx, &self.epilogue, wg_rows, split_m);
+                        let kernel = Sm90GemmWarpSpecialized::new(
+                            name, self.types, self.tile, cluster, filling, mainloop, epilogue,
+                            Vec::new(), scheduler,
+                        );
+                        kernel.can_implement()?;
+                        Box::new(kernel)
+                    }
+                };
+                Ok(kernel)
             }
             (
                 KernelSchedule::Multistage,

@@ -122,15 +122,25 @@ impl ConfigFacts {
         match self.epilogue {
             EpiloguePolicy::Sm80Staged => staging_bytes(self.tile, self.majors.d),
             EpiloguePolicy::Sm90NoSmem => 0,
+            // Two 32-column subtile buffers per consumer warpgroup, each
+            // warpgroup's rows (2 x 2 x BM/2 cooperative, 2 x 2 x BM ping-pong).
+            EpiloguePolicy::Sm90TmaWarpSpecialized => {
+                let rows = match self.schedule {
+                    KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
+                    _ => self.tile[0] / 2,
+                };
+                4 * rows * 32 * self.types.d.size_bytes()
+            }
         }
     }
 
     /// Dynamic shared memory of the kernel: the larger of the mainloop's
     /// stages and the epilogue's staging tile (which reuses them).
     ///
-    /// A warp-specialized kernel runs its parts at once: the stages, their
-    /// `full` and `empty` barriers, 1024 bytes to align the stages, and the
-    /// ping-pong kernel's ordered barrier (4 mbarriers).
+    /// A warp-specialized kernel runs its parts at once: the stages and
+    /// their `full` and `empty` barriers (rounded up to 1024 bytes), the
+    /// epilogue's buffers, the ping-pong kernel's ordered barrier (4
+    /// mbarriers), and 1024 bytes to align the start.
     pub const fn shared_mem_bytes(&self) -> u32 {
         if self.schedule.warp_specialized() {
             let stages = self.mainloop.stages();
@@ -138,11 +148,9 @@ impl ConfigFacts {
                 KernelSchedule::TmaWarpSpecializedPingpong => 32,
                 _ => 0,
             };
-            return stages * self.stage_bytes()
-                + 16 * stages
-                + 1024
-                + ordered
-                + self.epilogue_bytes();
+            let ring = stages * self.stage_bytes() + 16 * stages;
+            let ring = ring.div_ceil(1024) * 1024;
+            return ring + self.epilogue_bytes() + ordered + 1024;
         }
         let mainloop = self.mainloop.stages() * self.stage_bytes();
         let epilogue = self.epilogue_bytes();

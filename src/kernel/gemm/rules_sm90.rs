@@ -36,13 +36,15 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if !matches!(
         f.mainloop.policy,
         MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }
-    ) || !matches!(f.epilogue, EpiloguePolicy::Sm90NoSmem)
-        || !matches!(f.scheduler, TileSchedulerPolicy::Persistent)
+    ) || !matches!(
+        f.epilogue,
+        EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized
+    ) || !matches!(f.scheduler, TileSchedulerPolicy::Persistent)
     {
         return Err(RuleMessage::new()
             .s("the ")
             .s(f.schedule.name())
-            .s(" kernel schedule runs the SM90 parts: expected MainloopSm90TmaGmmaWarpSpecialized, EpilogueNoSmemWarpSpecialized and the persistent tile scheduler"));
+            .s(" kernel schedule runs the SM90 parts: expected MainloopSm90TmaGmmaWarpSpecialized, EpilogueTmaWarpSpecialized or EpilogueNoSmemWarpSpecialized, and the persistent tile scheduler"));
     }
     let t = f.types;
     let typed = matches!(
@@ -107,6 +109,12 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(" from ")
             .n(n_step)
             .s(" to 256 (wgmma's N)"));
+    }
+    if matches!(f.epilogue, EpiloguePolicy::Sm90TmaWarpSpecialized) && bn % 32 != 0 {
+        return Err(RuleMessage::new()
+            .s("TileN ")
+            .n(bn)
+            .s(" with the TMA epilogue: expected a multiple of its 32-column subtile"));
     }
     let consumers = match f.schedule {
         KernelSchedule::TmaWarpSpecializedCooperative => 2,

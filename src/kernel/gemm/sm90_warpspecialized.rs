@@ -23,7 +23,7 @@
 use super::{GemmKernel, Persistent, TileCoord};
 use crate::arch::ArchKind;
 use crate::collective::{
-    BlockContext, Epilogue, EpilogueSm90NoSmem, Mainloop, SharedStorage, Sm90TmaGmmaWarpSpecialized,
+    BlockContext, Epilogue, Mainloop, SharedStorage, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
 };
 use crate::gemm::{GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::pipeline::OrderedSequenceBarrier;
@@ -45,22 +45,27 @@ pub enum WarpSpecializedSchedule {
     Pingpong,
 }
 
-/// The SM90 warp-specialized kernel of the TMA + wgmma mainloop, the
-/// register-store epilogue and the persistent scheduler.
+/// The SM90 warp-specialized kernel of the TMA + wgmma mainloop, an
+/// epilogue `E` (TMA store or register store) and the persistent scheduler.
+///
+/// Shared memory, from the dynamic region's start rounded up to 1024
+/// bytes: the mainloop's ring (stages, then barriers), rounded up to 1024;
+/// the epilogue's region; the ping-pong kernel's ordered barrier.
 #[derive(Clone, Debug)]
-pub struct Sm90GemmWarpSpecialized {
+pub struct Sm90GemmWarpSpecialized<E> {
     name: String,
     types: GemmTypes,
     tile: [u32; 3],
     cluster: [u32; 2],
     schedule: WarpSpecializedSchedule,
     mainloop: Sm90TmaGmmaWarpSpecialized,
-    epilogue: EpilogueSm90NoSmem,
+    epilogue: E,
     scheduler: Persistent,
     params: KernelParams,
+    epilogue_maps: Vec<crate::gemm::TensorMapRequest>,
 }
 
-impl Sm90GemmWarpSpecialized {
+impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
     /// The kernel `name` of these parts.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -70,7 +75,8 @@ impl Sm90GemmWarpSpecialized {
         cluster: [u32; 2],
         schedule: WarpSpecializedSchedule,
         mainloop: Sm90TmaGmmaWarpSpecialized,
-        epilogue: EpilogueSm90NoSmem,
+        epilogue: E,
+        epilogue_maps: Vec<crate::gemm::TensorMapRequest>,
         scheduler: Persistent,
     ) -> Self {
         let mut params = KernelParams::new();
@@ -90,21 +96,34 @@ impl Sm90GemmWarpSpecialized {
             epilogue,
             scheduler,
             params,
+            epilogue_maps,
         }
     }
 
-    /// The ordered barrier's offset: after the mainloop's ring.
+    /// The epilogue's offset: after the mainloop's ring, 1024-aligned.
+    fn epilogue_offset(&self) -> u32 {
+        self.mainloop
+            .pipeline_config()
+            .shared_bytes()
+            .next_multiple_of(STAGE_ALIGN)
+    }
+
+    /// The ordered barrier's offset: after the epilogue's region.
     fn ordered_offset(&self) -> u32 {
-        self.mainloop.pipeline_config().shared_bytes()
+        self.epilogue_offset() + self.epilogue.shared_storage().bytes
     }
 
+    /// The regions side by side (the producer fills the ring while the
+    /// consumers' epilogue runs), plus 1024 bytes to align the start.
     fn storage(&self) -> SharedStorage {
-        let mut storage = self.mainloop.shared_storage();
-        storage.bytes += self.epilogue.shared_storage().bytes;
+        let mut bytes = self.ordered_offset();
         if self.schedule == WarpSpecializedSchedule::Pingpong {
-            storage.bytes += OrderedSequenceBarrier::shared_bytes(2, 2);
+            bytes += OrderedSequenceBarrier::shared_bytes(2, 2);
         }
-        storage
+        SharedStorage {
+            bytes: bytes + STAGE_ALIGN,
+            align: 16,
+        }
     }
 
     fn kernel(&self) -> Result<Kernel, PtxError> {
@@ -235,8 +254,9 @@ impl Sm90GemmWarpSpecialized {
             None => None,
         };
         let top = k.new_label("consumer_tile")?;
+        let consumer_done = k.new_label("consumer_end")?;
         k.place_label(&top);
-        k.push(format!("@!{} bra {};", cur.1, exit.name()));
+        k.push(format!("@!{} bra {};", cur.1, consumer_done.name()));
         set_tile(&mut k, &cur.0);
         let operands =
             super::gemm_universal::emit_global_operands(&mut k, &params, self.types, batch)?;
@@ -262,6 +282,8 @@ impl Sm90GemmWarpSpecialized {
             .emit_advance(&mut k, sp, steps, tiles_m, tiles_n)?;
         self.assign(&mut k, &cur, &next, next_valid);
         k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&consumer_done);
+        self.epilogue.emit_tail(&mut k, tid)?;
         k.place_label(&exit);
         k.push("ret;");
         Ok(k)
@@ -295,7 +317,10 @@ fn pipeline_error(e: crate::Error) -> PtxError {
     }
 }
 
-impl GemmKernel for Sm90GemmWarpSpecialized {
+impl<E> GemmKernel for Sm90GemmWarpSpecialized<E>
+where
+    E: Epilogue + Send + Sync + std::fmt::Debug,
+{
     fn name(&self) -> &str {
         &self.name
     }
@@ -308,8 +333,7 @@ impl GemmKernel for Sm90GemmWarpSpecialized {
         <Persistent as super::TileScheduler>::param_value(&self.scheduler, role)
     }
 
-    /// The parts' regions side by side: the producer fills the ring while
-    /// the consumers' epilogue runs.
+    /// The parts' regions side by side (see the type's docs).
     fn shared_storage(&self) -> SharedStorage {
         self.storage()
     }
@@ -365,6 +389,8 @@ impl GemmKernel for Sm90GemmWarpSpecialized {
     }
 
     fn tensor_maps(&self) -> Vec<crate::gemm::TensorMapRequest> {
-        self.mainloop.tensor_map_requests()
+        let mut maps = self.mainloop.tensor_map_requests();
+        maps.extend(self.epilogue_maps.iter().copied());
+        maps
     }
 }

@@ -1,0 +1,445 @@
+//! [`EpilogueSm90TmaStore`]: the SM90 warp-specialized epilogue that
+//! stores D with TMA (CUTLASS's `TmaWarpSpecialized` epilogue).
+//!
+//! Each consumer warpgroup walks its rows of the tile in subtiles of 32
+//! columns: it applies the fusion expression to the subtile's accumulators
+//! (C read from global memory where beta is not 0, at the same places), and
+//! writes the results to one of two shared-memory buffers of its own in
+//! D's layout, swizzled so that the fragment stores do not conflict
+//! (64-byte rows: `Sw<2,4,3>`; 128-byte rows: `Sw<3,4,3>`, the swizzles
+//! TMA applies). Then `fence.proxy.async`, a barrier of the warpgroup, and
+//! one thread stores the buffer with TMA (`cp.async.bulk.tensor`, a bulk
+//! group per subtile). Before a buffer is written again, that thread waits
+//! until at most one bulk group still reads shared memory
+//! (`cp.async.bulk.wait_group.read 1`) and the warpgroup passes a barrier.
+//! The stores run behind the consumer's next mainloop; TMA clips the boxes
+//! at M and N, so ragged tiles need no predicates on D. At the kernel's
+//! end the issuing thread waits for every store.
+//!
+//! Row-major D: a subtile box is 32 columns x the warpgroup's rows; its
+//! buffer is the rows in order, 32 elements each. Column-major D: boxes of
+//! one 128-byte column segment (64 rows of a 16-bit type, 32 of f32) x 32
+//! columns, the buffer box after box.
+
+use super::{EpilogueFacts, Sm90EpilogueInputs};
+use crate::atom::{
+    emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,
+};
+use crate::collective::epilogue_fusion::{apply, load_f32};
+use crate::gemm::{BiasAxis, OutputMajor};
+use crate::numeric::ElementType;
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::tiled::RegisterTensor;
+
+/// Columns of one subtile.
+pub(crate) const SUBTILE_N: u32 = 32;
+
+/// What the TMA-store epilogue's store reads for one tile: the register
+/// epilogue's inputs (C, alpha, beta, biases, edges) and the tile's
+/// origin, its batch, the epilogue's shared memory and D's tensor map.
+#[derive(Clone, Debug)]
+pub struct Sm90TmaEpilogueInputs {
+    /// C, the scalars, the biases and the edges.
+    pub base: Sm90EpilogueInputs,
+    /// Shared-window address of the epilogue's buffers (`.b32`).
+    pub smem: Reg,
+    /// The tile's first row (`.b32`).
+    pub m0: Reg,
+    /// The tile's first column (`.b32`).
+    pub n0: Reg,
+    /// The tile's batch (`.b32`).
+    pub batch: Reg,
+    /// Generic address of D's tensor map (`.b64`).
+    pub d_map: Reg,
+}
+
+/// The SM90 epilogue that stores D through shared memory with TMA.
+#[derive(Clone, Debug)]
+pub struct EpilogueSm90TmaStore {
+    pub(crate) spec: EpilogueFacts,
+    /// Rows of the tile each consumer warpgroup holds.
+    pub(crate) wg_rows: u32,
+    /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
+    /// cooperative kernel) rather than whole tiles (ping-pong).
+    pub(crate) split_m: bool,
+}
+
+fn atom_error(e: crate::Error) -> PtxError {
+    PtxError::UnsupportedSpec {
+        kernel: "gemm",
+        name: String::from("sm90 tma epilogue"),
+        reason: e.to_string(),
+    }
+}
+
+impl EpilogueSm90TmaStore {
+    /// Bytes of one subtile buffer.
+    pub(crate) fn buffer_bytes(&self) -> u32 {
+        self.wg_rows * SUBTILE_N * self.spec.types.d.size_bytes()
+    }
+
+    /// Rows of one column-major box: one 128-byte segment.
+    fn box_rows(&self) -> u32 {
+        128 / self.spec.types.d.size_bytes()
+    }
+
+    /// D's TMA box, innermost first, and its swizzle span in bytes.
+    pub(crate) fn box_dims(&self) -> ([u32; 2], u32) {
+        let size = self.spec.types.d.size_bytes();
+        match self.spec.majors.d {
+            OutputMajor::N => ([SUBTILE_N, self.wg_rows], SUBTILE_N * size),
+            OutputMajor::M => ([self.box_rows(), SUBTILE_N], 128),
+        }
+    }
+
+    /// Emits `dst = swizzle(linear)` for the buffer's swizzle: bits
+    /// [4, 4 + B) XOR bits [7, 7 + B), B = 2 for 64-byte rows, 3 for 128.
+    fn emit_swizzle(&self, k: &mut Kernel, linear: Reg) -> Reg {
+        let (_, span) = self.box_dims();
+        let bits = if span == 64 { 2 } else { 3 };
+        let (t, out) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("shr.u32 {t}, {linear}, 3;"));
+        k.push(format!("and.b32 {t}, {t}, {};", ((1u32 << bits) - 1) << 4));
+        k.push(format!("xor.b32 {out}, {linear}, {t};"));
+        out
+    }
+
+    /// Emits the store of one tile's accumulators; `smem` is this kernel's
+    /// epilogue region (two buffers per consumer warpgroup).
+    pub(crate) fn emit(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90TmaEpilogueInputs,
+        acc: &RegisterTensor,
+    ) -> Result<(), PtxError> {
+        let types = self.spec.types;
+        let major = self.spec.majors.d;
+        let (dsize, csize) = (types.d.size_bytes(), types.c.size_bytes());
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (t, w, g, q) = (r32(k), r32(k), r32(k), r32(k));
+        k.push(format!("and.b32 {t}, {}, 127;", io.base.tid));
+        k.push(format!("shr.u32 {w}, {t}, 5;"));
+        k.push(format!("and.b32 {g}, {t}, 31;"));
+        k.push(format!("and.b32 {q}, {g}, 3;"));
+        k.push(format!("shr.u32 {g}, {g}, 2;"));
+        // Rows relative to the warpgroup's first (`local`) and the tile's.
+        let (local, row0, col0, wg) = (r32(k), r32(k), r32(k), r32(k));
+        k.push(format!("mad.lo.u32 {local}, {w}, 16, {g};"));
+        k.push(format!("shr.u32 {wg}, {}, 7;", io.base.tid));
+        k.push(format!("sub.u32 {wg}, {wg}, 1;"));
+        let wg_row0 = r32(k);
+        if self.split_m {
+            k.push(format!("mul.lo.u32 {wg_row0}, {wg}, {};", self.wg_rows));
+        } else {
+            k.push(format!("mov.u32 {wg_row0}, 0;"));
+        }
+        k.push(format!("add.u32 {row0}, {local}, {wg_row0};"));
+        k.push(format!("shl.b32 {col0}, {q}, 1;"));
+        let issuer = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {issuer}, {t}, 0;"));
+        // This warpgroup's two buffers; its named barrier (1 + warpgroup).
+        let buffers = r32(k);
+        k.push(format!(
+            "mad.lo.u32 {buffers}, {wg}, {}, {};",
+            2 * self.buffer_bytes(),
+            io.smem
+        ));
+        let barrier = r32(k);
+        k.push(format!("add.u32 {barrier}, {wg}, 1;"));
+        let p_beta = k.reg(RegClass::Pred);
+        k.push(format!(
+            "setp.neu.f32 {p_beta}, {}, 0f00000000;",
+            io.base.beta
+        ));
+        let (m_left, n_left) = (r32(k), r32(k));
+        k.push(format!("sub.s32 {m_left}, {}, {row0};", io.base.m_rem));
+        k.push(format!("sub.s32 {n_left}, {}, {col0};", io.base.n_rem));
+        // C's address of the thread's first element.
+        let c_base = {
+            let addr = k.reg(RegClass::B64);
+            let wide = k.reg(RegClass::B64);
+            let (outer, inner) = match major {
+                OutputMajor::N => (row0, col0),
+                OutputMajor::M => (col0, row0),
+            };
+            k.push(format!("cvt.u64.u32 {wide}, {outer};"));
+            k.push(format!(
+                "mad.lo.u64 {addr}, {wide}, {}, {};",
+                io.base.ldc_bytes, io.base.c_tile
+            ));
+            k.push(format!("mad.wide.u32 {addr}, {inner}, {csize}, {addr};"));
+            addr
+        };
+        let blocks = self.wg_rows / 64;
+        let n = self.spec.tile[1];
+        let rows: Vec<(u32, u32, u32)> = (0..blocks)
+            .flat_map(|mb| (0..2).map(move |h| (mb, h, 64 * mb + 8 * h)))
+            .collect();
+        let row_ok: Vec<Reg> = rows
+            .iter()
+            .map(|&(_, _, o)| {
+                let p = k.reg(RegClass::Pred);
+                k.push(format!("setp.gt.s32 {p}, {m_left}, {o};"));
+                p
+            })
+            .collect();
+        // Row-major: C's row pointers, one per row offset.
+        let c_rows: Vec<Reg> = if major == OutputMajor::N {
+            rows.iter()
+                .map(|&(_, _, o)| {
+                    let ptr = k.reg(RegClass::B64);
+                    let wide = k.reg(RegClass::B64);
+                    k.push(format!("cvt.u64.u32 {wide}, {o};"));
+                    k.push(format!(
+                        "mad.lo.u64 {ptr}, {wide}, {}, {c_base};",
+                        io.base.ldc_bytes
+                    ));
+                    ptr
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Shared addresses of the thread's elements: the swizzled offset of
+        // the part of the position that changes the swizzle bits, the rest
+        // (64-row blocks, 8-row halves, 8-column groups) an immediate.
+        let (_, span) = self.box_dims();
+        let staged = |k: &mut Kernel, linear_of: &dyn Fn(&mut Kernel) -> Reg| {
+            let linear = linear_of(k);
+            let swz = self.emit_swizzle(k, linear);
+            let addr = r32(k);
+            k.push(format!("add.u32 {addr}, {buffers}, {swz};"));
+            addr
+        };
+        // Row-major: per 8-column group j of a subtile (4 of them): row
+        // `local`, column 2q + 8j. Column-major: per half h and column
+        // e: row local + 8h of its box, column 2q + e.
+        let bases: Vec<Reg> = match major {
+            OutputMajor::N => (0..SUBTILE_N / 8)
+                .map(|j| {
+                    staged(k, &|k: &mut Kernel| {
+                        let lin = r32(k);
+                        k.push(format!("mul.lo.u32 {lin}, {local}, {span};"));
+                        let c = r32(k);
+                        k.push(format!("add.u32 {c}, {col0}, {};", 8 * j));
+                        k.push(format!("mad.lo.u32 {lin}, {c}, {dsize}, {lin};"));
+                        lin
+                    })
+                })
+                .collect(),
+            OutputMajor::M => {
+                let box_rows = self.box_rows();
+                (0..2)
+                    .flat_map(|h| (0..2).map(move |e| (h, e)))
+                    .map(|(h, e)| {
+                        staged(k, &|k: &mut Kernel| {
+                            let (r, b, rr, c, lin) = (r32(k), r32(k), r32(k), r32(k), r32(k));
+                            k.push(format!("add.u32 {r}, {local}, {};", 8 * h));
+                            k.push(format!("div.u32 {b}, {r}, {box_rows};"));
+                            k.push(format!("rem.u32 {rr}, {r}, {box_rows};"));
+                            k.push(format!("add.u32 {c}, {col0}, {e};"));
+                            k.push(format!("mul.lo.u32 {lin}, {b}, {};", SUBTILE_N * 128));
+                            k.push(format!("mad.lo.u32 {lin}, {c}, 128, {lin};"));
+                            k.push(format!("mad.lo.u32 {lin}, {rr}, {dsize}, {lin};"));
+                            lin
+                        })
+                    })
+                    .collect()
+            }
+        };
+        let biases = self.spec.epilogue.biases();
+        let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
+            let index = r32(k);
+            k.push(format!("add.u32 {index}, {origin}, {offset};"));
+            let addr = k.reg(RegClass::B64);
+            k.push(format!(
+                "mad.wide.u32 {addr}, {index}, {csize}, {};",
+                io.base.biases[i]
+            ));
+            load_f32(k, types.c, p, addr, 0)
+        };
+        let wait = |k: &mut Kernel| -> Result<(), PtxError> {
+            let skip = k.new_label("epi_wait")?;
+            k.push(format!("@!{issuer} bra {};", skip.name()));
+            emit_tma_store_wait(k, 1).map_err(atom_error)?;
+            k.place_label(&skip);
+            k.push(format!("bar.sync {barrier}, 128;"));
+            Ok(())
+        };
+        let (box_dims, _) = self.box_dims();
+        for chunk in 0..n / SUBTILE_N {
+            let buffer = (chunk % 2) * self.buffer_bytes();
+            // The buffer is free once its previous store has read it.
+            wait(k)?;
+            for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
+                for jl in 0..SUBTILE_N / 8 {
+                    let j = chunk * SUBTILE_N / 8 + jl;
+                    let mut values = Vec::new();
+                    for e in 0..2u32 {
+                        let col_off = 8 * j + e;
+                        let p_col = k.reg(RegClass::Pred);
+                        k.push(format!("setp.gt.s32 {p_col}, {n_left}, {col_off};"));
+                        let p = k.reg(RegClass::Pred);
+                        k.push(format!("and.pred {p}, {}, {p_col};", row_ok[ri]));
+                        let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
+                        let pc = k.reg(RegClass::Pred);
+                        k.push(format!("and.pred {pc}, {p}, {p_beta};"));
+                        let c = match major {
+                            OutputMajor::N => {
+                                load_f32(k, types.c, pc, c_rows[ri], col_off * csize)?
+                            }
+                            OutputMajor::M => {
+                                let ptr = k.reg(RegClass::B64);
+                                let wide = k.reg(RegClass::B64);
+                                k.push(format!("mov.u64 {wide}, {col_off};"));
+                                k.push(format!(
+                                    "mad.lo.u64 {ptr}, {wide}, {}, {c_base};",
+                                    io.base.ldc_bytes
+                                ));
+                                load_f32(k, types.c, pc, ptr, row_off * csize)?
+                            }
+                        };
+                        let mut bias = Vec::new();
+                        for (i, axis) in biases.iter().enumerate() {
+                            bias.push(match axis {
+                                BiasAxis::Row => bias_value(k, i, row_off, row0, p)?,
+                                BiasAxis::Column => bias_value(k, i, col_off, col0, p)?,
+                            });
+                        }
+                        values.push(apply(
+                            k,
+                            &self.spec,
+                            a,
+                            c,
+                            &bias,
+                            io.base.alpha,
+                            io.base.beta,
+                            &io.base.scalars,
+                        )?);
+                    }
+                    self.stage(k, major, &bases, (mb, h, jl), buffer, row_off, &values)?;
+                }
+            }
+            // The buffer's writes, visible to TMA, then one thread stores it.
+            emit_tma_store_fence(k).map_err(atom_error)?;
+            k.push(format!("bar.sync {barrier}, 128;"));
+            let skip = k.new_label("epi_store")?;
+            k.push(format!("@!{issuer} bra {};", skip.name()));
+            let src = r32(k);
+            k.push(format!("add.u32 {src}, {buffers}, {buffer};"));
+            let (inner0, outer0) = (r32(k), r32(k));
+            match major {
+                OutputMajor::N => {
+                    k.push(format!(
+                        "add.u32 {inner0}, {}, {};",
+                        io.n0,
+                        chunk * SUBTILE_N
+                    ));
+                    k.push(format!("add.u32 {outer0}, {}, {wg_row0};", io.m0));
+                    let coords: [Coord; 3] = [inner0.into(), outer0.into(), io.batch.into()];
+                    emit_tma_store(k, io.d_map, &coords, src).map_err(atom_error)?;
+                }
+                OutputMajor::M => {
+                    k.push(format!(
+                        "add.u32 {outer0}, {}, {};",
+                        io.n0,
+                        chunk * SUBTILE_N
+                    ));
+                    for b in 0..self.wg_rows / box_dims[0] {
+                        let (inner, part) = (r32(k), r32(k));
+                        k.push(format!("add.u32 {inner}, {}, {wg_row0};", io.m0));
+                        k.push(format!("add.u32 {inner}, {inner}, {};", b * box_dims[0]));
+                        k.push(format!("add.u32 {part}, {src}, {};", b * SUBTILE_N * 128));
+                        let coords: [Coord; 3] = [inner.into(), outer0.into(), io.batch.into()];
+                        emit_tma_store(k, io.d_map, &coords, part).map_err(atom_error)?;
+                    }
+                }
+            }
+            emit_tma_store_arrive(k).map_err(atom_error)?;
+            k.place_label(&skip);
+        }
+        Ok(())
+    }
+
+    /// Writes one thread's values of 8-column group `jl` of a subtile (at
+    /// 64-row block `mb`, half `h`) into the buffer at byte `buffer`.
+    #[allow(clippy::too_many_arguments)]
+    fn stage(
+        &self,
+        k: &mut Kernel,
+        major: OutputMajor,
+        bases: &[Reg],
+        (mb, h, jl): (u32, u32, u32),
+        buffer: u32,
+        row_off: u32,
+        values: &[Reg],
+    ) -> Result<(), PtxError> {
+        let d = self.spec.types.d;
+        let (_, span) = self.box_dims();
+        let converted: Vec<Reg> = values
+            .iter()
+            .map(|&v| match d {
+                ElementType::F32 => v,
+                other => {
+                    let h16 = k.reg(RegClass::B16);
+                    let ty = if other == ElementType::BF16 {
+                        "bf16"
+                    } else {
+                        "f16"
+                    };
+                    k.push(format!("cvt.rn.{ty}.f32 {h16}, {v};"));
+                    h16
+                }
+            })
+            .collect();
+        match major {
+            OutputMajor::N => {
+                let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
+                match d {
+                    ElementType::F32 => k.push(format!(
+                        "st.shared.v2.f32 [{at}], {{{}, {}}};",
+                        converted[0], converted[1]
+                    )),
+                    _ => {
+                        let word = k.reg(RegClass::B32);
+                        k.push(format!(
+                            "mov.b32 {word}, {{{}, {}}};",
+                            converted[0], converted[1]
+                        ));
+                        k.push(format!("st.shared.b32 [{at}], {word};"));
+                    }
+                }
+            }
+            OutputMajor::M => {
+                let box_bytes = SUBTILE_N * 128;
+                let blocks_per_mb = 64 / self.box_rows();
+                for (e, value) in converted.iter().enumerate() {
+                    let base = bases[(2 * h + e as u32) as usize];
+                    let at = format!(
+                        "{base}+{}",
+                        buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
+                    );
+                    match d {
+                        ElementType::F32 => k.push(format!("st.shared.f32 [{at}], {value};")),
+                        _ => k.push(format!("st.shared.b16 [{at}], {value};")),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits the kernel's end for the issuing thread: every TMA store of
+    /// D complete before the block exits.
+    pub(crate) fn emit_tail(&self, k: &mut Kernel, tid: Reg) -> Result<(), PtxError> {
+        let p = k.reg(RegClass::Pred);
+        let t = k.reg(RegClass::B32);
+        k.push(format!("and.b32 {t}, {tid}, 127;"));
+        k.push(format!("setp.ne.u32 {p}, {t}, 0;"));
+        let skip = k.new_label("epi_tail")?;
+        k.push(format!("@{p} bra {};", skip.name()));
+        k.snippet("sm90/bulk_copy", "bulk_wait_group", &[("pending", &0)])?;
+        k.place_label(&skip);
+        Ok(())
+    }
+}
