@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | [`Config`], [`GemmConfig`], [`Types`], [`Majors`], [`Tile`], [`Warps`] | `config.rs` | a configuration as a type: typenum tile, warps, stages; checked at compile time |
 //! | [`GemmElement`], [`KMajor`], [`MnMajor`], [`RowMajor`], [`ColumnMajor`] | `tags.rs` | element and major tags |
-//! | [`DefaultBf16Sm80`], ... | `defaults.rs` | the default configurations, named |
+//! | [`DefaultBf16Sm80`], [`DefaultBf16Sm90`], ... | `defaults.rs` | the default configurations, named |
 //! | [`GemmUniversalAdapter`] | `adapter.rs` | the typed front door: `can_implement`, `workspace_size`, `initialize`, `run`, `wait_optimized` |
 //! | [`Gemm`], [`GemmBuilder`] | `builder.rs` | the runtime front door: the same specs from runtime values, element types checked at run time |
 //! | [`TypedGemm`], [`TypedArguments`] | `typed.rs` | the runtime front door with compile-time element types (`GemmBuilder::build_typed`) |
@@ -89,7 +89,10 @@ pub use can_implement::{
     check_arch, check_problem, OperandFacts, ProblemFacts, MAX_BATCH, MAX_EXTENT,
 };
 pub use config::{Cluster, Config, GemmConfig, Majors, Tile, Types, Warps};
-pub use defaults::{DefaultBf16Sm80, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultTf32Sm80};
+pub use defaults::{
+    DefaultBf16Sm80, DefaultBf16Sm90, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultF16Sm90,
+    DefaultTf32Sm80,
+};
 pub use epilogue_check::{check_epilogue, check_scalars};
 pub use launcher::DEFAULT_RASTER_LOG;
 pub use param_values::ParamValues;
