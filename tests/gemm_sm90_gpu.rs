@@ -12,6 +12,11 @@
 //! - M = 129, N = 77, K = 64, L = 1, in place (C is D), alpha = 1,
 //!   beta = 0.5.
 //!
+//! With the TMA-store epilogue D's contiguous extent is rounded up to whole
+//! 16-byte chunks (296 for 291 bf16 columns); `ragged_rows_of_d_...` checks
+//! the rest: such a D is refused by the TMA kernel by name and taken by the
+//! register-store kernel behind it.
+//!
 //! The data are small integers (A and B in -2..=2, C in -3..=3), so every
 //! product and sum is exact in f32 and f16 accumulation alike and D must
 //! equal the reference rounded to D's type, bit for bit. D starts poisoned
@@ -130,6 +135,16 @@ fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
 
 /// Runs `spec` on `case`; the first element that differs, if any.
 fn run_case<I: Host, O: Host>(device: &Device, spec: &GemmSpec, case: Case) -> Result<(), String> {
+    run_case_with::<I, O>(device, spec, case, None)
+}
+
+/// [`run_case`] on `gemm` where given (else a `Gemm` of `spec` alone).
+fn run_case_with<I: Host, O: Host>(
+    device: &Device,
+    spec: &GemmSpec,
+    case: Case,
+    gemm: Option<&Gemm>,
+) -> Result<(), String> {
     let stream = device.default_stream();
     let Case { m, n, k, l, .. } = case;
     let (it, ot) = (I::TYPE, O::TYPE);
@@ -193,7 +208,14 @@ fn run_case<I: Host, O: Host>(device: &Device, spec: &GemmSpec, case: Case) -> R
         vec![O::nan(); expected.len()]
     };
     let mut dd: CudaSlice<O> = stream.clone_htod(&d_init).map_err(|e| e.to_string())?;
-    let gemm = Gemm::from_spec(device, spec.clone());
+    let own;
+    let gemm = match gemm {
+        Some(gemm) => gemm,
+        None => {
+            own = Gemm::from_spec(device, spec.clone());
+            &own
+        }
+    };
     let shape = GemmShape::new(m, n, k, l);
     let a_op = Operand::new(da.as_view(), lda, a_outer * lda);
     let b_op = Operand::new(db.as_view(), ldb, b_outer * ldb);
@@ -227,7 +249,16 @@ fn run_case<I: Host, O: Host>(device: &Device, spec: &GemmSpec, case: Case) -> R
 }
 
 fn run_spec(device: &Device, spec: &GemmSpec) -> Result<(), String> {
-    for case in CASES {
+    for mut case in CASES {
+        // The TMA-store epilogue takes rows of whole 16-byte chunks of D:
+        // D's contiguous extent rounded up (still ragged for every tile).
+        if spec.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized {
+            let chunk = 16 / spec.types.d.size_bytes() as usize;
+            match spec.majors.d {
+                OutputMajor::N => case.n = case.n.next_multiple_of(chunk),
+                OutputMajor::M => case.m = case.m.next_multiple_of(chunk),
+            }
+        }
         match (spec.types.a, spec.types.d) {
             (ElementType::BF16, ElementType::BF16) => run_case::<bf16, bf16>(device, spec, case)?,
             (ElementType::BF16, _) => run_case::<bf16, f32>(device, spec, case)?,
@@ -396,4 +427,40 @@ fn every_sm90_kernel_computes_exactly() {
         "failed shards (their output above): {}",
         bad.join(", ")
     );
+}
+
+/// A D whose rows are not whole 16-byte chunks (291 bf16 columns): the
+/// TMA-store kernel refuses it naming N, and `Gemm::builder().build()`
+/// runs it exactly on the register-store kernel behind, leaving D's
+/// padding as it was.
+#[test]
+fn ragged_rows_of_d_take_the_register_store_epilogue() {
+    const NAME: &str = "ragged_rows_of_d_take_the_register_store_epilogue";
+    let Some(device) = device_or_skip(NAME) else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("skipped {NAME}: the SM90 kernels need compute capability 9.0");
+        return;
+    }
+    let spec = cutlet::kernel::gemm::sm90_default_spec(
+        ElementType::BF16,
+        ElementType::BF16,
+        ElementType::BF16,
+        ElementType::F32,
+        OperandMajor::K,
+        OperandMajor::K,
+        OutputMajor::N,
+    )
+    .unwrap();
+    let case = CASES[0];
+    let err = run_case::<bf16, bf16>(&device, &spec, case).unwrap_err();
+    assert!(
+        err.contains("N of a D stored with TMA") && err.contains("291"),
+        "{err}"
+    );
+    // The builder's pick on CC 9.0: the same call runs (on the register-store kernel).
+    let auto = Gemm::builder().build(&device).unwrap();
+    assert_eq!(auto.spec(), &spec);
+    run_case_with::<bf16, bf16>(&device, &spec, case, Some(&auto)).unwrap();
 }

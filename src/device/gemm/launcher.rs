@@ -15,7 +15,7 @@ use crate::device::{
     get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle,
     TmaTiled,
 };
-use crate::gemm::{ProblemDim, TensorMapRequest};
+use crate::gemm::{GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
 use crate::kernel::gemm::{GemmKernel, GemmSpec};
 use crate::numeric::Element;
 use crate::numeric::ElementType;
@@ -237,6 +237,7 @@ impl Launcher {
             composed.alignment(),
             &facts(args, [a, b, c.unwrap_or(d), d]),
         )?;
+        check_tma_stores(composed, &self.spec, &args.shape)?;
         check_epilogue_args(&self.spec, args)?;
         self.check_scalars(args)
     }
@@ -296,6 +297,7 @@ impl Launcher {
         problem.d.address = Some(d);
         let composed = self.composed()?;
         check_problem_for(spec, composed.alignment(), &problem)?;
+        check_tma_stores(composed, spec, &shape)?;
         if shape.is_empty_output() {
             return Ok(());
         }
@@ -360,6 +362,38 @@ impl Launcher {
             }
         }
     }
+}
+
+/// Checks that the outputs a kernel stores with TMA have rows of whole
+/// 16-byte chunks: the H100 writes a row's last partial chunk whole
+/// (measured: the TMA store of a 291-column bf16 D wrote zeros into
+/// columns 291-295 of a 296-element row), which would overwrite what lies
+/// past N (or M) in D's rows.
+///
+/// Errors: [`Error::InvalidArgument`] naming the extent.
+fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShape) -> Result<()> {
+    for request in composed.tensor_maps() {
+        if !matches!(request.operand, GemmOperand::C | GemmOperand::D) {
+            continue;
+        }
+        let (extent, name) = match request.dims[0] {
+            ProblemDim::M => (shape.m, "M"),
+            _ => (shape.n, "N"),
+        };
+        let size = element_of(spec, request.operand as usize).size_bytes() as usize;
+        if (extent * size) % 16 != 0 {
+            return Err(Error::invalid_argument(
+                format!("{name} of a D stored with TMA"),
+                extent,
+                format!(
+                    "a multiple of {} ({} elements make rows of whole 16-byte chunks, which the TMA-store epilogue writes whole); the register-store epilogue (EpilogueNoSmemWarpSpecialized) takes any {name}",
+                    16 / size,
+                    element_of(spec, request.operand as usize)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The element type of operand `op` (0..4: A, B, C, D) of `spec`.

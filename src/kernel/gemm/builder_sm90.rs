@@ -121,7 +121,10 @@ pub fn sm90_default_spec(
 /// kernel in a 2x1 cluster where the problem fills the GPU with those
 /// tiles, else the ping-pong 128x128 kernel (more, smaller tiles, its
 /// epilogue hidden behind the other warpgroup's mainloop), in a 2x1
-/// cluster when there are tiles enough for it.
+/// cluster when there are tiles enough for it. Where D's rows are not
+/// whole 16-byte chunks (N, or M for a column-major D, not a multiple of 8
+/// 16-bit or 4 f32 elements), the register-store epilogue instead of the
+/// TMA store.
 ///
 /// ```
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
@@ -137,6 +140,33 @@ pub fn sm90_default_spec(
 /// [`Error::Config`](crate::Error::Config) naming the broken rule.
 #[allow(clippy::too_many_arguments)]
 pub fn sm90_spec_for_problem(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+    m: u32,
+    n: u32,
+    l: u32,
+    sm_count: u32,
+) -> crate::Result<GemmSpec> {
+    let spec = sm90_problem_kernel(a, b, d, acc, a_major, b_major, d_major, m, n, l, sm_count)?;
+    // D's rows must be whole 16-byte chunks for the TMA store.
+    let contiguous = match d_major {
+        OutputMajor::N => n,
+        OutputMajor::M => m,
+    };
+    if (contiguous * d.size_bytes()) % 16 != 0 {
+        return spec.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
+    }
+    Ok(spec)
+}
+
+/// The schedule, tile and cluster of [`sm90_spec_for_problem`].
+#[allow(clippy::too_many_arguments)]
+fn sm90_problem_kernel(
     a: ElementType,
     b: ElementType,
     d: ElementType,

@@ -260,7 +260,17 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         set_tile(&mut k, &cur.0);
         let operands =
             super::gemm_universal::emit_global_operands(&mut k, &params, self.types, batch)?;
-        let block = BlockContext { operands, ..entry };
+        // The epilogue's shared memory follows the mainloop's ring.
+        let epilogue_smem = r(&mut k);
+        k.push(format!(
+            "add.u32 {epilogue_smem}, {smem}, {};",
+            self.epilogue_offset()
+        ));
+        let block = BlockContext {
+            operands,
+            smem: epilogue_smem,
+            ..entry
+        };
         let epilogue_io = self
             .epilogue
             .emit_prologue(&mut k, &block, &epilogue_params)?;
