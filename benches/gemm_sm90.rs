@@ -113,7 +113,7 @@ fn cases() -> Vec<Case> {
             schedule: ScheduleArg::Auto,
         });
     }
-    for shape in [SHAPES[0], SHAPES[4]] {
+    for shape in [SHAPES[0], SHAPES[3], SHAPES[4]] {
         for schedule in [
             KernelSchedule::TmaWarpSpecializedCooperative,
             KernelSchedule::TmaWarpSpecializedPingpong,
@@ -126,6 +126,12 @@ fn cases() -> Vec<Case> {
             });
         }
     }
+    cases.push(Case {
+        shape: SHAPES[5],
+        element: ElementType::BF16,
+        majors: (k, k),
+        schedule: ScheduleArg::Fixed(KernelSchedule::TmaWarpSpecializedPingpong),
+    });
     cases
 }
 

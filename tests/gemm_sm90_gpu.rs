@@ -24,6 +24,8 @@
 //!
 //! The kernels are shared among child processes (this test binary started
 //! again, one CUDA context each), as compiling them is most of the time.
+//! `CUTLET_SM90_STRIDE=n` runs every n-th kernel and `CUTLET_SM90_INPROCESS=1`
+//! runs them in this process (for compute-sanitizer).
 
 mod common;
 
@@ -356,8 +358,15 @@ fn kernels() -> Vec<GemmSpec> {
 
 fn run_shard(index: usize, count: usize) {
     let device = Device::new(0).expect("the parent test found a GPU");
+    // `CUTLET_SM90_STRIDE=n` runs every n-th kernel (compute-sanitizer runs).
+    let stride = std::env::var("CUTLET_SM90_STRIDE")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
     let specs: Vec<GemmSpec> = kernels()
         .into_iter()
+        .step_by(stride)
         .enumerate()
         .filter(|(i, _)| i % count == index)
         .map(|(_, s)| s)
@@ -402,6 +411,10 @@ fn every_sm90_kernel_computes_exactly() {
         return;
     }
     drop(device);
+    if std::env::var("CUTLET_SM90_INPROCESS").as_deref() == Ok("1") {
+        run_shard(0, 1);
+        return;
+    }
     let count = std::thread::available_parallelism()
         .map_or(4, |n| n.get())
         .min(8);
