@@ -250,7 +250,10 @@ fn multicast_tma_async_ring_assembles_for_sm90a() {
     let text = tma_async_ring(2);
     assert!(text.contains("+32], 256;"), "{text}");
     assert!(text.contains("mapa.shared::cluster.u32"));
-    assert!(text.contains("mbarrier.arrive.release.cluster.shared::cluster.b64"));
+    // The default semantics, as CUTLASS's ClusterBarrier::arrive:
+    // `.release.cluster` put MEMBAR.ALL.GPU before every arrival.
+    assert!(text.contains("mbarrier.arrive.shared::cluster.b64"));
+    assert!(!text.contains("release.cluster.shared::cluster"));
     assert!(text.contains("barrier.cluster.arrive.aligned;"));
 }
 
