@@ -2,6 +2,7 @@
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
 use cutlet::arch::ArchKind;
+use cutlet::collective::EpiloguePolicy;
 use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_spec_for_problem, KernelSchedule};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
@@ -129,9 +130,18 @@ impl DenseGemmArgs {
             if explicit {
                 let mut args = self.clone();
                 args.arch = Some(ArchKind::Sm90);
-                return args.spec();
+                let spec = args.spec()?;
+                // D's rows not whole 16-byte chunks: the register-store epilogue.
+                let contiguous = match self.c_major {
+                    OutputMajor::N => self.mnkl.n,
+                    OutputMajor::M => self.mnkl.m,
+                };
+                if !(contiguous * self.c_dtype.size_bytes() as usize).is_multiple_of(16) {
+                    return spec.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
+                }
+                return Ok(spec);
             }
-            let GemmShape { m, n, l, .. } = self.mnkl;
+            let GemmShape { m, n, k, l } = self.mnkl;
             let chosen = sm90_spec_for_problem(
                 self.a_dtype,
                 self.b_dtype,
@@ -140,9 +150,7 @@ impl DenseGemmArgs {
                 self.a_major,
                 self.b_major,
                 self.c_major,
-                extent(m),
-                extent(n),
-                extent(l),
+                [extent(m), extent(n), extent(k), extent(l)],
                 sm_count,
             );
             // Types or majors the SM90 kernels do not take run on SM80

@@ -172,7 +172,7 @@ impl Epilogue for EpilogueSm90TmaStore {
         if let Some(reason) = self.spec.epilogue.unfit_reason() {
             return refuse(reason);
         }
-        if self.spec.tile[1] % SUBTILE_N != 0 {
+        if !self.spec.tile[1].is_multiple_of(SUBTILE_N) {
             return refuse(format!(
                 "TileN {}: expected a multiple of the {SUBTILE_N}-column subtile",
                 self.spec.tile[1]

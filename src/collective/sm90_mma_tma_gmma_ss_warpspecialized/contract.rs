@@ -70,7 +70,10 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
                 "TileN {bn}: expected a multiple of 8 from 8 to 256 (wgmma's N)"
             ));
         }
-        if self.wg_rows % 64 != 0 || self.wg_rows == 0 || bm != self.wg_rows * self.consumers {
+        if !self.wg_rows.is_multiple_of(64)
+            || self.wg_rows == 0
+            || bm != self.wg_rows * self.consumers
+        {
             return refuse(format!(
                 "TileM {bm} over {} consumer warpgroups: expected 64 or 128 rows per warpgroup (wgmma's M is 64)",
                 self.consumers
@@ -87,7 +90,7 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
         let [cm, cn] = self.cluster;
         for (op, peers, dim) in [(GemmOperand::A, cn, "M"), (GemmOperand::B, cm, "N")] {
             let tile = self.operand(op);
-            if tile.major == OperandMajor::MN && tile.mn % tile.row_elems() != 0 {
+            if tile.major == OperandMajor::MN && !tile.mn.is_multiple_of(tile.row_elems()) {
                 return refuse(format!(
                     "{} is {dim}-major with a {} tile of {}: expected a multiple of {} (a 128-byte swizzle row)",
                     op.name(),

@@ -94,8 +94,8 @@ impl OperandTile {
     /// Whether `peers` CTAs can share the tile's loads in equal boxes.
     pub(crate) fn splits(&self, peers: u32) -> bool {
         match self.major {
-            OperandMajor::K => self.mn % (8 * peers) == 0,
-            OperandMajor::MN => (self.mn / self.row_elems()) % peers == 0,
+            OperandMajor::K => self.mn.is_multiple_of(8 * peers),
+            OperandMajor::MN => (self.mn / self.row_elems()).is_multiple_of(peers),
         }
     }
 

@@ -381,7 +381,7 @@ fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShap
             _ => (shape.n, "N"),
         };
         let size = element_of(spec, request.operand as usize).size_bytes() as usize;
-        if (extent * size) % 16 != 0 {
+        if !(extent * size).is_multiple_of(16) {
             return Err(Error::invalid_argument(
                 format!("{name} of a D stored with TMA"),
                 extent,

@@ -116,12 +116,12 @@ pub fn sm90_default_spec(
     )
 }
 
-/// The SM90 GEMM for a problem of `m x n` outputs (`l` batches) on a GPU of
-/// `sm_count` SMs, as `KernelScheduleAuto` picks: the cooperative 128x256
-/// kernel in a 2x1 cluster where the problem fills the GPU with those
-/// tiles, else the ping-pong 128x128 kernel (more, smaller tiles, its
-/// epilogue hidden behind the other warpgroup's mainloop), in a 2x1
-/// cluster when there are four waves of its tiles or more. Where D's rows are not
+/// The SM90 GEMM for a problem `[m, n, k, l]` on a GPU of `sm_count` SMs,
+/// as `KernelScheduleAuto` picks: the cooperative 128x256 kernel in a 2x1
+/// cluster where two waves of those tiles fill the GPU and K is above
+/// 1024, else the ping-pong 128x128 kernel without a cluster (more, smaller
+/// tiles, each one's epilogue hidden behind the other warpgroup's
+/// mainloop). Where D's rows are not
 /// whole 16-byte chunks (N, or M for a column-major D, not a multiple of 8
 /// 16-bit or 4 f32 elements), the register-store epilogue instead of the
 /// TMA store.
@@ -130,10 +130,13 @@ pub fn sm90_default_spec(
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
-/// let big = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, 4096, 4096, 1, 132).unwrap();
+/// let big = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
-/// let small = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, 2048, 2048, 1, 132).unwrap();
+/// let small = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [2048, 2048, 2048, 1], 132).unwrap();
 /// assert_eq!(small.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
+/// // A short K: ping-pong hides the epilogue.
+/// let short = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [8192, 8192, 1024, 1], 132).unwrap();
+/// assert_eq!((short.schedule, short.cluster), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
 /// ```
 ///
 /// # Errors
@@ -147,18 +150,26 @@ pub fn sm90_spec_for_problem(
     a_major: OperandMajor,
     b_major: OperandMajor,
     d_major: OutputMajor,
-    m: u32,
-    n: u32,
-    l: u32,
+    [m, n, k, l]: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let spec = sm90_problem_kernel(a, b, d, acc, a_major, b_major, d_major, m, n, l, sm_count)?;
+    let spec = sm90_problem_kernel(
+        a,
+        b,
+        d,
+        acc,
+        a_major,
+        b_major,
+        d_major,
+        [m, n, k, l],
+        sm_count,
+    )?;
     // D's rows must be whole 16-byte chunks for the TMA store.
     let contiguous = match d_major {
         OutputMajor::N => n,
         OutputMajor::M => m,
     };
-    if (contiguous * d.size_bytes()) % 16 != 0 {
+    if !(contiguous * d.size_bytes()).is_multiple_of(16) {
         return spec.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
     }
     Ok(spec)
@@ -174,24 +185,19 @@ fn sm90_problem_kernel(
     a_major: OperandMajor,
     b_major: OperandMajor,
     d_major: OutputMajor,
-    m: u32,
-    n: u32,
-    l: u32,
+    [m, n, k, l]: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
     let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
-    if big_tiles >= 2 * u64::from(sm_count) {
+    // A short K leaves the cooperative kernel's epilogue exposed: ping-pong
+    // hides it (8192x8192x1024 bf16 on the H100: 654 TFLOP/s against 622).
+    if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
         return sm90_default_spec(a, b, d, acc, a_major, b_major, d_major);
     }
     let bk = 128 / a.size_bytes().max(1);
-    let small_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
-    // A cluster only where a wave of clusters fills the GPU: at 2048³ bf16
-    // on the H100 the 2x1 cluster ran 454 TFLOP/s, none 519.
-    let cluster = if small_tiles >= 4 * u64::from(sm_count) {
-        [2, 1]
-    } else {
-        [1, 1]
-    };
+    // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454 TFLOP/s,
+    // none 519.
+    let cluster = [1, 1];
     sm90_spec(
         a,
         b,

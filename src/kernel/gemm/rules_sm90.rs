@@ -163,11 +163,11 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     // A is shared by the cn CTAs of a cluster row, B by the cm of a column.
     let a_splits = match f.majors.a {
         OperandMajor::K => bm % (8 * cn) == 0,
-        OperandMajor::MN => (bm / (128 / size)) % cn == 0,
+        OperandMajor::MN => (bm / (128 / size)).is_multiple_of(cn),
     };
     let b_splits = match f.majors.b {
         OperandMajor::K => bn % (8 * cm) == 0,
-        OperandMajor::MN => (bn / (128 / size)) % cm == 0,
+        OperandMajor::MN => (bn / (128 / size)).is_multiple_of(cm),
     };
     if !a_splits || !b_splits {
         return Err(RuleMessage::new()
