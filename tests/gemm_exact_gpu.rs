@@ -3,7 +3,10 @@
 //! K (not a multiple of the 64-element tile K), single-row and single-column
 //! problems, every operand major; and fused epilogues (relu with a row
 //! bias, gelu with a column bias, a custom closure with two biases and
-//! extra scalars) against the host reference built with `Epilogue::eval`.
+//! extra scalars) against the host reference built with `Epilogue::eval`,
+//! on the kernel `Gemm::builder().build()` picks for the GPU (the SM90
+//! kernel on an H100 or H200, the SM80 one elsewhere) and, for two of
+//! them, on the Volta kernel (`.arch(ArchKind::Sm70)`).
 //!
 //! D is poisoned (NaN) first and its padding between rows holds a sentinel
 //! that must survive. The reference accumulates in f64; the tolerance on
@@ -17,6 +20,7 @@ mod common;
 
 use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, DeviceRepr};
+use cutlet::arch::ArchKind;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::fusion::{scalar, Expr, Expression};
@@ -106,6 +110,17 @@ struct Fused {
 /// Frobenius error against the host; panics on an unwritten element or a
 /// changed padding element.
 fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) -> f64 {
+    run_on::<I, O>(device, case, fused, seed, None)
+}
+
+/// [`run`] on the kernel of `arch` where given (else the builder's pick for the device).
+fn run_on<I: Host, O: Host>(
+    device: &Device,
+    case: Case,
+    fused: &Fused,
+    seed: u64,
+    arch: Option<ArchKind>,
+) -> f64 {
     let (m, n, k) = (case.m, case.n, case.k);
     let stream = device.default_stream();
     let (it, ot) = (I::TYPE, O::TYPE);
@@ -176,13 +191,18 @@ fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) 
         .iter()
         .map(|v| stream.clone_htod(&encode::<O>(v)).unwrap())
         .collect();
-    let gemm = Gemm::builder()
+    let mut builder = Gemm::builder()
         .a(it, case.a_major)
         .b(it, case.b_major)
         .d(ot, case.d_major)
-        .epilogue(fused.epilogue.clone())
-        .build(device)
-        .unwrap();
+        .epilogue(fused.epilogue.clone());
+    if let Some(arch) = arch {
+        builder = builder.arch(arch);
+    }
+    let gemm = builder.build(device).unwrap();
+    if let Some(arch) = arch {
+        assert_eq!(gemm.spec().arch, arch);
+    }
     let mut args = Arguments::new(
         GemmShape::new(m, n, k, 1),
         Operand::new(da.as_view(), a.ld, 0),
@@ -294,6 +314,11 @@ fn ragged_k_on_exact_buffers_reads_only_inside_them() {
 }
 
 fn fused_sweep<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64) {
+    fused_sweep_on::<I, O>(test, fused, tol, None)
+}
+
+/// [`fused_sweep`] on the kernel of `arch` where given.
+fn fused_sweep_on<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64, arch: Option<ArchKind>) {
     let Some(device) = device_or_skip(test) else {
         return;
     };
@@ -310,7 +335,7 @@ fn fused_sweep<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64) {
                 b_major,
                 d_major,
             };
-            let err = run::<I, O>(&device, case, fused, 40 + i as u64);
+            let err = run_on::<I, O>(&device, case, fused, 40 + i as u64, arch);
             check(test, &mut failures, case, err, tol);
         }
     }
@@ -400,4 +425,35 @@ fn a_short_bias_or_a_missing_scalar_is_a_typed_error() {
     let mut no_scalar = args(d2.as_view_mut()).with_biases(vec![full.as_view()]);
     let err = gemm.run(&mut no_scalar, &stream).unwrap_err().to_string();
     assert!(err.contains("extra scalars"), "{err}");
+}
+
+/// The fused epilogues on the Volta kernel (`.arch(ArchKind::Sm70)`, f16
+/// inputs): relu with a row bias into f16, gelu with a column bias into f32.
+#[test]
+fn sm70_fused_epilogues_match_the_host() {
+    let relu = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
+        (acc * scalar(0) + c * scalar(1) + bias).relu()
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(relu, &[BiasAxis::Row]).unwrap(),
+        scalars: vec![],
+    };
+    fused_sweep_on::<f16, f16>(
+        "sm70_fused_epilogues_match_the_host",
+        &fused,
+        1e-2,
+        Some(ArchKind::Sm70),
+    );
+    let gelu =
+        Expression::from_fn(|acc: Expr, _c: Expr, bias: Expr| (acc * scalar(0) + bias).gelu());
+    let fused = Fused {
+        epilogue: Epilogue::new(gelu, &[BiasAxis::Column]).unwrap(),
+        scalars: vec![],
+    };
+    fused_sweep_on::<f16, f32>(
+        "sm70_fused_epilogues_match_the_host",
+        &fused,
+        3e-3,
+        Some(ArchKind::Sm70),
+    );
 }
