@@ -30,6 +30,7 @@
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
 //! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors) |
 //! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
+//! | [`LinearScalars`] | `epilogue_params.rs`: what the SM80 and SM90 epilogues declare and load alike (C's and D's roles, alpha and beta, a tile's C, D and bias addresses) |
 //! | [`EpilogueSm80`], [`VectorMapping`] | `epilogue_sm80/`: D = alpha * acc + beta * C (or the fusion expression), staged through shared memory (`contract.rs`: its [`Epilogue`] impl); `epilogue_fusion.rs`: the bias reads and the expression |
 
 /// Bytes of one `cp.async` copy and one epilogue vector.
@@ -43,6 +44,7 @@ mod block;
 mod dispatch_policy;
 mod epilogue;
 mod epilogue_fusion;
+mod epilogue_params;
 mod epilogue_sm80;
 mod epilogue_sm90;
 mod mainloop;
@@ -61,8 +63,8 @@ pub use dispatch_policy::{
     MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec, MainloopTag,
 };
 pub use epilogue::Epilogue;
+pub use epilogue_params::LinearScalars;
 pub(crate) use epilogue_sm80::staging_bytes;
-pub use epilogue_sm80::LinearScalars;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use epilogue_sm90::{
     EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,

@@ -3,39 +3,19 @@
 //! the accumulators staged through shared memory the mainloop is done with.
 
 use super::{staging_bytes, EpilogueInputs, EpilogueSm80};
+use crate::collective::epilogue_params::{
+    emit_linear_scalars, emit_output_tile, output_params, LinearScalars,
+};
 use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage, VECTOR_BYTES};
-use crate::gemm::{BiasAxis, DeclaredParams, GemmOperand, ParamRole};
-use crate::ptx::{Kernel, PtxError, Reg, RegClass};
-
-/// alpha and beta (`.f32`), loaded at kernel entry.
-#[derive(Clone, Copy, Debug)]
-pub struct LinearScalars {
-    /// alpha.
-    pub alpha: Reg,
-    /// beta.
-    pub beta: Reg,
-}
+use crate::gemm::{DeclaredParams, ParamRole};
+use crate::ptx::{Kernel, PtxError};
 
 impl Epilogue for EpilogueSm80 {
     type Params = LinearScalars;
     type Io = EpilogueInputs;
 
     fn params(&self) -> Vec<ParamRole> {
-        let (c, d) = (GemmOperand::C, GemmOperand::D);
-        let fusion = &self.spec.epilogue;
-        let mut roles = vec![
-            ParamRole::Address(c),
-            ParamRole::Address(d),
-            ParamRole::Ld(c),
-            ParamRole::Ld(d),
-            ParamRole::BatchStride(c),
-            ParamRole::BatchStride(d),
-            ParamRole::Alpha,
-            ParamRole::Beta,
-        ];
-        roles.extend((0..fusion.biases().len()).map(|i| ParamRole::Bias(i as u8)));
-        roles.extend((0..fusion.extra_scalars()).map(|j| ParamRole::Scalar(j as u8 + 2)));
-        roles
+        output_params(&self.spec.epilogue)
     }
 
     fn shared_storage(&self) -> SharedStorage {
@@ -65,9 +45,7 @@ impl Epilogue for EpilogueSm80 {
         k: &mut Kernel,
         params: &DeclaredParams,
     ) -> Result<LinearScalars, PtxError> {
-        let alpha = params.load(k, ParamRole::Alpha)?;
-        let beta = params.load(k, ParamRole::Beta)?;
-        Ok(LinearScalars { alpha, beta })
+        emit_linear_scalars(k, params)
     }
 
     fn emit_prologue(
@@ -76,44 +54,25 @@ impl Epilogue for EpilogueSm80 {
         block: &BlockContext<'_>,
         scalars: &LinearScalars,
     ) -> Result<EpilogueInputs, PtxError> {
-        let (types, majors) = (self.spec.types, self.spec.majors);
-        let c = block.operand(GemmOperand::C)?;
-        let d = block.operand(GemmOperand::D)?;
-        let c_tile = c.output_tile(k, block.m0, block.n0, majors.c, types.c.size_bytes());
-        let d_tile = d.output_tile(k, block.m0, block.n0, majors.d, types.d.size_bytes());
-        let mut biases = Vec::new();
-        for (i, axis) in self.spec.epilogue.biases().iter().enumerate() {
-            let base = block.params.load(k, ParamRole::Bias(i as u8))?;
-            k.cvta_to_global(base, base);
-            let origin = match axis {
-                BiasAxis::Row => block.m0,
-                BiasAxis::Column => block.n0,
-            };
-            let wide = k.reg(RegClass::B64);
-            k.push(format!(
-                "mul.wide.u32 {wide}, {origin}, {};",
-                types.c.size_bytes()
-            ));
-            k.push(format!("add.u64 {base}, {base}, {wide};"));
-            biases.push(base);
-        }
-        let mut extra = Vec::new();
-        for j in 0..self.spec.epilogue.extra_scalars() {
-            extra.push(block.params.load(k, ParamRole::Scalar(j as u8 + 2))?);
-        }
+        let tile = emit_output_tile(
+            k,
+            block,
+            (self.spec.types, self.spec.majors),
+            &self.spec.epilogue,
+        )?;
         Ok(EpilogueInputs {
             tid: block.tid,
             smem: block.smem,
-            d_tile,
-            c_tile,
-            ldd_bytes: d.ld_bytes,
-            ldc_bytes: c.ld_bytes,
+            d_tile: tile.d_tile,
+            c_tile: tile.c_tile,
+            ldd_bytes: tile.d.ld_bytes,
+            ldc_bytes: tile.c.ld_bytes,
             m_rem: block.m_rem,
             n_rem: block.n_rem,
             alpha: scalars.alpha,
             beta: scalars.beta,
-            biases,
-            scalars: extra,
+            biases: tile.biases,
+            scalars: tile.scalars,
         })
     }
 

@@ -32,8 +32,6 @@
 
 mod contract;
 
-pub use contract::LinearScalars;
-
 mod edge;
 mod store;
 mod values;

@@ -4,16 +4,19 @@
 
 use super::tma_store::{EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, SUBTILE_N};
 use super::{EpilogueFacts, EpilogueSm90NoSmem, Sm90EpilogueInputs};
-use crate::collective::{Accumulators, BlockContext, Epilogue, LinearScalars, SharedStorage};
-use crate::gemm::{BiasAxis, DeclaredParams, GemmOperand, ParamRole};
-use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::collective::epilogue_params::{
+    emit_linear_scalars, emit_output_tile, output_params, LinearScalars,
+};
+use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage};
+use crate::gemm::{DeclaredParams, GemmOperand, ParamRole};
+use crate::ptx::{Kernel, PtxError, Reg};
 
 impl Epilogue for EpilogueSm90NoSmem {
     type Params = LinearScalars;
     type Io = Sm90EpilogueInputs;
 
     fn params(&self) -> Vec<ParamRole> {
-        register_params(&self.spec)
+        output_params(&self.spec.epilogue)
     }
 
     fn shared_storage(&self) -> SharedStorage {
@@ -44,9 +47,7 @@ impl Epilogue for EpilogueSm90NoSmem {
         k: &mut Kernel,
         params: &DeclaredParams,
     ) -> Result<LinearScalars, PtxError> {
-        let alpha = params.load(k, ParamRole::Alpha)?;
-        let beta = params.load(k, ParamRole::Beta)?;
-        Ok(LinearScalars { alpha, beta })
+        emit_linear_scalars(k, params)
     }
 
     fn emit_prologue(
@@ -68,72 +69,27 @@ impl Epilogue for EpilogueSm90NoSmem {
     }
 }
 
-/// The per-tile registers both SM90 epilogues read: C's and D's tile
-/// addresses, the bias pointers at the tile's origin, the extra scalars.
+/// The per-tile registers both SM90 epilogues read.
 fn register_prologue(
     spec: &EpilogueFacts,
     k: &mut Kernel,
     block: &BlockContext<'_>,
     scalars: &LinearScalars,
 ) -> Result<Sm90EpilogueInputs, PtxError> {
-    let (types, majors) = (spec.types, spec.majors);
-    let c = block.operand(GemmOperand::C)?;
-    let d = block.operand(GemmOperand::D)?;
-    let c_tile = c.output_tile(k, block.m0, block.n0, majors.c, types.c.size_bytes());
-    let d_tile = d.output_tile(k, block.m0, block.n0, majors.d, types.d.size_bytes());
-    let mut biases = Vec::new();
-    for (i, axis) in spec.epilogue.biases().iter().enumerate() {
-        let base = block.params.load(k, ParamRole::Bias(i as u8))?;
-        k.cvta_to_global(base, base);
-        let origin = match axis {
-            BiasAxis::Row => block.m0,
-            BiasAxis::Column => block.n0,
-        };
-        let wide = k.reg(RegClass::B64);
-        k.push(format!(
-            "mul.wide.u32 {wide}, {origin}, {};",
-            types.c.size_bytes()
-        ));
-        k.push(format!("add.u64 {base}, {base}, {wide};"));
-        biases.push(base);
-    }
-    let mut scalars_extra = Vec::new();
-    for j in 0..spec.epilogue.extra_scalars() {
-        scalars_extra.push(block.params.load(k, ParamRole::Scalar(j as u8 + 2))?);
-    }
+    let tile = emit_output_tile(k, block, (spec.types, spec.majors), &spec.epilogue)?;
     Ok(Sm90EpilogueInputs {
         tid: block.tid,
-        d_tile,
-        c_tile,
-        ldd_bytes: d.ld_bytes,
-        ldc_bytes: c.ld_bytes,
+        d_tile: tile.d_tile,
+        c_tile: tile.c_tile,
+        ldd_bytes: tile.d.ld_bytes,
+        ldc_bytes: tile.c.ld_bytes,
         m_rem: block.m_rem,
         n_rem: block.n_rem,
         alpha: scalars.alpha,
         beta: scalars.beta,
-        biases,
-        scalars: scalars_extra,
+        biases: tile.biases,
+        scalars: tile.scalars,
     })
-}
-
-/// C's and D's addresses, leading dimensions and batch strides, alpha,
-/// beta, the fusion's biases and extra scalars.
-fn register_params(spec: &EpilogueFacts) -> Vec<ParamRole> {
-    let (c, d) = (GemmOperand::C, GemmOperand::D);
-    let fusion = &spec.epilogue;
-    let mut roles = vec![
-        ParamRole::Address(c),
-        ParamRole::Address(d),
-        ParamRole::Ld(c),
-        ParamRole::Ld(d),
-        ParamRole::BatchStride(c),
-        ParamRole::BatchStride(d),
-        ParamRole::Alpha,
-        ParamRole::Beta,
-    ];
-    roles.extend((0..fusion.biases().len()).map(|i| ParamRole::Bias(i as u8)));
-    roles.extend((0..fusion.extra_scalars()).map(|j| ParamRole::Scalar(j as u8 + 2)));
-    roles
 }
 
 impl Epilogue for EpilogueSm90TmaStore {
@@ -142,7 +98,7 @@ impl Epilogue for EpilogueSm90TmaStore {
 
     /// The register epilogue's parameters and D's tensor map.
     fn params(&self) -> Vec<ParamRole> {
-        let mut roles = register_params(&self.spec);
+        let mut roles = output_params(&self.spec.epilogue);
         roles.push(ParamRole::TensorMap(GemmOperand::D));
         roles
     }
@@ -186,9 +142,7 @@ impl Epilogue for EpilogueSm90TmaStore {
         k: &mut Kernel,
         params: &DeclaredParams,
     ) -> Result<LinearScalars, PtxError> {
-        let alpha = params.load(k, ParamRole::Alpha)?;
-        let beta = params.load(k, ParamRole::Beta)?;
-        Ok(LinearScalars { alpha, beta })
+        emit_linear_scalars(k, params)
     }
 
     fn emit_prologue(

@@ -1,0 +1,115 @@
+//! What every epilogue that reads C and writes D through global addresses
+//! declares and loads, written once for the SM80 and SM90 epilogues: the
+//! parameter roles, alpha and beta at kernel entry ([`LinearScalars`]),
+//! and per tile C's and D's tile addresses, the bias pointers at the tile's
+//! origin and the extra scalars ([`OutputTile`]).
+
+use super::{BlockContext, GlobalOperand};
+use crate::gemm::{
+    BiasAxis, DeclaredParams, Epilogue, GemmMajors, GemmOperand, GemmTypes, ParamRole,
+};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// alpha and beta (`.f32`), loaded at kernel entry.
+#[derive(Clone, Copy, Debug)]
+pub struct LinearScalars {
+    /// alpha.
+    pub alpha: Reg,
+    /// beta.
+    pub beta: Reg,
+}
+
+/// One tile's C and D and the fusion's per-tile inputs.
+#[derive(Clone, Debug)]
+pub(crate) struct OutputTile {
+    /// C's global tensor of this batch.
+    pub(crate) c: GlobalOperand,
+    /// D's global tensor of this batch.
+    pub(crate) d: GlobalOperand,
+    /// Global address of C's element (m0, n0).
+    pub(crate) c_tile: Reg,
+    /// Global address of D's element (m0, n0).
+    pub(crate) d_tile: Reg,
+    /// Per bias vector: its global address at the tile's origin along its axis.
+    pub(crate) biases: Vec<Reg>,
+    /// The extra scalars s2, s3, ... (`.f32`).
+    pub(crate) scalars: Vec<Reg>,
+}
+
+/// C's and D's addresses, leading dimensions and batch strides, alpha,
+/// beta, the fusion's biases and extra scalars, in this order.
+pub(crate) fn output_params(fusion: &Epilogue) -> Vec<ParamRole> {
+    let (c, d) = (GemmOperand::C, GemmOperand::D);
+    let mut roles = vec![
+        ParamRole::Address(c),
+        ParamRole::Address(d),
+        ParamRole::Ld(c),
+        ParamRole::Ld(d),
+        ParamRole::BatchStride(c),
+        ParamRole::BatchStride(d),
+        ParamRole::Alpha,
+        ParamRole::Beta,
+    ];
+    roles.extend((0..fusion.biases().len()).map(|i| ParamRole::Bias(i as u8)));
+    roles.extend((0..fusion.extra_scalars()).map(|j| ParamRole::Scalar(j as u8 + 2)));
+    roles
+}
+
+/// Emits the loads of alpha and beta.
+///
+/// # Errors
+/// A parameter no part declared.
+pub(crate) fn emit_linear_scalars(
+    k: &mut Kernel,
+    params: &DeclaredParams,
+) -> Result<LinearScalars, PtxError> {
+    let alpha = params.load(k, ParamRole::Alpha)?;
+    let beta = params.load(k, ParamRole::Beta)?;
+    Ok(LinearScalars { alpha, beta })
+}
+
+/// Emits one tile's C and D addresses (m0, n0), the bias pointers at the
+/// tile's origin along their axes (m0 for a row bias, n0 for a column
+/// bias) and the loads of the extra scalars.
+///
+/// # Errors
+/// A parameter or operand no part declared.
+pub(crate) fn emit_output_tile(
+    k: &mut Kernel,
+    block: &BlockContext<'_>,
+    (types, majors): (GemmTypes, GemmMajors),
+    fusion: &Epilogue,
+) -> Result<OutputTile, PtxError> {
+    let c = block.operand(GemmOperand::C)?;
+    let d = block.operand(GemmOperand::D)?;
+    let c_tile = c.output_tile(k, block.m0, block.n0, majors.c, types.c.size_bytes());
+    let d_tile = d.output_tile(k, block.m0, block.n0, majors.d, types.d.size_bytes());
+    let mut biases = Vec::new();
+    for (i, axis) in fusion.biases().iter().enumerate() {
+        let base = block.params.load(k, ParamRole::Bias(i as u8))?;
+        k.cvta_to_global(base, base);
+        let origin = match axis {
+            BiasAxis::Row => block.m0,
+            BiasAxis::Column => block.n0,
+        };
+        let wide = k.reg(RegClass::B64);
+        k.push(format!(
+            "mul.wide.u32 {wide}, {origin}, {};",
+            types.c.size_bytes()
+        ));
+        k.push(format!("add.u64 {base}, {base}, {wide};"));
+        biases.push(base);
+    }
+    let mut scalars = Vec::new();
+    for j in 0..fusion.extra_scalars() {
+        scalars.push(block.params.load(k, ParamRole::Scalar(j as u8 + 2))?);
+    }
+    Ok(OutputTile {
+        c,
+        d,
+        c_tile,
+        d_tile,
+        biases,
+        scalars,
+    })
+}
