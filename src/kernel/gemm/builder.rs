@@ -7,6 +7,21 @@ use crate::arch::ArchKind;
 use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
+/// The (A = B, D, accumulator) type combinations every family of default
+/// kernels covers: f16, f16, f32; f16, f32, f32; bf16, bf16, f32; bf16,
+/// f32, f32; f16, f16, f16; tf32 as f32, f32, f32.
+pub(super) const DEFAULT_TYPES: [(ElementType, ElementType, ElementType); 6] = {
+    use ElementType::{BF16, F16, F32};
+    [
+        (F16, F16, F32),
+        (F16, F32, F32),
+        (BF16, BF16, F32),
+        (BF16, F32, F32),
+        (F16, F16, F16),
+        (F32, F32, F32),
+    ]
+};
+
 /// The default SM80 GEMM for these types and majors, C and D of one type
 /// and one major.
 ///
@@ -133,18 +148,9 @@ fn tall_variant(wide: &GemmSpec) -> Option<GemmSpec> {
 /// assert_eq!(specs.iter().filter(|s| s.tile == [256, 128, 64]).count(), 20);
 /// ```
 pub fn sm80_default_specs() -> Vec<GemmSpec> {
-    use ElementType::{BF16, F16, F32};
-    let types = [
-        (F16, F16, F32),
-        (F16, F32, F32),
-        (BF16, BF16, F32),
-        (BF16, F32, F32),
-        (F16, F16, F16),
-        (F32, F32, F32),
-    ];
     let majors = [OperandMajor::K, OperandMajor::MN];
     let mut specs = Vec::new();
-    for (ab, d, acc) in types {
+    for (ab, d, acc) in DEFAULT_TYPES {
         for a_major in majors {
             for b_major in majors {
                 for d_major in [OutputMajor::N, OutputMajor::M] {

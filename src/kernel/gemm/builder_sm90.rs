@@ -47,7 +47,7 @@ pub fn sm90_spec(
     cluster: [u32; 2],
 ) -> crate::Result<GemmSpec> {
     let arch = ArchKind::Sm90;
-    let mut spec = GemmSpec {
+    let spec = GemmSpec {
         arch,
         types: GemmTypes::new(a, b, d, d, acc),
         majors: GemmMajors::new(a_major, b_major, d_major),
@@ -64,17 +64,7 @@ pub fn sm90_spec(
         scheduler: TileSchedulerPolicy::Persistent,
         schedule,
     };
-    let limit = arch.max_dynamic_shared_bytes();
-    let mut stages = 2;
-    while stages < MAX_SM90_STAGES && {
-        spec.set_stages(stages + 1);
-        spec.shared_mem_bytes() <= limit
-    } {
-        stages += 1;
-    }
-    spec.set_stages(stages);
-    spec.validate()?;
-    Ok(spec)
+    spec.with_sm90_epilogue(EpiloguePolicy::Sm90TmaWarpSpecialized)
 }
 
 /// The default SM90 GEMM for these types and majors: the cooperative
@@ -212,8 +202,8 @@ fn sm90_problem_kernel(
     )
 }
 
-/// Every default SM90 kernel: for each supported type combination (as
-/// [`sm80_default_specs`](super::sm80_default_specs), tf32 K-major only),
+/// Every default SM90 kernel: for each supported type combination (those
+/// of [`sm80_default_specs`](super::sm80_default_specs), tf32 K-major only),
 /// every major of A, B and D, the cooperative 128x256 kernel in a 2x1
 /// cluster and the ping-pong 128x128 kernels (1x1 and 2x1 clusters).
 ///
@@ -225,18 +215,9 @@ fn sm90_problem_kernel(
 /// assert_eq!(specs.len(), 3 * (5 * 8 + 2));
 /// ```
 pub fn sm90_default_specs() -> Vec<GemmSpec> {
-    use ElementType::{BF16, F16, F32};
-    let types = [
-        (F16, F16, F32),
-        (F16, F32, F32),
-        (BF16, BF16, F32),
-        (BF16, F32, F32),
-        (F16, F16, F16),
-        (F32, F32, F32),
-    ];
     let majors = [OperandMajor::K, OperandMajor::MN];
     let mut specs = Vec::new();
-    for (ab, d, acc) in types {
+    for (ab, d, acc) in super::builder::DEFAULT_TYPES {
         for a_major in majors {
             for b_major in majors {
                 for d_major in [OutputMajor::N, OutputMajor::M] {
