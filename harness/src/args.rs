@@ -2,7 +2,6 @@
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
 use cutlet::arch::ArchKind;
-use cutlet::collective::EpiloguePolicy;
 use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_spec_for_problem, KernelSchedule};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
@@ -130,16 +129,8 @@ impl DenseGemmArgs {
             if explicit {
                 let mut args = self.clone();
                 args.arch = Some(ArchKind::Sm90);
-                let spec = args.spec()?;
-                // D's rows not whole 16-byte chunks: the register-store epilogue.
-                let contiguous = match self.c_major {
-                    OutputMajor::N => self.mnkl.n,
-                    OutputMajor::M => self.mnkl.m,
-                };
-                if !(contiguous * self.c_dtype.size_bytes() as usize).is_multiple_of(16) {
-                    return spec.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
-                }
-                return Ok(spec);
+                let GemmShape { m, n, .. } = self.mnkl;
+                return args.spec()?.with_epilogue_for_output(extent(m), extent(n));
             }
             let GemmShape { m, n, k, l } = self.mnkl;
             let chosen = sm90_spec_for_problem(

@@ -31,5 +31,5 @@ pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;
 pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};
 pub use shape::GemmShape;
-pub use tensor_map::TensorMapRequest;
+pub use tensor_map::{tma_store_rows_exact, TensorMapRequest};
 pub use types::GemmTypes;

@@ -2,6 +2,7 @@
 //! operand's tensor map, for the launcher to encode per run.
 
 use super::{GemmOperand, OperandMajor, OutputMajor, ProblemDim};
+use crate::numeric::ElementType;
 
 /// The tensor map a kernel part reads an operand through (its
 /// [`ParamRole::TensorMap`](super::ParamRole::TensorMap) parameter): the
@@ -52,4 +53,22 @@ impl TensorMapRequest {
             OutputMajor::M => [ProblemDim::M, ProblemDim::N],
         }
     }
+}
+
+/// Whether a TMA store writes rows of `elements` values of `element`
+/// exactly: rows of whole 16-byte chunks. The H100 writes a row's last
+/// partial chunk whole (a TMA store of a 291-column bf16 D wrote zeros into
+/// columns 291-295 of its 296-element rows), so an output whose rows are
+/// not whole chunks cannot be stored with TMA without writing past them.
+///
+/// ```
+/// use cutlet::gemm::tma_store_rows_exact;
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// assert!(tma_store_rows_exact(BF16, 4096));
+/// assert!(!tma_store_rows_exact(BF16, 4097));
+/// assert!(tma_store_rows_exact(F32, 132));
+/// ```
+pub const fn tma_store_rows_exact(element: ElementType, elements: u64) -> bool {
+    (elements * element.size_bytes() as u64).is_multiple_of(16)
 }

@@ -10,12 +10,12 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
 use super::epilogue_check::{check_epilogue, check_scalars};
-use super::param_values::ParamValues;
+use super::param_values::{dim_index, ParamValues};
 use crate::device::{
     get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle,
     TmaTiled,
 };
-use crate::gemm::{GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
+use crate::gemm::{tma_store_rows_exact, GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
 use crate::kernel::gemm::{GemmKernel, GemmSpec};
 use crate::numeric::Element;
 use crate::numeric::ElementType;
@@ -380,15 +380,16 @@ fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShap
             ProblemDim::M => (shape.m, "M"),
             _ => (shape.n, "N"),
         };
-        let size = element_of(spec, request.operand as usize).size_bytes() as usize;
-        if !(extent * size).is_multiple_of(16) {
+        let element = element_of(spec, request.operand as usize);
+        let size = element.size_bytes() as usize;
+        if !tma_store_rows_exact(element, extent as u64) {
             return Err(Error::invalid_argument(
                 format!("{name} of a D stored with TMA"),
                 extent,
                 format!(
                     "a multiple of {} ({} elements make rows of whole 16-byte chunks, which the TMA-store epilogue writes whole); the register-store epilogue (EpilogueNoSmemWarpSpecialized) takes any {name}",
                     16 / size,
-                    element_of(spec, request.operand as usize)
+                    element
                 ),
             ));
         }
@@ -416,15 +417,7 @@ fn tensor_map(
     element: ElementType,
 ) -> Result<TensorMapArg> {
     let op = request.operand as usize;
-    let extent = |dim: ProblemDim| {
-        let index = match dim {
-            ProblemDim::M => 0,
-            ProblemDim::N => 1,
-            ProblemDim::K => 2,
-            ProblemDim::L => 3,
-        };
-        u64::from(values.extents[index])
-    };
+    let extent = |dim: ProblemDim| u64::from(values.extents[dim_index(dim)]);
     let (contiguous, strided, l) = (
         extent(request.dims[0]),
         extent(request.dims[1]),

@@ -121,7 +121,8 @@ impl ParamValues {
     }
 }
 
-fn dim_index(dim: ProblemDim) -> usize {
+/// The index of `dim` in [`ParamValues::extents`] (M, N, K, L).
+pub(crate) fn dim_index(dim: ProblemDim) -> usize {
     match dim {
         ProblemDim::M => 0,
         ProblemDim::N => 1,

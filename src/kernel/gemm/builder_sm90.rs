@@ -154,15 +154,7 @@ pub fn sm90_spec_for_problem(
         [m, n, k, l],
         sm_count,
     )?;
-    // D's rows must be whole 16-byte chunks for the TMA store.
-    let contiguous = match d_major {
-        OutputMajor::N => n,
-        OutputMajor::M => m,
-    };
-    if !(contiguous * d.size_bytes()).is_multiple_of(16) {
-        return spec.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
-    }
-    Ok(spec)
+    spec.with_epilogue_for_output(m, n)
 }
 
 /// The schedule, tile and cluster of [`sm90_spec_for_problem`].
@@ -253,6 +245,37 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
 }
 
 impl GemmSpec {
+    /// This SM90 spec for an `m x n` output: with the register-store
+    /// epilogue where its TMA-store epilogue cannot write D's rows exactly
+    /// ([`tma_store_rows_exact`](crate::gemm::tma_store_rows_exact)), else
+    /// unchanged.
+    ///
+    /// ```
+    /// use cutlet::collective::EpiloguePolicy;
+    /// use cutlet::kernel::gemm::{sm90_default_spec, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let spec = sm90_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+    /// let ragged = spec.clone().with_epilogue_for_output(4095, 4097).unwrap();
+    /// assert_eq!(ragged.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
+    /// assert_eq!(spec.clone().with_epilogue_for_output(4095, 4096).unwrap(), spec);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the broken rule.
+    pub fn with_epilogue_for_output(self, m: u32, n: u32) -> crate::Result<GemmSpec> {
+        let contiguous = match self.majors.d {
+            OutputMajor::N => n,
+            OutputMajor::M => m,
+        };
+        if self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized
+            && !crate::gemm::tma_store_rows_exact(self.types.d, u64::from(contiguous))
+        {
+            return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
+        }
+        Ok(self)
+    }
+
     /// This SM90 spec with epilogue `policy`
     /// ([`EpiloguePolicy::Sm90TmaWarpSpecialized`] or
     /// [`EpiloguePolicy::Sm90NoSmem`]), its stages recounted for the
