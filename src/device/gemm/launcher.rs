@@ -255,11 +255,6 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        if let Some(fallback) = &self.fallback {
-            if self.can_implement_here(args, stream).is_err() {
-                return fallback.run(args, stream);
-            }
-        }
         self.check_device()?;
         self.device.check_stream(stream)?;
         self.check_scalars(args)?;
@@ -296,8 +291,17 @@ impl Launcher {
         let (d, _d_write) = args.d.data.device_ptr_mut(stream);
         problem.d.address = Some(d);
         let composed = self.composed()?;
-        check_problem_for(spec, composed.alignment(), &problem)?;
-        check_tma_stores(composed, spec, &shape)?;
+        // A problem this kernel cannot take goes to the fallback where there
+        // is one (checked once here: the checks above hold for both kernels).
+        let fits = check_problem_for(spec, composed.alignment(), &problem)
+            .and_then(|()| check_tma_stores(composed, spec, &shape));
+        if let Err(e) = fits {
+            let Some(fallback) = &self.fallback else {
+                return Err(e);
+            };
+            drop((_a_read, _b_read, _c_read, _d_write));
+            return fallback.run(args, stream);
+        }
         if shape.is_empty_output() {
             return Ok(());
         }
