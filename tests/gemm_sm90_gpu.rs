@@ -31,63 +31,20 @@ mod common;
 
 use std::process::Command;
 
-use common::gpu::random_vec;
-use cudarc::driver::{CudaSlice, DeviceRepr};
+use common::exact::{integers, min_ld, Host};
+use cudarc::driver::CudaSlice;
 use cutlet::collective::EpiloguePolicy;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{
     sm90_default_specs, sm90_spec, GemmSpec, KernelSchedule, OperandMajor, OutputMajor,
 };
-use cutlet::numeric::{Element, ElementType};
+use cutlet::numeric::ElementType;
 use cutlet_harness::device_or_skip;
 use half::{bf16, f16};
 
 const SHARD_ENV: &str = "CUTLET_SM90_SHARD";
 const TEST: &str = "every_sm90_kernel_computes_exactly";
-
-/// A host element the test stores.
-trait Host: Element + DeviceRepr + Copy + Default + Unpin {
-    fn from_f64(v: f64) -> Self;
-    fn bits(self) -> u32;
-    fn nan() -> Self;
-}
-
-impl Host for bf16 {
-    fn from_f64(v: f64) -> Self {
-        bf16::from_f64(v)
-    }
-    fn bits(self) -> u32 {
-        u32::from(self.to_bits())
-    }
-    fn nan() -> Self {
-        bf16::NAN
-    }
-}
-
-impl Host for f16 {
-    fn from_f64(v: f64) -> Self {
-        f16::from_f64(v)
-    }
-    fn bits(self) -> u32 {
-        u32::from(self.to_bits())
-    }
-    fn nan() -> Self {
-        f16::NAN
-    }
-}
-
-impl Host for f32 {
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-    fn bits(self) -> u32 {
-        self.to_bits()
-    }
-    fn nan() -> Self {
-        f32::NAN
-    }
-}
 
 /// One problem: its shape, scalars and whether C is D.
 #[derive(Clone, Copy, Debug)]
@@ -121,19 +78,6 @@ const CASES: [Case; 2] = [
         in_place: true,
     },
 ];
-
-/// The smallest leading dimension of `inner` elements keeping 16-byte rows.
-fn min_ld(inner: usize, ty: ElementType) -> usize {
-    let align = 16 / ty.size_bytes() as usize;
-    inner.div_ceil(align) * align
-}
-
-fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
-    random_vec(seed, len, -span, span + 1)
-        .into_iter()
-        .map(f64::from)
-        .collect()
-}
 
 /// Runs `spec` on `case`; the first element that differs, if any.
 fn run_case<I: Host, O: Host>(device: &Device, spec: &GemmSpec, case: Case) -> Result<(), String> {

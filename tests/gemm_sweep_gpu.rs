@@ -23,13 +23,13 @@ mod common;
 
 use std::process::Command;
 
-use common::gpu::random_vec;
+use common::exact::{integers, min_ld, Host};
 use common::sweep::{combos, uneven_combos, Combo, TYPES};
-use cudarc::driver::{CudaSlice, DeviceRepr};
+use cudarc::driver::CudaSlice;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
-use cutlet::numeric::{Element, ElementType};
+use cutlet::numeric::ElementType;
 use cutlet_harness::device_or_skip;
 use half::{bf16, f16};
 
@@ -44,64 +44,6 @@ const K: usize = 203;
 const L: usize = 2;
 const ALPHA: f64 = 2.0;
 const BETA: f64 = -1.0;
-
-/// A host element the sweep stores.
-trait Host: Element + DeviceRepr + Copy + Default + Unpin {
-    fn from_f64(v: f64) -> Self;
-    fn bits(self) -> u32;
-    fn nan() -> Self;
-}
-
-impl Host for bf16 {
-    fn from_f64(v: f64) -> Self {
-        bf16::from_f64(v)
-    }
-    fn bits(self) -> u32 {
-        u32::from(self.to_bits())
-    }
-    fn nan() -> Self {
-        bf16::NAN
-    }
-}
-
-impl Host for f16 {
-    fn from_f64(v: f64) -> Self {
-        f16::from_f64(v)
-    }
-    fn bits(self) -> u32 {
-        u32::from(self.to_bits())
-    }
-    fn nan() -> Self {
-        f16::NAN
-    }
-}
-
-impl Host for f32 {
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-    fn bits(self) -> u32 {
-        self.to_bits()
-    }
-    fn nan() -> Self {
-        f32::NAN
-    }
-}
-
-/// The smallest leading dimension of `inner` elements that keeps 16-byte
-/// alignment for `ty`.
-fn min_ld(inner: usize, ty: ElementType) -> usize {
-    let align = 16 / ty.size_bytes() as usize;
-    inner.div_ceil(align) * align
-}
-
-/// Integers in `-span..=span`, drawn with a seeded RNG.
-fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
-    random_vec(seed, len, -span, span + 1)
-        .into_iter()
-        .map(f64::from)
-        .collect()
-}
 
 /// One (types, majors) group's problem on the device and its reference.
 struct Problem<I, O> {

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod exact;
 pub mod gemm_bed;
 pub mod gpu;
 pub mod probe;
