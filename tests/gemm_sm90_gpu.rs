@@ -37,7 +37,8 @@ use cutlet::collective::EpiloguePolicy;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{
-    sm90_default_specs, sm90_spec, GemmSpec, KernelSchedule, OperandMajor, OutputMajor,
+    sm90_default_specs, sm90_spec, sm90_spec_for_problem, GemmSpec, KernelSchedule, OperandMajor,
+    OutputMajor,
 };
 use cutlet::numeric::ElementType;
 use cutlet_harness::device_or_skip;
@@ -297,6 +298,22 @@ fn kernels() -> Vec<GemmSpec> {
             }
         }
     }
+    // The automatic pick for a ragged 4095x4097x4093: 256x128 cooperative
+    // tiles (fewer waves than 128x256) with the register-store epilogue.
+    specs.push(
+        sm90_spec_for_problem(
+            BF16,
+            BF16,
+            BF16,
+            F32,
+            OperandMajor::K,
+            OperandMajor::K,
+            OutputMajor::N,
+            [4095, 4097, 4093, 1],
+            132,
+        )
+        .unwrap(),
+    );
     specs
 }
 

@@ -344,6 +344,7 @@ where
             workloads.push(&mut reference_workload);
         }
         time_alternating_ms(
+            device,
             &stream,
             options.warmup_iterations,
             options.iterations.max(1),

@@ -1,19 +1,110 @@
 //! Timing device work with CUDA events: warm-up, then the median of many
 //! runs; or several workloads timed alternately, run by run, so that clock
 //! and thermal drift hit them all alike.
+//!
+//! Each timed run (or round of runs) is queued behind a *hold*: a one-thread
+//! kernel that spins on the GPU's global timer until the host has queued
+//! the events and runs behind it (as nvbench's blocking kernel does). So the
+//! events time the GPU's work alone, whatever the host spends in the call
+//! that queues it. Without the hold, the first run after an idle stream
+//! was charged its host-side preparation (tensor-map encoding, argument
+//! checks, the launch call) while a run queued behind another's kernel was
+//! not: with two workloads alternating, the first one paid that cost and
+//! the second did not. The host's own cost is measured separately
+//! (`overhead.rs`).
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::{sys::CUevent_flags, CudaEvent, CudaStream};
 
+use cutlet::device::{Device, Function, KernelArgs, LaunchConfig, Module};
 use cutlet::Error;
 
+/// The shortest hold: far longer than the host needs to queue a round of
+/// a few workloads (tens of microseconds), short enough that the GPU's
+/// clocks do not drop while it waits.
+const MIN_HOLD: Duration = Duration::from_micros(200);
+
+/// The hold kernel: one thread spins until the global timer has advanced
+/// by the nanoseconds in its parameter. PTX ISA 6.0 and sm_70, so that
+/// every GPU the harness runs on can load it.
+const HOLD_PTX: &str = "\
+.version 6.0
+.target sm_70
+.address_size 64
+
+.visible .entry cutlet_timing_hold(.param .u64 nanoseconds)
+{
+\t.reg .u64 %rd<4>;
+\t.reg .pred %p0;
+\tld.param.u64 %rd0, [nanoseconds];
+\tmov.u64 %rd1, %globaltimer;
+\tadd.u64 %rd2, %rd1, %rd0;
+$L_spin:
+\tmov.u64 %rd3, %globaltimer;
+\tsetp.lt.u64 %p0, %rd3, %rd2;
+\t@%p0 bra $L_spin;
+\tret;
+}
+";
+
+/// The hold kernel on one stream, and how long it holds: at least
+/// [`MIN_HOLD`], and twice the longest time the host has taken to queue a
+/// round behind it.
+struct Hold<'s> {
+    stream: &'s Arc<CudaStream>,
+    function: Function,
+    duration: Duration,
+    queued_at: Option<Instant>,
+}
+
+impl<'s> Hold<'s> {
+    fn new(device: &Device, stream: &'s Arc<CudaStream>) -> Result<Self, Error> {
+        let module = Module::load(device, "timing hold", HOLD_PTX)?;
+        Ok(Hold {
+            stream,
+            function: module.function("cutlet_timing_hold")?,
+            duration: MIN_HOLD,
+            queued_at: None,
+        })
+    }
+
+    /// Queues the hold; the runs queued after it start once it ends.
+    fn queue(&mut self) -> Result<(), Error> {
+        let nanoseconds = u64::try_from(self.duration.as_nanos()).unwrap_or(u64::MAX);
+        let mut args = KernelArgs::new(self.stream);
+        args.scalar(nanoseconds);
+        let config = LaunchConfig {
+            grid: (1, 1, 1),
+            block: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: the kernel takes one .u64 parameter, the one given, touches
+        // no memory and ends once the global timer has passed its deadline.
+        unsafe { self.function.launch(&config, args) }?;
+        self.queued_at = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Called once the round behind the hold is queued: lengthens later
+    /// holds if this round took the host more than half of it.
+    fn round_queued(&mut self) {
+        if let Some(at) = self.queued_at.take() {
+            self.duration = self.duration.max(2 * at.elapsed());
+        }
+    }
+}
+
 /// Runs `work` `warmup` times, then times `iterations` runs one by one with
-/// CUDA events on `stream`; returns each run's milliseconds.
+/// CUDA events on `stream` of `device`, each queued behind a hold (see the
+/// module's documentation); returns each run's milliseconds.
 ///
-/// Errors: the first of `work`'s, and [`Error::Driver`] for an event that
-/// cannot be made, recorded or read.
+/// Errors: the first of `work`'s, [`Error::Driver`] for an event that
+/// cannot be made, recorded or read, and the hold kernel's load or launch
+/// errors.
 pub fn time_ms<E: From<Error>>(
+    device: &Device,
     stream: &Arc<CudaStream>,
     warmup: usize,
     iterations: usize,
@@ -29,14 +120,17 @@ pub fn time_ms<E: From<Error>>(
             .map_err(|e| Error::driver(format!("creating the {what} timing event"), e))
     };
     let (start, end) = (event("start")?, event("end")?);
+    let mut hold = Hold::new(device, stream)?;
     let mut times = Vec::with_capacity(iterations);
     for _ in 0..iterations {
+        hold.queue()?;
         start
             .record(stream)
             .map_err(|e| Error::driver("recording the start event", e))?;
         work()?;
         end.record(stream)
             .map_err(|e| Error::driver("recording the end event", e))?;
+        hold.round_queued();
         end.synchronize()
             .map_err(|e| Error::driver("waiting for the end event", e))?;
         let ms = start
@@ -52,28 +146,33 @@ pub type Workload<'a, E> = &'a mut dyn FnMut() -> Result<(), E>;
 
 /// Times `workloads` alternately: `warmup` rounds of each in turn (A, B, A,
 /// B, ...), then `iterations` timed rounds in which each workload's run is
-/// bracketed by its own pair of CUDA events on `stream` (start A, A, end A,
-/// start B, B, end B), the round queued back to back and read once it ends.
+/// bracketed by its own pair of CUDA events on `stream` of `device` (hold,
+/// start A, A, end A, start B, B, end B), the round queued back to back
+/// behind a hold (see the module's documentation) and read once it ends.
 /// Returns each workload's per-run milliseconds, in the workloads' order.
 ///
 /// Timing run by run rather than all of A then all of B means clock and
 /// thermal drift over the measurement hit every workload alike.
 ///
-/// Errors: the first of the workloads', and [`Error::Driver`] for an event
-/// that cannot be made, recorded or read.
+/// Errors: the first of the workloads', [`Error::Driver`] for an event
+/// that cannot be made, recorded or read, and the hold kernel's load or
+/// launch errors.
 pub fn time_alternating_ms<E: From<Error>>(
+    device: &Device,
     stream: &Arc<CudaStream>,
     warmup: usize,
     iterations: usize,
     workloads: &mut [Workload<'_, E>],
 ) -> Result<Vec<Vec<f64>>, E> {
-    let mut clock = EventClock::new(stream, workloads.len())?;
+    let mut clock = EventClock::new(device, stream, workloads.len())?;
     alternate(warmup, iterations, workloads, &mut clock)
 }
 
-/// Brackets runs: `start(i)` before workload `i`'s run, `stop(i)` after it,
-/// `read` after a round (the milliseconds of each workload's run).
+/// Brackets runs: `hold` before a round, `start(i)` before workload `i`'s
+/// run, `stop(i)` after it, `read` after a round (the milliseconds of each
+/// workload's run).
 trait RoundClock<E> {
+    fn hold(&mut self) -> Result<(), E>;
     fn start(&mut self, workload: usize) -> Result<(), E>;
     fn stop(&mut self, workload: usize) -> Result<(), E>;
     fn read(&mut self) -> Result<Vec<f64>, E>;
@@ -93,6 +192,7 @@ fn alternate<E>(
     }
     let mut times = vec![Vec::with_capacity(iterations); workloads.len()];
     for _ in 0..iterations {
+        clock.hold()?;
         for (index, work) in workloads.iter_mut().enumerate() {
             clock.start(index)?;
             work()?;
@@ -105,14 +205,16 @@ fn alternate<E>(
     Ok(times)
 }
 
-/// A start and an end CUDA event per workload.
+/// A start and an end CUDA event per workload, and the hold ahead of each
+/// round.
 struct EventClock<'s> {
     stream: &'s Arc<CudaStream>,
     events: Vec<(CudaEvent, CudaEvent)>,
+    hold: Hold<'s>,
 }
 
 impl<'s> EventClock<'s> {
-    fn new(stream: &'s Arc<CudaStream>, workloads: usize) -> Result<Self, Error> {
+    fn new(device: &Device, stream: &'s Arc<CudaStream>, workloads: usize) -> Result<Self, Error> {
         let event = |what: &str| {
             stream
                 .context()
@@ -122,11 +224,19 @@ impl<'s> EventClock<'s> {
         let events = (0..workloads)
             .map(|_| Ok((event("start")?, event("end")?)))
             .collect::<Result<_, Error>>()?;
-        Ok(EventClock { stream, events })
+        Ok(EventClock {
+            stream,
+            events,
+            hold: Hold::new(device, stream)?,
+        })
     }
 }
 
 impl<E: From<Error>> RoundClock<E> for EventClock<'_> {
+    fn hold(&mut self) -> Result<(), E> {
+        Ok(self.hold.queue()?)
+    }
+
     fn start(&mut self, workload: usize) -> Result<(), E> {
         self.events[workload]
             .0
@@ -142,6 +252,7 @@ impl<E: From<Error>> RoundClock<E> for EventClock<'_> {
     }
 
     fn read(&mut self) -> Result<Vec<f64>, E> {
+        self.hold.round_queued();
         let Some((_, last)) = self.events.last() else {
             return Ok(Vec::new());
         };
@@ -195,6 +306,10 @@ mod tests {
     }
 
     impl RoundClock<Error> for LogClock<'_> {
+        fn hold(&mut self) -> Result<(), Error> {
+            self.log.borrow_mut().push("hold".into());
+            Ok(())
+        }
         fn start(&mut self, workload: usize) -> Result<(), Error> {
             self.log.borrow_mut().push(format!("start {workload}"));
             Ok(())
@@ -235,7 +350,9 @@ mod tests {
             &mut clock,
         )
         .unwrap();
-        let round = ["start 0", "A", "stop 0", "start 1", "B", "stop 1", "read"];
+        let round = [
+            "hold", "start 0", "A", "stop 0", "start 1", "B", "stop 1", "read",
+        ];
         let want: Vec<&str> = ["A", "B", "A", "B"]
             .into_iter()
             .chain(round.iter().copied().cycle().take(3 * round.len()))

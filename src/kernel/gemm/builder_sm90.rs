@@ -109,7 +109,8 @@ pub fn sm90_default_spec(
 /// The SM90 GEMM for a problem `[m, n, k, l]` on a GPU of `sm_count` SMs,
 /// as `KernelScheduleAuto` picks: the cooperative 128x256 kernel in a 2x1
 /// cluster where two waves of those tiles fill the GPU and K is above
-/// 1024, else the ping-pong 128x128 kernel without a cluster (more, smaller
+/// 1024 (256x128 tiles where those take fewer waves of the persistent
+/// grid), else the ping-pong 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
 /// mainloop). Where D's rows are not
 /// whole 16-byte chunks (N, or M for a column-major D, not a multiple of 8
@@ -127,6 +128,11 @@ pub fn sm90_default_spec(
 /// // A short K: ping-pong hides the epilogue.
 /// let short = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [8192, 8192, 1024, 1], 132).unwrap();
 /// assert_eq!((short.schedule, short.cluster), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
+/// // 4097 columns make a 17th column of 128x256 tiles one column wide: 544
+/// // tiles, 5 waves on 132 SMs. 256x128 tiles: 16 x 33 = 528, 4 waves.
+/// let ragged = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4095, 4097, 4093, 1], 132).unwrap();
+/// assert_eq!((ragged.schedule, ragged.tile), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64]));
+/// assert_eq!(big.tile, [128, 256, 64]);
 /// ```
 ///
 /// # Errors
@@ -174,7 +180,28 @@ fn sm90_problem_kernel(
     // A short K leaves the cooperative kernel's epilogue exposed: ping-pong
     // hides it (8192x8192x1024 bf16 on the H100: 654 TFLOP/s against 622).
     if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
-        return sm90_default_spec(a, b, d, acc, a_major, b_major, d_major);
+        let wide = sm90_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
+        // The same work in 256x128 tiles where that takes fewer waves:
+        // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
+        // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128 (4).
+        let tall_tile = [256, 128, wide.tile[2]];
+        if waves([m, n, l], tall_tile, wide.cluster, sm_count)
+            < waves([m, n, l], wide.tile, wide.cluster, sm_count)
+        {
+            return sm90_spec(
+                a,
+                b,
+                d,
+                acc,
+                a_major,
+                b_major,
+                d_major,
+                KernelSchedule::TmaWarpSpecializedCooperative,
+                tall_tile,
+                [wide.cluster[0], wide.cluster[1]],
+            );
+        }
+        return Ok(wide);
     }
     let bk = 128 / a.size_bytes().max(1);
     // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454 TFLOP/s,
@@ -192,6 +219,18 @@ fn sm90_problem_kernel(
         [128, 128, bk],
         cluster,
     )
+}
+
+/// How many rounds of tiles a persistent grid of `sm_count` CTAs takes over
+/// a problem `[m, n, l]` in `tile` tiles launched in `cluster` clusters: the
+/// tile grid rounded up to whole clusters, over the CTAs of the clusters
+/// that fit.
+fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) -> u64 {
+    let [cm, cn] = [u64::from(cluster[0].max(1)), u64::from(cluster[1].max(1))];
+    let tiles_m = u64::from(m.div_ceil(tile[0].max(1))).div_ceil(cm) * cm;
+    let tiles_n = u64::from(n.div_ceil(tile[1].max(1))).div_ceil(cn) * cn;
+    let ctas = (u64::from(sm_count) / (cm * cn)).max(1) * cm * cn;
+    (tiles_m * tiles_n * u64::from(l)).div_ceil(ctas)
 }
 
 /// Every default SM90 kernel: for each supported type combination (those
