@@ -119,6 +119,31 @@ impl Kernel {
         dst
     }
 
+    /// The warpgroup of thread `tid` (`tid / 128`, `.b32`), read from the
+    /// warp's lane 0 with `shfl.sync.idx` (CUTLASS's
+    /// `canonical_warp_group_idx`), so that the assembler knows it is the
+    /// same in every lane: branches on it leave warps converged, and values
+    /// computed from it (wgmma descriptors, barrier ids) stay in uniform
+    /// registers instead of being moved there with `R2UR` before each use.
+    /// Every lane of the warp must execute it.
+    ///
+    /// ```
+    /// use cutlet::ptx::{Kernel, RegClass};
+    ///
+    /// let mut k = Kernel::new("k").unwrap();
+    /// let tid = k.reg(RegClass::B32);
+    /// let wg = k.warpgroup_index(tid);
+    /// let ptx = k.emit().unwrap();
+    /// assert!(ptx.contains(&format!("shr.u32 {wg}, {tid}, 7;")));
+    /// assert!(ptx.contains(&format!("shfl.sync.idx.b32 {wg}, {wg}, 0, 31, -1;")));
+    /// ```
+    pub fn warpgroup_index(&mut self, tid: Reg) -> Reg {
+        let dst = self.reg(RegClass::B32);
+        self.push(format!("shr.u32 {dst}, {tid}, 7;"));
+        self.push(format!("shfl.sync.idx.b32 {dst}, {dst}, 0, 31, -1;"));
+        dst
+    }
+
     /// `cvta.to.global.u64 dst, src;`: a generic pointer to a global address.
     pub fn cvta_to_global(&mut self, dst: Reg, src: Reg) {
         self.push(format!("cvta.to.global.u64 {dst}, {src};"));

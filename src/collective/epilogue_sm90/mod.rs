@@ -150,8 +150,7 @@ impl EpilogueSm90NoSmem {
         k.push(format!("shr.u32 {g}, {g}, 2;"));
         k.push(format!("mad.lo.u32 {row0}, {w}, 16, {g};"));
         if self.split_m {
-            let c = r32(k);
-            k.push(format!("shr.u32 {c}, {}, 7;", io.tid));
+            let c = k.warpgroup_index(io.tid);
             k.push(format!("sub.u32 {c}, {c}, 1;"));
             k.push(format!("mad.lo.u32 {row0}, {c}, {}, {row0};", self.wg_rows));
         }

@@ -123,9 +123,9 @@ impl EpilogueSm90TmaStore {
         k.push(format!("and.b32 {q}, {g}, 3;"));
         k.push(format!("shr.u32 {g}, {g}, 2;"));
         // Rows relative to the warpgroup's first (`local`) and the tile's.
-        let (local, row0, col0, wg) = (r32(k), r32(k), r32(k), r32(k));
+        let (local, row0, col0) = (r32(k), r32(k), r32(k));
         k.push(format!("mad.lo.u32 {local}, {w}, 16, {g};"));
-        k.push(format!("shr.u32 {wg}, {}, 7;", io.base.tid));
+        let wg = k.warpgroup_index(io.base.tid);
         k.push(format!("sub.u32 {wg}, {wg}, 1;"));
         let wg_row0 = r32(k);
         if self.split_m {

@@ -258,8 +258,10 @@ impl Sm90TmaGmmaWarpSpecialized {
             let per_wg = a
                 .slice_offset(self.ctx.types.a, self.wg_rows / 64, 0)
                 .map_err(err)?;
-            k.push(format!("shr.u32 {a_rows_offset}, {}, 7;", block.tid));
-            k.push(format!("max.u32 {a_rows_offset}, {a_rows_offset}, 1;"));
+            // Warp-uniform, so that the descriptors built from it stay in
+            // uniform registers.
+            let warpgroup = k.warpgroup_index(block.tid);
+            k.push(format!("max.u32 {a_rows_offset}, {warpgroup}, 1;"));
             k.push(format!("sub.u32 {a_rows_offset}, {a_rows_offset}, 1;"));
             k.push(format!(
                 "mul.lo.u32 {a_rows_offset}, {a_rows_offset}, {per_wg};"

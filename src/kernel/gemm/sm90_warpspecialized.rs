@@ -182,8 +182,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         } else {
             None
         };
-        let warpgroup = r(&mut k);
-        k.push(format!("shr.u32 {warpgroup}, {tid}, 7;"));
+        let warpgroup = k.warpgroup_index(tid);
         let consumer = k.new_label("consumer")?;
         let exit = k.new_label("exit")?;
         let p = k.reg(RegClass::Pred);
