@@ -59,7 +59,7 @@ struct Case {
     in_place: bool,
 }
 
-const CASES: [Case; 2] = [
+const CASES: [Case; 3] = [
     Case {
         m: 300,
         n: 291,
@@ -77,6 +77,16 @@ const CASES: [Case; 2] = [
         alpha: 1.0,
         beta: 0.5,
         in_place: true,
+    },
+    // beta = 0: C holds NaN, which must not reach D (C is not read).
+    Case {
+        m: 200,
+        n: 150,
+        k: 100,
+        l: 2,
+        alpha: 3.0,
+        beta: 0.0,
+        in_place: false,
     },
 ];
 
@@ -139,7 +149,12 @@ fn run_case_with<I: Host, O: Host>(
     let enc_o = |v: &[f64]| v.iter().map(|&x| O::from_f64(x)).collect::<Vec<O>>();
     let da: CudaSlice<I> = stream.clone_htod(&enc_i(&a)).map_err(|e| e.to_string())?;
     let db: CudaSlice<I> = stream.clone_htod(&enc_i(&b)).map_err(|e| e.to_string())?;
-    let dc: CudaSlice<O> = stream.clone_htod(&enc_o(&c)).map_err(|e| e.to_string())?;
+    let c_values = if case.beta == 0.0 {
+        vec![O::nan(); c.len()]
+    } else {
+        enc_o(&c)
+    };
+    let dc: CudaSlice<O> = stream.clone_htod(&c_values).map_err(|e| e.to_string())?;
     // In place, D starts as C inside each row (poison in the padding).
     let d_init: Vec<O> = if case.in_place {
         (0..c.len())

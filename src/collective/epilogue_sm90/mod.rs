@@ -209,74 +209,94 @@ impl EpilogueSm90NoSmem {
             ));
             load_f32(k, types.c, p, addr, 0)
         };
-        for (oi, &(_, _, outer)) in outer_list.iter().enumerate() {
-            let (d_ptr, c_ptr) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
-            let (d_step, c_step) = (io.ldd_bytes, io.ldc_bytes);
-            let wide = k.reg(RegClass::B64);
-            k.push(format!("cvt.u64.u32 {wide}, {outer};"));
-            k.push(format!("mad.lo.u64 {d_ptr}, {wide}, {d_step}, {d_base};"));
-            k.push(format!("mad.lo.u64 {c_ptr}, {wide}, {c_step}, {c_base};"));
-            let p_outer = match major {
-                OutputMajor::N => row_ok[oi],
-                OutputMajor::M => inside(k, n_left, outer),
-            };
-            // Biases along the outer walk: one value per group.
-            let mut outer_bias = vec![None; biases.len()];
-            for (i, axis) in biases.iter().enumerate() {
-                match (axis, major) {
-                    (BiasAxis::Row, OutputMajor::N) => {
-                        outer_bias[i] = Some(bias_value(k, i, outer, row0, p_outer)?)
-                    }
-                    (BiasAxis::Column, OutputMajor::M) => {
-                        outer_bias[i] = Some(bias_value(k, i, outer, col0, p_outer)?)
-                    }
-                    _ => {}
+        let walk = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
+            for (oi, &(_, _, outer)) in outer_list.iter().enumerate() {
+                let (d_ptr, c_ptr) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+                let (d_step, c_step) = (io.ldd_bytes, io.ldc_bytes);
+                let wide = k.reg(RegClass::B64);
+                k.push(format!("cvt.u64.u32 {wide}, {outer};"));
+                k.push(format!("mad.lo.u64 {d_ptr}, {wide}, {d_step}, {d_base};"));
+                if with_c {
+                    k.push(format!("mad.lo.u64 {c_ptr}, {wide}, {c_step}, {c_base};"));
                 }
-            }
-            let mut values = Vec::new();
-            let mut preds = Vec::new();
-            for (ii, &(_, _, inner)) in inner_list.iter().enumerate() {
-                let p_inner = match major {
-                    OutputMajor::N => inside(k, n_left, inner),
-                    OutputMajor::M => row_ok[ii],
+                let p_outer = match major {
+                    OutputMajor::N => row_ok[oi],
+                    OutputMajor::M => inside(k, n_left, outer),
                 };
-                let p = k.reg(RegClass::Pred);
-                k.push(format!("and.pred {p}, {p_outer}, {p_inner};"));
-                let (row, col) = match major {
-                    OutputMajor::N => (rows[oi], cols[ii]),
-                    OutputMajor::M => (rows[ii], cols[oi]),
-                };
-                let (mb, h) = (row.0, row.1);
-                let (j, e) = (col.0, col.1);
-                let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
-                let pc = k.reg(RegClass::Pred);
-                k.push(format!("and.pred {pc}, {p}, {p_beta};"));
-                let c = load_f32(k, types.c, pc, c_ptr, inner * csize)?;
-                let mut bias = Vec::new();
+                // Biases along the outer walk: one value per group.
+                let mut outer_bias = vec![None; biases.len()];
                 for (i, axis) in biases.iter().enumerate() {
-                    bias.push(match outer_bias[i] {
-                        Some(v) => v,
-                        None => match axis {
-                            BiasAxis::Row => bias_value(k, i, row.2, row0, p)?,
-                            BiasAxis::Column => bias_value(k, i, col.2, col0, p)?,
-                        },
-                    });
+                    match (axis, major) {
+                        (BiasAxis::Row, OutputMajor::N) => {
+                            outer_bias[i] = Some(bias_value(k, i, outer, row0, p_outer)?)
+                        }
+                        (BiasAxis::Column, OutputMajor::M) => {
+                            outer_bias[i] = Some(bias_value(k, i, outer, col0, p_outer)?)
+                        }
+                        _ => {}
+                    }
                 }
-                let value = apply(k, &self.spec, a, c, &bias, io.alpha, io.beta, &io.scalars)?;
-                values.push(value);
-                preds.push(p);
-                // Row-major D stores each column pair together.
-                if major == OutputMajor::M || e == 1 {
-                    let offset = match major {
-                        OutputMajor::N => (inner - 1) * dsize,
-                        OutputMajor::M => inner * dsize,
+                let mut values = Vec::new();
+                let mut preds = Vec::new();
+                for (ii, &(_, _, inner)) in inner_list.iter().enumerate() {
+                    let p_inner = match major {
+                        OutputMajor::N => inside(k, n_left, inner),
+                        OutputMajor::M => row_ok[ii],
                     };
-                    self.store(k, major, d_ptr, offset, &preds, &values)?;
-                    values.clear();
-                    preds.clear();
+                    let p = k.reg(RegClass::Pred);
+                    k.push(format!("and.pred {p}, {p_outer}, {p_inner};"));
+                    let (row, col) = match major {
+                        OutputMajor::N => (rows[oi], cols[ii]),
+                        OutputMajor::M => (rows[ii], cols[oi]),
+                    };
+                    let (mb, h) = (row.0, row.1);
+                    let (j, e) = (col.0, col.1);
+                    let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
+                    let c = if with_c {
+                        load_f32(k, types.c, p, c_ptr, inner * csize)?
+                    } else {
+                        zero
+                    };
+                    let mut bias = Vec::new();
+                    for (i, axis) in biases.iter().enumerate() {
+                        bias.push(match outer_bias[i] {
+                            Some(v) => v,
+                            None => match axis {
+                                BiasAxis::Row => bias_value(k, i, row.2, row0, p)?,
+                                BiasAxis::Column => bias_value(k, i, col.2, col0, p)?,
+                            },
+                        });
+                    }
+                    let value = apply(k, &self.spec, a, c, &bias, io.alpha, io.beta, &io.scalars)?;
+                    values.push(value);
+                    preds.push(p);
+                    // Row-major D stores each column pair together.
+                    if major == OutputMajor::M || e == 1 {
+                        let offset = match major {
+                            OutputMajor::N => (inner - 1) * dsize,
+                            OutputMajor::M => inner * dsize,
+                        };
+                        self.store(k, major, d_ptr, offset, &preds, &values)?;
+                        values.clear();
+                        preds.clear();
+                    }
                 }
             }
-        }
+            Ok(())
+        };
+        // Two copies of the walk: one reads C, the other (beta = 0, the
+        // usual case) does not; its C is +0, so both give the same bits for
+        // beta = 0.
+        let zero = k.reg(RegClass::F32);
+        k.push(format!("mov.f32 {zero}, 0f00000000;"));
+        let without_c = k.new_label("epi_without_c")?;
+        let done = k.new_label("epi_done")?;
+        k.push(format!("@!{p_beta} bra {};", without_c.name()));
+        walk(k, true, zero)?;
+        k.push(format!("bra.uni {};", done.name()));
+        k.place_label(&without_c);
+        walk(k, false, zero)?;
+        k.place_label(&done);
         Ok(())
     }
 

@@ -267,97 +267,123 @@ impl EpilogueSm90TmaStore {
             Ok(())
         };
         let (box_dims, _) = self.box_dims();
-        for chunk in 0..n / SUBTILE_N {
-            let buffer = (chunk % 2) * self.buffer_bytes();
-            // The buffer is free once its previous store has read it.
-            wait(k)?;
-            for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
-                for jl in 0..SUBTILE_N / 8 {
-                    let j = chunk * SUBTILE_N / 8 + jl;
-                    let mut values = Vec::new();
-                    for e in 0..2u32 {
-                        let col_off = 8 * j + e;
-                        let p_col = k.reg(RegClass::Pred);
-                        k.push(format!("setp.gt.s32 {p_col}, {n_left}, {col_off};"));
-                        let p = k.reg(RegClass::Pred);
-                        k.push(format!("and.pred {p}, {}, {p_col};", row_ok[ri]));
-                        let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
-                        let pc = k.reg(RegClass::Pred);
-                        k.push(format!("and.pred {pc}, {p}, {p_beta};"));
-                        let c = match major {
-                            OutputMajor::N => {
-                                load_f32(k, types.c, pc, c_rows[ri], col_off * csize)?
+        let chunks = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
+            for chunk in 0..n / SUBTILE_N {
+                let buffer = (chunk % 2) * self.buffer_bytes();
+                // The buffer is free once its previous store has read it.
+                wait(k)?;
+                for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
+                    for jl in 0..SUBTILE_N / 8 {
+                        let j = chunk * SUBTILE_N / 8 + jl;
+                        let mut values = Vec::new();
+                        for e in 0..2u32 {
+                            let col_off = 8 * j + e;
+                            let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
+                            // Whether the element is in the problem, for C's
+                            // and the biases' loads (TMA clips D's store).
+                            let mut in_bounds = || {
+                                let (p_col, p) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+                                k.push(format!("setp.gt.s32 {p_col}, {n_left}, {col_off};"));
+                                k.push(format!("and.pred {p}, {}, {p_col};", row_ok[ri]));
+                                p
+                            };
+                            let p = (with_c || !biases.is_empty()).then(&mut in_bounds);
+                            let c = match (p, major) {
+                                (Some(p), OutputMajor::N) if with_c => {
+                                    load_f32(k, types.c, p, c_rows[ri], col_off * csize)?
+                                }
+                                (Some(p), OutputMajor::M) if with_c => {
+                                    let ptr = k.reg(RegClass::B64);
+                                    let wide = k.reg(RegClass::B64);
+                                    k.push(format!("mov.u64 {wide}, {col_off};"));
+                                    k.push(format!(
+                                        "mad.lo.u64 {ptr}, {wide}, {}, {c_base};",
+                                        io.base.ldc_bytes
+                                    ));
+                                    load_f32(k, types.c, p, ptr, row_off * csize)?
+                                }
+                                _ => zero,
+                            };
+                            // (`p` is tested wherever there are biases.)
+                            let mut bias = Vec::new();
+                            for (i, axis) in p
+                                .iter()
+                                .flat_map(|&p| biases.iter().map(move |a| (p, a)))
+                                .enumerate()
+                            {
+                                let (p, axis) = axis;
+                                bias.push(match axis {
+                                    BiasAxis::Row => bias_value(k, i, row_off, row0, p)?,
+                                    BiasAxis::Column => bias_value(k, i, col_off, col0, p)?,
+                                });
                             }
-                            OutputMajor::M => {
-                                let ptr = k.reg(RegClass::B64);
-                                let wide = k.reg(RegClass::B64);
-                                k.push(format!("mov.u64 {wide}, {col_off};"));
-                                k.push(format!(
-                                    "mad.lo.u64 {ptr}, {wide}, {}, {c_base};",
-                                    io.base.ldc_bytes
-                                ));
-                                load_f32(k, types.c, pc, ptr, row_off * csize)?
-                            }
-                        };
-                        let mut bias = Vec::new();
-                        for (i, axis) in biases.iter().enumerate() {
-                            bias.push(match axis {
-                                BiasAxis::Row => bias_value(k, i, row_off, row0, p)?,
-                                BiasAxis::Column => bias_value(k, i, col_off, col0, p)?,
-                            });
+                            values.push(apply(
+                                k,
+                                &self.spec,
+                                a,
+                                c,
+                                &bias,
+                                io.base.alpha,
+                                io.base.beta,
+                                &io.base.scalars,
+                            )?);
                         }
-                        values.push(apply(
-                            k,
-                            &self.spec,
-                            a,
-                            c,
-                            &bias,
-                            io.base.alpha,
-                            io.base.beta,
-                            &io.base.scalars,
-                        )?);
-                    }
-                    self.stage(k, major, &bases, (mb, h, jl), buffer, row_off, &values)?;
-                }
-            }
-            // The buffer's writes, visible to TMA, then one thread stores it.
-            emit_tma_store_fence(k).map_err(atom_error)?;
-            k.push(format!("bar.sync {barrier}, 128;"));
-            let skip = k.new_label("epi_store")?;
-            k.push(format!("@!{issuer} bra {};", skip.name()));
-            let src = r32(k);
-            k.push(format!("add.u32 {src}, {buffers}, {buffer};"));
-            let (inner0, outer0) = (r32(k), r32(k));
-            match major {
-                OutputMajor::N => {
-                    k.push(format!(
-                        "add.u32 {inner0}, {}, {};",
-                        io.n0,
-                        chunk * SUBTILE_N
-                    ));
-                    k.push(format!("add.u32 {outer0}, {}, {wg_row0};", io.m0));
-                    let coords: [Coord; 3] = [inner0.into(), outer0.into(), io.batch.into()];
-                    emit_tma_store(k, io.d_map, &coords, src).map_err(atom_error)?;
-                }
-                OutputMajor::M => {
-                    k.push(format!(
-                        "add.u32 {outer0}, {}, {};",
-                        io.n0,
-                        chunk * SUBTILE_N
-                    ));
-                    for b in 0..self.wg_rows / box_dims[0] {
-                        let (inner, part) = (r32(k), r32(k));
-                        k.push(format!("add.u32 {inner}, {}, {wg_row0};", io.m0));
-                        k.push(format!("add.u32 {inner}, {inner}, {};", b * box_dims[0]));
-                        k.push(format!("add.u32 {part}, {src}, {};", b * SUBTILE_N * 128));
-                        let coords: [Coord; 3] = [inner.into(), outer0.into(), io.batch.into()];
-                        emit_tma_store(k, io.d_map, &coords, part).map_err(atom_error)?;
+                        self.stage(k, major, &bases, (mb, h, jl), buffer, row_off, &values)?;
                     }
                 }
+                // The buffer's writes, visible to TMA, then one thread stores it.
+                emit_tma_store_fence(k).map_err(atom_error)?;
+                k.push(format!("bar.sync {barrier}, 128;"));
+                let skip = k.new_label("epi_store")?;
+                k.push(format!("@!{issuer} bra {};", skip.name()));
+                let src = r32(k);
+                k.push(format!("add.u32 {src}, {buffers}, {buffer};"));
+                let (inner0, outer0) = (r32(k), r32(k));
+                match major {
+                    OutputMajor::N => {
+                        k.push(format!(
+                            "add.u32 {inner0}, {}, {};",
+                            io.n0,
+                            chunk * SUBTILE_N
+                        ));
+                        k.push(format!("add.u32 {outer0}, {}, {wg_row0};", io.m0));
+                        let coords: [Coord; 3] = [inner0.into(), outer0.into(), io.batch.into()];
+                        emit_tma_store(k, io.d_map, &coords, src).map_err(atom_error)?;
+                    }
+                    OutputMajor::M => {
+                        k.push(format!(
+                            "add.u32 {outer0}, {}, {};",
+                            io.n0,
+                            chunk * SUBTILE_N
+                        ));
+                        for b in 0..self.wg_rows / box_dims[0] {
+                            let (inner, part) = (r32(k), r32(k));
+                            k.push(format!("add.u32 {inner}, {}, {wg_row0};", io.m0));
+                            k.push(format!("add.u32 {inner}, {inner}, {};", b * box_dims[0]));
+                            k.push(format!("add.u32 {part}, {src}, {};", b * SUBTILE_N * 128));
+                            let coords: [Coord; 3] = [inner.into(), outer0.into(), io.batch.into()];
+                            emit_tma_store(k, io.d_map, &coords, part).map_err(atom_error)?;
+                        }
+                    }
+                }
+                emit_tma_store_arrive(k).map_err(atom_error)?;
+                k.place_label(&skip);
             }
-            emit_tma_store_arrive(k).map_err(atom_error)?;
-            k.place_label(&skip);
-        }
+            Ok(())
+        };
+        // Two copies of the subtile loop: one reads C, the other (beta = 0,
+        // the usual case) neither loads C nor tests bounds for it; its C is
+        // +0, so both give the same bits for beta = 0.
+        let zero = k.reg(RegClass::F32);
+        k.push(format!("mov.f32 {zero}, 0f00000000;"));
+        let without_c = k.new_label("epi_without_c")?;
+        let done = k.new_label("epi_done")?;
+        k.push(format!("@!{p_beta} bra {};", without_c.name()));
+        chunks(k, true, zero)?;
+        k.push(format!("bra.uni {};", done.name()));
+        k.place_label(&without_c);
+        chunks(k, false, zero)?;
+        k.place_label(&done);
         Ok(())
     }
 
