@@ -31,6 +31,11 @@ pub struct TensorMapRequest {
     pub box_dims: [u32; 2],
     /// Bytes of the swizzle span (128).
     pub swizzle_bytes: u32,
+    /// The map's contiguous extent stops at the last whole 16-byte chunk of
+    /// each row (the rest of the row is written by the kernel itself): a
+    /// TMA store then never writes a partial chunk, which the H100 writes
+    /// whole (see [`tma_store_rows_exact`]). The extent must hold one chunk.
+    pub whole_chunks: bool,
 }
 
 impl TensorMapRequest {

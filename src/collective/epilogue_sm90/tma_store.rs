@@ -13,8 +13,19 @@
 //! until at most one bulk group still reads shared memory
 //! (`cp.async.bulk.wait_group.read 1`) and the warpgroup passes a barrier.
 //! The stores run behind the consumer's next mainloop; TMA clips the boxes
-//! at M and N, so ragged tiles need no predicates on D. At the kernel's
-//! end the issuing thread waits for every store.
+//! at M and N, so ragged tiles need no predicates on D, and a tile stops
+//! after the last subtile that holds a column of the problem. At the
+//! kernel's end the issuing thread waits for every store.
+//!
+//! The subtile loop is emitted twice: with C read where beta is not 0, and
+//! without C (beta = 0, its C taken as +0: the same bits).
+//!
+//! A row-major D's tensor map ends at the last whole 16-byte chunk of each
+//! row ([`TensorMapRequest::whole_chunks`](crate::gemm::TensorMapRequest)):
+//! the H100 writes a partial chunk whole, past N. The columns after the
+//! last whole chunk (fewer than one chunk) lie in the tile's last stored
+//! subtile; after it, each thread copies its row's tail columns from the
+//! buffer to D with plain stores.
 //!
 //! Row-major D: a subtile box is 32 columns x the warpgroup's rows; its
 //! buffer is the rows in order, 32 elements each. Column-major D: boxes of
@@ -51,6 +62,18 @@ pub struct Sm90TmaEpilogueInputs {
     pub batch: Reg,
     /// Generic address of D's tensor map (`.b64`).
     pub d_map: Reg,
+}
+
+/// [`EpilogueSm90TmaStore::emit_tail_setup`]'s registers.
+struct TailColumns {
+    /// Columns of the tile in whole 16-byte chunks of D's rows (`.b32`).
+    n_chunks: Reg,
+    /// Columns of the tile after them, 0 to a chunk less one (`.b32`).
+    n_tail: Reg,
+    /// Whether the thread's row is in the problem.
+    row_ok: Reg,
+    /// D's address of the thread's row at column `n_chunks` (`.b64`).
+    ptr: Reg,
 }
 
 /// The SM90 epilogue that stores D through shared memory with TMA.
@@ -267,8 +290,14 @@ impl EpilogueSm90TmaStore {
             Ok(())
         };
         let (box_dims, _) = self.box_dims();
+        let tail = match major {
+            OutputMajor::N => Some(self.emit_tail_setup(k, io, t, wg_row0)),
+            OutputMajor::M => None,
+        };
+        let n_chunks = n / SUBTILE_N;
+        let early = k.new_label("epi_early_end")?;
         let chunks = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
-            for chunk in 0..n / SUBTILE_N {
+            for chunk in 0..n_chunks {
                 let buffer = (chunk % 2) * self.buffer_bytes();
                 // The buffer is free once its previous store has read it.
                 wait(k)?;
@@ -368,6 +397,19 @@ impl EpilogueSm90TmaStore {
                 }
                 emit_tma_store_arrive(k).map_err(atom_error)?;
                 k.place_label(&skip);
+                // No column of the later subtiles is in the problem: done.
+                // Tested after every second subtile (fewer branches for the
+                // assembler); the last subtile that holds a column is then
+                // the last or the one before, both still in their buffers.
+                if chunk % 2 == 1 && chunk + 1 < n_chunks {
+                    let q = k.reg(RegClass::Pred);
+                    k.push(format!(
+                        "setp.le.s32 {q}, {}, {};",
+                        io.base.n_rem,
+                        (chunk + 1) * SUBTILE_N
+                    ));
+                    k.push(format!("@{q} bra {};", early.name()));
+                }
             }
             Ok(())
         };
@@ -383,6 +425,143 @@ impl EpilogueSm90TmaStore {
         k.push(format!("bra.uni {};", done.name()));
         k.place_label(&without_c);
         chunks(k, false, zero)?;
+        // The next tile's first subtile takes buffer 0 after waiting for
+        // all but the newest store: after an odd number of subtiles (only
+        // where the tile has an odd number: the early end comes after an
+        // even number) that newest store reads buffer 0, so wait for every
+        // store here.
+        k.place_label(&done);
+        if n_chunks % 2 == 1 {
+            let skip = k.new_label("epi_wait_all")?;
+            k.push(format!("@!{issuer} bra {};", skip.name()));
+            emit_tma_store_wait(k, 0).map_err(atom_error)?;
+            k.place_label(&skip);
+        }
+        k.place_label(&early);
+        if let Some(tail) = &tail {
+            self.emit_tail_columns(k, io, tail, t, buffers)?;
+        }
+        Ok(())
+    }
+
+    /// The registers of the tail columns (row-major D): D's tensor map
+    /// ends at the last whole 16-byte chunk of each row (`n_chunks`
+    /// columns of the tile, a multiple of the chunk), and the warpgroup
+    /// writes the `n_tail` columns after it from the staged subtile, thread
+    /// `t` its row `t`, where that row is in the problem (`row_ok`).
+    fn emit_tail_setup(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90TmaEpilogueInputs,
+        t: Reg,
+        wg_row0: Reg,
+    ) -> TailColumns {
+        let chunk = 16 / self.spec.types.d.size_bytes();
+        let (n_chunks, n_tail, row) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+        );
+        k.push(format!(
+            "and.b32 {n_chunks}, {}, {};",
+            io.base.n_rem,
+            !(chunk - 1) as i32
+        ));
+        k.push(format!("sub.s32 {n_tail}, {}, {n_chunks};", io.base.n_rem));
+        k.push(format!("add.u32 {row}, {wg_row0}, {t};"));
+        let row_ok = k.reg(RegClass::Pred);
+        let p = k.reg(RegClass::Pred);
+        k.push(format!("setp.lt.s32 {row_ok}, {row}, {};", io.base.m_rem));
+        k.push(format!("setp.lt.u32 {p}, {t}, {};", self.wg_rows));
+        k.push(format!("and.pred {row_ok}, {row_ok}, {p};"));
+        // D's address of the thread's row at the tile's first tail column.
+        let (ptr, wide) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        k.push(format!("cvt.u64.u32 {wide}, {row};"));
+        k.push(format!(
+            "mad.lo.u64 {ptr}, {wide}, {}, {};",
+            io.base.ldd_bytes, io.base.d_tile
+        ));
+        k.push(format!(
+            "mad.wide.u32 {ptr}, {n_chunks}, {}, {ptr};",
+            self.spec.types.d.size_bytes()
+        ));
+        TailColumns {
+            n_chunks,
+            n_tail,
+            row_ok,
+            ptr,
+        }
+    }
+
+    /// Writes the tail columns to D with plain stores, from the last
+    /// subtile the tile stored (the one that holds them: no multiple of 32
+    /// lies between the last whole chunk and N), still in its buffer of
+    /// `buffers`. Nothing where N is a whole number of chunks.
+    fn emit_tail_columns(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90TmaEpilogueInputs,
+        tail: &TailColumns,
+        t: Reg,
+        buffers: Reg,
+    ) -> Result<(), PtxError> {
+        let d = self.spec.types.d;
+        let (_, span) = self.box_dims();
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (last, first, buffer) = (r32(k), r32(k), r32(k));
+        let (skip, q) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        // The last subtile stored: (min(N - n0, BN) - 1) / 32, its buffer
+        // (last % 2) and the tail's first column in it.
+        k.push(format!(
+            "min.s32 {last}, {}, {};",
+            io.base.n_rem, self.spec.tile[1]
+        ));
+        k.push(format!("sub.s32 {last}, {last}, 1;"));
+        k.push(format!("shr.s32 {last}, {last}, 5;"));
+        k.push(format!("and.b32 {buffer}, {last}, 1;"));
+        k.push(format!(
+            "mul.lo.u32 {buffer}, {buffer}, {};",
+            self.buffer_bytes()
+        ));
+        k.push(format!("add.u32 {buffer}, {buffer}, {buffers};"));
+        k.push(format!("shl.b32 {first}, {last}, 5;"));
+        k.push(format!("sub.s32 {first}, {}, {first};", tail.n_chunks));
+        // Skip without a tail, outside the problem, or (never) outside the subtile.
+        k.push(format!("setp.ge.u32 {skip}, {first}, {SUBTILE_N};"));
+        k.push(format!("setp.eq.s32 {q}, {}, 0;", tail.n_tail));
+        k.push(format!("or.pred {skip}, {skip}, {q};"));
+        k.push(format!("not.pred {q}, {};", tail.row_ok));
+        k.push(format!("or.pred {skip}, {skip}, {q};"));
+        let done = k.new_label("epi_tail_done")?;
+        let top = k.new_label("epi_tail_column")?;
+        k.push(format!("@{skip} bra {};", done.name()));
+        let (c, linear, addr) = (r32(k), r32(k), r32(k));
+        let ptr = k.reg(RegClass::B64);
+        k.push(format!("mov.u32 {c}, 0;"));
+        k.place_label(&top);
+        k.push(format!("add.u32 {linear}, {first}, {c};"));
+        k.push(format!(
+            "mul.lo.u32 {linear}, {linear}, {};",
+            d.size_bytes()
+        ));
+        k.push(format!("mad.lo.u32 {linear}, {t}, {span}, {linear};"));
+        let swizzled = self.emit_swizzle(k, linear);
+        k.push(format!("add.u32 {addr}, {buffer}, {swizzled};"));
+        k.push(format!(
+            "mad.wide.u32 {ptr}, {c}, {}, {};",
+            d.size_bytes(),
+            tail.ptr
+        ));
+        let (ty, class) = match d {
+            ElementType::F32 => ("b32", RegClass::B32),
+            _ => ("b16", RegClass::B16),
+        };
+        let value = k.reg(class);
+        k.push(format!("ld.shared.{ty} {value}, [{addr}];"));
+        k.push(format!("st.global.{ty} [{ptr}], {value};"));
+        k.push(format!("add.u32 {c}, {c}, 1;"));
+        k.push(format!("setp.lt.s32 {q}, {c}, {};", tail.n_tail));
+        k.push(format!("@{q} bra {};", top.name()));
         k.place_label(&done);
         Ok(())
     }

@@ -183,6 +183,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                     dims: crate::gemm::TensorMapRequest::operand_dims(op, tile.major),
                     box_dims: tile.box_dims(peers),
                     swizzle_bytes: operand::SWIZZLE_BYTES,
+                    whole_chunks: false,
                 }
             })
             .collect()

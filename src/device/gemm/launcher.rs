@@ -372,7 +372,9 @@ impl Launcher {
 /// 16-byte chunks: the H100 writes a row's last partial chunk whole
 /// (measured: the TMA store of a 291-column bf16 D wrote zeros into
 /// columns 291-295 of a 296-element row), which would overwrite what lies
-/// past N (or M) in D's rows.
+/// past N (or M) in D's rows. A map over whole chunks only
+/// ([`TensorMapRequest::whole_chunks`]: the kernel writes the rest of each
+/// row itself) needs one chunk.
 ///
 /// Errors: [`Error::InvalidArgument`] naming the extent.
 fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShape) -> Result<()> {
@@ -386,6 +388,20 @@ fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShap
         };
         let element = element_of(spec, request.operand as usize);
         let size = element.size_bytes() as usize;
+        if request.whole_chunks {
+            if extent * size < 16 {
+                return Err(Error::invalid_argument(
+                    format!("{name} of a D stored with TMA"),
+                    extent,
+                    format!(
+                        "at least {} ({} elements fill one 16-byte chunk, the least a TMA store writes); the register-store epilogue (EpilogueNoSmemWarpSpecialized) takes any {name}",
+                        16 / size,
+                        element
+                    ),
+                ));
+            }
+            continue;
+        }
         if !tma_store_rows_exact(element, extent as u64) {
             return Err(Error::invalid_argument(
                 format!("{name} of a D stored with TMA"),
@@ -422,12 +438,15 @@ fn tensor_map(
 ) -> Result<TensorMapArg> {
     let op = request.operand as usize;
     let extent = |dim: ProblemDim| u64::from(values.extents[dim_index(dim)]);
-    let (contiguous, strided, l) = (
+    let (mut contiguous, strided, l) = (
         extent(request.dims[0]),
         extent(request.dims[1]),
         extent(ProblemDim::L),
     );
     let size = u64::from(element.size_bytes());
+    if request.whole_chunks {
+        contiguous -= contiguous % (16 / size);
+    }
     let ld = values.ld[op] * size;
     // A single batch's stride is never used: any multiple of 16 describes it.
     let batch = if l > 1 {

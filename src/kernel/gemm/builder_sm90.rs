@@ -112,10 +112,10 @@ pub fn sm90_default_spec(
 /// 1024 (256x128 tiles where those take fewer waves of the persistent
 /// grid), else the ping-pong 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
-/// mainloop). Where D's rows are not
-/// whole 16-byte chunks (N, or M for a column-major D, not a multiple of 8
-/// 16-bit or 4 f32 elements), the register-store epilogue instead of the
-/// TMA store.
+/// mainloop). The register-store epilogue instead of the TMA store where
+/// that cannot write D exactly ([`GemmSpec::with_epilogue_for_output`]: a
+/// row-major D narrower than one 16-byte chunk, or a column-major D whose M
+/// is not whole chunks).
 ///
 /// ```
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
@@ -285,9 +285,12 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
 
 impl GemmSpec {
     /// This SM90 spec for an `m x n` output: with the register-store
-    /// epilogue where its TMA-store epilogue cannot write D's rows exactly
-    /// ([`tma_store_rows_exact`](crate::gemm::tma_store_rows_exact)), else
-    /// unchanged.
+    /// epilogue where its TMA-store epilogue cannot write D's rows exactly,
+    /// else unchanged. A row-major D's TMA store covers each row's whole
+    /// 16-byte chunks and the epilogue writes the rest of the row itself,
+    /// so it takes any N of at least one chunk (8 16-bit or 4 f32
+    /// elements); a column-major D's M must be whole chunks
+    /// ([`tma_store_rows_exact`](crate::gemm::tma_store_rows_exact)).
     ///
     /// ```
     /// use cutlet::collective::EpiloguePolicy;
@@ -295,21 +298,23 @@ impl GemmSpec {
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
     /// let spec = sm90_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
-    /// let ragged = spec.clone().with_epilogue_for_output(4095, 4097).unwrap();
+    /// assert_eq!(spec.clone().with_epilogue_for_output(4095, 4097).unwrap(), spec);
+    /// let narrow = spec.clone().with_epilogue_for_output(4095, 7).unwrap();
+    /// assert_eq!(narrow.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
+    /// let column_major = sm90_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::M).unwrap();
+    /// let ragged = column_major.with_epilogue_for_output(4095, 4096).unwrap();
     /// assert_eq!(ragged.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
-    /// assert_eq!(spec.clone().with_epilogue_for_output(4095, 4096).unwrap(), spec);
     /// ```
     ///
     /// # Errors
     /// [`Error::Config`](crate::Error::Config) naming the broken rule.
     pub fn with_epilogue_for_output(self, m: u32, n: u32) -> crate::Result<GemmSpec> {
-        let contiguous = match self.majors.d {
-            OutputMajor::N => n,
-            OutputMajor::M => m,
+        let d = self.types.d;
+        let fits = match self.majors.d {
+            OutputMajor::N => u64::from(n) * u64::from(d.size_bytes()) >= 16,
+            OutputMajor::M => crate::gemm::tma_store_rows_exact(d, u64::from(m)),
         };
-        if self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized
-            && !crate::gemm::tma_store_rows_exact(self.types.d, u64::from(contiguous))
-        {
+        if self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized && !fits {
             return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
         }
         Ok(self)
