@@ -311,6 +311,65 @@ impl Function {
         unsafe { self.launch_with(config, Some(cluster), args) }
     }
 
+    /// How many clusters of `cluster` blocks (x, y, z) of this function, at
+    /// `block` threads and `shared_mem_bytes` of dynamic shared memory, the
+    /// device runs at once (`cuOccupancyMaxActiveClusters`): what a
+    /// persistent grid of clusters should launch, as CUTLASS's
+    /// `KernelHardwareInfo` asks. Fewer than SMs / cluster size where the
+    /// GPCs' SM counts are not multiples of the cluster size, or shared
+    /// memory leaves room for fewer.
+    ///
+    /// Errors: [`Error::SharedMemoryTooLarge`] as for a launch;
+    /// [`Error::Driver`] where the driver cannot answer (a device without
+    /// clusters, an invalid cluster shape).
+    pub fn max_active_clusters(
+        &self,
+        block: (u32, u32, u32),
+        shared_mem_bytes: u32,
+        cluster: (u32, u32, u32),
+    ) -> Result<u32> {
+        self.allow_dynamic_shared_memory(shared_mem_bytes)?;
+        self.module.context.bind_to_thread().map_err(|e| {
+            Error::driver(format!("binding the context for kernel `{}`", self.name), e)
+        })?;
+        // SAFETY: an all-zero `CUlaunchAttribute` is a valid value of the
+        // plain C struct (id IGNORE, zeroed union); its id and cluster
+        // dimensions are set below.
+        let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attribute.value.clusterDim.x = cluster.0;
+        attribute.value.clusterDim.y = cluster.1;
+        attribute.value.clusterDim.z = cluster.2;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cluster.0,
+            gridDimY: cluster.1,
+            gridDimZ: cluster.2,
+            blockDimX: block.0,
+            blockDimY: block.1,
+            blockDimZ: block.2,
+            sharedMemBytes: shared_mem_bytes,
+            hStream: std::ptr::null_mut(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        let mut clusters: std::ffi::c_int = 0;
+        // SAFETY: the context is bound; `self.raw` is a function of a module
+        // kept loaded by `self.module`; `config` and the attribute it points
+        // to live until the call returns; `clusters` is a valid out-pointer.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, self.raw, &config) }
+            .result()
+            .map_err(|e| {
+                Error::driver(
+                    format!(
+                        "asking how many {}x{}x{} clusters of kernel `{}` fit at once",
+                        cluster.0, cluster.1, cluster.2, self.name
+                    ),
+                    e,
+                )
+            })?;
+        Ok(u32::try_from(clusters).unwrap_or(0))
+    }
+
     /// [`launch`](Self::launch) or, with a cluster, [`launch_cluster`](Self::launch_cluster).
     ///
     /// # Safety

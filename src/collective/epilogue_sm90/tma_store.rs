@@ -532,6 +532,9 @@ impl EpilogueSm90TmaStore {
         k.push(format!("or.pred {skip}, {skip}, {q};"));
         k.push(format!("not.pred {q}, {};", tail.row_ok));
         k.push(format!("or.pred {skip}, {skip}, {q};"));
+        // A cluster's CTA past N (its tile holds no column of the problem).
+        k.push(format!("setp.le.s32 {q}, {}, 0;", io.base.n_rem));
+        k.push(format!("or.pred {skip}, {skip}, {q};"));
         let done = k.new_label("epi_tail_done")?;
         let top = k.new_label("epi_tail_column")?;
         k.push(format!("@{skip} bra {};", done.name()));

@@ -32,6 +32,9 @@ pub(crate) struct Launcher {
     spec: GemmSpec,
     composed: OnceLock<Box<dyn GemmKernel>>,
     kernel: OnceLock<Arc<LoadedKernel>>,
+    /// Blocks of the kernel the GPU runs at once, for a persistent grid
+    /// (asked of the driver once, at the first run).
+    resident: OnceLock<u32>,
     check_scalars: bool,
     /// The launcher that takes the calls this one's kernel cannot (the SM80
     /// kernel behind an automatically picked SM90 one).
@@ -45,6 +48,7 @@ impl Launcher {
             spec,
             composed: OnceLock::new(),
             kernel: OnceLock::new(),
+            resident: OnceLock::new(),
             check_scalars: true,
             fallback: None,
         }
@@ -339,10 +343,19 @@ impl Launcher {
         }
         let mut params = KernelArgs::new(stream);
         values.push(composed, &mut params)?;
+        let shared_mem_bytes = composed.shared_storage().bytes;
+        let resident = *self.resident.get_or_init(|| {
+            resident_blocks(
+                kernel,
+                composed,
+                shared_mem_bytes,
+                self.device.limits().sm_count,
+            )
+        });
         let config = LaunchConfig {
-            grid: composed.grid_on_device(m, n, l, self.device.limits().sm_count),
+            grid: composed.grid_on_device(m, n, l, resident),
             block: (composed.block_threads(), 1, 1),
-            shared_mem_bytes: composed.shared_storage().bytes,
+            shared_mem_bytes,
         };
         // SAFETY: the params are the kernel's own parameter list walked in
         // its order, each role's value of its declared type (`ParamValues::
@@ -415,6 +428,33 @@ fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShap
         }
     }
     Ok(())
+}
+
+/// Blocks of `composed` the GPU runs at once, the figure its persistent
+/// grid is sized by: for a kernel of clusters, the clusters that fit
+/// (`cuOccupancyMaxActiveClusters`) times their size, which is below the SM
+/// count where the GPCs' SMs do not divide into whole clusters (2x2
+/// clusters on the H100's 132 SMs); else, or where the driver cannot say,
+/// the SM count.
+fn resident_blocks(
+    kernel: &LoadedKernel,
+    composed: &dyn GemmKernel,
+    shared_mem_bytes: u32,
+    sm_count: u32,
+) -> u32 {
+    let [x, y, z] = composed.cluster();
+    let size = x * y * z;
+    if size <= 1 {
+        return sm_count;
+    }
+    let block = (composed.block_threads(), 1, 1);
+    match kernel
+        .function()
+        .max_active_clusters(block, shared_mem_bytes, (x, y, z))
+    {
+        Ok(clusters) if clusters > 0 => clusters.saturating_mul(size),
+        _ => sm_count,
+    }
 }
 
 /// The element type of operand `op` (0..4: A, B, C, D) of `spec`.
