@@ -13,6 +13,7 @@ mod common;
 use std::process::Command;
 
 use cudarc::driver::CudaSlice;
+use cutlet::arch::ArchKind;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::{Device, JitTier};
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
@@ -124,7 +125,12 @@ fn helper_process_exits_while_compiling() {
         return;
     };
     let device = Device::new(0).expect("the parent test found a GPU");
+    // The SM80 kernel, whose optimized compile runs in the background (the
+    // SM90 kernels compile in one tier); the second configuration below
+    // is the device's pick (SM90 on an H100: a one-tier compile on a user
+    // thread while the process exits).
     let gemm = Gemm::builder()
+        .arch(ArchKind::Sm80)
         .build(&device)
         .expect("the default bf16 gemm");
     match ending {

@@ -13,6 +13,7 @@ mod common;
 
 use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, CudaViewMut};
+use cutlet::arch::ArchKind;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::{JitTier, JIT_OPT_LEVEL_ENV, JIT_TIERED_ENV};
 use cutlet::fusion::{scalar, Expr, Expression};
@@ -52,7 +53,9 @@ fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
     let expression = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
         (acc * scalar(0) + c * scalar(1) + bias).gelu_erf()
     });
+    // The SM80 kernel: the SM90 kernels compile in one tier.
     let gemm = Gemm::builder()
+        .arch(ArchKind::Sm80)
         .a(ElementType::BF16, OperandMajor::K)
         .b(ElementType::BF16, OperandMajor::K)
         .d(ElementType::F32, OutputMajor::N)

@@ -172,8 +172,9 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// [`workspace_size`](Self::workspace_size) bytes when that is not zero
     /// (`None` for none).
     ///
-    /// A new configuration compiles in two tiers, a quick compile now and
-    /// the optimized one in the background:
+    /// A new SM70 or SM80 configuration compiles in two tiers, a quick
+    /// compile now and the optimized one in the background (an SM90 one
+    /// compiles once, at the full level):
     /// `gemm.initialize(&args, None)?.wait_optimized()?` also waits for the
     /// final kernel (call it before timing).
     ///
@@ -188,8 +189,8 @@ impl<C: Config> GemmUniversalAdapter<C> {
     }
 
     /// Blocks until the optimized compile of this kernel is in use (the
-    /// first runs of a new configuration launch a quick compile while the
-    /// optimized one runs in the background; see
+    /// first runs of a new SM70 or SM80 configuration launch a quick
+    /// compile while the optimized one runs in the background; see
     /// [`LoadedKernel::wait_optimized`]). Compiles the kernel first if no
     /// call has yet. Call it before timing.
     ///

@@ -531,8 +531,9 @@ impl Gemm {
 
     /// Checks `args` and compiles the kernel (or takes it from the cache),
     /// so that the first `run` only launches; returns the compiled kernel.
-    /// A new configuration is compiled in two tiers (quick now, optimized
-    /// in the background): `gemm.initialize(&args, None)?.wait_optimized()?`
+    /// A new SM70 or SM80 configuration is compiled in two tiers (quick
+    /// now, optimized in the background; an SM90 one once, at the full
+    /// level): `gemm.initialize(&args, None)?.wait_optimized()?`
     /// waits for the final kernel. See
     /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize).
     pub fn initialize<A, B, C, D>(
