@@ -458,3 +458,53 @@ fn ragged_rows_of_d_take_the_register_store_epilogue() {
     assert_eq!(auto.spec(), &spec);
     run_case_with::<bf16, bf16>(&device, &spec, case, Some(&auto)).unwrap();
 }
+
+/// Tiles of an odd number of 32-column subtiles (ping-pong 128x96: 3;
+/// cooperative 128x160: 5), several tiles per CTA: the next tile's first
+/// subtile reuses buffer 0, which the last store of the tile before still
+/// reads unless the epilogue waits for it. 1100 x 1000 in 128x96 tiles is
+/// 9 x 11 x 2 batches = 198 tiles on at most 132 CTAs (and 144 in 128x160),
+/// ragged in every dimension.
+#[test]
+fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
+    const NAME: &str = "odd_subtile_counts_run_exactly_across_persistent_tiles";
+    let Some(device) = device_or_skip(NAME) else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("skipped {NAME}: the SM90 kernels need compute capability 9.0");
+        return;
+    }
+    let case = Case {
+        m: 1100,
+        n: 1000,
+        k: 72,
+        l: 2,
+        alpha: 1.0,
+        beta: 0.0,
+        in_place: false,
+    };
+    for (schedule, tile) in [
+        (KernelSchedule::TmaWarpSpecializedPingpong, [128, 96, 64]),
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 160, 64],
+        ),
+    ] {
+        let spec = sm90_spec(
+            ElementType::BF16,
+            ElementType::BF16,
+            ElementType::BF16,
+            ElementType::F32,
+            OperandMajor::K,
+            OperandMajor::K,
+            OutputMajor::N,
+            schedule,
+            tile,
+            [1, 1],
+        )
+        .unwrap();
+        run_case::<bf16, bf16>(&device, &spec, case)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+}
