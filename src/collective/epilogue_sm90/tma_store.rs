@@ -335,16 +335,13 @@ impl EpilogueSm90TmaStore {
                             };
                             // (`p` is tested wherever there are biases.)
                             let mut bias = Vec::new();
-                            for (i, axis) in p
-                                .iter()
-                                .flat_map(|&p| biases.iter().map(move |a| (p, a)))
-                                .enumerate()
-                            {
-                                let (p, axis) = axis;
-                                bias.push(match axis {
-                                    BiasAxis::Row => bias_value(k, i, row_off, row0, p)?,
-                                    BiasAxis::Column => bias_value(k, i, col_off, col0, p)?,
-                                });
+                            if let Some(p) = p {
+                                for (i, axis) in biases.iter().enumerate() {
+                                    bias.push(match axis {
+                                        BiasAxis::Row => bias_value(k, i, row_off, row0, p)?,
+                                        BiasAxis::Column => bias_value(k, i, col_off, col0, p)?,
+                                    });
+                                }
                             }
                             values.push(apply(
                                 k,
