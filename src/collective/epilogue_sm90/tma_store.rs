@@ -581,6 +581,23 @@ impl EpilogueSm90TmaStore {
     ) -> Result<(), PtxError> {
         let d = self.spec.types.d;
         let (_, span) = self.box_dims();
+        // Row-major 16-bit D: the pair is one word, converted by one
+        // `cvt.rn.{f16x2,bf16x2}.f32` (the first value in the low half).
+        if major == OutputMajor::N && d != ElementType::F32 {
+            let ty = if d == ElementType::BF16 {
+                "bf16x2"
+            } else {
+                "f16x2"
+            };
+            let word = k.reg(RegClass::B32);
+            k.push(format!(
+                "cvt.rn.{ty}.f32 {word}, {}, {};",
+                values[1], values[0]
+            ));
+            let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
+            k.push(format!("st.shared.b32 [{at}], {word};"));
+            return Ok(());
+        }
         let converted: Vec<Reg> = values
             .iter()
             .map(|&v| match d {
@@ -600,20 +617,10 @@ impl EpilogueSm90TmaStore {
         match major {
             OutputMajor::N => {
                 let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
-                match d {
-                    ElementType::F32 => k.push(format!(
-                        "st.shared.v2.f32 [{at}], {{{}, {}}};",
-                        converted[0], converted[1]
-                    )),
-                    _ => {
-                        let word = k.reg(RegClass::B32);
-                        k.push(format!(
-                            "mov.b32 {word}, {{{}, {}}};",
-                            converted[0], converted[1]
-                        ));
-                        k.push(format!("st.shared.b32 [{at}], {word};"));
-                    }
-                }
+                k.push(format!(
+                    "st.shared.v2.f32 [{at}], {{{}, {}}};",
+                    converted[0], converted[1]
+                ));
             }
             OutputMajor::M => {
                 let box_bytes = SUBTILE_N * 128;
