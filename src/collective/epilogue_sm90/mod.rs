@@ -83,6 +83,29 @@ impl EpilogueSm90TmaStore {
     }
 }
 
+/// Emits a tile's store twice behind one uniform branch on `p_beta`:
+/// `store(k, true, zero)` reads C (beta not 0), `store(k, false, zero)`
+/// neither loads C nor tests bounds for it (beta = 0, the usual case) and
+/// takes `zero`, a register holding +0, as C, so both give the same bits
+/// for beta = 0. Both SM90 epilogues store this way.
+fn emit_with_and_without_c(
+    k: &mut Kernel,
+    p_beta: Reg,
+    mut store: impl FnMut(&mut Kernel, bool, Reg) -> Result<(), PtxError>,
+) -> Result<(), PtxError> {
+    let zero = k.reg(RegClass::F32);
+    k.push(format!("mov.f32 {zero}, 0f00000000;"));
+    let without_c = k.new_label("epi_without_c")?;
+    let done = k.new_label("epi_done")?;
+    k.push(format!("@!{p_beta} bra {};", without_c.name()));
+    store(k, true, zero)?;
+    k.push(format!("bra.uni {};", done.name()));
+    k.place_label(&without_c);
+    store(k, false, zero)?;
+    k.place_label(&done);
+    Ok(())
+}
+
 /// Accumulator value `v` of 64-row block `mb` of an `n`-wide wgmma
 /// fragment as an f32 register (f16 accumulators converted).
 fn acc_f32(
@@ -284,20 +307,7 @@ impl EpilogueSm90NoSmem {
             }
             Ok(())
         };
-        // Two copies of the walk: one reads C, the other (beta = 0, the
-        // usual case) does not; its C is +0, so both give the same bits for
-        // beta = 0.
-        let zero = k.reg(RegClass::F32);
-        k.push(format!("mov.f32 {zero}, 0f00000000;"));
-        let without_c = k.new_label("epi_without_c")?;
-        let done = k.new_label("epi_done")?;
-        k.push(format!("@!{p_beta} bra {};", without_c.name()));
-        walk(k, true, zero)?;
-        k.push(format!("bra.uni {};", done.name()));
-        k.place_label(&without_c);
-        walk(k, false, zero)?;
-        k.place_label(&done);
-        Ok(())
+        emit_with_and_without_c(k, p_beta, walk)
     }
 
     /// Accumulator value `v` of 64-row block `mb` as an f32 register.

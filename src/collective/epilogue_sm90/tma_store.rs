@@ -32,7 +32,7 @@
 //! one 128-byte column segment (64 rows of a 16-bit type, 32 of f32) x 32
 //! columns, the buffer box after box.
 
-use super::{EpilogueFacts, Sm90EpilogueInputs};
+use super::{emit_with_and_without_c, EpilogueFacts, Sm90EpilogueInputs};
 use crate::atom::{
     emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,
 };
@@ -410,24 +410,12 @@ impl EpilogueSm90TmaStore {
             }
             Ok(())
         };
-        // Two copies of the subtile loop: one reads C, the other (beta = 0,
-        // the usual case) neither loads C nor tests bounds for it; its C is
-        // +0, so both give the same bits for beta = 0.
-        let zero = k.reg(RegClass::F32);
-        k.push(format!("mov.f32 {zero}, 0f00000000;"));
-        let without_c = k.new_label("epi_without_c")?;
-        let done = k.new_label("epi_done")?;
-        k.push(format!("@!{p_beta} bra {};", without_c.name()));
-        chunks(k, true, zero)?;
-        k.push(format!("bra.uni {};", done.name()));
-        k.place_label(&without_c);
-        chunks(k, false, zero)?;
+        emit_with_and_without_c(k, p_beta, chunks)?;
         // The next tile's first subtile takes buffer 0 after waiting for
         // all but the newest store: after an odd number of subtiles (only
         // where the tile has an odd number: the early end comes after an
         // even number) that newest store reads buffer 0, so wait for every
         // store here.
-        k.place_label(&done);
         if n_chunks % 2 == 1 {
             let skip = k.new_label("epi_wait_all")?;
             k.push(format!("@!{issuer} bra {};", skip.name()));
