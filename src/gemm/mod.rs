@@ -31,5 +31,7 @@ pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;
 pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};
 pub use shape::GemmShape;
-pub use tensor_map::{tma_store_rows_exact, TensorMapRequest};
+pub use tensor_map::{
+    stores_whole_chunks, tma_store_rows_exact, tma_store_takes, TensorMapRequest,
+};
 pub use types::GemmTypes;

@@ -60,6 +60,42 @@ impl TensorMapRequest {
     }
 }
 
+/// Whether the TMA store of a D with `major` maps whole 16-byte chunks
+/// only ([`TensorMapRequest::whole_chunks`]): a row-major D, whose last
+/// partial chunk of each row the SM90 TMA-store epilogue writes itself. A
+/// column-major D's map covers its M exactly.
+///
+/// ```
+/// use cutlet::gemm::{stores_whole_chunks, OutputMajor};
+///
+/// assert!(stores_whole_chunks(OutputMajor::N));
+/// assert!(!stores_whole_chunks(OutputMajor::M));
+/// ```
+pub const fn stores_whole_chunks(major: OutputMajor) -> bool {
+    matches!(major, OutputMajor::N)
+}
+
+/// Whether a TMA store of rows of `elements` values of `element` writes
+/// them exactly: with a map over whole chunks (`whole_chunks`), where a row
+/// holds one chunk at least; else where rows are whole chunks
+/// ([`tma_store_rows_exact`]).
+///
+/// ```
+/// use cutlet::gemm::tma_store_takes;
+/// use cutlet::numeric::ElementType::BF16;
+///
+/// assert!(tma_store_takes(BF16, 4097, true));
+/// assert!(!tma_store_takes(BF16, 7, true));
+/// assert!(!tma_store_takes(BF16, 4097, false));
+/// ```
+pub const fn tma_store_takes(element: ElementType, elements: u64, whole_chunks: bool) -> bool {
+    if whole_chunks {
+        elements * element.size_bytes() as u64 >= 16
+    } else {
+        tma_store_rows_exact(element, elements)
+    }
+}
+
 /// Whether a TMA store writes rows of `elements` values of `element`
 /// exactly: rows of whole 16-byte chunks. The H100 writes a row's last
 /// partial chunk whole (a TMA store of a 291-column bf16 D wrote zeros into

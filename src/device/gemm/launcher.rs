@@ -16,7 +16,7 @@ use crate::device::{
     get_or_load, get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg,
     TmaSwizzle, TmaTiled,
 };
-use crate::gemm::{tma_store_rows_exact, GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
+use crate::gemm::{tma_store_takes, GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
 use crate::kernel::gemm::{GemmKernel, GemmSpec};
 use crate::numeric::Element;
 use crate::numeric::ElementType;
@@ -408,31 +408,29 @@ fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShap
         };
         let element = element_of(spec, request.operand as usize);
         let size = element.size_bytes() as usize;
-        if request.whole_chunks {
-            if extent * size < 16 {
-                return Err(Error::invalid_argument(
-                    format!("{name} of a D stored with TMA"),
-                    extent,
-                    format!(
-                        "at least {} ({} elements fill one 16-byte chunk, the least a TMA store writes); the register-store epilogue (EpilogueNoSmemWarpSpecialized) takes any {name}",
-                        16 / size,
-                        element
-                    ),
-                ));
-            }
+        if tma_store_takes(element, extent as u64, request.whole_chunks) {
             continue;
         }
-        if !tma_store_rows_exact(element, extent as u64) {
-            return Err(Error::invalid_argument(
-                format!("{name} of a D stored with TMA"),
-                extent,
-                format!(
-                    "a multiple of {} ({} elements make rows of whole 16-byte chunks, which the TMA-store epilogue writes whole); the register-store epilogue (EpilogueNoSmemWarpSpecialized) takes any {name}",
-                    16 / size,
-                    element
-                ),
-            ));
-        }
+        // The map ends at the last whole chunk, which must exist; else the
+        // rows must be whole chunks.
+        let expected = if request.whole_chunks {
+            format!(
+                "at least {} ({} elements fill one 16-byte chunk, the least a TMA store writes)",
+                16 / size,
+                element
+            )
+        } else {
+            format!(
+                "a multiple of {} ({} elements make rows of whole 16-byte chunks, which the TMA-store epilogue writes whole)",
+                16 / size,
+                element
+            )
+        };
+        return Err(Error::invalid_argument(
+            format!("{name} of a D stored with TMA"),
+            extent,
+            format!("{expected}; the register-store epilogue (EpilogueNoSmemWarpSpecialized) takes any {name}"),
+        ));
     }
     Ok(())
 }

@@ -410,9 +410,7 @@ impl GemmSpec {
                             dims: crate::gemm::TensorMapRequest::output_dims(self.majors.d),
                             box_dims,
                             swizzle_bytes,
-                            // Row-major D: the epilogue writes a row's
-                            // last partial chunk itself.
-                            whole_chunks: self.majors.d == crate::gemm::OutputMajor::N,
+                            whole_chunks: crate::gemm::stores_whole_chunks(self.majors.d),
                         }];
                         let kernel = Sm90GemmWarpSpecialized::new(
                             name, self.types, self.tile, cluster, filling, mainloop, epilogue,
