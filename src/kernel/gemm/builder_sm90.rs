@@ -221,16 +221,22 @@ fn sm90_problem_kernel(
     )
 }
 
-/// How many rounds of tiles a persistent grid of `sm_count` CTAs takes over
-/// a problem `[m, n, l]` in `tile` tiles launched in `cluster` clusters: the
-/// tile grid rounded up to whole clusters, over the CTAs of the clusters
-/// that fit.
+/// How many rounds of tiles the persistent scheduler's grid on `sm_count`
+/// SMs takes over a problem `[m, n, l]` in `tile` tiles launched in
+/// `cluster` clusters: the tile grid rounded up to whole clusters, over the
+/// CTAs of the grid it launches.
 fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) -> u64 {
-    let [cm, cn] = [u64::from(cluster[0].max(1)), u64::from(cluster[1].max(1))];
-    let tiles_m = u64::from(m.div_ceil(tile[0].max(1))).div_ceil(cm) * cm;
-    let tiles_n = u64::from(n.div_ceil(tile[1].max(1))).div_ceil(cn) * cn;
-    let ctas = (u64::from(sm_count) / (cm * cn)).max(1) * cm * cn;
-    (tiles_m * tiles_n * u64::from(l)).div_ceil(ctas)
+    let [cm, cn] = [cluster[0].max(1), cluster[1].max(1)];
+    let (tiles_m, tiles_n) = (m.div_ceil(tile[0].max(1)), n.div_ceil(tile[1].max(1)));
+    let scheduler = super::Persistent {
+        raster_log: 0,
+        cluster: [cm, cn],
+    };
+    let (ctas, ..) =
+        super::TileScheduler::grid_on_device(&scheduler, tiles_m, tiles_n, l, sm_count);
+    let cluster_tiles =
+        u64::from(tiles_m.div_ceil(cm)) * u64::from(tiles_n.div_ceil(cn)) * u64::from(l);
+    (cluster_tiles * u64::from(cm * cn)).div_ceil(u64::from(ctas.max(1)))
 }
 
 /// Every default SM90 kernel: for each supported type combination (those
@@ -309,11 +315,15 @@ impl GemmSpec {
     /// # Errors
     /// [`Error::Config`](crate::Error::Config) naming the broken rule.
     pub fn with_epilogue_for_output(self, m: u32, n: u32) -> crate::Result<GemmSpec> {
-        let d = self.types.d;
-        let fits = match self.majors.d {
-            OutputMajor::N => u64::from(n) * u64::from(d.size_bytes()) >= 16,
-            OutputMajor::M => crate::gemm::tma_store_rows_exact(d, u64::from(m)),
+        let contiguous = match self.majors.d {
+            OutputMajor::N => n,
+            OutputMajor::M => m,
         };
+        let fits = crate::gemm::tma_store_takes(
+            self.types.d,
+            u64::from(contiguous),
+            crate::gemm::stores_whole_chunks(self.majors.d),
+        );
         if self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized && !fits {
             return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
         }
