@@ -47,6 +47,20 @@ use half::{bf16, f16};
 const SHARD_ENV: &str = "CUTLET_SM90_SHARD";
 const TEST: &str = "every_sm90_kernel_computes_exactly";
 
+/// Device 0 where it has compute capability 9.0; else `None`, with the
+/// reason printed (no driver or GPU: [`device_or_skip`]).
+fn sm90_device_or_skip(test: &str) -> Option<Device> {
+    let device = device_or_skip(test)?;
+    if device.compute_capability() != (9, 0) {
+        println!(
+            "skipped {test}: the SM90 kernels need compute capability 9.0, this GPU has {:?}",
+            device.compute_capability()
+        );
+        return None;
+    }
+    Some(device)
+}
+
 /// One problem: its shape, scalars and whether C is D.
 #[derive(Clone, Copy, Debug)]
 struct Case {
@@ -377,16 +391,9 @@ fn every_sm90_kernel_computes_exactly() {
         run_shard(index.parse().unwrap(), count.parse().unwrap());
         return;
     }
-    let Some(device) = device_or_skip(TEST) else {
+    let Some(device) = sm90_device_or_skip(TEST) else {
         return;
     };
-    if device.compute_capability() != (9, 0) {
-        println!(
-            "skipped {TEST}: the SM90 kernels need compute capability 9.0, this GPU has {:?}",
-            device.compute_capability()
-        );
-        return;
-    }
     drop(device);
     if std::env::var("CUTLET_SM90_INPROCESS").as_deref() == Ok("1") {
         run_shard(0, 1);
@@ -427,13 +434,9 @@ fn every_sm90_kernel_computes_exactly() {
 #[test]
 fn ragged_rows_of_d_take_the_register_store_epilogue() {
     const NAME: &str = "ragged_rows_of_d_take_the_register_store_epilogue";
-    let Some(device) = device_or_skip(NAME) else {
+    let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    if device.compute_capability() != (9, 0) {
-        println!("skipped {NAME}: the SM90 kernels need compute capability 9.0");
-        return;
-    }
     let spec = cutlet::kernel::gemm::sm90_default_spec(
         ElementType::BF16,
         ElementType::BF16,
@@ -468,13 +471,9 @@ fn ragged_rows_of_d_take_the_register_store_epilogue() {
 #[test]
 fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
     const NAME: &str = "odd_subtile_counts_run_exactly_across_persistent_tiles";
-    let Some(device) = device_or_skip(NAME) else {
+    let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    if device.compute_capability() != (9, 0) {
-        println!("skipped {NAME}: the SM90 kernels need compute capability 9.0");
-        return;
-    }
     let case = Case {
         m: 1100,
         n: 1000,
