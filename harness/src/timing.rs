@@ -110,35 +110,9 @@ pub fn time_ms<E: From<Error>>(
     iterations: usize,
     mut work: impl FnMut() -> Result<(), E>,
 ) -> Result<Vec<f64>, E> {
-    for _ in 0..warmup {
-        work()?;
-    }
-    let event = |what: &str| {
-        stream
-            .context()
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(|e| Error::driver(format!("creating the {what} timing event"), e))
-    };
-    let (start, end) = (event("start")?, event("end")?);
-    let mut hold = Hold::new(device, stream)?;
-    let mut times = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
-        hold.queue()?;
-        start
-            .record(stream)
-            .map_err(|e| Error::driver("recording the start event", e))?;
-        work()?;
-        end.record(stream)
-            .map_err(|e| Error::driver("recording the end event", e))?;
-        hold.round_queued();
-        end.synchronize()
-            .map_err(|e| Error::driver("waiting for the end event", e))?;
-        let ms = start
-            .elapsed_ms(&end)
-            .map_err(|e| Error::driver("reading the elapsed time", e))?;
-        times.push(f64::from(ms));
-    }
-    Ok(times)
+    // The alternating schedule of one workload.
+    let mut times = time_alternating_ms(device, stream, warmup, iterations, &mut [&mut work])?;
+    Ok(times.pop().unwrap_or_default())
 }
 
 /// One workload of [`time_alternating_ms`]: a closure that queues one run on the stream.
