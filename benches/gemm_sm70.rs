@@ -47,6 +47,8 @@ fn options(
         arch: Some(arch),
         schedule: cutlet_harness::ScheduleArg::Auto,
         cluster_shape_mn: None,
+        raster_order: cutlet::device::gemm::RasterOrder::Heuristic,
+        swizzle_size: None,
         use_cold_l2: false,
     }
 }

@@ -64,6 +64,8 @@ fn versus_cublas(device: &Device) {
                 arch: Some(cutlet::arch::ArchKind::Sm80),
                 schedule: cutlet_harness::ScheduleArg::Auto,
                 cluster_shape_mn: None,
+                raster_order: cutlet::device::gemm::RasterOrder::Heuristic,
+                swizzle_size: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

@@ -83,6 +83,8 @@ fn options(case: &Case) -> DenseGemmArgs {
         arch: Some(ArchKind::Sm90),
         schedule: case.schedule,
         cluster_shape_mn: None,
+        raster_order: cutlet::device::gemm::RasterOrder::Heuristic,
+        swizzle_size: None,
     }
 }
 

@@ -65,7 +65,7 @@ fn fused_epilogue_params_follow_the_abi() {
     let mut spec = spec(BF16, BF16, OperandMajor::K, OutputMajor::N);
     spec.epilogue.fusion = epilogues().pop().unwrap();
     let ptx = spec.ptx().unwrap();
-    let order = ["raster_log", "bias0", "bias1", "s2", "s3"];
+    let order = ["raster_log", "raster_order", "bias0", "bias1", "s2", "s3"];
     let at: Vec<usize> = order
         .iter()
         .map(|name| {

@@ -71,7 +71,8 @@ fn the_composed_kernel_has_the_specs_figures() {
                 "batch_d",
                 "alpha",
                 "beta",
-                "raster_log"
+                "raster_log",
+                "raster_order"
             ],
             "{name}"
         );
@@ -100,7 +101,16 @@ fn a_fused_epilogue_adds_its_biases_and_scalars_to_the_list() {
     let names: Vec<String> = kernel.params().iter().map(|r| r.name()).collect();
     assert_eq!(
         &names[16..],
-        ["alpha", "beta", "raster_log", "bias0", "bias1", "s2", "s3"]
+        [
+            "alpha",
+            "beta",
+            "raster_log",
+            "raster_order",
+            "bias0",
+            "bias1",
+            "s2",
+            "s3"
+        ]
     );
     // The declared parameters are the PTX's, in order.
     let ptx = kernel.ptx().unwrap();

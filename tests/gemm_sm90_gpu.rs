@@ -33,8 +33,11 @@ use std::process::Command;
 
 use common::exact::{integers, min_ld, Host};
 use cudarc::driver::CudaSlice;
+use cutlet::arch::ArchKind;
 use cutlet::collective::EpiloguePolicy;
-use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::{
+    Arguments, Gemm, GemmShape, Operand, OutputOperand, RasterOrder, SchedulerArgs,
+};
 use cutlet::device::Device;
 use cutlet::kernel::gemm::{
     sm90_default_specs, sm90_spec, sm90_spec_for_problem, GemmSpec, KernelSchedule, OperandMajor,
@@ -106,15 +109,17 @@ const CASES: [Case; 3] = [
 
 /// Runs `spec` on `case`; the first element that differs, if any.
 fn run_case<I: Host, O: Host>(device: &Device, spec: &GemmSpec, case: Case) -> Result<(), String> {
-    run_case_with::<I, O>(device, spec, case, None)
+    run_case_with::<I, O>(device, spec, case, None, SchedulerArgs::default())
 }
 
-/// [`run_case`] on `gemm` where given (else a `Gemm` of `spec` alone).
+/// [`run_case`] on `gemm` where given (else a `Gemm` of `spec` alone),
+/// walking the tiles as `scheduler` says.
 fn run_case_with<I: Host, O: Host>(
     device: &Device,
     spec: &GemmSpec,
     case: Case,
     gemm: Option<&Gemm>,
+    scheduler: SchedulerArgs,
 ) -> Result<(), String> {
     let stream = device.default_stream();
     let Case { m, n, k, l, .. } = case;
@@ -196,7 +201,7 @@ fn run_case_with<I: Host, O: Host>(
     let a_op = Operand::new(da.as_view(), lda, a_outer * lda);
     let b_op = Operand::new(db.as_view(), ldb, b_outer * ldb);
     let d_op = OutputOperand::new(dd.as_view_mut(), ldd, d_outer * ldd);
-    let mut args = if case.in_place {
+    let args = if case.in_place {
         Arguments::in_place(shape, a_op, b_op, d_op, case.alpha, case.beta)
     } else {
         Arguments::new(
@@ -209,6 +214,7 @@ fn run_case_with<I: Host, O: Host>(
             case.beta,
         )
     };
+    let mut args = args.with_scheduler(scheduler);
     gemm.run(&mut args, &stream).map_err(|e| e.to_string())?;
     drop(args);
     let got = stream.clone_dtoh(&dd).map_err(|e| e.to_string())?;
@@ -459,7 +465,8 @@ fn ragged_rows_of_d_take_the_register_store_epilogue() {
         .build(&device)
         .unwrap();
     assert_eq!(auto.spec(), &spec);
-    run_case_with::<bf16, bf16>(&device, &spec, case, Some(&auto)).unwrap();
+    run_case_with::<bf16, bf16>(&device, &spec, case, Some(&auto), SchedulerArgs::default())
+        .unwrap();
 }
 
 /// Tiles of an odd number of 32-column subtiles (ping-pong 128x96: 3;
@@ -506,4 +513,87 @@ fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
         run_case::<bf16, bf16>(&device, &spec, case)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
     }
+}
+
+/// Every raster order and swizzle size walks every tile once: the same
+/// exact D for the cooperative kernel in 2x1 and 1x2 clusters, the
+/// ping-pong kernel without one, and the SM80 and SM70 kernels (the
+/// data-parallel walk).
+/// 1100 x 1000 x 2 batches is 9 x 4 (or 9 x 8) tiles a batch, more than
+/// the grid for the persistent kernels, so their walks wrap.
+#[test]
+fn every_raster_order_and_swizzle_computes_exactly() {
+    const NAME: &str = "every_raster_order_and_swizzle_computes_exactly";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let case = Case {
+        m: 1100,
+        n: 1000,
+        k: 72,
+        l: 2,
+        alpha: 1.0,
+        beta: 0.5,
+        in_place: false,
+    };
+    let sm90 = |schedule, tile, cluster| {
+        let (i, f) = (ElementType::BF16, ElementType::F32);
+        let (k, n) = (OperandMajor::K, OutputMajor::N);
+        sm90_spec(i, i, i, f, k, k, n, schedule, tile, cluster).unwrap()
+    };
+    let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
+    let sm80 = Gemm::builder()
+        .arch(ArchKind::Sm80)
+        .a(ElementType::BF16, OperandMajor::K)
+        .b(ElementType::BF16, OperandMajor::K)
+        .d(ElementType::BF16, OutputMajor::N)
+        .spec()
+        .unwrap();
+    let specs = [
+        sm90(cooperative, [128, 256, 64], [2, 1]),
+        sm90(cooperative, [128, 256, 64], [1, 2]),
+        sm90(
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [128, 128, 64],
+            [1, 1],
+        ),
+        sm80,
+    ];
+    let sm70 = Gemm::builder()
+        .arch(ArchKind::Sm70)
+        .a(ElementType::F16, OperandMajor::K)
+        .b(ElementType::F16, OperandMajor::K)
+        .d(ElementType::F16, OutputMajor::N)
+        .spec()
+        .unwrap();
+    for spec in specs.iter().chain([&sm70]) {
+        let gemm = Gemm::from_spec(&device, spec.clone());
+        for raster_order in [
+            RasterOrder::AlongM,
+            RasterOrder::AlongN,
+            RasterOrder::Heuristic,
+        ] {
+            for swizzle_size in [None, Some(1), Some(2), Some(16)] {
+                let walk = SchedulerArgs {
+                    raster_order,
+                    swizzle_size,
+                };
+                let result = if spec.types.a == ElementType::F16 {
+                    run_case_with::<f16, f16>(&device, spec, case, Some(&gemm), walk)
+                } else {
+                    run_case_with::<bf16, bf16>(&device, spec, case, Some(&gemm), walk)
+                };
+                result.unwrap_or_else(|e| panic!("{} {walk:?}: {e}", spec.kernel_name()));
+            }
+        }
+    }
+    // A swizzle size that is not a power of two is refused by name.
+    let spec = &specs[0];
+    let walk = SchedulerArgs {
+        swizzle_size: Some(6),
+        ..SchedulerArgs::default()
+    };
+    let gemm = Gemm::from_spec(&device, spec.clone());
+    let error = run_case_with::<bf16, bf16>(&device, spec, case, Some(&gemm), walk).unwrap_err();
+    assert!(error.contains("swizzle_size"), "{error}");
 }

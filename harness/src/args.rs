@@ -7,7 +7,7 @@ use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
 
-use cutlet::device::gemm::{Gemm, GemmShape};
+use cutlet::device::gemm::{Gemm, GemmShape, RasterOrder, SchedulerArgs};
 
 /// `dense_gemm.py`'s options, with its spellings (`--mnkl 4096,4096,4096,1`,
 /// `--a_dtype BFloat16`, `--a_major k`, ...). Types take the DSL names
@@ -67,9 +67,26 @@ pub struct DenseGemmArgs {
     /// schedule's, 2,1 for cooperative).
     #[arg(long = "cluster_shape_mn", value_parser = parse_cluster)]
     pub cluster_shape_mn: Option<[u32; 2]>,
+    /// The order in which the tile scheduler walks the output tiles:
+    /// heuristic (default: along M where N has more tiles), along_m or
+    /// along_n (CUTLASS profiler's --raster_order).
+    #[arg(long = "raster_order", value_parser = parse_raster_order, default_value = "heuristic")]
+    pub raster_order: RasterOrder,
+    /// Tiles per swizzle group of the walk, a power of two (CUTLASS
+    /// profiler's --swizzle_size; default: the kernel's, 8).
+    #[arg(long = "swizzle_size", value_parser = parse_swizzle_size)]
+    pub swizzle_size: Option<u32>,
 }
 
 impl DenseGemmArgs {
+    /// The tile walk these options ask for.
+    pub fn scheduler(&self) -> SchedulerArgs {
+        SchedulerArgs {
+            raster_order: self.raster_order,
+            swizzle_size: self.swizzle_size,
+        }
+    }
+
     /// The kernel spec these options select (no GPU needed).
     ///
     /// Errors: [`Error::InvalidArgument`](cutlet::Error::InvalidArgument)
@@ -213,6 +230,51 @@ pub fn parse_schedule(text: &str) -> Result<ScheduleArg> {
             "cooperative, pingpong or auto",
         )),
     }
+}
+
+/// `heuristic`, `along_m` or `along_n`: a raster order.
+///
+/// ```
+/// use cutlet::device::gemm::RasterOrder;
+/// use cutlet_harness::parse_raster_order;
+///
+/// assert_eq!(parse_raster_order("along_m").unwrap(), RasterOrder::AlongM);
+/// assert!(parse_raster_order("diagonal").is_err());
+/// ```
+pub fn parse_raster_order(text: &str) -> Result<RasterOrder> {
+    match text {
+        "heuristic" => Ok(RasterOrder::Heuristic),
+        "along_m" => Ok(RasterOrder::AlongM),
+        "along_n" => Ok(RasterOrder::AlongN),
+        other => Err(Error::invalid_argument(
+            "raster_order",
+            format!("`{other}`"),
+            "heuristic, along_m or along_n",
+        )),
+    }
+}
+
+/// A swizzle size: a power of two.
+///
+/// ```
+/// use cutlet_harness::parse_swizzle_size;
+///
+/// assert_eq!(parse_swizzle_size("4").unwrap(), 4);
+/// assert!(parse_swizzle_size("3").is_err());
+/// ```
+pub fn parse_swizzle_size(text: &str) -> Result<u32> {
+    let size = text
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|s| s.is_power_of_two());
+    size.ok_or_else(|| {
+        Error::invalid_argument(
+            "swizzle_size",
+            format!("`{text}`"),
+            "a power of two (1, 2, 4, 8, ...)",
+        )
+    })
 }
 
 /// `M,N`: a cluster shape, 1 or 2 each.

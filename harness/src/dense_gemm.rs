@@ -24,7 +24,7 @@ use super::host::{host_gemm, output_index, HostMatrix, HostValue};
 use super::reference::{GemmReference, ReferenceKind};
 use super::timing::{median_ms, time_alternating_ms, Workload};
 use crate::Result;
-use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand, SchedulerArgs};
 use cutlet::device::{Device, JitTier};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
@@ -278,6 +278,7 @@ where
         batch_b,
         ldd,
         batch_d,
+        scheduler: options.scheduler(),
     };
     let start = Instant::now();
     let kernel = gemm.initialize(&packing.product(&a, &b, &mut d), None)?;
@@ -447,6 +448,7 @@ struct Packing {
     batch_b: usize,
     ldd: usize,
     batch_d: usize,
+    scheduler: SchedulerArgs,
 }
 
 impl Packing {
@@ -464,6 +466,7 @@ impl Packing {
             OutputOperand::new(d.as_view_mut(), self.ldd, self.batch_d),
             1.0,
         )
+        .with_scheduler(self.scheduler)
     }
 }
 

@@ -57,6 +57,8 @@ pub enum ParamRole {
     Beta,
     /// The tile scheduler's rasterization swizzle (log2 of the group), `.u32`.
     RasterLog,
+    /// The tile scheduler's raster order (1: along M, 0: along N), `.u32`.
+    RasterOrder,
     /// Bias vector `i`'s global address, `.u64`.
     Bias(u8),
     /// Extra epilogue scalar `j` (j = 2, 3, ...), `.f32`.
@@ -86,6 +88,7 @@ impl ParamRole {
             ParamRole::Alpha => "alpha".to_string(),
             ParamRole::Beta => "beta".to_string(),
             ParamRole::RasterLog => "raster_log".to_string(),
+            ParamRole::RasterOrder => "raster_order".to_string(),
             ParamRole::Bias(i) => format!("bias{i}"),
             ParamRole::Scalar(j) => format!("s{j}"),
             ParamRole::Workspace => "workspace".to_string(),
@@ -101,7 +104,7 @@ impl ParamRole {
             | ParamRole::BatchStride(_)
             | ParamRole::Bias(_)
             | ParamRole::Workspace => ParamType::U64,
-            ParamRole::Extent(_) | ParamRole::RasterLog => ParamType::U32,
+            ParamRole::Extent(_) | ParamRole::RasterLog | ParamRole::RasterOrder => ParamType::U32,
             ParamRole::Alpha | ParamRole::Beta | ParamRole::Scalar(_) => ParamType::F32,
             ParamRole::TensorMap(_) => ParamType::TENSOR_MAP,
         }

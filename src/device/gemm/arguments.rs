@@ -12,6 +12,7 @@
 use cudarc::driver::{CudaView, CudaViewMut};
 
 pub use crate::gemm::GemmShape;
+pub use crate::kernel::gemm::RasterOrder;
 
 /// An input operand, A or B (or C): a device buffer, its leading dimension
 /// `ld` and its batch stride, both in elements.
@@ -202,6 +203,56 @@ pub struct Arguments<'a, A, B, C, D> {
     pub beta: f64,
     /// Inputs of a fused epilogue (none for the default linear combination).
     pub epilogue: EpilogueArgs<'a, C>,
+    /// The order in which the kernel walks the output tiles.
+    pub scheduler: SchedulerArgs,
+}
+
+/// How the tile scheduler walks the output tiles (CUTLASS's
+/// `TileSchedulerArguments`): the raster order and the swizzle size, the
+/// number of tiles a group spans across the walk. Neither changes the
+/// result; they change which tiles run at one time, so which parts of A and
+/// B share L2.
+///
+/// ```
+/// use cutlet::device::gemm::{RasterOrder, SchedulerArgs};
+///
+/// let walk = SchedulerArgs { raster_order: RasterOrder::AlongM, swizzle_size: Some(4) };
+/// assert_eq!(walk.raster_log().unwrap(), Some(2));
+/// // The default: the heuristic's order and the kernel's own swizzle (8 tiles).
+/// assert_eq!(SchedulerArgs::default().raster_log().unwrap(), None);
+/// // A swizzle size that is not a power of two is an error that names it.
+/// let bad = SchedulerArgs { swizzle_size: Some(3), ..SchedulerArgs::default() };
+/// assert!(bad.raster_log().unwrap_err().to_string().contains("swizzle_size"));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedulerArgs {
+    /// Along M, along N, or by the heuristic (the default: along M where
+    /// the problem has more N tiles than M tiles, as CUTLASS's does).
+    pub raster_order: RasterOrder,
+    /// Tiles per swizzle group, a power of two (CUTLASS's
+    /// `max_swizzle_size`; capped at the problem's tiles); `None` takes the
+    /// kernel's own ([`DEFAULT_RASTER_LOG`](super::DEFAULT_RASTER_LOG)).
+    pub swizzle_size: Option<u32>,
+}
+
+impl SchedulerArgs {
+    /// The kernel's `raster_log` for [`swizzle_size`](Self::swizzle_size):
+    /// its base-2 logarithm, `None` for the kernel's own.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a size
+    /// that is not a power of two.
+    pub fn raster_log(&self) -> crate::Result<Option<u32>> {
+        match self.swizzle_size {
+            None => Ok(None),
+            Some(size) if size.is_power_of_two() => Ok(Some(size.trailing_zeros())),
+            Some(size) => Err(crate::Error::invalid_argument(
+                "swizzle_size",
+                size,
+                "a power of two (1, 2, 4, 8, ...)",
+            )),
+        }
+    }
 }
 
 /// What a fused [`Epilogue`](crate::kernel::gemm::Epilogue) reads beyond
@@ -236,6 +287,13 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
     /// These arguments with extra epilogue scalars (s2, s3, ...).
     pub fn with_scalars(mut self, scalars: Vec<f64>) -> Self {
         self.epilogue.scalars = scalars;
+        self
+    }
+
+    /// These arguments with the tile walk `scheduler` (raster order and
+    /// swizzle size).
+    pub fn with_scheduler(mut self, scheduler: SchedulerArgs) -> Self {
+        self.scheduler = scheduler;
         self
     }
 }
@@ -273,6 +331,7 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
             alpha,
             beta,
             epilogue: EpilogueArgs::default(),
+            scheduler: SchedulerArgs::default(),
         }
     }
 }

@@ -250,6 +250,7 @@ impl Launcher {
         )?;
         check_tma_stores(composed, &self.spec, &args.shape)?;
         check_epilogue_args(&self.spec, args)?;
+        args.scheduler.raster_log()?;
         self.check_scalars(args)
     }
 
@@ -269,6 +270,7 @@ impl Launcher {
         self.check_device()?;
         self.device.check_stream(stream)?;
         self.check_scalars(args)?;
+        let raster_log = args.scheduler.raster_log()?;
         let spec = &self.spec;
         let shape = args.shape;
         // The guards record each buffer's read (or D's write) on `stream`
@@ -341,7 +343,11 @@ impl Launcher {
             scalars: args.epilogue.scalars.iter().map(|&x| x as f32).collect(),
             workspace: 0,
             tensor_maps: [None; 4],
-            raster_log: None,
+            raster_log,
+            raster_order: Some(args.scheduler.raster_order.resolve(
+                m.div_ceil(spec.tile[0].max(1)),
+                n.div_ceil(spec.tile[1].max(1)),
+            )),
         };
         let mut values = values;
         for request in composed.tensor_maps() {
@@ -367,7 +373,7 @@ impl Launcher {
         // SAFETY: the params are the kernel's own parameter list walked in
         // its order, each role's value of its declared type (`ParamValues::
         // push`: addresses, leading dimensions, batch strides and bias
-        // addresses as u64; extents and raster_log as u32; alpha, beta and
+        // addresses as u64; extents, raster_log and raster_order as u32; alpha, beta and
         // the extra scalars as f32, rounded from the f64 arguments).
         // `check_epilogue` proved the bias count, their lengths (M or N
         // elements of C's type) and the scalar count match the epilogue.

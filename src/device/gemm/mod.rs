@@ -83,7 +83,9 @@ mod tags;
 mod typed;
 
 pub use adapter::{ArgumentsOf, GemmUniversalAdapter};
-pub use arguments::{Arguments, EpilogueArgs, GemmShape, Operand, OutputOperand, Source};
+pub use arguments::{
+    Arguments, EpilogueArgs, GemmShape, Operand, OutputOperand, RasterOrder, SchedulerArgs, Source,
+};
 pub use builder::{Gemm, GemmBuilder};
 pub use can_implement::{
     check_arch, check_problem, OperandFacts, ProblemFacts, MAX_BATCH, MAX_EXTENT,

@@ -3,7 +3,7 @@
 
 use crate::device::{KernelArgs, TensorMapArg};
 use crate::gemm::{ParamRole, ProblemDim};
-use crate::kernel::gemm::GemmKernel;
+use crate::kernel::gemm::{GemmKernel, RasterOrder};
 use crate::{Error, Result};
 
 /// What one launch passes for each [`ParamRole`] a GEMM kernel may declare.
@@ -47,6 +47,9 @@ pub struct ParamValues {
     /// The tile scheduler's rasterization swizzle, in place of the
     /// kernel's own ([`DEFAULT_RASTER_LOG`](super::DEFAULT_RASTER_LOG)) when set.
     pub raster_log: Option<u32>,
+    /// The tile scheduler's raster order ([`Heuristic`](RasterOrder::Heuristic)
+    /// passes as along N), in place of the kernel's own (along N) when set.
+    pub raster_order: Option<RasterOrder>,
 }
 
 impl ParamValues {
@@ -71,6 +74,7 @@ impl ParamValues {
                 format!("tensor map of {}", op.name())
             }
             ParamRole::RasterLog => self.raster_log?.to_string(),
+            ParamRole::RasterOrder => self.raster_order?.param().to_string(),
         })
     }
 
@@ -102,6 +106,11 @@ impl ParamValues {
                 ParamRole::Beta => args.scalar(self.beta),
                 ParamRole::RasterLog => {
                     let value = self.raster_log.or_else(|| kernel.scheduler_value(role));
+                    args.scalar(value.ok_or_else(missing)?)
+                }
+                ParamRole::RasterOrder => {
+                    let value = self.raster_order.map(RasterOrder::param);
+                    let value = value.or_else(|| kernel.scheduler_value(role));
                     args.scalar(value.ok_or_else(missing)?)
                 }
                 ParamRole::Bias(i) => {

@@ -308,9 +308,10 @@ where
     }
 }
 
-/// The rasterization swizzle the data-parallel scheduler is launched with
-/// (`raster_log`): tiles are walked in groups of 2^3 = 8 M tiles, so that
-/// concurrently running blocks share rows of A and columns of B in L2.
+/// The rasterization swizzle every GEMM kernel is launched with unless the
+/// arguments set one ([`SchedulerArgs::swizzle_size`](crate::device::gemm::SchedulerArgs)):
+/// tiles are walked in groups of 2^3 = 8, so that concurrently running
+/// blocks share rows of A and columns of B in L2.
 pub const DEFAULT_RASTER_LOG: u32 = 3;
 
 impl GemmSpec {
@@ -326,7 +327,7 @@ impl GemmSpec {
     /// assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
     /// let names: Vec<String> = kernel.params().iter().map(|role| role.name()).collect();
     /// assert_eq!(names[..8], ["a", "b", "c", "d", "m", "n", "k", "l"]);
-    /// assert_eq!(names.last().unwrap(), "raster_log");
+    /// assert_eq!(names[names.len() - 2..], ["raster_log", "raster_order"]);
     /// ```
     ///
     /// # Errors

@@ -58,6 +58,6 @@ pub use rules::{
 pub use sm90_warpspecialized::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
-    emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams, TileCoord,
-    TileScheduler,
+    emit_raster, emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams,
+    RasterOrder, TileCoord, TileScheduler,
 };

@@ -3,9 +3,11 @@
 
 mod data_parallel;
 mod persistent;
+mod raster;
 
-pub use data_parallel::{emit_tile_coord, raster_tile, DataParallel, TileCoord};
+pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
 pub use persistent::{Persistent, PersistentParams};
+pub use raster::{emit_raster, raster_tile, RasterOrder};
 
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg};

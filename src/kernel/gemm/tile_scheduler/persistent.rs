@@ -8,13 +8,13 @@
 //! CTAs of a cluster always share A rows and B columns for multicast.
 //! Cluster tile `w` (of `ceil(tiles_m / cluster_m) x ceil(tiles_n /
 //! cluster_n)` per batch, batches one after another) is walked as
-//! [`raster_tile`](super::raster_tile) walks tiles: groups of `2^raster_log`
-//! rows of cluster tiles along M. A cluster starts at its `%clusterid.x`
+//! [`RasterOrder::tile`](super::RasterOrder::tile) walks tiles, in the
+//! launch's raster order and groups of `2^raster_log` cluster tiles. A cluster starts at its `%clusterid.x`
 //! and steps by `%nclusterid.x`; a CTA whose tile of a cluster tile lies
 //! past M or N still runs the mainloop (its peers multicast into it and
 //! count on its loads) but stores nothing.
 
-use super::{raster_tile, TileCoord, TileScheduler};
+use super::{emit_raster, RasterOrder, TileCoord, TileScheduler};
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -44,6 +44,8 @@ pub struct Persistent {
 pub struct PersistentParams {
     /// `raster_log` (`.b32`).
     pub raster_log: Reg,
+    /// `raster_order` (`.b32`; not 0: along M).
+    pub along_m: Reg,
     /// The current cluster tile's linear index (`.b32`).
     pub linear: Reg,
     /// The number of clusters in the grid (`.b32`).
@@ -62,16 +64,19 @@ impl Persistent {
     }
 
     /// The host model of the walk: the (tile_m, tile_n, batch) of cluster
-    /// tile `linear` for the CTA at `(cta_m, cta_n)` of its cluster.
+    /// tile `linear` for the CTA at `(cta_m, cta_n)` of its cluster, the
+    /// cluster tiles walked in `order` (resolved over the cluster tiles).
     ///
     /// ```
-    /// use cutlet::kernel::gemm::Persistent;
+    /// use cutlet::kernel::gemm::{Persistent, RasterOrder};
     ///
     /// let s = Persistent { raster_log: 1, cluster: [2, 1] };
     /// // 4 x 2 tiles: 2 x 2 cluster tiles per batch.
-    /// assert_eq!(s.tile_of(0, 4, 2, [1, 0]), (1, 0, 0));
-    /// assert_eq!(s.tile_of(1, 4, 2, [0, 0]), (2, 0, 0));
-    /// assert_eq!(s.tile_of(5, 4, 2, [1, 0]), (3, 0, 1));
+    /// assert_eq!(s.tile_of(0, 4, 2, [1, 0], RasterOrder::AlongN), (1, 0, 0));
+    /// assert_eq!(s.tile_of(1, 4, 2, [0, 0], RasterOrder::AlongN), (2, 0, 0));
+    /// assert_eq!(s.tile_of(5, 4, 2, [1, 0], RasterOrder::AlongN), (3, 0, 1));
+    /// // Along M the second cluster tile is the next N tile.
+    /// assert_eq!(s.tile_of(1, 4, 2, [0, 0], RasterOrder::AlongM), (0, 1, 0));
     /// ```
     pub fn tile_of(
         &self,
@@ -79,12 +84,13 @@ impl Persistent {
         tiles_m: u32,
         tiles_n: u32,
         [cta_m, cta_n]: [u32; 2],
+        order: RasterOrder,
     ) -> (u32, u32, u32) {
         let cm = tiles_m.div_ceil(self.cluster[0]);
         let cn = tiles_n.div_ceil(self.cluster[1]);
         let per_batch = (cm * cn).max(1);
         let (batch, within) = (linear / per_batch, linear % per_batch);
-        let (ctm, ctn) = raster_tile(within, cm, cn, self.raster_log);
+        let (ctm, ctn) = order.tile(within, cm, cn, self.raster_log);
         (
             ctm * self.cluster[0] + cta_m,
             ctn * self.cluster[1] + cta_n,
@@ -114,24 +120,7 @@ impl Persistent {
         k.push(format!("rem.u32 {within}, {}, {per_batch};", p.linear));
         let valid = k.reg(RegClass::Pred);
         k.push(format!("setp.lt.u32 {valid}, {batch}, {};", p.batches));
-        // raster_tile over the cluster tiles, as emit_tile_coord does over tiles.
-        let (group, per_group, first_m, rows, w, ctm, ctn, log) =
-            (r(k), r(k), r(k), r(k), r(k), r(k), r(k), r(k));
-        k.push(format!("min.u32 {log}, {}, 31;", p.raster_log));
-        k.push(format!("shl.b32 {group}, 1, {log};"));
-        k.push(format!("min.u32 {group}, {group}, {cm};"));
-        k.push(format!("max.u32 {group}, {group}, 1;"));
-        k.push(format!("mul.lo.u32 {per_group}, {group}, {cn};"));
-        k.push(format!("max.u32 {per_group}, {per_group}, 1;"));
-        k.push(format!("div.u32 {first_m}, {within}, {per_group};"));
-        k.push(format!("mul.lo.u32 {first_m}, {first_m}, {group};"));
-        k.push(format!("sub.u32 {rows}, {cm}, {first_m};"));
-        k.push(format!("min.u32 {rows}, {rows}, {group};"));
-        k.push(format!("max.u32 {rows}, {rows}, 1;"));
-        k.push(format!("rem.u32 {w}, {within}, {per_group};"));
-        k.push(format!("rem.u32 {ctm}, {w}, {rows};"));
-        k.push(format!("add.u32 {ctm}, {ctm}, {first_m};"));
-        k.push(format!("div.u32 {ctn}, {w}, {rows};"));
+        let (ctm, ctn) = emit_raster(k, within, [cm, cn], p.raster_log, p.along_m);
         let (tile_m, tile_n) = (r(k), r(k));
         k.push(format!(
             "mad.lo.u32 {tile_m}, {ctm}, {cm_size}, {};",
@@ -195,11 +184,17 @@ impl TileScheduler for Persistent {
     type Params = (PersistentParams, [Reg; 2]);
 
     fn params(&self) -> Vec<ParamRole> {
-        vec![ParamRole::RasterLog]
+        vec![ParamRole::RasterLog, ParamRole::RasterOrder]
     }
 
+    /// `raster_log`, and along N for `raster_order` where the launcher
+    /// passes no order of its own.
     fn param_value(&self, role: ParamRole) -> Option<u32> {
-        (role == ParamRole::RasterLog).then_some(self.raster_log)
+        match role {
+            ParamRole::RasterLog => Some(self.raster_log),
+            ParamRole::RasterOrder => Some(RasterOrder::AlongN.param()),
+            _ => None,
+        }
     }
 
     /// One cluster per cluster tile, at most as many as the GPU runs at
@@ -229,6 +224,7 @@ impl TileScheduler for Persistent {
         params: &DeclaredParams,
     ) -> Result<Self::Params, PtxError> {
         let raster_log = params.load(k, ParamRole::RasterLog)?;
+        let along_m = params.load(k, ParamRole::RasterOrder)?;
         let batches = params.load(k, ParamRole::Extent(crate::gemm::ProblemDim::L))?;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (linear, stride, cta_m, cta_n) = (r(k), r(k), r(k), r(k));
@@ -247,6 +243,7 @@ impl TileScheduler for Persistent {
         Ok((
             PersistentParams {
                 raster_log,
+                along_m,
                 linear,
                 stride,
                 cta_m,
@@ -281,7 +278,7 @@ impl TileScheduler for Persistent {
 
 #[cfg(test)]
 mod tests {
-    use super::{Persistent, TileScheduler};
+    use super::{Persistent, RasterOrder, TileScheduler};
 
     #[test]
     fn every_tile_of_every_batch_is_walked_once() {
@@ -294,21 +291,26 @@ mod tests {
             let (grid, ..) = s.grid_on_device(tiles_m, tiles_n, l, 16);
             let clusters = grid / (cluster[0] * cluster[1]);
             let total = tiles_m.div_ceil(cluster[0]) * tiles_n.div_ceil(cluster[1]) * l;
-            let mut seen = vec![0; (tiles_m * tiles_n * l) as usize];
-            for c in 0..clusters {
-                let mut linear = c;
-                while linear < total {
-                    for rank in 0..cluster[0] * cluster[1] {
-                        let cta = [rank % cluster[0], rank / cluster[0]];
-                        let (m, n, b) = s.tile_of(linear, tiles_m, tiles_n, cta);
-                        if m < tiles_m && n < tiles_n {
-                            seen[((b * tiles_n + n) * tiles_m + m) as usize] += 1;
+            for order in [RasterOrder::AlongM, RasterOrder::AlongN] {
+                let mut seen = vec![0; (tiles_m * tiles_n * l) as usize];
+                for c in 0..clusters {
+                    let mut linear = c;
+                    while linear < total {
+                        for rank in 0..cluster[0] * cluster[1] {
+                            let cta = [rank % cluster[0], rank / cluster[0]];
+                            let (m, n, b) = s.tile_of(linear, tiles_m, tiles_n, cta, order);
+                            if m < tiles_m && n < tiles_n {
+                                seen[((b * tiles_n + n) * tiles_m + m) as usize] += 1;
+                            }
                         }
+                        linear += clusters;
                     }
-                    linear += clusters;
                 }
+                assert!(
+                    seen.iter().all(|&c| c == 1),
+                    "{cluster:?} {order:?}: {seen:?}"
+                );
             }
-            assert!(seen.iter().all(|&c| c == 1), "{cluster:?}: {seen:?}");
         }
     }
 }

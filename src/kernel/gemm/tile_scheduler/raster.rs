@@ -1,0 +1,172 @@
+//! The rasterization both tile schedulers share: which output tile the
+//! `id`-th unit of work takes, in swizzle groups along M or along N
+//! (CUTLASS's `RasterOrderOptions` and `max_swizzle_size`).
+//!
+//! [`RasterOrder::AlongN`]: the walk moves along N, over groups of
+//! `2^raster_log` M tiles: consecutive ids go down the group's M tiles,
+//! then to the next N tile; the next group of M tiles starts once every N
+//! tile of this one is taken. [`RasterOrder::AlongM`] is the same walk with
+//! M and N exchanged. Units that run at one time then share A rows and B
+//! columns in L2. A group is capped at the tile count of its dimension, so
+//! no product overflows.
+
+use crate::ptx::{Kernel, Reg, RegClass};
+
+/// The order in which a tile scheduler walks the output tiles (CUTLASS's
+/// `RasterOrderOptions`).
+///
+/// ```
+/// use cutlet::kernel::gemm::RasterOrder;
+///
+/// // More N tiles than M tiles: the heuristic walks along M, as CUTLASS's does.
+/// assert_eq!(RasterOrder::Heuristic.resolve(32, 56), RasterOrder::AlongM);
+/// assert_eq!(RasterOrder::Heuristic.resolve(32, 32), RasterOrder::AlongN);
+/// assert_eq!(RasterOrder::AlongN.resolve(32, 56), RasterOrder::AlongN);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RasterOrder {
+    /// [`AlongM`](Self::AlongM) where the problem has more N tiles than M
+    /// tiles, otherwise [`AlongN`](Self::AlongN).
+    #[default]
+    Heuristic,
+    /// Consecutive units go across a group of N tiles, then to the next M
+    /// tile.
+    AlongM,
+    /// Consecutive units go down a group of M tiles, then to the next N
+    /// tile.
+    AlongN,
+}
+
+impl RasterOrder {
+    /// The order a launch over `tiles_m x tiles_n` tiles takes:
+    /// [`Heuristic`](Self::Heuristic) resolved, the others as they are.
+    pub fn resolve(self, tiles_m: u32, tiles_n: u32) -> RasterOrder {
+        match self {
+            RasterOrder::Heuristic if tiles_n > tiles_m => RasterOrder::AlongM,
+            RasterOrder::Heuristic => RasterOrder::AlongN,
+            order => order,
+        }
+    }
+
+    /// The value of the kernel's `raster_order` parameter: 1 along M, 0
+    /// along N (and for [`Heuristic`](Self::Heuristic), which the launcher
+    /// resolves first).
+    pub fn param(self) -> u32 {
+        u32::from(self == RasterOrder::AlongM)
+    }
+
+    /// The host model of the walk: `(tile_m, tile_n)` of unit `id` of
+    /// `tiles_m x tiles_n` tiles in groups of `2^raster_log`
+    /// ([`Heuristic`](Self::Heuristic) resolved first).
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::RasterOrder;
+    ///
+    /// // 3 x 4 tiles in groups of 2 N tiles: (0,0) (0,1) (1,0) (1,1) (2,0) (2,1) (0,2) ...
+    /// let order: Vec<_> = (0..7).map(|id| RasterOrder::AlongM.tile(id, 3, 4, 1)).collect();
+    /// assert_eq!(order, vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1), (0, 2)]);
+    /// ```
+    pub fn tile(self, id: u32, tiles_m: u32, tiles_n: u32, raster_log: u32) -> (u32, u32) {
+        match self.resolve(tiles_m, tiles_n) {
+            RasterOrder::AlongM => {
+                let (n, m) = raster_tile(id, tiles_n, tiles_m, raster_log);
+                (m, n)
+            }
+            _ => raster_tile(id, tiles_m, tiles_n, raster_log),
+        }
+    }
+}
+
+/// The host model of the walk along N: `(tile_m, tile_n)` of unit `id`.
+///
+/// ```
+/// use cutlet::kernel::gemm::raster_tile;
+///
+/// // 4 x 3 tiles in groups of 2 M tiles: (0,0) (1,0) (0,1) (1,1) (0,2) (1,2) (2,0) ...
+/// let order: Vec<_> = (0..12).map(|id| raster_tile(id, 4, 3, 1)).collect();
+/// assert_eq!(&order[..7], &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 0)]);
+/// // an uneven last group: 3 x 2 tiles in groups of 2
+/// let order: Vec<_> = (0..6).map(|id| raster_tile(id, 3, 2, 1)).collect();
+/// assert_eq!(order, vec![(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]);
+/// ```
+pub fn raster_tile(id: u32, tiles_m: u32, tiles_n: u32, raster_log: u32) -> (u32, u32) {
+    let group = (1u32 << raster_log.min(31)).min(tiles_m).max(1);
+    let per_group = (group * tiles_n).max(1);
+    let first_m = (id / per_group) * group;
+    let rows = tiles_m.saturating_sub(first_m).clamp(1, group);
+    let within = id % per_group;
+    (first_m + within % rows, within / rows)
+}
+
+/// Emits the walk: `(tile_m, tile_n)` (`.b32`) of unit `id` of `tiles_m x
+/// tiles_n` tiles, in groups of `2^raster_log`, along M where `along_m`
+/// (`.b32`, the kernel's `raster_order`) is not 0. Every operand is `.b32`.
+pub fn emit_raster(
+    k: &mut Kernel,
+    id: Reg,
+    [tiles_m, tiles_n]: [Reg; 2],
+    raster_log: Reg,
+    along_m: Reg,
+) -> (Reg, Reg) {
+    let r = |k: &mut Kernel| k.reg(RegClass::B32);
+    // The grouped dimension `a` and the walked one `b`: M and N along N.
+    let swap = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.u32 {swap}, {along_m}, 0;"));
+    let (ta, tb) = (r(k), r(k));
+    k.push(format!("selp.b32 {ta}, {tiles_n}, {tiles_m}, {swap};"));
+    k.push(format!("selp.b32 {tb}, {tiles_m}, {tiles_n}, {swap};"));
+    let (group, per_group, first, rows, within, a, b, log) =
+        (r(k), r(k), r(k), r(k), r(k), r(k), r(k), r(k));
+    k.push(format!("min.u32 {log}, {raster_log}, 31;"));
+    k.push(format!("shl.b32 {group}, 1, {log};"));
+    k.push(format!("min.u32 {group}, {group}, {ta};"));
+    k.push(format!("max.u32 {group}, {group}, 1;"));
+    k.push(format!("mul.lo.u32 {per_group}, {group}, {tb};"));
+    k.push(format!("max.u32 {per_group}, {per_group}, 1;"));
+    k.push(format!("div.u32 {first}, {id}, {per_group};"));
+    k.push(format!("mul.lo.u32 {first}, {first}, {group};"));
+    k.push(format!("sub.u32 {rows}, {ta}, {first};"));
+    k.push(format!("min.u32 {rows}, {rows}, {group};"));
+    k.push(format!("max.u32 {rows}, {rows}, 1;"));
+    k.push(format!("rem.u32 {within}, {id}, {per_group};"));
+    k.push(format!("rem.u32 {a}, {within}, {rows};"));
+    k.push(format!("add.u32 {a}, {a}, {first};"));
+    k.push(format!("div.u32 {b}, {within}, {rows};"));
+    let (tile_m, tile_n) = (r(k), r(k));
+    k.push(format!("selp.b32 {tile_m}, {b}, {a}, {swap};"));
+    k.push(format!("selp.b32 {tile_n}, {a}, {b}, {swap};"));
+    (tile_m, tile_n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{raster_tile, RasterOrder};
+
+    #[test]
+    fn both_orders_take_every_tile_once() {
+        for (tm, tn) in [(1, 1), (3, 5), (8, 3), (7, 16), (1, 9)] {
+            for log in 0..4 {
+                for order in [RasterOrder::AlongM, RasterOrder::AlongN] {
+                    let mut seen = vec![0; (tm * tn) as usize];
+                    for id in 0..tm * tn {
+                        let (m, n) = order.tile(id, tm, tn, log);
+                        assert!(m < tm && n < tn, "{order:?} {tm}x{tn} id {id}: ({m}, {n})");
+                        seen[(m * tn + n) as usize] += 1;
+                    }
+                    assert!(
+                        seen.iter().all(|&c| c == 1),
+                        "{order:?} {tm}x{tn} log {log}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn along_m_is_along_n_transposed() {
+        for id in 0..35 {
+            let (m, n) = RasterOrder::AlongM.tile(id, 7, 5, 2);
+            assert_eq!(raster_tile(id, 5, 7, 2), (n, m));
+        }
+    }
+}
