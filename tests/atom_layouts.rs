@@ -14,7 +14,7 @@ use cutlet::atom::{
     CopyAtom, CopyTraits, MmaAtom, SM70_8x8x4_F32F16F16F32_NT, SM75_U16x4_LDSM_T,
     SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N, SM80_16x8x16_F16F16F16F16_TN,
     SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,
-    UniversalFMA, SM70_MMA,
+    SM90_U16x8_STSM_T, SM90_U32x4_STSM_N, UniversalFMA, SM70_MMA,
 };
 use cutlet::layout::Layout;
 use cutlet::numeric::ElementType;
@@ -401,6 +401,40 @@ fn ldmatrix_layouts_match_the_isa() {
     check_ldsm(SM75_U16x4_LDSM_T::ATOM, true, 2);
 }
 
+/// `stmatrix` is `ldmatrix` backwards: each lane supplies the registers the
+/// load would give it and the row address the load would read.
+#[test]
+fn stmatrix_layouts_match_the_isa() {
+    for (atom, trans) in [
+        (SM90_U32x4_STSM_N::ATOM, false),
+        (SM90_U16x8_STSM_T::ATOM, true),
+    ] {
+        let (src, dst) = (atom.src_layout(), atom.dst_layout());
+        assert_bijection(atom.name(), &src, 4096);
+        assert_bijection(atom.name(), &dst, 4096);
+        assert_eq!(atom.ref_layout(), src, "{atom}");
+        assert_eq!(atom.min_arch(), ArchKind::Sm90, "{atom}");
+        for lane in 0..32 {
+            for bit in 0..128 {
+                assert_eq!(
+                    dst.at(lane + 32 * bit),
+                    isa_ldsm_source_bit(lane, bit),
+                    "{atom} dst lane {lane} bit {bit}"
+                );
+            }
+            for j in 0..4 {
+                for q in 0..32 {
+                    assert_eq!(
+                        src.at(lane + 32 * (q + 32 * j)),
+                        isa_ldsm_destination_bit(lane, j, q, trans),
+                        "{atom} src lane {lane} register {j} bit {q}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn single_thread_copies_move_their_bits_in_order() {
     for (atom, bits) in [
@@ -417,5 +451,5 @@ fn single_thread_copies_move_their_bits_in_order() {
             assert!((0..bits).all(|b| layout.at(b) == b), "{atom}: {layout}");
         }
     }
-    assert_eq!(CopyAtom::ALL.len(), 9);
+    assert_eq!(CopyAtom::ALL.len(), 11);
 }

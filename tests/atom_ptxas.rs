@@ -9,7 +9,8 @@ use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
     CopyValue, MemorySpace, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_16x8x16_F32BF16BF16F32_TN,
-    UniversalCopy, UniversalFMA, SM70_MMA, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL, SM80_MMA,
+    SM90_U16x8_STSM_T, SM90_U32x4_STSM_N, UniversalCopy, UniversalFMA, SM70_MMA,
+    SM80_CP_ASYNC_CACHEGLOBAL_ZFILL, SM80_MMA,
 };
 use cutlet::ptx::{Kernel, Reg, RegClass};
 
@@ -57,6 +58,14 @@ fn atoms_kernel(arch: ArchKind) -> String {
         for (i, r) in half.iter().enumerate() {
             k.push(format!("add.u32 {}, {}, {r};", v[i], v[i]));
         }
+        if arch >= ArchKind::Sm90 {
+            // The stores of the fragments back, read again below.
+            SM90_U32x4_STSM_N::emit(&mut k, &a, &smem).unwrap();
+            SM90_U16x8_STSM_T::emit(&mut k, &b, &smem).unwrap();
+            k.snippet("sm70/shared_memory", "bar_sync", &[]).unwrap();
+            UniversalCopy::<32>::emit_load(&mut k, MemorySpace::Shared, &half[..1], &smem).unwrap();
+            k.push(format!("add.u32 {}, {}, {};", v[0], v[0], half[0]));
+        }
     }
     for (i, r) in f.iter().enumerate() {
         k.push(format!("mov.b32 {}, {r};", v[i]));
@@ -76,6 +85,9 @@ fn atoms_assemble_for_every_arch_that_has_them() {
         if arch >= ArchKind::Sm80 {
             assert!(ptx.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
             assert!(ptx.contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+        }
+        if arch >= ArchKind::Sm90 {
+            assert!(ptx.contains("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
         }
         let Some(report) = assemble(&ptx, arch.ptx_target()) else {
             return;

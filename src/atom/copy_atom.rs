@@ -6,6 +6,7 @@ use super::copy_sm75::{
     SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N,
 };
 use super::copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+use super::copy_sm90_stsm::{SM90_U16x8_STSM_T, SM90_U32x4_STSM_N};
 use super::copy_universal::UniversalCopy;
 use crate::arch::ArchKind;
 use crate::layout::Layout;
@@ -60,6 +61,10 @@ pub enum CopyAtom {
     Sm75U32x2LdsmN,
     /// [`SM75_U16x4_LDSM_T`]: `ldmatrix.x2.trans`.
     Sm75U16x4LdsmT,
+    /// [`SM90_U32x4_STSM_N`]: `stmatrix.x4`.
+    Sm90U32x4StsmN,
+    /// [`SM90_U16x8_STSM_T`]: `stmatrix.x4.trans`.
+    Sm90U16x8StsmT,
     /// [`UniversalCopy<16>`]: one 16-bit load or store.
     Universal16,
     /// [`UniversalCopy<32>`]: one 32-bit load or store.
@@ -78,6 +83,8 @@ macro_rules! dispatch {
             CopyAtom::Sm75U16x8LdsmT => <SM75_U16x8_LDSM_T as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Sm75U32x2LdsmN => <SM75_U32x2_LDSM_N as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Sm75U16x4LdsmT => <SM75_U16x4_LDSM_T as CopyTraits>::$item$(($($arg)*))?,
+            CopyAtom::Sm90U32x4StsmN => <SM90_U32x4_STSM_N as CopyTraits>::$item$(($($arg)*))?,
+            CopyAtom::Sm90U16x8StsmT => <SM90_U16x8_STSM_T as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal16 => <UniversalCopy<16> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal32 => <UniversalCopy<32> as CopyTraits>::$item$(($($arg)*))?,
             CopyAtom::Universal64 => <UniversalCopy<64> as CopyTraits>::$item$(($($arg)*))?,
@@ -88,12 +95,14 @@ macro_rules! dispatch {
 
 impl CopyAtom {
     /// Every copy atom.
-    pub const ALL: [CopyAtom; 9] = [
+    pub const ALL: [CopyAtom; 11] = [
         CopyAtom::Sm80CpAsyncCacheGlobalZfill,
         CopyAtom::Sm75U32x4LdsmN,
         CopyAtom::Sm75U16x8LdsmT,
         CopyAtom::Sm75U32x2LdsmN,
         CopyAtom::Sm75U16x4LdsmT,
+        CopyAtom::Sm90U32x4StsmN,
+        CopyAtom::Sm90U16x8StsmT,
         CopyAtom::Universal16,
         CopyAtom::Universal32,
         CopyAtom::Universal64,

@@ -87,6 +87,7 @@ mod atom_layout;
 mod copy_atom;
 mod copy_sm75;
 mod copy_sm80;
+mod copy_sm90_stsm;
 mod copy_sm90_tma;
 mod copy_universal;
 mod copy_value;
@@ -104,6 +105,7 @@ pub use atom_layout::{AtomLayout, AtomMode};
 pub use copy_atom::{CopyAtom, CopyTraits};
 pub use copy_sm75::{SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x2_LDSM_N, SM75_U32x4_LDSM_N};
 pub use copy_sm80::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+pub use copy_sm90_stsm::{SM90_U16x8_STSM_T, SM90_U32x4_STSM_N};
 pub use copy_sm90_tma::{
     emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
     emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,

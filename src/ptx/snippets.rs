@@ -53,5 +53,6 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
         include_str!("../../ptx/sm90/bulk_copy.ptx"),
     ),
     ("sm90/tma", include_str!("../../ptx/sm90/tma.ptx")),
+    ("sm90/stmatrix", include_str!("../../ptx/sm90/stmatrix.ptx")),
     ("sm90/wgmma", include_str!("../../ptx/sm90/wgmma.ptx")),
 ];
