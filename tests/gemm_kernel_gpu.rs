@@ -211,6 +211,37 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     } else {
         device_ptr(&stream, &dc)
     };
+    // The list below is the kernel's own parameter list, in order.
+    let declared: Vec<String> = spec
+        .kernel()
+        .unwrap()
+        .params()
+        .iter()
+        .map(|r| r.name())
+        .collect();
+    let passed = [
+        "a",
+        "b",
+        "c",
+        "d",
+        "m",
+        "n",
+        "k",
+        "l",
+        "lda",
+        "ldb",
+        "ldc",
+        "ldd",
+        "batch_a",
+        "batch_b",
+        "batch_c",
+        "batch_d",
+        "alpha",
+        "beta",
+        "raster_log",
+        "raster_order",
+    ];
+    assert_eq!(declared, passed, "{}", spec.kernel_name());
     let mut args = KernelArgs::new(&stream);
     args.input(&da).input(&db).scalar(c_ptr).output(&mut dd);
     for v in [case.m, case.n, case.k, case.l] {
@@ -219,7 +250,8 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     for v in [a.ld, b.ld, c.ld, c.ld, a.batch, b.batch, c.batch, c.batch] {
         args.scalar(v as u64);
     }
-    args.scalar(alpha).scalar(beta).scalar(2u32);
+    // raster_log 2, raster_order 0 (along N).
+    args.scalar(alpha).scalar(beta).scalar(2u32).scalar(0u32);
     // SAFETY: params follow the ABI table of spec.rs in order; every buffer
     // holds l batches of its operand with the leading dimensions and batch
     // strides passed, all multiples of spec.alignment(); C is either its own

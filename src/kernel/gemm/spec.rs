@@ -19,8 +19,9 @@
 //! | 8..=11 | `lda`, `ldb`, `ldc`, `ldd` | `.u64` | mainloop, epilogue | leading dimensions, in elements |
 //! | 12..=15 | `batch_a` .. `batch_d` | `.u64` | mainloop, epilogue | batch strides, in elements |
 //! | 16, 17 | `alpha`, `beta` | `.f32` | epilogue | epilogue scalars |
-//! | 18 | `raster_log` | `.u32` | tile scheduler | rasterization swizzle: tiles are walked in groups of `2^raster_log` M tiles |
-//! | 19 + i | `bias{i}` | `.u64` | epilogue | bias vector `i`'s global address (C's element type; length M for a row bias, N for a column bias; shared by every batch), one per [`Epilogue::biases`](crate::gemm::Epilogue::biases) |
+//! | 18 | `raster_log` | `.u32` | tile scheduler | rasterization swizzle: tiles are walked in groups of `2^raster_log` |
+//! | 19 | `raster_order` | `.u32` | tile scheduler | 0: walk along N (groups of M tiles), 1: along M ([`RasterOrder`](super::RasterOrder)) |
+//! | 20 + i | `bias{i}` | `.u64` | epilogue | bias vector `i`'s global address (C's element type; length M for a row bias, N for a column bias; shared by every batch), one per [`Epilogue::biases`](crate::gemm::Epilogue::biases) |
 //! | after the biases | `s{j}` | `.f32` | epilogue | extra scalar `j` (j = 2, 3, ...), one per [`Epilogue::extra_scalars`](crate::gemm::Epilogue::extra_scalars) |
 //!
 //! Grid: x = output tiles of one batch (`ceil(M/BM) * ceil(N/BN)`), y = L;
