@@ -7,7 +7,10 @@
 //! writes the results to one of two shared-memory buffers of its own in
 //! D's layout, swizzled so that the fragment stores do not conflict
 //! (64-byte rows: `Sw<2,4,3>`; 128-byte rows: `Sw<3,4,3>`, the swizzles
-//! TMA applies). Then `fence.proxy.async`, a barrier of the warpgroup, and
+//! TMA applies): a 16-bit D with `stmatrix.x4` (four 8x8 matrices of the
+//! accumulator fragment a store, `.trans` for a column-major D; CuTe's
+//! `SM90_U32x4_STSM_N` and `SM90_U16x8_STSM_T`), an f32 D with plain
+//! stores. Then `fence.proxy.async`, a barrier of the warpgroup, and
 //! one thread stores the buffer with TMA (`cp.async.bulk.tensor`, a bulk
 //! group per subtile). Before a buffer is written again, that thread waits
 //! until at most one bulk group still reads shared memory
@@ -35,6 +38,7 @@
 use super::{emit_with_and_without_c, EpilogueFacts, Sm90EpilogueInputs};
 use crate::atom::{
     emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,
+    SM90_U16x8_STSM_T, SM90_U32x4_STSM_N,
 };
 use crate::collective::epilogue_fusion::{apply, load_f32};
 use crate::gemm::{BiasAxis, OutputMajor};
@@ -113,6 +117,16 @@ impl EpilogueSm90TmaStore {
             OutputMajor::N => ([SUBTILE_N, self.wg_rows], SUBTILE_N * size),
             OutputMajor::M => ([self.box_rows(), SUBTILE_N], 128),
         }
+    }
+
+    /// Emits the shared address of byte `linear` of a buffer laid out as
+    /// TMA reads it: `buffers + swizzle(linear)`. Offsets above the
+    /// swizzled bits (64-row blocks, buffers, boxes) may be added after.
+    fn buffer_address(&self, k: &mut Kernel, buffers: Reg, linear: Reg) -> Reg {
+        let swz = self.emit_swizzle(k, linear);
+        let addr = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {addr}, {buffers}, {swz};"));
+        addr
     }
 
     /// Emits `dst = swizzle(linear)` for the buffer's swizzle: bits
@@ -229,15 +243,13 @@ impl EpilogueSm90TmaStore {
         let (_, span) = self.box_dims();
         let staged = |k: &mut Kernel, linear_of: &dyn Fn(&mut Kernel) -> Reg| {
             let linear = linear_of(k);
-            let swz = self.emit_swizzle(k, linear);
-            let addr = r32(k);
-            k.push(format!("add.u32 {addr}, {buffers}, {swz};"));
-            addr
+            self.buffer_address(k, buffers, linear)
         };
-        // Row-major: per 8-column group j of a subtile (4 of them): row
+        // f32 D, row-major: per 8-column group j of a subtile (4 of them): row
         // `local`, column 2q + 8j. Column-major: per half h and column
         // e: row local + 8h of its box, column 2q + e.
         let bases: Vec<Reg> = match major {
+            _ if self.stores_matrices() => Vec::new(),
             OutputMajor::N => (0..SUBTILE_N / 8)
                 .map(|j| {
                     staged(k, &|k: &mut Kernel| {
@@ -270,6 +282,12 @@ impl EpilogueSm90TmaStore {
                     .collect()
             }
         };
+        // 16-bit D: `stmatrix` row addresses (see `emit_matrices`).
+        let matrix_bases = if self.stores_matrices() {
+            self.emit_matrix_bases(k, t, w, buffers)
+        } else {
+            Vec::new()
+        };
         let biases = self.spec.epilogue.biases();
         let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
             let index = r32(k);
@@ -301,6 +319,8 @@ impl EpilogueSm90TmaStore {
                 let buffer = (chunk % 2) * self.buffer_bytes();
                 // The buffer is free once its previous store has read it.
                 wait(k)?;
+                // 16-bit D: the words of one 64-row block, [h][jl].
+                let mut words = [[None; (SUBTILE_N / 8) as usize]; 2];
                 for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
                     for jl in 0..SUBTILE_N / 8 {
                         let j = chunk * SUBTILE_N / 8 + jl;
@@ -354,7 +374,14 @@ impl EpilogueSm90TmaStore {
                                 &io.base.scalars,
                             )?);
                         }
-                        self.stage(k, major, &bases, (mb, h, jl), buffer, row_off, &values)?;
+                        if self.stores_matrices() {
+                            words[h as usize][jl as usize] = Some(self.pack(k, &values));
+                        } else {
+                            self.stage(k, major, &bases, (mb, h, jl), buffer, row_off, &values)?;
+                        }
+                    }
+                    if self.stores_matrices() && h == 1 {
+                        self.emit_matrices(k, &matrix_bases, mb, buffer, &words)?;
                     }
                 }
                 // The buffer's writes, visible to TMA, then one thread stores it.
@@ -523,7 +550,7 @@ impl EpilogueSm90TmaStore {
         let done = k.new_label("epi_tail_done")?;
         let top = k.new_label("epi_tail_column")?;
         k.push(format!("@{skip} bra {};", done.name()));
-        let (c, linear, addr) = (r32(k), r32(k), r32(k));
+        let (c, linear) = (r32(k), r32(k));
         let ptr = k.reg(RegClass::B64);
         k.push(format!("mov.u32 {c}, 0;"));
         k.place_label(&top);
@@ -533,8 +560,7 @@ impl EpilogueSm90TmaStore {
             d.size_bytes()
         ));
         k.push(format!("mad.lo.u32 {linear}, {t}, {span}, {linear};"));
-        let swizzled = self.emit_swizzle(k, linear);
-        k.push(format!("add.u32 {addr}, {buffer}, {swizzled};"));
+        let addr = self.buffer_address(k, buffer, linear);
         k.push(format!(
             "mad.wide.u32 {ptr}, {c}, {}, {};",
             d.size_bytes(),
@@ -554,8 +580,112 @@ impl EpilogueSm90TmaStore {
         Ok(())
     }
 
-    /// Writes one thread's values of 8-column group `jl` of a subtile (at
-    /// 64-row block `mb`, half `h`) into the buffer at byte `buffer`.
+    /// Whether D's elements are 16-bit, so that the fragments are staged
+    /// with `stmatrix` (`.trans` for a column-major D); f32 D is staged with
+    /// plain stores.
+    fn stores_matrices(&self) -> bool {
+        self.spec.types.d != ElementType::F32
+    }
+
+    /// Converts one thread's column pair (row g, columns 2q and 2q + 1 of
+    /// an 8-column group) to one word of two 16-bit elements, the first in
+    /// the low half: one `cvt.rn.{f16x2,bf16x2}.f32`.
+    fn pack(&self, k: &mut Kernel, values: &[Reg]) -> Reg {
+        let ty = if self.spec.types.d == ElementType::BF16 {
+            "bf16x2"
+        } else {
+            "f16x2"
+        };
+        let word = k.reg(RegClass::B32);
+        k.push(format!(
+            "cvt.rn.{ty}.f32 {word}, {}, {};",
+            values[1], values[0]
+        ));
+        word
+    }
+
+    /// The `stmatrix` row addresses of this lane, for a 64-row block at
+    /// offset 0 of buffer 0: lane `l` gives row `l % 8` of matrix `l / 8`,
+    /// matrix `i` being the 8x8 block of half `i % 2` (rows 8h..8h+7 of the
+    /// warp's 16) and 8-column group `a + i / 2` of the store for groups
+    /// `a` and `a + 1`. Row-major D: one address per `a` in {0, 2} (the
+    /// swizzle moves 16-byte chunks within a row, so the two differ in
+    /// swizzled bits); column-major D (transposed store: lane `l` gives
+    /// column `l % 8` of its matrix, 8 rows of 16 bits): one address, group
+    /// 2 lying 16 columns (2048 bytes) further, past the swizzled bits.
+    fn emit_matrix_bases(&self, k: &mut Kernel, t: Reg, w: Reg, buffers: Reg) -> Vec<Reg> {
+        let (_, span) = self.box_dims();
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (r, half, group, rows) = (r32(k), r32(k), r32(k), r32(k));
+        k.push(format!("and.b32 {r}, {t}, 7;"));
+        k.push(format!("bfe.u32 {half}, {t}, 3, 1;"));
+        k.push(format!("bfe.u32 {group}, {t}, 4, 1;"));
+        // The matrix's first row in the warpgroup's 64-row block: 16w + 8h.
+        k.push(format!("mad.lo.u32 {rows}, {w}, 16, 0;"));
+        k.push(format!("mad.lo.u32 {rows}, {half}, 8, {rows};"));
+        match self.spec.majors.d {
+            OutputMajor::N => [0u32, 2]
+                .into_iter()
+                .map(|a| {
+                    let (row, lin) = (r32(k), r32(k));
+                    k.push(format!("add.u32 {row}, {rows}, {r};"));
+                    k.push(format!("mul.lo.u32 {lin}, {row}, {span};"));
+                    k.push(format!("mad.lo.u32 {lin}, {group}, 16, {lin};"));
+                    k.push(format!("add.u32 {lin}, {lin}, {};", 16 * a));
+                    self.buffer_address(k, buffers, lin)
+                })
+                .collect(),
+            OutputMajor::M => {
+                let (c, lin) = (r32(k), r32(k));
+                k.push(format!("mad.lo.u32 {c}, {group}, 8, {r};"));
+                k.push(format!("mul.lo.u32 {lin}, {c}, 128;"));
+                let size = self.spec.types.d.size_bytes();
+                k.push(format!("mad.lo.u32 {lin}, {rows}, {size}, {lin};"));
+                vec![self.buffer_address(k, buffers, lin)]
+            }
+        }
+    }
+
+    /// Stages one 64-row block `mb` of a subtile (the thread's words
+    /// `[h][jl]`) into the buffer at byte `buffer` with two `stmatrix.x4`:
+    /// 8-column groups 0-1, then 2-3, each as matrices (h 0, group a),
+    /// (h 1, a), (h 0, a + 1), (h 1, a + 1).
+    fn emit_matrices(
+        &self,
+        k: &mut Kernel,
+        bases: &[Reg],
+        mb: u32,
+        buffer: u32,
+        words: &[[Option<Reg>; (SUBTILE_N / 8) as usize]; 2],
+    ) -> Result<(), PtxError> {
+        let (_, span) = self.box_dims();
+        let word = |h: usize, jl: usize| {
+            words[h][jl].ok_or_else(|| PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: String::from("sm90 tma epilogue"),
+                reason: format!("no word for half {h}, group {jl} of a 64-row block"),
+            })
+        };
+        for a in [0usize, 2] {
+            let src = [word(0, a)?, word(1, a)?, word(0, a + 1)?, word(1, a + 1)?];
+            match self.spec.majors.d {
+                OutputMajor::N => {
+                    let at = format!("{}+{}", bases[a / 2], buffer + mb * 64 * span);
+                    SM90_U32x4_STSM_N::emit(k, &src, &at).map_err(atom_error)?;
+                }
+                OutputMajor::M => {
+                    // Box mb (64 rows of a 16-bit type), group a's columns.
+                    let offset = buffer + mb * SUBTILE_N * 128 + 8 * a as u32 * 128;
+                    let at = format!("{}+{offset}", bases[0]);
+                    SM90_U16x8_STSM_T::emit(k, &src, &at).map_err(atom_error)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one thread's f32 values of 8-column group `jl` of a subtile
+    /// (at 64-row block `mb`, half `h`) into the buffer at byte `buffer`.
     #[allow(clippy::too_many_arguments)]
     fn stage(
         &self,
@@ -567,62 +697,25 @@ impl EpilogueSm90TmaStore {
         row_off: u32,
         values: &[Reg],
     ) -> Result<(), PtxError> {
-        let d = self.spec.types.d;
         let (_, span) = self.box_dims();
-        // Row-major 16-bit D: the pair is one word, converted by one
-        // `cvt.rn.{f16x2,bf16x2}.f32` (the first value in the low half).
-        if major == OutputMajor::N && d != ElementType::F32 {
-            let ty = if d == ElementType::BF16 {
-                "bf16x2"
-            } else {
-                "f16x2"
-            };
-            let word = k.reg(RegClass::B32);
-            k.push(format!(
-                "cvt.rn.{ty}.f32 {word}, {}, {};",
-                values[1], values[0]
-            ));
-            let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
-            k.push(format!("st.shared.b32 [{at}], {word};"));
-            return Ok(());
-        }
-        let converted: Vec<Reg> = values
-            .iter()
-            .map(|&v| match d {
-                ElementType::F32 => v,
-                other => {
-                    let h16 = k.reg(RegClass::B16);
-                    let ty = if other == ElementType::BF16 {
-                        "bf16"
-                    } else {
-                        "f16"
-                    };
-                    k.push(format!("cvt.rn.{ty}.f32 {h16}, {v};"));
-                    h16
-                }
-            })
-            .collect();
         match major {
             OutputMajor::N => {
                 let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
                 k.push(format!(
                     "st.shared.v2.f32 [{at}], {{{}, {}}};",
-                    converted[0], converted[1]
+                    values[0], values[1]
                 ));
             }
             OutputMajor::M => {
                 let box_bytes = SUBTILE_N * 128;
                 let blocks_per_mb = 64 / self.box_rows();
-                for (e, value) in converted.iter().enumerate() {
+                for (e, value) in values.iter().enumerate() {
                     let base = bases[(2 * h + e as u32) as usize];
                     let at = format!(
                         "{base}+{}",
                         buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
                     );
-                    match d {
-                        ElementType::F32 => k.push(format!("st.shared.f32 [{at}], {value};")),
-                        _ => k.push(format!("st.shared.b16 [{at}], {value};")),
-                    }
+                    k.push(format!("st.shared.f32 [{at}], {value};"));
                 }
             }
         }
