@@ -47,7 +47,7 @@ fn options(
         arch: Some(arch),
         schedule: cutlet_harness::ScheduleArg::Auto,
         cluster_shape_mn: None,
-        raster_order: cutlet::device::gemm::RasterOrder::Heuristic,
+        raster_order: cutlet::device::gemm::RasterOrder::default(),
         swizzle_size: None,
         use_cold_l2: false,
     }

@@ -64,7 +64,7 @@ fn versus_cublas(device: &Device) {
                 arch: Some(cutlet::arch::ArchKind::Sm80),
                 schedule: cutlet_harness::ScheduleArg::Auto,
                 cluster_shape_mn: None,
-                raster_order: cutlet::device::gemm::RasterOrder::Heuristic,
+                raster_order: cutlet::device::gemm::RasterOrder::default(),
                 swizzle_size: None,
             };
             match run_dense_gemm(&options, device) {

@@ -83,7 +83,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         arch: Some(ArchKind::Sm90),
         schedule: case.schedule,
         cluster_shape_mn: None,
-        raster_order: cutlet::device::gemm::RasterOrder::Heuristic,
+        raster_order: cutlet::device::gemm::RasterOrder::default(),
         swizzle_size: None,
     }
 }

@@ -68,9 +68,9 @@ pub struct DenseGemmArgs {
     #[arg(long = "cluster_shape_mn", value_parser = parse_cluster)]
     pub cluster_shape_mn: Option<[u32; 2]>,
     /// The order in which the tile scheduler walks the output tiles:
-    /// heuristic (default: along M where N has more tiles), along_m or
-    /// along_n (CUTLASS profiler's --raster_order).
-    #[arg(long = "raster_order", value_parser = parse_raster_order, default_value = "heuristic")]
+    /// along_n (default), along_m, or heuristic (CUTLASS's: along M where N
+    /// has more tiles) (CUTLASS profiler's --raster_order).
+    #[arg(long = "raster_order", value_parser = parse_raster_order, default_value = "along_n")]
     pub raster_order: RasterOrder,
     /// Tiles per swizzle group of the walk, a power of two (CUTLASS
     /// profiler's --swizzle_size; default: the kernel's, 8).

@@ -13,11 +13,15 @@
 use crate::ptx::{Kernel, Reg, RegClass};
 
 /// The order in which a tile scheduler walks the output tiles (CUTLASS's
-/// `RasterOrderOptions`).
+/// `RasterOrderOptions`). The default is [`AlongN`](Self::AlongN), not
+/// CUTLASS's heuristic: on an H100 (2026-11-24) the heuristic's walk along
+/// M ran bf16 4095x4097x4093 (256x128 tiles, 2x1 clusters) at 683 TFLOP/s
+/// against 740 along N, and 4096x14336x4096 at the same speed as along N.
 ///
 /// ```
 /// use cutlet::kernel::gemm::RasterOrder;
 ///
+/// assert_eq!(RasterOrder::default(), RasterOrder::AlongN);
 /// // More N tiles than M tiles: the heuristic walks along M, as CUTLASS's does.
 /// assert_eq!(RasterOrder::Heuristic.resolve(32, 56), RasterOrder::AlongM);
 /// assert_eq!(RasterOrder::Heuristic.resolve(32, 32), RasterOrder::AlongN);
@@ -25,15 +29,15 @@ use crate::ptx::{Kernel, Reg, RegClass};
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RasterOrder {
-    /// [`AlongM`](Self::AlongM) where the problem has more N tiles than M
-    /// tiles, otherwise [`AlongN`](Self::AlongN).
-    #[default]
+    /// CUTLASS's heuristic: [`AlongM`](Self::AlongM) where the problem has
+    /// more N tiles than M tiles, otherwise [`AlongN`](Self::AlongN).
     Heuristic,
     /// Consecutive units go across a group of N tiles, then to the next M
     /// tile.
     AlongM,
     /// Consecutive units go down a group of M tiles, then to the next N
-    /// tile.
+    /// tile (the default).
+    #[default]
     AlongN,
 }
 
