@@ -398,6 +398,80 @@ impl GmmaDescriptor {
         Ok(desc)
     }
 
+    /// Emits the descriptor's two 32-bit words for the matrix at `start`
+    /// (a `.b32` shared-window address): the low word (start field and
+    /// LBO) and the high word (a constant), from which
+    /// [`emit_at`](Self::emit_at) builds the descriptors of matrices at
+    /// offsets from it with one 32-bit add each.
+    ///
+    /// ```
+    /// use cutlet::atom::{GmmaDescriptor, GmmaSwizzle};
+    /// use cutlet::ptx::{Kernel, RegClass};
+    ///
+    /// let desc = GmmaDescriptor { lbo_bytes: 16, sbo_bytes: 1024, swizzle: GmmaSwizzle::B128 };
+    /// let mut k = Kernel::new("demo").unwrap();
+    /// let start = k.reg(RegClass::B32);
+    /// let words = desc.emit_words(&mut k, start).unwrap();
+    /// // The k-step 32 bytes further: start field + 2.
+    /// let d = GmmaDescriptor::emit_at(&mut k, words, 32).unwrap();
+    /// assert_eq!(d.class(), RegClass::B64);
+    /// let ptx = k.emit().unwrap();
+    /// assert!(ptx.contains("add.u32 at, %r1, 2;"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `start` is not a `.b32` register.
+    pub fn emit_words(&self, k: &mut Kernel, start: Reg) -> Result<[Reg; 2]> {
+        if start.class() != RegClass::B32 {
+            return Err(Error::invalid_argument(
+                "gmma descriptor start",
+                format!("register {start} of class {}", start.class()),
+                "a .b32 shared-window address register",
+            ));
+        }
+        let (lo, hi) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.snippet(
+            "sm90/wgmma",
+            "wgmma_desc_words",
+            &[
+                ("lo", &lo),
+                ("hi", &hi),
+                ("start", &start),
+                ("lbo_bits", &self.lbo_field()),
+                ("high", &self.high_word()),
+            ],
+        )?;
+        Ok([lo, hi])
+    }
+
+    /// Emits the descriptor of the matrix `offset_bytes` (a multiple of
+    /// 16) past the one whose [`emit_words`](Self::emit_words) are `words`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an offset that is not a multiple of
+    /// 16 bytes or reaches past the 14-bit start field.
+    pub fn emit_at(k: &mut Kernel, [lo, hi]: [Reg; 2], offset_bytes: u32) -> Result<Reg> {
+        if !offset_bytes.is_multiple_of(16) || u64::from(offset_bytes >> 4) > ENCODED_MASK {
+            return Err(Error::invalid_argument(
+                "gmma descriptor offset",
+                offset_bytes,
+                "a multiple of 16 bytes below 256 KiB",
+            ));
+        }
+        let desc = k.reg(RegClass::B64);
+        k.snippet(
+            "sm90/wgmma",
+            "wgmma_desc_at",
+            &[
+                ("desc", &desc),
+                ("lo", &lo),
+                ("hi", &hi),
+                ("offset", &(offset_bytes >> 4)),
+            ],
+        )?;
+        Ok(desc)
+    }
+
     /// The `shape` (MN, K) slice at `block` (in units of the slice, e.g.
     /// `[64, 16]` at `[m64, k16]`) of a stage layout: the slice's layout
     /// with its element offset in the stage as the composed offset, so

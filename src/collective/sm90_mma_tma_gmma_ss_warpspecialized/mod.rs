@@ -30,8 +30,8 @@ pub(crate) use operand::OperandTile;
 use super::{Accumulators, BlockContext, MainloopSpec, TileContext};
 use crate::atom::{
     emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
-    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaA, MmaAtom,
-    MmaSource, ScaleD,
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaA, GmmaDescriptor,
+    MmaAtom, MmaSource, ScaleD,
 };
 use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
 use crate::numeric::ElementType;
@@ -587,14 +587,14 @@ impl Sm90TmaGmmaWarpSpecialized {
         let desc_a = a
             .descriptor(self.ctx.types.a)
             .map_err(err)?
-            .emit(k, a_addr)
+            .emit_words(k, a_addr)
             .map_err(err)?;
         let b_addr = k.reg(RegClass::B32);
         k.push(format!("add.u32 {b_addr}, {stage}, {};", b.offset));
         let desc_b = b
             .descriptor(self.ctx.types.b)
             .map_err(err)?
-            .emit(k, b_addr)
+            .emit_words(k, b_addr)
             .map_err(err)?;
         // scale-d through a predicate, as CUTLASS passes it.
         let one = k.reg(RegClass::Pred);
@@ -602,11 +602,12 @@ impl Sm90TmaGmmaWarpSpecialized {
         emit_wgmma_fence(k).map_err(err)?;
         for kk in 0..steps {
             for mb in 0..blocks {
-                let (da, db) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+                // Each slice's descriptor: the stage's low word plus the
+                // slice's offset (one 32-bit add), the high word as it is.
                 let a_off = a.slice_offset(self.ctx.types.a, mb, kk).map_err(err)?;
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
-                k.push(format!("add.s64 {da}, {desc_a}, {};", a_off >> 4));
-                k.push(format!("add.s64 {db}, {desc_b}, {};", b_off >> 4));
+                let da = GmmaDescriptor::emit_at(k, desc_a, a_off).map_err(err)?;
+                let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
                 let scale = match first {
                     Some(zero) if kk == 0 => ScaleD::Pred(zero),
