@@ -234,3 +234,15 @@ pub(super) fn apply(
         })?;
     Ok(value.reg)
 }
+
+/// Emits `word = {lo, hi}` as D's 16-bit pair: `lo` (the lower column or
+/// row) rounded into the low half, `hi` into the high half, by one
+/// `cvt.rn.{bf16x2,f16x2}.f32` (sm_80 and later). `d` is BF16 or F16.
+pub(super) fn emit_pack_pair(k: &mut Kernel, d: ElementType, word: Reg, lo: Reg, hi: Reg) {
+    let ty = if d == ElementType::BF16 {
+        "bf16x2"
+    } else {
+        "f16x2"
+    };
+    k.push(format!("cvt.rn.{ty}.f32 {word}, {hi}, {lo};"));
+}

@@ -3,7 +3,7 @@
 
 use super::{EpilogueInputs, EpilogueSm80};
 use crate::arch::ArchKind;
-use crate::collective::epilogue_fusion::{apply, BiasRegs};
+use crate::collective::epilogue_fusion::{apply, emit_pack_pair, BiasRegs};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -79,17 +79,8 @@ impl EpilogueSm80 {
                 }
             }
             d => {
-                let ty = if d == ElementType::BF16 {
-                    "bf16x2"
-                } else {
-                    "f16x2"
-                };
-                for (j, w) in words.iter().enumerate() {
-                    k.push(format!(
-                        "cvt.rn.{ty}.f32 {w}, {}, {};",
-                        vals[2 * j + 1],
-                        vals[2 * j]
-                    ));
+                for (j, &w) in words.iter().enumerate() {
+                    emit_pack_pair(k, d, w, vals[2 * j], vals[2 * j + 1]);
                 }
             }
         }

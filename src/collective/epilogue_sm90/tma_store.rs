@@ -40,7 +40,7 @@ use crate::atom::{
     emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,
     SM90_U16x8_STSM_T, SM90_U32x4_STSM_N,
 };
-use crate::collective::epilogue_fusion::{apply, load_f32};
+use crate::collective::epilogue_fusion::{apply, emit_pack_pair, load_f32};
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -591,16 +591,8 @@ impl EpilogueSm90TmaStore {
     /// an 8-column group) to one word of two 16-bit elements, the first in
     /// the low half: one `cvt.rn.{f16x2,bf16x2}.f32`.
     fn pack(&self, k: &mut Kernel, values: &[Reg]) -> Reg {
-        let ty = if self.spec.types.d == ElementType::BF16 {
-            "bf16x2"
-        } else {
-            "f16x2"
-        };
         let word = k.reg(RegClass::B32);
-        k.push(format!(
-            "cvt.rn.{ty}.f32 {word}, {}, {};",
-            values[1], values[0]
-        ));
+        emit_pack_pair(k, self.spec.types.d, word, values[0], values[1]);
         word
     }
 
