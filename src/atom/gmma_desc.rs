@@ -377,13 +377,7 @@ impl GmmaDescriptor {
     /// # Errors
     /// [`Error::InvalidArgument`] when `start` is not a `.b32` register.
     pub fn emit(&self, k: &mut Kernel, start: Reg) -> Result<Reg> {
-        if start.class() != RegClass::B32 {
-            return Err(Error::invalid_argument(
-                "gmma descriptor start",
-                format!("register {start} of class {}", start.class()),
-                "a .b32 shared-window address register",
-            ));
-        }
+        check_start(start)?;
         let desc = k.reg(RegClass::B64);
         k.snippet(
             "sm90/wgmma",
@@ -422,13 +416,7 @@ impl GmmaDescriptor {
     /// # Errors
     /// [`Error::InvalidArgument`] when `start` is not a `.b32` register.
     pub fn emit_words(&self, k: &mut Kernel, start: Reg) -> Result<[Reg; 2]> {
-        if start.class() != RegClass::B32 {
-            return Err(Error::invalid_argument(
-                "gmma descriptor start",
-                format!("register {start} of class {}", start.class()),
-                "a .b32 shared-window address register",
-            ));
-        }
+        check_start(start)?;
         let (lo, hi) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
         k.snippet(
             "sm90/wgmma",
@@ -560,6 +548,18 @@ impl GmmaDescriptor {
     fn high_word(&self) -> u64 {
         encode(self.sbo_bytes) | self.swizzle.descriptor_code() << 30
     }
+}
+
+/// Refuses a descriptor start that is not a `.b32` shared-window address.
+fn check_start(start: Reg) -> Result<()> {
+    if start.class() != RegClass::B32 {
+        return Err(Error::invalid_argument(
+            "gmma descriptor start",
+            format!("register {start} of class {}", start.class()),
+            "a .b32 shared-window address register",
+        ));
+    }
+    Ok(())
 }
 
 /// `(bytes & 0x3FFFF) >> 4`, a 14-bit field.
