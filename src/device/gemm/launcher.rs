@@ -344,10 +344,10 @@ impl Launcher {
             workspace: 0,
             tensor_maps: [None; 4],
             raster_log,
-            raster_order: Some(args.scheduler.raster_order.resolve(
-                m.div_ceil(spec.tile[0].max(1)),
-                n.div_ceil(spec.tile[1].max(1)),
-            )),
+            raster_order: Some({
+                let (tiles_m, tiles_n) = spec.tiles(m, n);
+                args.scheduler.raster_order.resolve(tiles_m, tiles_n)
+            }),
         };
         let mut values = values;
         for request in composed.tensor_maps() {

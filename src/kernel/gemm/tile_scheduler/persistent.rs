@@ -65,7 +65,8 @@ impl Persistent {
 
     /// The host model of the walk: the (tile_m, tile_n, batch) of cluster
     /// tile `linear` for the CTA at `(cta_m, cta_n)` of its cluster, the
-    /// cluster tiles walked in `order` (resolved over the cluster tiles).
+    /// cluster tiles walked in `order` ([`Heuristic`](RasterOrder::Heuristic)
+    /// resolved over the CTA tiles, as the launcher resolves it).
     ///
     /// ```
     /// use cutlet::kernel::gemm::{Persistent, RasterOrder};
@@ -86,6 +87,7 @@ impl Persistent {
         [cta_m, cta_n]: [u32; 2],
         order: RasterOrder,
     ) -> (u32, u32, u32) {
+        let order = order.resolve(tiles_m, tiles_n);
         let cm = tiles_m.div_ceil(self.cluster[0]);
         let cn = tiles_n.div_ceil(self.cluster[1]);
         let per_batch = (cm * cn).max(1);
