@@ -254,27 +254,30 @@ pub fn parse_raster_order(text: &str) -> Result<RasterOrder> {
     }
 }
 
-/// A swizzle size: a power of two.
+/// A swizzle size: a number that [`SchedulerArgs::raster_log`] takes (a
+/// power of two).
 ///
 /// ```
 /// use cutlet_harness::parse_swizzle_size;
 ///
 /// assert_eq!(parse_swizzle_size("4").unwrap(), 4);
 /// assert!(parse_swizzle_size("3").is_err());
+/// assert!(parse_swizzle_size("four").is_err());
 /// ```
 pub fn parse_swizzle_size(text: &str) -> Result<u32> {
-    let size = text
-        .trim()
-        .parse::<u32>()
-        .ok()
-        .filter(|s| s.is_power_of_two());
-    size.ok_or_else(|| {
+    let size = text.trim().parse::<u32>().map_err(|_| {
         Error::invalid_argument(
             "swizzle_size",
             format!("`{text}`"),
             "a power of two (1, 2, 4, 8, ...)",
         )
-    })
+    })?;
+    let walk = SchedulerArgs {
+        swizzle_size: Some(size),
+        ..SchedulerArgs::default()
+    };
+    walk.raster_log()?;
+    Ok(size)
 }
 
 /// `M,N`: a cluster shape, 1 or 2 each.
