@@ -1,5 +1,5 @@
-//! The SM80 GEMM kernel launched directly (params per the ABI in
-//! `src/kernel/gemm/spec.rs`) on random data, against a host reference with
+//! The SM80 GEMM kernel launched directly (its parameters passed by
+//! `ParamValues::push`, in the kernel's own order) on random data, against a host reference with
 //! f64 accumulation, over ragged shapes, batches, all four operand majors,
 //! both output majors and every type combination; outputs poisoned (NaN)
 //! first, so an unwritten element fails.
@@ -14,7 +14,8 @@
 mod common;
 
 use common::gpu::random_vec;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cutlet::device::gemm::{ParamValues, RasterOrder};
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
 use cutlet::kernel::gemm::sm80_default_spec;
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
@@ -211,53 +212,36 @@ fn run(device: &Device, spec: &GemmSpec, case: &Case, seed: u64) -> f64 {
     } else {
         device_ptr(&stream, &dc)
     };
-    // The list below is the kernel's own parameter list, in order.
-    let declared: Vec<String> = spec
-        .kernel()
-        .unwrap()
-        .params()
-        .iter()
-        .map(|r| r.name())
-        .collect();
-    let passed = [
-        "a",
-        "b",
-        "c",
-        "d",
-        "m",
-        "n",
-        "k",
-        "l",
-        "lda",
-        "ldb",
-        "ldc",
-        "ldd",
-        "batch_a",
-        "batch_b",
-        "batch_c",
-        "batch_d",
-        "alpha",
-        "beta",
-        "raster_log",
-        "raster_order",
-    ];
-    assert_eq!(declared, passed, "{}", spec.kernel_name());
+    // The kernel's own parameter list, walked by the launcher's `push`.
+    let composed = spec.kernel().unwrap();
+    // D's write is recorded on the stream when the guard drops, after the launch.
+    let (d_ptr, d_write) = dd.device_ptr_mut(&stream);
+    let values = ParamValues {
+        addresses: [
+            device_ptr(&stream, &da),
+            device_ptr(&stream, &db),
+            c_ptr,
+            d_ptr,
+        ],
+        extents: [case.m, case.n, case.k, case.l].map(|v| v as u32),
+        ld: [a.ld, b.ld, c.ld, c.ld].map(|v| v as u64),
+        batch_strides: [a.batch, b.batch, c.batch, c.batch].map(|v| v as u64),
+        alpha,
+        beta,
+        raster_log: Some(2),
+        raster_order: Some(RasterOrder::AlongN),
+        ..ParamValues::default()
+    };
     let mut args = KernelArgs::new(&stream);
-    args.input(&da).input(&db).scalar(c_ptr).output(&mut dd);
-    for v in [case.m, case.n, case.k, case.l] {
-        args.scalar(v as u32);
-    }
-    for v in [a.ld, b.ld, c.ld, c.ld, a.batch, b.batch, c.batch, c.batch] {
-        args.scalar(v as u64);
-    }
-    // raster_log 2, raster_order 0 (along N).
-    args.scalar(alpha).scalar(beta).scalar(2u32).scalar(0u32);
-    // SAFETY: params follow the ABI table of spec.rs in order; every buffer
+    values.push(&*composed, &mut args).unwrap();
+    // SAFETY: `push` passed the kernel's own parameters in order, each of
+    // its declared type; every buffer
     // holds l batches of its operand with the leading dimensions and batch
     // strides passed, all multiples of spec.alignment(); C is either its own
     // buffer (read only) or D's (the kernel reads each element before writing
     // it); grid, block and shared memory are the spec's.
     unsafe { kernel.function().launch(&config, args) }.unwrap();
+    drop(d_write);
     let got = decode(spec.types.d, &stream.clone_dtoh(&dd).unwrap());
     let (mut err, mut norm) = (0.0, 0.0);
     for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {

@@ -469,6 +469,27 @@ fn ragged_rows_of_d_take_the_register_store_epilogue() {
         .unwrap();
 }
 
+/// 1100 x 1000 x 72 in 2 batches, beta 0: ragged in every dimension and
+/// more tiles than the persistent grid for every tile tested with it, so
+/// each CTA takes several tiles.
+const MANY_TILES: Case = Case {
+    m: 1100,
+    n: 1000,
+    k: 72,
+    l: 2,
+    alpha: 1.0,
+    beta: 0.0,
+    in_place: false,
+};
+
+/// The SM90 kernel of `schedule`, `tile` and `cluster` for bf16 K-major A
+/// and B, a row-major bf16 D and f32 accumulation.
+fn bf16_sm90_spec(schedule: KernelSchedule, tile: [u32; 3], cluster: [u32; 2]) -> GemmSpec {
+    let (i, f) = (ElementType::BF16, ElementType::F32);
+    let (k, n) = (OperandMajor::K, OutputMajor::N);
+    sm90_spec(i, i, i, f, k, k, n, schedule, tile, cluster).unwrap()
+}
+
 /// Tiles of an odd number of 32-column subtiles (ping-pong 128x96: 3;
 /// cooperative 128x160: 5), several tiles per CTA: the next tile's first
 /// subtile reuses buffer 0, which the last store of the tile before still
@@ -481,15 +502,6 @@ fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    let case = Case {
-        m: 1100,
-        n: 1000,
-        k: 72,
-        l: 2,
-        alpha: 1.0,
-        beta: 0.0,
-        in_place: false,
-    };
     for (schedule, tile) in [
         (KernelSchedule::TmaWarpSpecializedPingpong, [128, 96, 64]),
         (
@@ -497,20 +509,8 @@ fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
             [128, 160, 64],
         ),
     ] {
-        let spec = sm90_spec(
-            ElementType::BF16,
-            ElementType::BF16,
-            ElementType::BF16,
-            ElementType::F32,
-            OperandMajor::K,
-            OperandMajor::K,
-            OutputMajor::N,
-            schedule,
-            tile,
-            [1, 1],
-        )
-        .unwrap();
-        run_case::<bf16, bf16>(&device, &spec, case)
+        let spec = bf16_sm90_spec(schedule, tile, [1, 1]);
+        run_case::<bf16, bf16>(&device, &spec, MANY_TILES)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
     }
 }
@@ -528,18 +528,8 @@ fn every_raster_order_and_swizzle_computes_exactly() {
         return;
     };
     let case = Case {
-        m: 1100,
-        n: 1000,
-        k: 72,
-        l: 2,
-        alpha: 1.0,
         beta: 0.5,
-        in_place: false,
-    };
-    let sm90 = |schedule, tile, cluster| {
-        let (i, f) = (ElementType::BF16, ElementType::F32);
-        let (k, n) = (OperandMajor::K, OutputMajor::N);
-        sm90_spec(i, i, i, f, k, k, n, schedule, tile, cluster).unwrap()
+        ..MANY_TILES
     };
     let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
     let sm80 = Gemm::builder()
@@ -550,9 +540,9 @@ fn every_raster_order_and_swizzle_computes_exactly() {
         .spec()
         .unwrap();
     let specs = [
-        sm90(cooperative, [128, 256, 64], [2, 1]),
-        sm90(cooperative, [128, 256, 64], [1, 2]),
-        sm90(
+        bf16_sm90_spec(cooperative, [128, 256, 64], [2, 1]),
+        bf16_sm90_spec(cooperative, [128, 256, 64], [1, 2]),
+        bf16_sm90_spec(
             KernelSchedule::TmaWarpSpecializedPingpong,
             [128, 128, 64],
             [1, 1],
