@@ -2,7 +2,8 @@
 //! bf16 and f16 in, f32 accumulate), and the host time of a cached `run`.
 //!
 //! Each shape: 5 warm-up runs of each, then 20 CUDA-event-timed runs of
-//! cutlet and of the reference, alternating run by run, with a cold L2 (each
+//! cutlet and of the reference, alternating run by run and taking turns to
+//! go first (the median per place, averaged), with a cold L2 (each
 //! run on another set of A, B and D buffers, the sets totalling at least
 //! twice the L2); the medians printed with TFLOP/s and the ratio. The
 //! reference is cuBLASLt as PyTorch calls it (`cublasLtMatmul` with

@@ -3,10 +3,12 @@
 //! MN-major operands at 4096³, both schedules pinned at 4096³ and 2048³, and
 //! the skinny shapes; then the host time of a cached `run`.
 //!
-//! Each case: 5 warm-up runs of each, then 20 CUDA-event-timed runs of
-//! cutlet and of the reference, alternating run by run, with a cold L2 (each
-//! run on another set of A, B and D buffers, the sets totalling at least
-//! twice the L2); medians with TFLOP/s and the ratio. The reference is
+//! Each case: 5 warm-up runs of each, then 40 CUDA-event-timed runs of
+//! cutlet and of the reference, alternating run by run and taking turns to
+//! go first, with a cold L2 (each run on another set of A, B and D buffers,
+//! the sets totalling at least twice the L2); medians (per place in the
+//! round, averaged: `AlternatingRuns::median_ms`) with TFLOP/s and the
+//! ratio. The reference is
 //! cuBLASLt as PyTorch calls it (the heuristic's best algorithm, a 32 MiB
 //! workspace). Without `--schedule` the kernel is chosen for the problem
 //! (`sm90_spec_for_problem`).
@@ -77,7 +79,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         b_major: case.majors.1,
         c_major: OutputMajor::N,
         warmup_iterations: 5,
-        iterations: 20,
+        iterations: 40,
         skip_ref_check: false,
         use_cold_l2: true,
         arch: Some(ArchKind::Sm90),

@@ -2,7 +2,8 @@
 //! warp-specialized on an H100/H200 by default, SM80 with `--arch sm80`, SM70
 //! with `--arch sm70`), timed against cuBLAS in the same process (cuBLASLt
 //! with its heuristic's best algorithm and a 32 MiB workspace, else
-//! cublasGemmEx; the two timed alternately, run by run; `--use_cold_l2`
+//! cublasGemmEx; the two timed alternately, run by run, taking turns to go
+//! first; `--use_cold_l2`
 //! rotates operand buffers past the L2); `--emit-ptx` prints the generated
 //! kernel without a GPU.
 

@@ -5,8 +5,10 @@
 //! The reference is cuBLASLt with its heuristic's best algorithm and a
 //! 32 MiB workspace, as PyTorch calls it ([`GemmReference`]; cublasGemmEx
 //! where cuBLASLt does not load or has no algorithm). cutlet and the
-//! reference are timed alternately, run by run, after warming both up
-//! ([`time_alternating_ms`]); with `--use_cold_l2` each timed run uses
+//! reference are timed alternately, run by run, after warming both up, each
+//! going first in every other round ([`time_alternating_ms`]; the time is
+//! [`AlternatingRuns::median_ms`](super::timing::AlternatingRuns::median_ms));
+//! with `--use_cold_l2` each timed run uses
 //! another set of A, B and D buffers ([`cold_l2_buffer_sets`]).
 
 use std::cell::RefCell;
@@ -22,7 +24,7 @@ use super::args::DenseGemmArgs;
 use super::cold_l2::{cold_l2_buffer_sets, Rotation};
 use super::host::{host_gemm, output_index, HostMatrix, HostValue};
 use super::reference::{GemmReference, ReferenceKind};
-use super::timing::{median_ms, time_alternating_ms, Workload};
+use super::timing::{time_alternating_ms, Workload};
 use crate::Result;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand, SchedulerArgs};
 use cutlet::device::{Device, JitTier};
@@ -370,7 +372,7 @@ where
                 .zip(&got)
                 .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits())
     });
-    let cublas_ms = times.get(1).map(|runs| median_ms(runs));
+    let cublas_ms = times.get(1).map(|runs| runs.median_ms());
     let check = if options.skip_ref_check {
         None
     } else {
@@ -428,7 +430,7 @@ where
         first_tier,
         optimized_ms,
         tiers_agree,
-        cutlet_ms: median_ms(&times[0]),
+        cutlet_ms: times[0].median_ms(),
         cublas_ms,
         reference: reference.as_ref().map(GemmReference::kind),
         reference_fallback,

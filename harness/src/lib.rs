@@ -17,7 +17,7 @@
 //! | [`run_dense_gemm`], [`DenseGemmArgs`], [`DenseGemmReport`], ... | `dense_gemm.rs`, `args.rs` | CuTe DSL `dense_gemm.py`'s run: check and time against cuBLAS |
 //! | [`cold_l2_buffer_sets`] | `cold_l2.rs` | how many operand sets `--use_cold_l2` rotates through |
 //! | [`measure_host_overhead`], [`OverheadProbe`] | `overhead.rs` | host time of a GEMM call, layer by layer |
-//! | [`time_ms`], [`time_alternating_ms`], [`Workload`], [`median_ms`] | `timing.rs` | CUDA-event timing, one workload or several alternately |
+//! | [`time_ms`], [`time_alternating_ms`], [`AlternatingRuns`], [`Workload`], [`median_ms`] | `timing.rs` | CUDA-event timing, one workload or several alternately, each taking turns behind the hold |
 //! | [`device_or_skip`], [`gpu_present`] | `gpu.rs` | device 0, or a skip with the reason |
 //! | [`Error`], [`Result`] | `error.rs` | cutlet's errors, cuBLAS's and cuBLASLt's |
 
@@ -51,4 +51,4 @@ pub use gpu::{device_or_skip, gpu_present};
 pub use host::{host_gemm, output_index, HostMatrix, HostValue};
 pub use overhead::{measure_host_overhead, HostOverhead, OverheadProbe};
 pub use reference::{GemmReference, ReferenceChoice, ReferenceKind};
-pub use timing::{median_ms, time_alternating_ms, time_ms, Workload};
+pub use timing::{median_ms, time_alternating_ms, time_ms, AlternatingRuns, Workload};
