@@ -43,6 +43,8 @@ fn options(
         c_major: OutputMajor::N,
         warmup_iterations: 5,
         iterations: 20,
+        alpha: 1.0,
+        beta: 0.0,
         skip_ref_check: false,
         arch: Some(arch),
         schedule: cutlet_harness::ScheduleArg::Auto,

@@ -60,6 +60,8 @@ fn versus_cublas(device: &Device) {
                 c_major: OutputMajor::N,
                 warmup_iterations: 5,
                 iterations: 20,
+                alpha: 1.0,
+                beta: 0.0,
                 skip_ref_check: false,
                 use_cold_l2: true,
                 arch: Some(cutlet::arch::ArchKind::Sm80),

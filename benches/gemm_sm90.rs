@@ -80,6 +80,8 @@ fn options(case: &Case) -> DenseGemmArgs {
         c_major: OutputMajor::N,
         warmup_iterations: 5,
         iterations: 40,
+        alpha: 1.0,
+        beta: 0.0,
         skip_ref_check: false,
         use_cold_l2: true,
         arch: Some(ArchKind::Sm90),

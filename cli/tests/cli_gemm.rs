@@ -118,9 +118,42 @@ fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("alternating run by run; warm L2"),
+        stdout.contains("alternating run by run, taking turns to go first; warm L2"),
         "{stdout}"
     );
+}
+
+#[test]
+fn with_a_gpu_alpha_and_beta_read_c_in_place_and_check() {
+    let Some(_device) =
+        cutlet_harness::device_or_skip("with_a_gpu_alpha_and_beta_read_c_in_place_and_check")
+    else {
+        return;
+    };
+    for dtype in ["bf16", "f32"] {
+        let output = cutlet_gemm(&[
+            "--mnkl",
+            "300,200,100,2",
+            "--c_dtype",
+            dtype,
+            "--alpha",
+            "2",
+            "--beta=-0.5",
+            "--iterations",
+            "3",
+        ]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("D = 2 · A · B + -0.5 · C, C in place in D"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("check vs host f64") && stdout.contains("PASS"),
+            "{stdout}"
+        );
+    }
 }
 
 #[test]

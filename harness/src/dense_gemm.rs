@@ -43,6 +43,10 @@ pub struct DenseGemmReport {
     pub kernel: String,
     /// The problem.
     pub shape: GemmShape,
+    /// alpha of `D = alpha · A · B + beta · C`.
+    pub alpha: f64,
+    /// beta of `D = alpha · A · B + beta · C` (C in place in D where not 0).
+    pub beta: f64,
     /// `initialize`'s wall time in milliseconds: PTX generation plus JIT on
     /// the first call of this configuration in the process, a cache lookup after.
     pub first_call_ms: f64,
@@ -102,7 +106,18 @@ impl fmt::Display for DenseGemmReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let GemmShape { m, n, k, l } = self.shape;
         writeln!(f, "kernel:   {}", self.kernel)?;
-        writeln!(f, "problem:  M={m} N={n} K={k} L={l}")?;
+        write!(f, "problem:  M={m} N={n} K={k} L={l}")?;
+        if self.beta != 0.0 {
+            writeln!(
+                f,
+                "; D = {} · A · B + {} · C, C in place in D",
+                self.alpha, self.beta
+            )?;
+        } else if self.alpha != 1.0 {
+            writeln!(f, "; D = {} · A · B", self.alpha)?;
+        } else {
+            writeln!(f)?;
+        }
         writeln!(
             f,
             "first run (initialize + run + sync): {:.2} ms; initialize (generate + jit, or a cache hit) {:.2} ms (when first loaded: generate {:.1} ms, jit {:.1} ms); first run used the {} kernel",
@@ -151,7 +166,7 @@ impl fmt::Display for DenseGemmReport {
             )?,
         }
         let versus = match self.reference {
-            Some(_) => ", cutlet and cublas alternating run by run",
+            Some(_) => ", cutlet and cublas alternating run by run, taking turns to go first",
             None => "",
         };
         let l2 = match self.cold_l2_sets {
@@ -160,7 +175,7 @@ impl fmt::Display for DenseGemmReport {
         };
         writeln!(
             f,
-            "timing:   median of {} runs after {} warm-up{versus}; {l2}",
+            "timing:   median of {} runs (per place in the round, averaged) after {} warm-up{versus}; {l2}",
             self.iterations, self.warmup_iterations
         )?;
         match self.check {
@@ -270,7 +285,10 @@ where
     let a = upload("a", &host_a)?;
     let b = upload("b", &host_b)?;
     let poison = vec![D::from_f64(f64::NAN); batch_d * l];
-    let mut d = copy_to_device(&stream, "d", &poison)?;
+    // With beta: C is D, random at the start and again before the check.
+    let host_c = (options.beta != 0.0).then(|| random_values::<D>(batch_d * l, 3));
+    let d_start = host_c.as_deref().unwrap_or(&poison);
+    let mut d = copy_to_device(&stream, "d", d_start)?;
     let gemm = Gemm::from_spec(device, spec.clone());
     let packing = Packing {
         shape,
@@ -281,6 +299,8 @@ where
         ldd,
         batch_d,
         scheduler: options.scheduler(),
+        alpha: options.alpha,
+        beta: options.beta,
     };
     let start = Instant::now();
     let kernel = gemm.initialize(&packing.product(&a, &b, &mut d), None)?;
@@ -307,7 +327,7 @@ where
         .map(|after| after.as_secs_f64() * 1e3);
     let generate_ms = kernel.generate_time().as_secs_f64() * 1e3;
     let jit_ms = kernel.compile_time().as_secs_f64() * 1e3;
-    let mut reference_d = copy_to_device(&stream, "reference d", &poison)?;
+    let mut reference_d = copy_to_device(&stream, "reference d", d_start)?;
     let choice = GemmReference::for_problem(
         &stream,
         &spec,
@@ -354,9 +374,18 @@ where
             &mut workloads,
         )?
     };
-    if rotation.is_some() {
-        // The timed runs wrote the rotation's buffers: one run of each on
-        // the originals for the check.
+    if let Some(c) = &host_c {
+        // The timed runs accumulated into D: C again in both.
+        stream
+            .memcpy_htod(c, &mut d)
+            .map_err(|e| Error::driver("copying c to d", e))?;
+        stream
+            .memcpy_htod(c, &mut reference_d)
+            .map_err(|e| Error::driver("copying c to the reference d", e))?;
+    }
+    if rotation.is_some() || host_c.is_some() {
+        // The timed runs wrote the rotation's buffers, or accumulated into
+        // D: one run of each on the originals for the check.
         gemm.run(&mut packing.product(&a, &b, &mut d), &stream)?;
         if let Some(reference) = &reference {
             reference.run(&spec, &mut packing.product(&a, &b, &mut reference_d))?;
@@ -385,7 +414,9 @@ where
                 dense_output(&spec, shape, &values, ldd, batch_d)
             }
             _ => {
-                let host_d = vec![D::from_f64(0.0); batch_d * l];
+                let host_d = host_c
+                    .clone()
+                    .unwrap_or_else(|| vec![D::from_f64(0.0); batch_d * l]);
                 host_gemm(
                     &spec,
                     shape,
@@ -404,8 +435,8 @@ where
                         ld: ldd,
                         batch_stride: batch_d,
                     },
-                    1.0,
-                    0.0,
+                    options.alpha,
+                    options.beta,
                 )
             }
         };
@@ -431,6 +462,8 @@ where
         optimized_ms,
         tiers_agree,
         cutlet_ms: times[0].median_ms(),
+        alpha: options.alpha,
+        beta: options.beta,
         cublas_ms,
         reference: reference.as_ref().map(GemmReference::kind),
         reference_fallback,
@@ -451,23 +484,29 @@ struct Packing {
     ldd: usize,
     batch_d: usize,
     scheduler: SchedulerArgs,
+    alpha: f64,
+    beta: f64,
 }
 
 impl Packing {
-    /// `d = a · b` (alpha 1, no C) over these buffers.
+    /// `d = alpha · a · b + beta · d` over these buffers (the plain product
+    /// where beta is 0).
     fn product<'x, T, D>(
         &self,
         a: &'x CudaSlice<T>,
         b: &'x CudaSlice<T>,
         d: &'x mut CudaSlice<D>,
     ) -> Arguments<'x, T, T, D, D> {
-        Arguments::product(
-            self.shape,
+        let (a, b, d) = (
             Operand::new(a.as_view(), self.lda, self.batch_a),
             Operand::new(b.as_view(), self.ldb, self.batch_b),
             OutputOperand::new(d.as_view_mut(), self.ldd, self.batch_d),
-            1.0,
-        )
+        );
+        if self.beta == 0.0 {
+            Arguments::product(self.shape, a, b, d, self.alpha)
+        } else {
+            Arguments::in_place(self.shape, a, b, d, self.alpha, self.beta)
+        }
         .with_scheduler(self.scheduler)
     }
 }
