@@ -64,7 +64,8 @@ fn sm90_device_or_skip(test: &str) -> Option<Device> {
     Some(device)
 }
 
-/// One problem: its shape, scalars and whether C is D.
+/// One problem: its shape, scalars, whether C is D, and the elements C's
+/// leading dimension has beyond D's (a C buffer of its own).
 #[derive(Clone, Copy, Debug)]
 struct Case {
     m: usize,
@@ -74,6 +75,7 @@ struct Case {
     alpha: f64,
     beta: f64,
     in_place: bool,
+    c_pad: usize,
 }
 
 const CASES: [Case; 3] = [
@@ -85,6 +87,7 @@ const CASES: [Case; 3] = [
         alpha: 2.0,
         beta: -1.0,
         in_place: false,
+        c_pad: 0,
     },
     Case {
         m: 129,
@@ -94,6 +97,7 @@ const CASES: [Case; 3] = [
         alpha: 1.0,
         beta: 0.5,
         in_place: true,
+        c_pad: 0,
     },
     // beta = 0: C holds NaN, which must not reach D (C is not read).
     Case {
@@ -104,6 +108,7 @@ const CASES: [Case; 3] = [
         alpha: 3.0,
         beta: 0.0,
         in_place: false,
+        c_pad: 0,
     },
 ];
 
@@ -138,7 +143,9 @@ fn run_case_with<I: Host, O: Host>(
     let seed = (m * 7 + l) as u64;
     let a = integers(seed, l * a_outer * lda, 2);
     let b = integers(seed + 1, l * b_outer * ldb, 2);
-    let c = integers(seed + 2, l * d_outer * ldd, 3);
+    // C's leading dimension: D's, or more for a C buffer of its own.
+    let ldc = if case.in_place { ldd } else { ldd + case.c_pad };
+    let c = integers(seed + 2, l * d_outer * ldc, 3);
     let at = |v: &[f64], ld: usize, outer: usize, batch: usize, mn: usize, kk: usize, major| {
         let base = batch * outer * ld;
         match major {
@@ -160,7 +167,11 @@ fn run_case_with<I: Host, O: Host>(
                     OutputMajor::N => batch * d_outer * ldd + i * ldd + j,
                     OutputMajor::M => batch * d_outer * ldd + j * ldd + i,
                 };
-                expected[idx] = O::from_f64(case.alpha * acc + case.beta * c[idx]).bits();
+                let c_idx = match spec.majors.d {
+                    OutputMajor::N => batch * d_outer * ldc + i * ldc + j,
+                    OutputMajor::M => batch * d_outer * ldc + j * ldc + i,
+                };
+                expected[idx] = O::from_f64(case.alpha * acc + case.beta * c[c_idx]).bits();
             }
         }
     }
@@ -176,7 +187,7 @@ fn run_case_with<I: Host, O: Host>(
     let dc: CudaSlice<O> = stream.clone_htod(&c_values).map_err(|e| e.to_string())?;
     // In place, D starts as C inside each row (poison in the padding).
     let d_init: Vec<O> = if case.in_place {
-        (0..c.len())
+        (0..expected.len())
             .map(|i| {
                 if i % ldd < d_inner {
                     O::from_f64(c[i])
@@ -208,7 +219,7 @@ fn run_case_with<I: Host, O: Host>(
             shape,
             a_op,
             b_op,
-            Operand::new(dc.as_view(), ldd, d_outer * ldd),
+            Operand::new(dc.as_view(), ldc, d_outer * ldc),
             d_op,
             case.alpha,
             case.beta,
@@ -480,6 +491,7 @@ const MANY_TILES: Case = Case {
     alpha: 1.0,
     beta: 0.0,
     in_place: false,
+    c_pad: 0,
 };
 
 /// The SM90 kernel of `schedule`, `tile` and `cluster` for bf16 K-major A
@@ -512,6 +524,49 @@ fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
         let spec = bf16_sm90_spec(schedule, tile, [1, 1]);
         run_case::<bf16, bf16>(&device, &spec, MANY_TILES)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+}
+
+/// C loaded with TMA across persistent tiles: tiles of odd subtile counts
+/// (ping-pong 128x96: 3, cooperative 128x160: 5) and the defaults' tiles,
+/// several tiles per CTA, N ragged so that the last column of tiles stops
+/// early (C's later subtiles there are never requested), beta -1 with C a
+/// buffer of its own (its leading dimension 8 elements more than D's) and
+/// 0.5 in place. Each C barrier's phase must follow
+/// the subtiles every tile read.
+#[test]
+fn c_loaded_with_tma_follows_every_tile() {
+    const NAME: &str = "c_loaded_with_tma_follows_every_tile";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let (cooperative, pingpong) = (
+        KernelSchedule::TmaWarpSpecializedCooperative,
+        KernelSchedule::TmaWarpSpecializedPingpong,
+    );
+    for (schedule, tile, cluster) in [
+        (pingpong, [128, 96, 64], [1, 1]),
+        (cooperative, [128, 160, 64], [1, 1]),
+        (cooperative, [128, 256, 64], [2, 1]),
+        (pingpong, [128, 128, 64], [1, 1]),
+    ] {
+        let spec = bf16_sm90_spec(schedule, tile, cluster);
+        for case in [
+            Case {
+                alpha: 2.0,
+                beta: -1.0,
+                c_pad: 8,
+                ..MANY_TILES
+            },
+            Case {
+                beta: 0.5,
+                in_place: true,
+                ..MANY_TILES
+            },
+        ] {
+            run_case::<bf16, bf16>(&device, &spec, case)
+                .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+        }
     }
 }
 

@@ -75,7 +75,8 @@ pub enum EpiloguePolicy {
     /// with TMA ([`EpilogueSm90TmaStore`](super::EpilogueSm90TmaStore),
     /// CUTLASS's `TmaWarpSpecialized`): each consumer warpgroup stages
     /// 32-column subtiles in two swizzled buffers and one thread stores
-    /// each with TMA, behind the next mainloop.
+    /// each with TMA, behind the next mainloop. A 16-bit C is loaded with
+    /// TMA too, into two more buffers, where beta is not 0.
     Sm90TmaWarpSpecialized,
 }
 

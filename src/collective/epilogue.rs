@@ -25,6 +25,9 @@ use crate::ptx::{Kernel, PtxError};
 /// 1. [`emit_params`](Epilogue::emit_params) at kernel entry, before the
 ///    tile scheduler maps the block: the scalar parameters every tile uses
 ///    (alpha, beta), returned as [`Epilogue::Params`];
+///    [`emit_init`](Epilogue::emit_init) then, before the mainloop's
+///    barriers are initialized and the block (or cluster) synchronizes:
+///    the epilogue's own barriers;
 /// 2. [`emit_prologue`](Epilogue::emit_prologue) once the block knows its
 ///    work tile, after the mainloop's prologue: the tile's C and D
 ///    addresses, bias pointers, extra scalars;
@@ -66,7 +69,19 @@ pub trait Epilogue {
         block_params: &crate::gemm::DeclaredParams,
     ) -> Result<Self::Params, PtxError>;
 
-    /// Emits the per-tile setup.
+    /// Emits, at kernel entry, the initialization of the epilogue's own
+    /// barriers in its shared memory at `block.smem` (by one thread; the
+    /// kernel's block or cluster synchronization that follows makes them
+    /// visible). The default emits nothing.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_init(&self, _k: &mut Kernel, _block: &BlockContext<'_>) -> Result<(), PtxError> {
+        Ok(())
+    }
+
+    /// Emits the per-tile setup, before the mainloop (an epilogue may
+    /// start loading the tile's C here).
     ///
     /// # Errors
     /// The assembler's error, or a parameter no part declared.

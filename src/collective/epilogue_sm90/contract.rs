@@ -2,14 +2,16 @@
 //! global addresses, alpha and beta, the fusion's bias vectors and extra
 //! scalars; no shared memory.
 
-use super::tma_store::{EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, SUBTILE_N};
+use super::tma_store::{
+    CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilogueParams, SUBTILE_N,
+};
 use super::{EpilogueFacts, EpilogueSm90NoSmem, Sm90EpilogueInputs};
 use crate::collective::epilogue_params::{
     emit_linear_scalars, emit_output_tile, output_params, LinearScalars,
 };
 use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage};
 use crate::gemm::{DeclaredParams, GemmOperand, ParamRole};
-use crate::ptx::{Kernel, PtxError, Reg};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 impl Epilogue for EpilogueSm90NoSmem {
     type Params = LinearScalars;
@@ -93,29 +95,40 @@ fn register_prologue(
 }
 
 impl Epilogue for EpilogueSm90TmaStore {
-    type Params = LinearScalars;
+    type Params = TmaEpilogueParams;
     type Io = Sm90TmaEpilogueInputs;
 
-    /// The register epilogue's parameters and D's tensor map.
+    /// The register epilogue's parameters, D's tensor map and, where C is
+    /// loaded with TMA, C's.
     fn params(&self) -> Vec<ParamRole> {
         let mut roles = output_params(&self.spec.epilogue);
         roles.push(ParamRole::TensorMap(GemmOperand::D));
+        if self.loads_c() {
+            roles.push(ParamRole::TensorMap(GemmOperand::C));
+        }
         roles
     }
 
-    /// Two subtile buffers per consumer warpgroup (1024-byte aligned for
-    /// the swizzle).
+    /// Two subtile buffers of D per consumer warpgroup (1024-byte aligned
+    /// for the swizzle); where C is loaded with TMA, two of C per consumer
+    /// warpgroup after them, and their four barriers.
     fn shared_storage(&self) -> SharedStorage {
         SharedStorage {
-            bytes: 2 * 2 * self.buffer_bytes(),
+            bytes: self.shared_bytes(),
             align: 1024,
         }
     }
 
-    /// C is read element by element (pairs kept aligned, as the register
-    /// epilogue); D is written by TMA: 16-byte rows.
+    /// D is written by TMA: 16-byte rows; C is loaded by TMA (16-byte
+    /// rows) or read element by element (pairs kept aligned, as the
+    /// register epilogue).
     fn alignment(&self) -> [u32; 2] {
-        [2, 16 / self.spec.types.d.size_bytes()]
+        let c = if self.loads_c() {
+            16 / self.spec.types.c.size_bytes()
+        } else {
+            2
+        };
+        [c, 16 / self.spec.types.d.size_bytes()]
     }
 
     fn can_implement(&self) -> crate::Result<()> {
@@ -137,40 +150,64 @@ impl Epilogue for EpilogueSm90TmaStore {
         Ok(())
     }
 
+    /// alpha, beta and the extra scalars; where C is loaded with TMA, the
+    /// phase bits of C's two barriers per warpgroup, 0 at the start.
     fn emit_params(
         &self,
         k: &mut Kernel,
         params: &DeclaredParams,
-    ) -> Result<LinearScalars, PtxError> {
-        emit_linear_scalars(k, params)
+    ) -> Result<TmaEpilogueParams, PtxError> {
+        let scalars = emit_linear_scalars(k, params)?;
+        let c_phases = self.loads_c().then(|| {
+            [0, 1].map(|_| {
+                let phase = k.reg(RegClass::B32);
+                k.push(format!("mov.u32 {phase}, 0;"));
+                phase
+            })
+        });
+        Ok(TmaEpilogueParams { scalars, c_phases })
     }
 
+    fn emit_init(&self, k: &mut Kernel, block: &BlockContext<'_>) -> Result<(), PtxError> {
+        self.emit_c_barrier_init(k, block.tid, block.smem)
+    }
+
+    /// The tile's registers, and C's first two subtiles requested where
+    /// beta is not 0 (they load during the mainloop).
     fn emit_prologue(
         &self,
         k: &mut Kernel,
         block: &BlockContext<'_>,
-        scalars: &LinearScalars,
+        params: &TmaEpilogueParams,
     ) -> Result<Sm90TmaEpilogueInputs, PtxError> {
-        let base = register_prologue(&self.spec, k, block, scalars)?;
-        let param = block
-            .params
-            .get(ParamRole::TensorMap(GemmOperand::D))?
-            .clone();
-        let d_map = crate::atom::emit_tensor_map_address(k, &param).map_err(|e| {
-            PtxError::UnsupportedSpec {
+        let base = register_prologue(&self.spec, k, block, &params.scalars)?;
+        let map = |k: &mut Kernel, operand: GemmOperand| -> Result<Reg, PtxError> {
+            let param = block.params.get(ParamRole::TensorMap(operand))?.clone();
+            crate::atom::emit_tensor_map_address(k, &param).map_err(|e| PtxError::UnsupportedSpec {
                 kernel: "gemm",
                 name: String::from("sm90 tma epilogue"),
                 reason: e.to_string(),
-            }
-        })?;
-        Ok(Sm90TmaEpilogueInputs {
+            })
+        };
+        let d_map = map(k, GemmOperand::D)?;
+        let c_load = match params.c_phases {
+            Some(phases) => Some(CLoad {
+                map: map(k, GemmOperand::C)?,
+                phases,
+            }),
+            None => None,
+        };
+        let io = Sm90TmaEpilogueInputs {
             base,
             smem: block.smem,
             m0: block.m0,
             n0: block.n0,
             batch: block.batch,
             d_map,
-        })
+            c_load,
+        };
+        self.emit_c_prefetch(k, &io)?;
+        Ok(io)
     }
 
     fn emit_store(

@@ -3,7 +3,8 @@
 //!
 //! Each consumer warpgroup walks its rows of the tile in subtiles of 32
 //! columns: it applies the fusion expression to the subtile's accumulators
-//! (C read from global memory where beta is not 0, at the same places), and
+//! (C, where beta is not 0, loaded into shared memory with TMA or, for an
+//! f32 C, read from global memory at the same places), and
 //! writes the results to one of two shared-memory buffers of its own in
 //! D's layout, swizzled so that the fragment stores do not conflict
 //! (64-byte rows: `Sw<2,4,3>`; 128-byte rows: `Sw<3,4,3>`, the swizzles
@@ -23,6 +24,17 @@
 //! The subtile loop is emitted twice: with C read where beta is not 0, and
 //! without C (beta = 0, its C taken as +0: the same bits).
 //!
+//! A 16-bit C of D's type is loaded with TMA (CUTLASS's epilogue load of
+//! C), into two more buffers per consumer warpgroup laid out as D's, each
+//! with an mbarrier that its load completes: the warpgroup's issuing thread
+//! requests the tile's first two subtiles before the mainloop (they arrive
+//! while it runs) and subtile `i + 2` once subtile `i`'s buffer has been
+//! read (the barrier before D's store), where the tile still has it. The
+//! threads read their fragment back with `ldmatrix.x4` (`.trans` for a
+//! column-major C) at the addresses `stmatrix` writes D's. TMA fills what
+//! lies past M and N with zeros, so C needs no predicates either. Other C
+//! types are read from global memory, predicated.
+//!
 //! A row-major D's tensor map ends at the last whole 16-byte chunk of each
 //! row ([`TensorMapRequest::whole_chunks`](crate::gemm::TensorMapRequest)):
 //! the H100 writes a partial chunk whole, past N. The columns after the
@@ -37,10 +49,12 @@
 
 use super::{emit_with_and_without_c, EpilogueFacts, Sm90EpilogueInputs};
 use crate::atom::{
-    emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait, Coord,
-    SM90_U16x8_STSM_T, SM90_U32x4_STSM_N,
+    emit_tma_load, emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence,
+    emit_tma_store_wait, Coord, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM90_U16x8_STSM_T,
+    SM90_U32x4_STSM_N,
 };
 use crate::collective::epilogue_fusion::{apply, emit_pack_pair, load_f32};
+use crate::collective::epilogue_params::LinearScalars;
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -66,6 +80,38 @@ pub struct Sm90TmaEpilogueInputs {
     pub batch: Reg,
     /// Generic address of D's tensor map (`.b64`).
     pub d_map: Reg,
+    /// Where C is loaded with TMA: its map and barrier phases.
+    pub c_load: Option<CLoad>,
+}
+
+/// The TMA-store epilogue's registers at kernel entry.
+#[derive(Clone, Debug)]
+pub struct TmaEpilogueParams {
+    /// alpha, beta and the extra scalars.
+    pub scalars: LinearScalars,
+    /// Where C is loaded with TMA: the phase bit (`.b32`, 0 or 1) each of
+    /// the warpgroup's two C barriers waits for next.
+    pub c_phases: Option<[Reg; 2]>,
+}
+
+/// What the loads of C with TMA read for one tile.
+#[derive(Clone, Copy, Debug)]
+pub struct CLoad {
+    /// Generic address of C's tensor map (`.b64`).
+    pub map: Reg,
+    /// The phase bit each C barrier of the warpgroup waits for next
+    /// (`.b32`, flipped after each wait).
+    pub phases: [Reg; 2],
+}
+
+/// A consumer warpgroup's place in the tile.
+struct WarpgroupOrigin {
+    /// Its index among the consumers, 0 or 1 (`.b32`).
+    wg: Reg,
+    /// Its first row in the tile (`.b32`).
+    row0: Reg,
+    /// Whether this thread is its issuing thread (thread 0 of the warpgroup).
+    issuer: Reg,
 }
 
 /// [`EpilogueSm90TmaStore::emit_tail_setup`]'s registers.
@@ -103,6 +149,238 @@ impl EpilogueSm90TmaStore {
     /// Bytes of one subtile buffer.
     pub(crate) fn buffer_bytes(&self) -> u32 {
         self.wg_rows * SUBTILE_N * self.spec.types.d.size_bytes()
+    }
+
+    /// Whether C is loaded with TMA: a 16-bit C of D's type (its buffers
+    /// are laid out as D's and read with `ldmatrix`).
+    pub(crate) fn loads_c(&self) -> bool {
+        self.stores_matrices() && self.spec.types.c == self.spec.types.d
+    }
+
+    /// Bytes of the epilogue's region: D's four buffers; where C is loaded
+    /// with TMA, C's four and their four 8-byte barriers after them.
+    pub(crate) fn shared_bytes(&self) -> u32 {
+        let d = 4 * self.buffer_bytes();
+        if self.loads_c() {
+            2 * d + 4 * 8
+        } else {
+            d
+        }
+    }
+
+    /// Offset of C's buffers in the region (after D's).
+    fn c_offset(&self) -> u32 {
+        4 * self.buffer_bytes()
+    }
+
+    /// Offset of C's barriers in the region (after C's buffers): warpgroup
+    /// `w`'s barrier of buffer `b` at `8 * (2w + b)`.
+    fn c_barrier_offset(&self) -> u32 {
+        8 * self.buffer_bytes()
+    }
+
+    /// Emits warpgroup `io`'s origin: its index, first row and issuer.
+    fn emit_origin(&self, k: &mut Kernel, tid: Reg) -> WarpgroupOrigin {
+        let t = k.reg(RegClass::B32);
+        k.push(format!("and.b32 {t}, {tid}, 127;"));
+        let wg = k.warpgroup_index(tid);
+        k.push(format!("sub.u32 {wg}, {wg}, 1;"));
+        let row0 = k.reg(RegClass::B32);
+        if self.split_m {
+            k.push(format!("mul.lo.u32 {row0}, {wg}, {};", self.wg_rows));
+        } else {
+            k.push(format!("mov.u32 {row0}, 0;"));
+        }
+        let issuer = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {issuer}, {t}, 0;"));
+        WarpgroupOrigin { wg, row0, issuer }
+    }
+
+    /// The shared address of warpgroup `wg`'s C barrier of buffer `b`.
+    fn c_barrier(&self, k: &mut Kernel, smem: Reg, wg: Reg, b: u32) -> Reg {
+        let bar = k.reg(RegClass::B32);
+        k.push(format!("mad.lo.u32 {bar}, {wg}, 16, {smem};"));
+        k.push(format!(
+            "add.u32 {bar}, {bar}, {};",
+            self.c_barrier_offset() + 8 * b
+        ));
+        bar
+    }
+
+    /// Emits, by thread 0 of the block, the initialization of C's four
+    /// barriers (one arrival a phase: the issuing thread's, with the
+    /// bytes) where C is loaded with TMA.
+    pub(crate) fn emit_c_barrier_init(
+        &self,
+        k: &mut Kernel,
+        tid: Reg,
+        smem: Reg,
+    ) -> Result<(), PtxError> {
+        if !self.loads_c() {
+            return Ok(());
+        }
+        let p = k.reg(RegClass::Pred);
+        k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
+        let skip = k.new_label("epi_c_init")?;
+        k.push(format!("@{p} bra {};", skip.name()));
+        for i in 0..4 {
+            let bar = k.reg(RegClass::B32);
+            k.push(format!(
+                "add.u32 {bar}, {smem}, {};",
+                self.c_barrier_offset() + 8 * i
+            ));
+            k.snippet(
+                "sm90/mbarrier",
+                "mbarrier_init",
+                &[("bar", &bar), ("count", &1)],
+            )?;
+        }
+        k.snippet("sm90/mbarrier", "fence_mbarrier_init", &[])?;
+        k.place_label(&skip);
+        Ok(())
+    }
+
+    /// Emits, for the issuing thread, the TMA load of subtile `chunk` of
+    /// C into the warpgroup's C buffer `chunk % 2`, completing on its
+    /// barrier with the buffer's bytes (TMA fills what lies past M and N
+    /// with zeros and counts it).
+    fn emit_c_load(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90TmaEpilogueInputs,
+        c: &CLoad,
+        origin: &WarpgroupOrigin,
+        chunk: u32,
+    ) -> Result<(), PtxError> {
+        let b = chunk % 2;
+        let bar = self.c_barrier(k, io.smem, origin.wg, b);
+        let dst = k.reg(RegClass::B32);
+        k.push(format!(
+            "mad.lo.u32 {dst}, {}, {}, {};",
+            origin.wg,
+            2 * self.buffer_bytes(),
+            io.smem
+        ));
+        k.push(format!(
+            "add.u32 {dst}, {dst}, {};",
+            self.c_offset() + b * self.buffer_bytes()
+        ));
+        k.snippet(
+            "sm90/mbarrier",
+            "mbarrier_arrive_expect_tx",
+            &[("bar", &bar), ("bytes", &self.buffer_bytes())],
+        )?;
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        match self.spec.majors.d {
+            OutputMajor::N => {
+                let (inner, outer) = (r32(k), r32(k));
+                k.push(format!(
+                    "add.u32 {inner}, {}, {};",
+                    io.n0,
+                    chunk * SUBTILE_N
+                ));
+                k.push(format!("add.u32 {outer}, {}, {};", io.m0, origin.row0));
+                let coords: [Coord; 3] = [inner.into(), outer.into(), io.batch.into()];
+                emit_tma_load(k, dst, c.map, &coords, bar).map_err(atom_error)?;
+            }
+            OutputMajor::M => {
+                let (box_dims, _) = self.box_dims();
+                let outer = r32(k);
+                k.push(format!(
+                    "add.u32 {outer}, {}, {};",
+                    io.n0,
+                    chunk * SUBTILE_N
+                ));
+                for part in 0..self.wg_rows / box_dims[0] {
+                    let (inner, at) = (r32(k), r32(k));
+                    k.push(format!("add.u32 {inner}, {}, {};", io.m0, origin.row0));
+                    k.push(format!("add.u32 {inner}, {inner}, {};", part * box_dims[0]));
+                    k.push(format!("add.u32 {at}, {dst}, {};", part * SUBTILE_N * 128));
+                    let coords: [Coord; 3] = [inner.into(), outer.into(), io.batch.into()];
+                    emit_tma_load(k, at, c.map, &coords, bar).map_err(atom_error)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits, where C is loaded with TMA and beta is not 0, the issuing
+    /// thread's requests of the tile's first two subtiles of C (before the
+    /// mainloop: their buffers were read by the previous tile's last
+    /// subtiles, before the barriers of their stores).
+    pub(crate) fn emit_c_prefetch(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90TmaEpilogueInputs,
+    ) -> Result<(), PtxError> {
+        let Some(c) = &io.c_load else {
+            return Ok(());
+        };
+        let origin = self.emit_origin(k, io.base.tid);
+        let p = k.reg(RegClass::Pred);
+        k.push(format!("setp.neu.f32 {p}, {}, 0f00000000;", io.base.beta));
+        k.push(format!("and.pred {p}, {p}, {};", origin.issuer));
+        let skip = k.new_label("epi_c_prefetch")?;
+        k.push(format!("@!{p} bra {};", skip.name()));
+        for chunk in 0..(self.spec.tile[1] / SUBTILE_N).min(2) {
+            self.emit_c_load(k, io, c, &origin, chunk)?;
+        }
+        k.place_label(&skip);
+        Ok(())
+    }
+
+    /// Reads one 64-row block `mb` of C's subtile in buffer byte `buffer`
+    /// (of the C buffers) with two `ldmatrix.x4`, as `emit_matrices` writes
+    /// D's: the thread's words `[h][jl]`, two 16-bit elements each.
+    fn emit_c_matrices(
+        &self,
+        k: &mut Kernel,
+        bases: &[Reg],
+        mb: u32,
+        buffer: u32,
+    ) -> Result<[[Reg; (SUBTILE_N / 8) as usize]; 2], PtxError> {
+        let (_, span) = self.box_dims();
+        let buffer = self.c_offset() + buffer;
+        let mut words = [[bases[0]; (SUBTILE_N / 8) as usize]; 2];
+        for a in [0usize, 2] {
+            let dst: Vec<Reg> = (0..4).map(|_| k.reg(RegClass::B32)).collect();
+            match self.spec.majors.d {
+                OutputMajor::N => {
+                    let at = format!("{}+{}", bases[a / 2], buffer + mb * 64 * span);
+                    SM75_U32x4_LDSM_N::emit(k, &dst, &at).map_err(atom_error)?;
+                }
+                OutputMajor::M => {
+                    let offset = buffer + mb * SUBTILE_N * 128 + 8 * a as u32 * 128;
+                    let at = format!("{}+{offset}", bases[0]);
+                    SM75_U16x8_LDSM_T::emit(k, &dst, &at).map_err(atom_error)?;
+                }
+            }
+            words[0][a] = dst[0];
+            words[1][a] = dst[1];
+            words[0][a + 1] = dst[2];
+            words[1][a + 1] = dst[3];
+        }
+        Ok(words)
+    }
+
+    /// Element `e` (0: the low half) of a word of two C elements, as f32.
+    fn c_element(&self, k: &mut Kernel, word: Reg, e: u32) -> Reg {
+        let out = k.reg(RegClass::F32);
+        if self.spec.types.c == ElementType::BF16 {
+            let bits = k.reg(RegClass::B32);
+            if e == 0 {
+                k.push(format!("shl.b32 {bits}, {word}, 16;"));
+            } else {
+                k.push(format!("and.b32 {bits}, {word}, -65536;"));
+            }
+            k.push(format!("mov.b32 {out}, {bits};"));
+        } else {
+            let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
+            k.push(format!("mov.b32 {{{lo}, {hi}}}, {word};"));
+            let h = if e == 0 { lo } else { hi };
+            k.push(format!("cvt.f32.f16 {out}, {h};"));
+        }
+        out
     }
 
     /// Rows of one column-major box: one 128-byte segment.
@@ -314,14 +592,40 @@ impl EpilogueSm90TmaStore {
         };
         let n_chunks = n / SUBTILE_N;
         let early = k.new_label("epi_early_end")?;
+        // C loaded with TMA: the warpgroup's two barriers.
+        let origin = WarpgroupOrigin {
+            wg,
+            row0: wg_row0,
+            issuer,
+        };
+        let c_bars = match &io.c_load {
+            Some(_) => [0, 1].map(|b| self.c_barrier(k, io.smem, wg, b)),
+            None => [issuer; 2],
+        };
         let chunks = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
+            let tma_c = io.c_load.filter(|_| with_c);
             for chunk in 0..n_chunks {
                 let buffer = (chunk % 2) * self.buffer_bytes();
                 // The buffer is free once its previous store has read it.
                 wait(k)?;
+                if let Some(c) = &tma_c {
+                    // C's subtile has landed in its buffer.
+                    let b = (chunk % 2) as usize;
+                    k.snippet(
+                        "sm90/mbarrier",
+                        "mbarrier_wait_parity",
+                        &[("bar", &c_bars[b]), ("phase", &c.phases[b])],
+                    )?;
+                    k.push(format!("xor.b32 {0}, {0}, 1;", c.phases[b]));
+                }
                 // 16-bit D: the words of one 64-row block, [h][jl].
                 let mut words = [[None; (SUBTILE_N / 8) as usize]; 2];
+                // C loaded with TMA: its words of the 64-row block, [h][jl].
+                let mut c_words = None;
                 for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
+                    if tma_c.is_some() && h == 0 {
+                        c_words = Some(self.emit_c_matrices(k, &matrix_bases, mb, buffer)?);
+                    }
                     for jl in 0..SUBTILE_N / 8 {
                         let j = chunk * SUBTILE_N / 8 + jl;
                         let mut values = Vec::new();
@@ -336,8 +640,13 @@ impl EpilogueSm90TmaStore {
                                 k.push(format!("and.pred {p}, {}, {p_col};", row_ok[ri]));
                                 p
                             };
-                            let p = (with_c || !biases.is_empty()).then(&mut in_bounds);
+                            let p = ((with_c && tma_c.is_none()) || !biases.is_empty())
+                                .then(&mut in_bounds);
                             let c = match (p, major) {
+                                _ if tma_c.is_some() => match c_words {
+                                    Some(cw) => self.c_element(k, cw[h as usize][jl as usize], e),
+                                    None => zero,
+                                },
                                 (Some(p), OutputMajor::N) if with_c => {
                                     load_f32(k, types.c, p, c_rows[ri], col_off * csize)?
                                 }
@@ -420,6 +729,18 @@ impl EpilogueSm90TmaStore {
                     }
                 }
                 emit_tma_store_arrive(k).map_err(atom_error)?;
+                // C's buffer is read (the barrier above): its next subtile,
+                // where the tile still has it (the early end's test).
+                if let (Some(c), true) = (&tma_c, chunk + 2 < n_chunks) {
+                    let q = k.reg(RegClass::Pred);
+                    k.push(format!(
+                        "setp.gt.s32 {q}, {}, {};",
+                        io.base.n_rem,
+                        ((chunk + 2) & !1) * SUBTILE_N
+                    ));
+                    k.push(format!("@!{q} bra {};", skip.name()));
+                    self.emit_c_load(k, io, c, &origin, chunk + 2)?;
+                }
                 k.place_label(&skip);
                 // No column of the later subtiles is in the problem: done.
                 // Tested after every second subtile (fewer branches for the

@@ -381,8 +381,9 @@ impl Launcher {
         // leading dimensions and batch strides address, with the element
         // types and alignment of the spec, and that D's batches do not
         // overlap; A, B and C are only read; C is either a buffer distinct
-        // from D (Rust borrows) or D itself, which the kernel reads element by
-        // element before the same thread writes it. The grid, block and shared
+        // from D (Rust borrows) or D itself, which the kernel reads (element
+        // by element, or a subtile by TMA) before it writes the same
+        // elements, tile by tile. The grid, block and shared
         // memory are the composed kernel's own.
         // A kernel of thread-block clusters launches with its cluster shape.
         unsafe {
@@ -405,7 +406,8 @@ impl Launcher {
 /// Errors: [`Error::InvalidArgument`] naming the extent.
 fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShape) -> Result<()> {
     for request in composed.tensor_maps() {
-        if !matches!(request.operand, GemmOperand::C | GemmOperand::D) {
+        // Only D is stored; C's map is loaded from, partial chunks and all.
+        if request.operand != GemmOperand::D {
             continue;
         }
         let (extent, name) = match request.dims[0] {

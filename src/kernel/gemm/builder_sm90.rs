@@ -27,8 +27,9 @@ const MAX_SM90_STAGES: u32 = 8;
 /// ).unwrap();
 /// assert_eq!(spec.mainloop.stages(), 4);
 /// assert_eq!(spec.block_threads(), 384);
-/// // 4 stages and their 8 barriers (rounded to 1024), 4 subtile buffers, alignment.
-/// assert_eq!(spec.shared_mem_bytes(), (4 * 49152 + 1024) + 16384 + 1024);
+/// // 4 stages and their 8 barriers (rounded to 1024), 4 subtile buffers of D
+/// // and 4 of C with their 4 barriers, alignment.
+/// assert_eq!(spec.shared_mem_bytes(), (4 * 49152 + 1024) + (2 * 16384 + 32) + 1024);
 /// ```
 ///
 /// # Errors

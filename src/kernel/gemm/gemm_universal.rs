@@ -406,13 +406,24 @@ impl GemmSpec {
                     EpiloguePolicy::Sm90TmaWarpSpecialized => {
                         let epilogue = EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m);
                         let (box_dims, swizzle_bytes) = epilogue.box_dims();
-                        let maps = vec![crate::gemm::TensorMapRequest {
+                        let dims = crate::gemm::TensorMapRequest::output_dims(self.majors.d);
+                        let mut maps = vec![crate::gemm::TensorMapRequest {
                             operand: GemmOperand::D,
-                            dims: crate::gemm::TensorMapRequest::output_dims(self.majors.d),
+                            dims,
                             box_dims,
                             swizzle_bytes,
                             whole_chunks: crate::gemm::stores_whole_chunks(self.majors.d),
                         }];
+                        if epilogue.loads_c() {
+                            // C's boxes are D's; loads may read partial chunks.
+                            maps.push(crate::gemm::TensorMapRequest {
+                                operand: GemmOperand::C,
+                                dims,
+                                box_dims,
+                                swizzle_bytes,
+                                whole_chunks: false,
+                            });
+                        }
                         let kernel = Sm90GemmWarpSpecialized::new(
                             name, self.types, self.tile, cluster, filling, mainloop, epilogue,
                             maps, scheduler,

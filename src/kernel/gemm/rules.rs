@@ -123,13 +123,22 @@ impl ConfigFacts {
             EpiloguePolicy::Sm80Staged => staging_bytes(self.tile, self.majors.d),
             EpiloguePolicy::Sm90NoSmem => 0,
             // Two 32-column subtile buffers per consumer warpgroup, each
-            // warpgroup's rows (2 x 2 x BM/2 cooperative, 2 x 2 x BM ping-pong).
+            // warpgroup's rows (2 x 2 x BM/2 cooperative, 2 x 2 x BM ping-pong);
+            // as many for C where it is loaded with TMA (16-bit, D's type),
+            // and their four 8-byte barriers.
             EpiloguePolicy::Sm90TmaWarpSpecialized => {
                 let rows = match self.schedule {
                     KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
                     _ => self.tile[0] / 2,
                 };
-                4 * rows * 32 * self.types.d.size_bytes()
+                let d = 4 * rows * 32 * self.types.d.size_bytes();
+                let c_by_tma =
+                    self.types.d.size_bytes() == 2 && self.types.c as u32 == self.types.d as u32;
+                if c_by_tma {
+                    2 * d + 32
+                } else {
+                    d
+                }
             }
         }
     }

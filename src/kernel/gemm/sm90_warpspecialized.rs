@@ -166,6 +166,20 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             batch,
             operands: [None; 4],
         };
+        // The epilogue's barriers, before the mainloop's and the block's
+        // (or cluster's) synchronization after them.
+        let epilogue_smem = r(&mut k);
+        k.push(format!(
+            "add.u32 {epilogue_smem}, {smem}, {};",
+            self.epilogue_offset()
+        ));
+        self.epilogue.emit_init(
+            &mut k,
+            &BlockContext {
+                smem: epilogue_smem,
+                ..entry
+            },
+        )?;
         let io = self.mainloop.emit_prologue(&mut k, &entry)?;
         let ordered = if self.schedule == WarpSpecializedSchedule::Pingpong {
             let base = r(&mut k);
@@ -260,11 +274,6 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         let operands =
             super::gemm_universal::emit_global_operands(&mut k, &params, self.types, batch)?;
         // The epilogue's shared memory follows the mainloop's ring.
-        let epilogue_smem = r(&mut k);
-        k.push(format!(
-            "add.u32 {epilogue_smem}, {smem}, {};",
-            self.epilogue_offset()
-        ));
         let block = BlockContext {
             operands,
             smem: epilogue_smem,
