@@ -75,8 +75,9 @@ pub enum EpiloguePolicy {
     /// with TMA ([`EpilogueSm90TmaStore`](super::EpilogueSm90TmaStore),
     /// CUTLASS's `TmaWarpSpecialized`): each consumer warpgroup stages
     /// 32-column subtiles in two swizzled buffers and one thread stores
-    /// each with TMA, behind the next mainloop. A 16-bit C is loaded with
-    /// TMA too, into two more buffers, where beta is not 0.
+    /// each with TMA, behind the next mainloop. Where beta is not 0, a
+    /// 16-bit C is loaded with TMA too, into two more buffers, where they
+    /// fit beside the stages.
     Sm90TmaWarpSpecialized,
 }
 

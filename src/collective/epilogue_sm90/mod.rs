@@ -74,6 +74,7 @@ impl EpilogueSm90TmaStore {
             spec: register.spec,
             wg_rows,
             split_m,
+            c_buffers: false,
         }
     }
 

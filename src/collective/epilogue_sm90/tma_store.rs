@@ -25,15 +25,20 @@
 //! without C (beta = 0, its C taken as +0: the same bits).
 //!
 //! A 16-bit C of D's type is loaded with TMA (CUTLASS's epilogue load of
-//! C), into two more buffers per consumer warpgroup laid out as D's, each
+//! C) where the kernel's shared memory holds its buffers beside the stages
+//! the mainloop has without them (the cooperative 128x256 kernels; not the
+//! ping-pong 128x128 ones, whose six stages leave no room:
+//! [`ConfigFacts::loads_c_with_tma`](crate::kernel::gemm::ConfigFacts::loads_c_with_tma)),
+//! into two more buffers per consumer warpgroup laid out as D's, each
 //! with an mbarrier that its load completes: the warpgroup's issuing thread
 //! requests the tile's first two subtiles before the mainloop (they arrive
 //! while it runs) and subtile `i + 2` once subtile `i`'s buffer has been
 //! read (the barrier before D's store), where the tile still has it. The
 //! threads read their fragment back with `ldmatrix.x4` (`.trans` for a
 //! column-major C) at the addresses `stmatrix` writes D's. TMA fills what
-//! lies past M and N with zeros, so C needs no predicates either. Other C
-//! types are read from global memory, predicated.
+//! lies past M and N with zeros, so C needs no predicates either. An f32 C,
+//! or a C without room for its buffers, is read from global memory,
+//! predicated.
 //!
 //! A row-major D's tensor map ends at the last whole 16-byte chunk of each
 //! row ([`TensorMapRequest::whole_chunks`](crate::gemm::TensorMapRequest)):
@@ -135,6 +140,9 @@ pub struct EpilogueSm90TmaStore {
     /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
     /// cooperative kernel) rather than whole tiles (ping-pong).
     pub(crate) split_m: bool,
+    /// Whether C is loaded with TMA where the kernel's shared memory has
+    /// room for its buffers ([`with_c_buffers`](Self::with_c_buffers)).
+    pub(crate) c_buffers: bool,
 }
 
 fn atom_error(e: crate::Error) -> PtxError {
@@ -151,10 +159,20 @@ impl EpilogueSm90TmaStore {
         self.wg_rows * SUBTILE_N * self.spec.types.d.size_bytes()
     }
 
+    /// This epilogue loading C with TMA (where `room`: the kernel's shared
+    /// memory holds C's buffers beside the stages,
+    /// [`ConfigFacts::loads_c_with_tma`](crate::kernel::gemm::ConfigFacts::loads_c_with_tma))
+    /// or reading it from global memory.
+    pub fn with_c_buffers(mut self, room: bool) -> Self {
+        self.c_buffers = room;
+        self
+    }
+
     /// Whether C is loaded with TMA: a 16-bit C of D's type (its buffers
-    /// are laid out as D's and read with `ldmatrix`).
+    /// are laid out as D's and read with `ldmatrix`), where the kernel has
+    /// room for its buffers.
     pub(crate) fn loads_c(&self) -> bool {
-        self.stores_matrices() && self.spec.types.c == self.spec.types.d
+        self.c_buffers && self.stores_matrices() && self.spec.types.c == self.spec.types.d
     }
 
     /// Bytes of the epilogue's region: D's four buffers; where C is loaded

@@ -404,7 +404,8 @@ impl GemmSpec {
                 let name = self.kernel_name();
                 let kernel: Box<dyn GemmKernel> = match epilogue {
                     EpiloguePolicy::Sm90TmaWarpSpecialized => {
-                        let epilogue = EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m);
+                        let epilogue = EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m)
+                            .with_c_buffers(self.facts().loads_c_with_tma());
                         let (box_dims, swizzle_bytes) = epilogue.box_dims();
                         let dims = crate::gemm::TensorMapRequest::output_dims(self.majors.d);
                         let mut maps = vec![crate::gemm::TensorMapRequest {

@@ -124,23 +124,64 @@ impl ConfigFacts {
             EpiloguePolicy::Sm90NoSmem => 0,
             // Two 32-column subtile buffers per consumer warpgroup, each
             // warpgroup's rows (2 x 2 x BM/2 cooperative, 2 x 2 x BM ping-pong);
-            // as many for C where it is loaded with TMA (16-bit, D's type),
-            // and their four 8-byte barriers.
+            // as many for C where it is loaded with TMA
+            // (`loads_c_with_tma`), and their four 8-byte barriers.
             EpiloguePolicy::Sm90TmaWarpSpecialized => {
                 let rows = match self.schedule {
                     KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
                     _ => self.tile[0] / 2,
                 };
                 let d = 4 * rows * 32 * self.types.d.size_bytes();
-                let c_by_tma =
-                    self.types.d.size_bytes() == 2 && self.types.c as u32 == self.types.d as u32;
-                if c_by_tma {
+                if self.loads_c_with_tma() {
                     2 * d + 32
                 } else {
                     d
                 }
             }
         }
+    }
+
+    /// Whether the SM90 TMA-store epilogue loads C with TMA: a 16-bit C of
+    /// D's type, where C's four subtile buffers and their barriers fit in
+    /// the shared memory beside the stages (so that they never cost the
+    /// mainloop a stage; else C is read from global memory).
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let (k, n) = (OperandMajor::K, OutputMajor::N);
+    /// let spec = |schedule, tile| {
+    ///     sm90_spec(BF16, BF16, BF16, F32, k, k, n, schedule, tile, [1, 1]).unwrap()
+    /// };
+    /// // 4 stages of 48 KiB leave room for C's 16 KiB of buffers.
+    /// let cooperative = spec(KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64]);
+    /// assert_eq!(cooperative.mainloop.stages(), 4);
+    /// assert!(cooperative.facts().loads_c_with_tma());
+    /// // 6 stages of 32 KiB and D's 32 KiB leave none for C's 32 KiB.
+    /// let pingpong = spec(KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64]);
+    /// assert_eq!(pingpong.mainloop.stages(), 6);
+    /// assert!(!pingpong.facts().loads_c_with_tma());
+    /// ```
+    pub const fn loads_c_with_tma(&self) -> bool {
+        if !matches!(self.epilogue, EpiloguePolicy::Sm90TmaWarpSpecialized)
+            || self.types.d.size_bytes() != 2
+            || self.types.c as u32 != self.types.d as u32
+        {
+            return false;
+        }
+        let rows = match self.schedule {
+            KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
+            _ => self.tile[0] / 2,
+        };
+        let d = 4 * rows * 32 * self.types.d.size_bytes();
+        let stages = self.mainloop.stages();
+        let ordered = match self.schedule {
+            KernelSchedule::TmaWarpSpecializedPingpong => 32,
+            _ => 0,
+        };
+        let ring = (stages * self.stage_bytes() + 16 * stages).div_ceil(1024) * 1024;
+        ring + 2 * d + 32 + ordered + 1024 <= self.arch.max_dynamic_shared_bytes()
     }
 
     /// Dynamic shared memory of the kernel: the larger of the mainloop's
