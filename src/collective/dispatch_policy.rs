@@ -76,9 +76,25 @@ pub enum EpiloguePolicy {
     /// CUTLASS's `TmaWarpSpecialized`): each consumer warpgroup stages
     /// 32-column subtiles in two swizzled buffers and one thread stores
     /// each with TMA, behind the next mainloop. Where beta is not 0, a
-    /// 16-bit C is loaded with TMA too, into two more buffers, where they
-    /// fit beside the stages.
+    /// 16-bit C is loaded with TMA too ([`CStaging`]).
     Sm90TmaWarpSpecialized,
+}
+
+/// Where the SM90 TMA-store epilogue stages C where beta is not 0
+/// ([`ConfigFacts::c_staging`](crate::kernel::gemm::ConfigFacts::c_staging)
+/// picks it from the shared memory the stages leave).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CStaging {
+    /// Read from global memory, element by element, predicated (an f32 C,
+    /// or no room even for C's barriers).
+    Global,
+    /// Loaded with TMA into two buffers per consumer warpgroup of its own,
+    /// the tile's first two subtiles during the mainloop.
+    OwnBuffers,
+    /// Loaded with TMA into D's two buffers (CUTLASS's `ReuseSmemC`), once
+    /// the stores before have read them: where the stages leave no room
+    /// for more buffers.
+    InDBuffers,
 }
 
 /// The mainloop of a kernel: its policy and the warp layout of its tiled MMA.

@@ -58,9 +58,9 @@ mod tiled_mma_of;
 
 pub use block::{BlockContext, GlobalOperand};
 pub use dispatch_policy::{
-    EpilogueNoSmemWarpSpecialized, EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec, EpilogueTag,
-    EpilogueTmaWarpSpecialized, MainloopPolicy, MainloopSm70TwoStage, MainloopSm80CpAsync,
-    MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec, MainloopTag,
+    CStaging, EpilogueNoSmemWarpSpecialized, EpiloguePolicy, EpilogueSm80Staged, EpilogueSpec,
+    EpilogueTag, EpilogueTmaWarpSpecialized, MainloopPolicy, MainloopSm70TwoStage,
+    MainloopSm80CpAsync, MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec, MainloopTag,
 };
 pub use epilogue::Epilogue;
 pub use epilogue_params::LinearScalars;

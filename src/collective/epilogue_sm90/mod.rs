@@ -74,7 +74,7 @@ impl EpilogueSm90TmaStore {
             spec: register.spec,
             wg_rows,
             split_m,
-            c_buffers: false,
+            c_staging: super::CStaging::Global,
         }
     }
 

@@ -25,20 +25,24 @@
 //! without C (beta = 0, its C taken as +0: the same bits).
 //!
 //! A 16-bit C of D's type is loaded with TMA (CUTLASS's epilogue load of
-//! C) where the kernel's shared memory holds its buffers beside the stages
-//! the mainloop has without them (the cooperative 128x256 kernels; not the
-//! ping-pong 128x128 ones, whose six stages leave no room:
-//! [`ConfigFacts::loads_c_with_tma`](crate::kernel::gemm::ConfigFacts::loads_c_with_tma)),
-//! into two more buffers per consumer warpgroup laid out as D's, each
-//! with an mbarrier that its load completes: the warpgroup's issuing thread
-//! requests the tile's first two subtiles before the mainloop (they arrive
-//! while it runs) and subtile `i + 2` once subtile `i`'s buffer has been
-//! read (the barrier before D's store), where the tile still has it. The
-//! threads read their fragment back with `ldmatrix.x4` (`.trans` for a
-//! column-major C) at the addresses `stmatrix` writes D's. TMA fills what
-//! lies past M and N with zeros, so C needs no predicates either. An f32 C,
-//! or a C without room for its buffers, is read from global memory,
-//! predicated.
+//! C), each subtile completing an mbarrier of the warpgroup's (one per
+//! buffer), and read back with `ldmatrix.x4` (`.trans` for a column-major
+//! C) at the addresses `stmatrix` writes D's. TMA fills what lies past M
+//! and N with zeros, so C needs no predicates either. Where C goes is the
+//! kernel's choice from the shared memory its stages leave
+//! ([`ConfigFacts::c_staging`](crate::kernel::gemm::ConfigFacts::c_staging)):
+//! - [`CStaging::OwnBuffers`] (the cooperative 128x256 kernels): two more
+//!   buffers per consumer warpgroup, laid out as D's. The issuing thread
+//!   requests the tile's first two subtiles before the mainloop (they
+//!   arrive while it runs) and subtile `i + 2` once subtile `i`'s buffer
+//!   has been read (the barrier before D's store), where the tile still
+//!   has it (the early end's test).
+//! - [`CStaging::InDBuffers`] (CUTLASS's `ReuseSmemC`; the ping-pong
+//!   128x128 kernels, whose six stages leave no room): D's own buffers.
+//!   The issuing thread requests the first two subtiles once every store
+//!   has read the buffers, at the epilogue's start, and subtile `i + 2`
+//!   once subtile `i`'s store has read its buffer.
+//! - [`CStaging::Global`] (an f32 C): read from global memory, predicated.
 //!
 //! A row-major D's tensor map ends at the last whole 16-byte chunk of each
 //! row ([`TensorMapRequest::whole_chunks`](crate::gemm::TensorMapRequest)):
@@ -60,6 +64,7 @@ use crate::atom::{
 };
 use crate::collective::epilogue_fusion::{apply, emit_pack_pair, load_f32};
 use crate::collective::epilogue_params::LinearScalars;
+use crate::collective::CStaging;
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -140,9 +145,8 @@ pub struct EpilogueSm90TmaStore {
     /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
     /// cooperative kernel) rather than whole tiles (ping-pong).
     pub(crate) split_m: bool,
-    /// Whether C is loaded with TMA where the kernel's shared memory has
-    /// room for its buffers ([`with_c_buffers`](Self::with_c_buffers)).
-    pub(crate) c_buffers: bool,
+    /// Where C is staged ([`with_c_staging`](Self::with_c_staging)).
+    pub(crate) c_staging: CStaging,
 }
 
 fn atom_error(e: crate::Error) -> PtxError {
@@ -159,42 +163,53 @@ impl EpilogueSm90TmaStore {
         self.wg_rows * SUBTILE_N * self.spec.types.d.size_bytes()
     }
 
-    /// This epilogue loading C with TMA (where `room`: the kernel's shared
-    /// memory holds C's buffers beside the stages,
-    /// [`ConfigFacts::loads_c_with_tma`](crate::kernel::gemm::ConfigFacts::loads_c_with_tma))
-    /// or reading it from global memory.
-    pub fn with_c_buffers(mut self, room: bool) -> Self {
-        self.c_buffers = room;
+    /// This epilogue staging C as `staging` says (the kernel's choice from
+    /// the shared memory its stages leave:
+    /// [`ConfigFacts::c_staging`](crate::kernel::gemm::ConfigFacts::c_staging)).
+    pub fn with_c_staging(mut self, staging: CStaging) -> Self {
+        self.c_staging = staging;
         self
     }
 
     /// Whether C is loaded with TMA: a 16-bit C of D's type (its buffers
-    /// are laid out as D's and read with `ldmatrix`), where the kernel has
-    /// room for its buffers.
+    /// are laid out as D's and read with `ldmatrix`), staged in buffers of
+    /// its own or in D's.
     pub(crate) fn loads_c(&self) -> bool {
-        self.c_buffers && self.stores_matrices() && self.spec.types.c == self.spec.types.d
+        self.c_staging != CStaging::Global
+            && self.stores_matrices()
+            && self.spec.types.c == self.spec.types.d
     }
 
-    /// Bytes of the epilogue's region: D's four buffers; where C is loaded
-    /// with TMA, C's four and their four 8-byte barriers after them.
+    /// Whether C is loaded into buffers of its own (else into D's).
+    fn own_c_buffers(&self) -> bool {
+        self.loads_c() && self.c_staging == CStaging::OwnBuffers
+    }
+
+    /// Bytes of the epilogue's region: D's four buffers; C's four after
+    /// them where it has buffers of its own; C's four 8-byte barriers last
+    /// where it is loaded with TMA.
     pub(crate) fn shared_bytes(&self) -> u32 {
         let d = 4 * self.buffer_bytes();
-        if self.loads_c() {
-            2 * d + 4 * 8
-        } else {
-            d
+        match (self.loads_c(), self.own_c_buffers()) {
+            (true, true) => 2 * d + 4 * 8,
+            (true, false) => d + 4 * 8,
+            _ => d,
         }
     }
 
-    /// Offset of C's buffers in the region (after D's).
+    /// Offset of C's buffers in the region: after D's, or D's own.
     fn c_offset(&self) -> u32 {
-        4 * self.buffer_bytes()
+        if self.own_c_buffers() {
+            4 * self.buffer_bytes()
+        } else {
+            0
+        }
     }
 
-    /// Offset of C's barriers in the region (after C's buffers): warpgroup
+    /// Offset of C's barriers in the region (after the buffers): warpgroup
     /// `w`'s barrier of buffer `b` at `8 * (2w + b)`.
     fn c_barrier_offset(&self) -> u32 {
-        8 * self.buffer_bytes()
+        self.c_offset() + 4 * self.buffer_bytes()
     }
 
     /// Emits warpgroup `io`'s origin: its index, first row and issuer.
@@ -322,10 +337,10 @@ impl EpilogueSm90TmaStore {
         Ok(())
     }
 
-    /// Emits, where C is loaded with TMA and beta is not 0, the issuing
-    /// thread's requests of the tile's first two subtiles of C (before the
-    /// mainloop: their buffers were read by the previous tile's last
-    /// subtiles, before the barriers of their stores).
+    /// Emits, where C has buffers of its own and beta is not 0, the
+    /// issuing thread's requests of the tile's first two subtiles of C
+    /// (before the mainloop: their buffers were read by the previous tile's
+    /// last subtiles, before the barriers of their stores).
     pub(crate) fn emit_c_prefetch(
         &self,
         k: &mut Kernel,
@@ -334,6 +349,9 @@ impl EpilogueSm90TmaStore {
         let Some(c) = &io.c_load else {
             return Ok(());
         };
+        if !self.own_c_buffers() {
+            return Ok(());
+        }
         let origin = self.emit_origin(k, io.base.tid);
         let p = k.reg(RegClass::Pred);
         k.push(format!("setp.neu.f32 {p}, {}, 0f00000000;", io.base.beta));
@@ -622,6 +640,18 @@ impl EpilogueSm90TmaStore {
         };
         let chunks = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
             let tma_c = io.c_load.filter(|_| with_c);
+            let in_d = tma_c.is_some() && !self.own_c_buffers();
+            if let (Some(c), true) = (&tma_c, in_d) {
+                // C in D's buffers: once every store has read them, the
+                // tile's first two subtiles.
+                let skip = k.new_label("epi_c_first")?;
+                k.push(format!("@!{issuer} bra {};", skip.name()));
+                emit_tma_store_wait(k, 0).map_err(atom_error)?;
+                for chunk in 0..n_chunks.min(2) {
+                    self.emit_c_load(k, io, c, &origin, chunk)?;
+                }
+                k.place_label(&skip);
+            }
             for chunk in 0..n_chunks {
                 let buffer = (chunk % 2) * self.buffer_bytes();
                 // The buffer is free once its previous store has read it.
@@ -757,6 +787,10 @@ impl EpilogueSm90TmaStore {
                         ((chunk + 2) & !1) * SUBTILE_N
                     ));
                     k.push(format!("@!{q} bra {};", skip.name()));
+                    if in_d {
+                        // C into D's buffer: once this subtile's store has read it.
+                        emit_tma_store_wait(k, 0).map_err(atom_error)?;
+                    }
                     self.emit_c_load(k, io, c, &origin, chunk + 2)?;
                 }
                 k.place_label(&skip);

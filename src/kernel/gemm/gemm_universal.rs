@@ -405,7 +405,7 @@ impl GemmSpec {
                 let kernel: Box<dyn GemmKernel> = match epilogue {
                     EpiloguePolicy::Sm90TmaWarpSpecialized => {
                         let epilogue = EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m)
-                            .with_c_buffers(self.facts().loads_c_with_tma());
+                            .with_c_staging(self.facts().c_staging());
                         let (box_dims, swizzle_bytes) = epilogue.box_dims();
                         let dims = crate::gemm::TensorMapRequest::output_dims(self.majors.d);
                         let mut maps = vec![crate::gemm::TensorMapRequest {

@@ -33,7 +33,7 @@ use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::atom::{MmaAtom, SM80_MMA};
 use crate::collective::{staging_bytes, tile_stage_bytes};
-use crate::collective::{EpiloguePolicy, MainloopPolicy, MainloopSpec};
+use crate::collective::{CStaging, EpiloguePolicy, MainloopPolicy, MainloopSpec};
 use crate::gemm::{GemmMajors, GemmTypes, OperandMajor};
 use crate::numeric::ElementType;
 
@@ -122,66 +122,80 @@ impl ConfigFacts {
         match self.epilogue {
             EpiloguePolicy::Sm80Staged => staging_bytes(self.tile, self.majors.d),
             EpiloguePolicy::Sm90NoSmem => 0,
-            // Two 32-column subtile buffers per consumer warpgroup, each
-            // warpgroup's rows (2 x 2 x BM/2 cooperative, 2 x 2 x BM ping-pong);
-            // as many for C where it is loaded with TMA
-            // (`loads_c_with_tma`), and their four 8-byte barriers.
+            // D's buffers (`tma_epilogue_d_bytes`); C's as many again where
+            // it has buffers of its own, and C's four barriers where it is
+            // loaded with TMA (`c_staging`).
             EpiloguePolicy::Sm90TmaWarpSpecialized => {
-                let rows = match self.schedule {
-                    KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
-                    _ => self.tile[0] / 2,
-                };
-                let d = 4 * rows * 32 * self.types.d.size_bytes();
-                if self.loads_c_with_tma() {
-                    2 * d + 32
-                } else {
-                    d
+                let d = self.tma_epilogue_d_bytes();
+                match self.c_staging() {
+                    CStaging::OwnBuffers => 2 * d + 32,
+                    CStaging::InDBuffers => d + 32,
+                    CStaging::Global => d,
                 }
             }
         }
     }
 
-    /// Whether the SM90 TMA-store epilogue loads C with TMA: a 16-bit C of
-    /// D's type, where C's four subtile buffers and their barriers fit in
-    /// the shared memory beside the stages (so that they never cost the
-    /// mainloop a stage; else C is read from global memory).
+    /// Where the SM90 TMA-store epilogue stages C ([`CStaging`]): a 16-bit
+    /// C of D's type is loaded with TMA, into buffers of its own where they
+    /// fit in the shared memory beside the stages, else into D's buffers
+    /// (C's four barriers, 32 bytes, beside them), so that C never costs
+    /// the mainloop a stage; an f32 C is read from global memory.
     ///
     /// ```
+    /// use cutlet::collective::CStaging;
     /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
     /// let (k, n) = (OperandMajor::K, OutputMajor::N);
-    /// let spec = |schedule, tile| {
-    ///     sm90_spec(BF16, BF16, BF16, F32, k, k, n, schedule, tile, [1, 1]).unwrap()
+    /// let spec = |d, schedule, tile| {
+    ///     sm90_spec(BF16, BF16, d, F32, k, k, n, schedule, tile, [1, 1]).unwrap()
     /// };
     /// // 4 stages of 48 KiB leave room for C's 16 KiB of buffers.
-    /// let cooperative = spec(KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64]);
+    /// let cooperative = spec(BF16, KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64]);
     /// assert_eq!(cooperative.mainloop.stages(), 4);
-    /// assert!(cooperative.facts().loads_c_with_tma());
+    /// assert_eq!(cooperative.facts().c_staging(), CStaging::OwnBuffers);
     /// // 6 stages of 32 KiB and D's 32 KiB leave none for C's 32 KiB.
-    /// let pingpong = spec(KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64]);
+    /// let pingpong = spec(BF16, KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64]);
     /// assert_eq!(pingpong.mainloop.stages(), 6);
-    /// assert!(!pingpong.facts().loads_c_with_tma());
+    /// assert_eq!(pingpong.facts().c_staging(), CStaging::InDBuffers);
+    /// let f32_out = spec(F32, KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64]);
+    /// assert_eq!(f32_out.facts().c_staging(), CStaging::Global);
     /// ```
-    pub const fn loads_c_with_tma(&self) -> bool {
+    pub const fn c_staging(&self) -> CStaging {
         if !matches!(self.epilogue, EpiloguePolicy::Sm90TmaWarpSpecialized)
             || self.types.d.size_bytes() != 2
             || self.types.c as u32 != self.types.d as u32
         {
-            return false;
+            return CStaging::Global;
         }
-        let rows = match self.schedule {
-            KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
-            _ => self.tile[0] / 2,
-        };
-        let d = 4 * rows * 32 * self.types.d.size_bytes();
+        let d = self.tma_epilogue_d_bytes();
         let stages = self.mainloop.stages();
         let ordered = match self.schedule {
             KernelSchedule::TmaWarpSpecializedPingpong => 32,
             _ => 0,
         };
         let ring = (stages * self.stage_bytes() + 16 * stages).div_ceil(1024) * 1024;
-        ring + 2 * d + 32 + ordered + 1024 <= self.arch.max_dynamic_shared_bytes()
+        let rest = ring + ordered + 1024 + 32;
+        let limit = self.arch.max_dynamic_shared_bytes();
+        if rest + 2 * d <= limit {
+            CStaging::OwnBuffers
+        } else if rest + d <= limit {
+            CStaging::InDBuffers
+        } else {
+            CStaging::Global
+        }
+    }
+
+    /// Bytes of D's subtile buffers in the TMA-store epilogue: two 32-column
+    /// buffers per consumer warpgroup, each its rows (BM/2 cooperative, BM
+    /// ping-pong).
+    const fn tma_epilogue_d_bytes(&self) -> u32 {
+        let rows = match self.schedule {
+            KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
+            _ => self.tile[0] / 2,
+        };
+        4 * rows * 32 * self.types.d.size_bytes()
     }
 
     /// Dynamic shared memory of the kernel: the larger of the mainloop's
