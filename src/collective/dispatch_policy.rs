@@ -75,8 +75,8 @@ pub enum EpiloguePolicy {
     /// with TMA ([`EpilogueSm90TmaStore`](super::EpilogueSm90TmaStore),
     /// CUTLASS's `TmaWarpSpecialized`): each consumer warpgroup stages
     /// 32-column subtiles in two swizzled buffers and one thread stores
-    /// each with TMA, behind the next mainloop. Where beta is not 0, a
-    /// 16-bit C is loaded with TMA too ([`CStaging`]).
+    /// each with TMA, behind the next mainloop. Where beta is not 0, C is
+    /// loaded with TMA too ([`CStaging`]).
     Sm90TmaWarpSpecialized,
 }
 
@@ -85,8 +85,8 @@ pub enum EpiloguePolicy {
 /// picks it from the shared memory the stages leave).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CStaging {
-    /// Read from global memory, element by element, predicated (an f32 C,
-    /// or no room even for C's barriers).
+    /// Read from global memory, element by element, predicated (a C of
+    /// another type than D's, or no room even for C's barriers).
     Global,
     /// Loaded with TMA into two buffers per consumer warpgroup of its own,
     /// the tile's first two subtiles during the mainloop.

@@ -3,8 +3,9 @@
 //!
 //! Each consumer warpgroup walks its rows of the tile in subtiles of 32
 //! columns: it applies the fusion expression to the subtile's accumulators
-//! (C, where beta is not 0, loaded into shared memory with TMA or, for an
-//! f32 C, read from global memory at the same places), and
+//! (C, where beta is not 0, loaded into shared memory with TMA, or read
+//! from global memory at the same places where the kernel has no room for
+//! it), and
 //! writes the results to one of two shared-memory buffers of its own in
 //! D's layout, swizzled so that the fragment stores do not conflict
 //! (64-byte rows: `Sw<2,4,3>`; 128-byte rows: `Sw<3,4,3>`, the swizzles
@@ -24,10 +25,11 @@
 //! The subtile loop is emitted twice: with C read where beta is not 0, and
 //! without C (beta = 0, its C taken as +0: the same bits).
 //!
-//! A 16-bit C of D's type is loaded with TMA (CUTLASS's epilogue load of
-//! C), each subtile completing an mbarrier of the warpgroup's (one per
-//! buffer), and read back with `ldmatrix.x4` (`.trans` for a column-major
-//! C) at the addresses `stmatrix` writes D's. TMA fills what lies past M
+//! A C of D's type is loaded with TMA (CUTLASS's epilogue load of C), each
+//! subtile completing an mbarrier of the warpgroup's (one per buffer), and
+//! read back where D's is written: a 16-bit C with `ldmatrix.x4` (`.trans`
+//! for a column-major C) at the addresses `stmatrix` writes D's, an f32 C
+//! with plain loads. TMA fills what lies past M
 //! and N with zeros, so C needs no predicates either. Where C goes is the
 //! kernel's choice from the shared memory its stages leave
 //! ([`ConfigFacts::c_staging`](crate::kernel::gemm::ConfigFacts::c_staging)):
@@ -38,11 +40,13 @@
 //!   has been read (the barrier before D's store), where the tile still
 //!   has it (the early end's test).
 //! - [`CStaging::InDBuffers`] (CUTLASS's `ReuseSmemC`; the ping-pong
-//!   128x128 kernels, whose six stages leave no room): D's own buffers.
+//!   128x128 kernels, whose six stages leave no room, and f32 outputs): D's
+//!   own buffers.
 //!   The issuing thread requests the first two subtiles once every store
 //!   has read the buffers, at the epilogue's start, and subtile `i + 2`
 //!   once subtile `i`'s store has read its buffer.
-//! - [`CStaging::Global`] (an f32 C): read from global memory, predicated.
+//! - [`CStaging::Global`] (no room even for C's barriers): read from
+//!   global memory, predicated.
 //!
 //! A row-major D's tensor map ends at the last whole 16-byte chunk of each
 //! row ([`TensorMapRequest::whole_chunks`](crate::gemm::TensorMapRequest)):
@@ -171,13 +175,12 @@ impl EpilogueSm90TmaStore {
         self
     }
 
-    /// Whether C is loaded with TMA: a 16-bit C of D's type (its buffers
-    /// are laid out as D's and read with `ldmatrix`), staged in buffers of
-    /// its own or in D's.
+    /// Whether C is loaded with TMA: a C of D's type (its buffers are laid
+    /// out as D's and read where D's are written: with `ldmatrix` for a
+    /// 16-bit C, plain loads for f32), staged in buffers of its own or in
+    /// D's.
     pub(crate) fn loads_c(&self) -> bool {
-        self.c_staging != CStaging::Global
-            && self.stores_matrices()
-            && self.spec.types.c == self.spec.types.d
+        self.c_staging != CStaging::Global && self.spec.types.c == self.spec.types.d
     }
 
     /// Whether C is loaded into buffers of its own (else into D's).
@@ -671,12 +674,20 @@ impl EpilogueSm90TmaStore {
                 // C loaded with TMA: its words of the 64-row block, [h][jl].
                 let mut c_words = None;
                 for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
-                    if tma_c.is_some() && h == 0 {
+                    if tma_c.is_some() && h == 0 && self.stores_matrices() {
                         c_words = Some(self.emit_c_matrices(k, &matrix_bases, mb, buffer)?);
                     }
                     for jl in 0..SUBTILE_N / 8 {
                         let j = chunk * SUBTILE_N / 8 + jl;
                         let mut values = Vec::new();
+                        // f32 C loaded with TMA: the thread's two values,
+                        // where `stage` writes D's.
+                        let c_pair = match tma_c {
+                            Some(_) if !self.stores_matrices() => {
+                                Some(self.load_c_pair(k, &bases, (mb, h, jl), buffer, row_off))
+                            }
+                            _ => None,
+                        };
                         for e in 0..2u32 {
                             let col_off = 8 * j + e;
                             let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
@@ -691,9 +702,12 @@ impl EpilogueSm90TmaStore {
                             let p = ((with_c && tma_c.is_none()) || !biases.is_empty())
                                 .then(&mut in_bounds);
                             let c = match (p, major) {
-                                _ if tma_c.is_some() => match c_words {
-                                    Some(cw) => self.c_element(k, cw[h as usize][jl as usize], e),
-                                    None => zero,
+                                _ if tma_c.is_some() => match (c_words, c_pair) {
+                                    (Some(cw), _) => {
+                                        self.c_element(k, cw[h as usize][jl as usize], e)
+                                    }
+                                    (None, Some(pair)) => pair[e as usize],
+                                    (None, None) => zero,
                                 },
                                 (Some(p), OutputMajor::N) if with_c => {
                                     load_f32(k, types.c, p, c_rows[ri], col_off * csize)?
@@ -1085,6 +1099,44 @@ impl EpilogueSm90TmaStore {
             }
         }
         Ok(())
+    }
+
+    /// Reads one thread's two f32 values of C for 8-column group `jl` of a
+    /// subtile (at 64-row block `mb`, half `h`) from C's buffer at byte
+    /// `buffer`: the places [`stage`](Self::stage) writes D's.
+    fn load_c_pair(
+        &self,
+        k: &mut Kernel,
+        bases: &[Reg],
+        (mb, h, jl): (u32, u32, u32),
+        buffer: u32,
+        row_off: u32,
+    ) -> [Reg; 2] {
+        let (_, span) = self.box_dims();
+        let buffer = self.c_offset() + buffer;
+        let pair = [k.reg(RegClass::F32), k.reg(RegClass::F32)];
+        match self.spec.majors.d {
+            OutputMajor::N => {
+                let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
+                k.push(format!(
+                    "ld.shared.v2.f32 {{{}, {}}}, [{at}];",
+                    pair[0], pair[1]
+                ));
+            }
+            OutputMajor::M => {
+                let box_bytes = SUBTILE_N * 128;
+                let blocks_per_mb = 64 / self.box_rows();
+                for (e, value) in pair.iter().enumerate() {
+                    let base = bases[(2 * h + e as u32) as usize];
+                    let at = format!(
+                        "{base}+{}",
+                        buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
+                    );
+                    k.push(format!("ld.shared.f32 {value}, [{at}];"));
+                }
+            }
+        }
+        pair
     }
 
     /// Emits the kernel's end for the issuing thread: every TMA store of

@@ -136,11 +136,11 @@ impl ConfigFacts {
         }
     }
 
-    /// Where the SM90 TMA-store epilogue stages C ([`CStaging`]): a 16-bit
-    /// C of D's type is loaded with TMA, into buffers of its own where they
-    /// fit in the shared memory beside the stages, else into D's buffers
-    /// (C's four barriers, 32 bytes, beside them), so that C never costs
-    /// the mainloop a stage; an f32 C is read from global memory.
+    /// Where the SM90 TMA-store epilogue stages C ([`CStaging`]): a C of
+    /// D's type is loaded with TMA, into buffers of its own where they fit
+    /// in the shared memory beside the stages, else into D's buffers (C's
+    /// four barriers, 32 bytes, beside them), so that C never costs the
+    /// mainloop a stage; else it is read from global memory.
     ///
     /// ```
     /// use cutlet::collective::CStaging;
@@ -159,12 +159,13 @@ impl ConfigFacts {
     /// let pingpong = spec(BF16, KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64]);
     /// assert_eq!(pingpong.mainloop.stages(), 6);
     /// assert_eq!(pingpong.facts().c_staging(), CStaging::InDBuffers);
+    /// // An f32 D's 32 KiB of buffers and 4 stages leave room for C's barriers only.
     /// let f32_out = spec(F32, KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64]);
-    /// assert_eq!(f32_out.facts().c_staging(), CStaging::Global);
+    /// assert_eq!(f32_out.mainloop.stages(), 4);
+    /// assert_eq!(f32_out.facts().c_staging(), CStaging::InDBuffers);
     /// ```
     pub const fn c_staging(&self) -> CStaging {
         if !matches!(self.epilogue, EpiloguePolicy::Sm90TmaWarpSpecialized)
-            || self.types.d.size_bytes() != 2
             || self.types.c as u32 != self.types.d as u32
         {
             return CStaging::Global;
