@@ -637,10 +637,9 @@ impl EpilogueSm90TmaStore {
             row0: wg_row0,
             issuer,
         };
-        let c_bars = match &io.c_load {
-            Some(_) => [0, 1].map(|b| self.c_barrier(k, io.smem, wg, b)),
-            None => [issuer; 2],
-        };
+        let c_bars = io
+            .c_load
+            .map(|_| [0, 1].map(|b| self.c_barrier(k, io.smem, wg, b)));
         let chunks = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
             let tma_c = io.c_load.filter(|_| with_c);
             let in_d = tma_c.is_some() && !self.own_c_buffers();
@@ -659,13 +658,13 @@ impl EpilogueSm90TmaStore {
                 let buffer = (chunk % 2) * self.buffer_bytes();
                 // The buffer is free once its previous store has read it.
                 wait(k)?;
-                if let Some(c) = &tma_c {
+                if let (Some(c), Some(bars)) = (&tma_c, &c_bars) {
                     // C's subtile has landed in its buffer.
                     let b = (chunk % 2) as usize;
                     k.snippet(
                         "sm90/mbarrier",
                         "mbarrier_wait_parity",
-                        &[("bar", &c_bars[b]), ("phase", &c.phases[b])],
+                        &[("bar", &bars[b]), ("phase", &c.phases[b])],
                     )?;
                     k.push(format!("xor.b32 {0}, {0}, 1;", c.phases[b]));
                 }
