@@ -42,9 +42,13 @@
 //! - [`CStaging::InDBuffers`] (CUTLASS's `ReuseSmemC`; the ping-pong
 //!   128x128 kernels, whose six stages leave no room, and f32 outputs): D's
 //!   own buffers.
-//!   The issuing thread requests the first two subtiles once every store
-//!   has read the buffers, at the epilogue's start, and subtile `i + 2`
-//!   once subtile `i`'s store has read its buffer.
+//!   The issuing thread requests the first two subtiles at the epilogue's
+//!   start, once every store has read the buffers and the warpgroup has
+//!   passed its barrier (a thread may still be copying the previous tile's
+//!   tail columns from them), and subtile `i + 2` once subtile `i`'s store
+//!   has read its buffer. (Requesting them before the mainloop, behind the
+//!   same wait, measured no faster for ping-pong and slowed the
+//!   cooperative 256x128 kernel: its mainloop waited for the stores.)
 //! - [`CStaging::Global`] (no room even for C's barriers): read from
 //!   global memory, predicated.
 //!
@@ -644,11 +648,17 @@ impl EpilogueSm90TmaStore {
             let tma_c = io.c_load.filter(|_| with_c);
             let in_d = tma_c.is_some() && !self.own_c_buffers();
             if let (Some(c), true) = (&tma_c, in_d) {
-                // C in D's buffers: once every store has read them, the
-                // tile's first two subtiles.
+                // C in D's buffers: the tile's first two subtiles, once
+                // every store has read the buffers and every thread of the
+                // warpgroup has left the previous tile (its tail columns
+                // read them).
+                let drained = k.new_label("epi_c_drained")?;
+                k.push(format!("@!{issuer} bra {};", drained.name()));
+                emit_tma_store_wait(k, 0).map_err(atom_error)?;
+                k.place_label(&drained);
+                k.push(format!("bar.sync {barrier}, 128;"));
                 let skip = k.new_label("epi_c_first")?;
                 k.push(format!("@!{issuer} bra {};", skip.name()));
-                emit_tma_store_wait(k, 0).map_err(atom_error)?;
                 for chunk in 0..n_chunks.min(2) {
                     self.emit_c_load(k, io, c, &origin, chunk)?;
                 }
