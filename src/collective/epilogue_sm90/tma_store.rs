@@ -382,22 +382,16 @@ impl EpilogueSm90TmaStore {
         mb: u32,
         buffer: u32,
     ) -> Result<[[Reg; (SUBTILE_N / 8) as usize]; 2], PtxError> {
-        let (_, span) = self.box_dims();
         let buffer = self.c_offset() + buffer;
         let mut words = [[bases[0]; (SUBTILE_N / 8) as usize]; 2];
         for a in [0usize, 2] {
             let dst: Vec<Reg> = (0..4).map(|_| k.reg(RegClass::B32)).collect();
+            let at = self.matrix_address(bases, mb, buffer, a);
             match self.spec.majors.d {
-                OutputMajor::N => {
-                    let at = format!("{}+{}", bases[a / 2], buffer + mb * 64 * span);
-                    SM75_U32x4_LDSM_N::emit(k, &dst, &at).map_err(atom_error)?;
-                }
-                OutputMajor::M => {
-                    let offset = buffer + mb * SUBTILE_N * 128 + 8 * a as u32 * 128;
-                    let at = format!("{}+{offset}", bases[0]);
-                    SM75_U16x8_LDSM_T::emit(k, &dst, &at).map_err(atom_error)?;
-                }
+                OutputMajor::N => SM75_U32x4_LDSM_N::emit(k, &dst, &at),
+                OutputMajor::M => SM75_U16x8_LDSM_T::emit(k, &dst, &at),
             }
+            .map_err(atom_error)?;
             words[0][a] = dst[0];
             words[1][a] = dst[1];
             words[0][a + 1] = dst[2];
@@ -1046,7 +1040,6 @@ impl EpilogueSm90TmaStore {
         buffer: u32,
         words: &[[Option<Reg>; (SUBTILE_N / 8) as usize]; 2],
     ) -> Result<(), PtxError> {
-        let (_, span) = self.box_dims();
         let word = |h: usize, jl: usize| {
             words[h][jl].ok_or_else(|| PtxError::UnsupportedSpec {
                 kernel: "gemm",
@@ -1056,20 +1049,31 @@ impl EpilogueSm90TmaStore {
         };
         for a in [0usize, 2] {
             let src = [word(0, a)?, word(1, a)?, word(0, a + 1)?, word(1, a + 1)?];
+            let at = self.matrix_address(bases, mb, buffer, a);
             match self.spec.majors.d {
-                OutputMajor::N => {
-                    let at = format!("{}+{}", bases[a / 2], buffer + mb * 64 * span);
-                    SM90_U32x4_STSM_N::emit(k, &src, &at).map_err(atom_error)?;
-                }
-                OutputMajor::M => {
-                    // Box mb (64 rows of a 16-bit type), group a's columns.
-                    let offset = buffer + mb * SUBTILE_N * 128 + 8 * a as u32 * 128;
-                    let at = format!("{}+{offset}", bases[0]);
-                    SM90_U16x8_STSM_T::emit(k, &src, &at).map_err(atom_error)?;
-                }
+                OutputMajor::N => SM90_U32x4_STSM_N::emit(k, &src, &at),
+                OutputMajor::M => SM90_U16x8_STSM_T::emit(k, &src, &at),
             }
+            .map_err(atom_error)?;
         }
         Ok(())
+    }
+
+    /// The address operand of the `stmatrix` (or `ldmatrix`) of 64-row
+    /// block `mb`, 8-column groups `a` and `a + 1`, in the buffer at byte
+    /// `buffer` (see [`emit_matrix_bases`](Self::emit_matrix_bases)).
+    fn matrix_address(&self, bases: &[Reg], mb: u32, buffer: u32, a: usize) -> String {
+        match self.spec.majors.d {
+            OutputMajor::N => {
+                let (_, span) = self.box_dims();
+                format!("{}+{}", bases[a / 2], buffer + mb * 64 * span)
+            }
+            OutputMajor::M => {
+                // Box mb (64 rows of a 16-bit type), group a's columns.
+                let offset = buffer + mb * SUBTILE_N * 128 + 8 * a as u32 * 128;
+                format!("{}+{offset}", bases[0])
+            }
+        }
     }
 
     /// Writes one thread's f32 values of 8-column group `jl` of a subtile
@@ -1085,29 +1089,56 @@ impl EpilogueSm90TmaStore {
         row_off: u32,
         values: &[Reg],
     ) -> Result<(), PtxError> {
-        let (_, span) = self.box_dims();
+        let places = self.f32_places(major, bases, (mb, h, jl), buffer, row_off);
         match major {
-            OutputMajor::N => {
-                let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
-                k.push(format!(
-                    "st.shared.v2.f32 [{at}], {{{}, {}}};",
-                    values[0], values[1]
-                ));
-            }
+            OutputMajor::N => k.push(format!(
+                "st.shared.v2.f32 [{}], {{{}, {}}};",
+                places[0], values[0], values[1]
+            )),
             OutputMajor::M => {
-                let box_bytes = SUBTILE_N * 128;
-                let blocks_per_mb = 64 / self.box_rows();
-                for (e, value) in values.iter().enumerate() {
-                    let base = bases[(2 * h + e as u32) as usize];
-                    let at = format!(
-                        "{base}+{}",
-                        buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
-                    );
+                for (at, value) in places.iter().zip(values) {
                     k.push(format!("st.shared.f32 [{at}], {value};"));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The address operands of one thread's f32 pair of 8-column group
+    /// `jl` of a subtile (at 64-row block `mb`, half `h`, row offset
+    /// `row_off`) in the buffer at byte `buffer`: one for both (row-major,
+    /// a `.v2` access) or one per element (column-major).
+    fn f32_places(
+        &self,
+        major: OutputMajor,
+        bases: &[Reg],
+        (mb, h, jl): (u32, u32, u32),
+        buffer: u32,
+        row_off: u32,
+    ) -> Vec<String> {
+        let (_, span) = self.box_dims();
+        match major {
+            OutputMajor::N => {
+                vec![format!(
+                    "{}+{}",
+                    bases[jl as usize],
+                    buffer + row_off * span
+                )]
+            }
+            OutputMajor::M => {
+                let box_bytes = SUBTILE_N * 128;
+                let blocks_per_mb = 64 / self.box_rows();
+                (0..2u32)
+                    .map(|e| {
+                        let base = bases[(2 * h + e) as usize];
+                        format!(
+                            "{base}+{}",
+                            buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
+                        )
+                    })
+                    .collect()
+            }
+        }
     }
 
     /// Reads one thread's two f32 values of C for 8-column group `jl` of a
@@ -1121,26 +1152,17 @@ impl EpilogueSm90TmaStore {
         buffer: u32,
         row_off: u32,
     ) -> [Reg; 2] {
-        let (_, span) = self.box_dims();
+        let major = self.spec.majors.d;
         let buffer = self.c_offset() + buffer;
         let pair = [k.reg(RegClass::F32), k.reg(RegClass::F32)];
-        match self.spec.majors.d {
-            OutputMajor::N => {
-                let at = format!("{}+{}", bases[jl as usize], buffer + row_off * span);
-                k.push(format!(
-                    "ld.shared.v2.f32 {{{}, {}}}, [{at}];",
-                    pair[0], pair[1]
-                ));
-            }
+        let places = self.f32_places(major, bases, (mb, h, jl), buffer, row_off);
+        match major {
+            OutputMajor::N => k.push(format!(
+                "ld.shared.v2.f32 {{{}, {}}}, [{}];",
+                pair[0], pair[1], places[0]
+            )),
             OutputMajor::M => {
-                let box_bytes = SUBTILE_N * 128;
-                let blocks_per_mb = 64 / self.box_rows();
-                for (e, value) in pair.iter().enumerate() {
-                    let base = bases[(2 * h + e as u32) as usize];
-                    let at = format!(
-                        "{base}+{}",
-                        buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
-                    );
+                for (at, value) in places.iter().zip(&pair) {
                     k.push(format!("ld.shared.f32 {value}, [{at}];"));
                 }
             }
