@@ -171,13 +171,8 @@ impl ConfigFacts {
             return CStaging::Global;
         }
         let d = self.tma_epilogue_d_bytes();
-        let stages = self.mainloop.stages();
-        let ordered = match self.schedule {
-            KernelSchedule::TmaWarpSpecializedPingpong => 32,
-            _ => 0,
-        };
-        let ring = (stages * self.stage_bytes() + 16 * stages).div_ceil(1024) * 1024;
-        let rest = ring + ordered + 1024 + 32;
+        // Everything but the epilogue's region, and C's four barriers.
+        let rest = self.warp_specialized_bytes_beside_epilogue() + 32;
         let limit = self.arch.max_dynamic_shared_bytes();
         if rest + 2 * d <= limit {
             CStaging::OwnBuffers
@@ -186,6 +181,20 @@ impl ConfigFacts {
         } else {
             CStaging::Global
         }
+    }
+
+    /// A warp-specialized kernel's shared memory but the epilogue's region:
+    /// the stages and their `full` and `empty` barriers (rounded up to 1024
+    /// bytes), the ping-pong kernel's ordered barrier (4 mbarriers), and
+    /// 1024 bytes to align the start.
+    const fn warp_specialized_bytes_beside_epilogue(&self) -> u32 {
+        let stages = self.mainloop.stages();
+        let ordered = match self.schedule {
+            KernelSchedule::TmaWarpSpecializedPingpong => 32,
+            _ => 0,
+        };
+        let ring = (stages * self.stage_bytes() + 16 * stages).div_ceil(1024) * 1024;
+        ring + ordered + 1024
     }
 
     /// Bytes of D's subtile buffers in the TMA-store epilogue: two 32-column
@@ -208,14 +217,7 @@ impl ConfigFacts {
     /// mbarriers), and 1024 bytes to align the start.
     pub const fn shared_mem_bytes(&self) -> u32 {
         if self.schedule.warp_specialized() {
-            let stages = self.mainloop.stages();
-            let ordered = match self.schedule {
-                KernelSchedule::TmaWarpSpecializedPingpong => 32,
-                _ => 0,
-            };
-            let ring = stages * self.stage_bytes() + 16 * stages;
-            let ring = ring.div_ceil(1024) * 1024;
-            return ring + self.epilogue_bytes() + ordered + 1024;
+            return self.warp_specialized_bytes_beside_epilogue() + self.epilogue_bytes();
         }
         let mainloop = self.mainloop.stages() * self.stage_bytes();
         let epilogue = self.epilogue_bytes();
