@@ -13,9 +13,18 @@ fn cutlet_gemm(args: &[&str]) -> Output {
     run_cutlet(&[&["gemm"], args].concat())
 }
 
+/// `cutlet gemm args`, which must exit 0; its stdout.
+fn cutlet_gemm_ok(args: &[&str]) -> String {
+    let output = cutlet_gemm(args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    stdout
+}
+
 #[test]
 fn emit_ptx_prints_the_selected_kernel_without_a_gpu() {
-    let output = cutlet_gemm(&[
+    let stdout = cutlet_gemm_ok(&[
         "--emit-ptx",
         "--mnkl",
         "512,512,512,1",
@@ -32,9 +41,6 @@ fn emit_ptx_prints_the_selected_kernel_without_a_gpu() {
         "--c_major",
         "m",
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
     assert!(stdout.contains(".target sm_80"), "{stdout}");
     assert!(
         stdout.contains(".entry gemm_sm80_f16_f16_f32_f32_f32_mn_mn_m_m_"),
@@ -90,7 +96,7 @@ fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
     else {
         return;
     };
-    let output = cutlet_gemm(&[
+    let stdout = cutlet_gemm_ok(&[
         "--mnkl",
         "300,200,100,2",
         "--a_dtype",
@@ -104,9 +110,6 @@ fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
         "--iterations",
         "3",
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(
         stdout.contains("check vs host f64") && stdout.contains("PASS"),
         "{stdout}"
@@ -131,7 +134,7 @@ fn with_a_gpu_alpha_and_beta_read_c_in_place_and_check() {
         return;
     };
     for dtype in ["bf16", "f32"] {
-        let output = cutlet_gemm(&[
+        let stdout = cutlet_gemm_ok(&[
             "--mnkl",
             "300,200,100,2",
             "--c_dtype",
@@ -142,9 +145,6 @@ fn with_a_gpu_alpha_and_beta_read_c_in_place_and_check() {
             "--iterations",
             "3",
         ]);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
         assert!(
             stdout.contains("D = 2 · A · B + -0.5 · C, C in place in D"),
             "{stdout}"
@@ -163,25 +163,20 @@ fn with_a_gpu_a_cold_l2_run_rotates_operand_sets() {
     else {
         return;
     };
-    let output = cutlet_gemm(&[
+    let stdout = cutlet_gemm_ok(&[
         "--mnkl",
         "256,256,128,1",
         "--use_cold_l2",
         "--iterations",
         "3",
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains("operand sets rotated)"), "{stdout}");
     assert!(stdout.contains("PASS"), "{stdout}");
 }
 
 #[test]
 fn help_lists_the_cold_l2_option() {
-    let output = cutlet_gemm(&["--help"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let stdout = cutlet_gemm_ok(&["--help"]);
     assert!(stdout.contains("--use_cold_l2"), "{stdout}");
     assert!(stdout.contains("cold L2"), "{stdout}");
 }
