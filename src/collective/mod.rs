@@ -22,7 +22,7 @@
 //! |---|---|
 //! | [`Mainloop`] | `mainloop.rs` |
 //! | [`Epilogue`] | `epilogue.rs` |
-//! | [`MainloopPolicy`], [`EpiloguePolicy`], their tags and specs | `dispatch_policy.rs` |
+//! | [`MainloopPolicy`], [`EpiloguePolicy`], [`CStaging`], their tags and specs | `dispatch_policy.rs` |
 //! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
 //! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm70MmaPipelined`], [`SharedAccess`] | `sm70_mma_pipelined.rs` and its folder: the SM70 two-stage mainloop, global -> registers -> shared, `ld.shared` fragments, `mma.sync.m8n8k4` on quad pairs (`contract.rs`: its [`Mainloop`] impl) |
@@ -30,6 +30,7 @@
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
 //! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors) |
 //! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
+//! | [`EpilogueSm90TmaStore`], [`TmaEpilogueParams`], [`CLoad`] | `epilogue_sm90/tma_store.rs`: the SM90 epilogue storing D with TMA through shared memory, and loading C with TMA (`contract.rs`: its [`Epilogue`] impl) |
 //! | [`LinearScalars`] | `epilogue_params.rs`: what the SM80 and SM90 epilogues declare and load alike (C's and D's roles, alpha and beta, a tile's C, D and bias addresses) |
 //! | [`EpilogueSm80`], [`VectorMapping`] | `epilogue_sm80/`: D = alpha * acc + beta * C (or the fusion expression), staged through shared memory (`contract.rs`: its [`Epilogue`] impl); `epilogue_fusion.rs`: the bias reads and the expression |
 
@@ -67,7 +68,8 @@ pub use epilogue_params::LinearScalars;
 pub(crate) use epilogue_sm80::staging_bytes;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use epilogue_sm90::{
-    EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,
+    CLoad, EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,
+    TmaEpilogueParams,
 };
 pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;

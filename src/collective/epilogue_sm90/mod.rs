@@ -16,7 +16,7 @@
 mod contract;
 mod tma_store;
 
-pub use tma_store::{EpilogueSm90TmaStore, Sm90TmaEpilogueInputs};
+pub use tma_store::{CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilogueParams};
 
 use super::epilogue_fusion::{apply, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
