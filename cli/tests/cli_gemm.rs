@@ -127,6 +127,20 @@ fn with_a_gpu_a_small_run_checks_and_reports_cublas() {
 }
 
 #[test]
+fn negative_alpha_and_beta_parse_without_an_equals_sign() {
+    let stdout = cutlet_gemm_ok(&[
+        "--emit-ptx",
+        "--mnkl",
+        "64,64,64,1",
+        "--alpha",
+        "-2",
+        "--beta",
+        "-0.5",
+    ]);
+    assert!(stdout.contains(".entry gemm_"), "{stdout}");
+}
+
+#[test]
 fn with_a_gpu_alpha_and_beta_read_c_in_place_and_check() {
     let Some(_device) =
         cutlet_harness::device_or_skip("with_a_gpu_alpha_and_beta_read_c_in_place_and_check")

@@ -48,12 +48,12 @@ pub struct DenseGemmArgs {
     #[arg(long = "iterations", default_value_t = 10)]
     pub iterations: usize,
     /// alpha of `D = alpha · A · B + beta · C`.
-    #[arg(long = "alpha", default_value_t = 1.0)]
+    #[arg(long = "alpha", default_value_t = 1.0, allow_negative_numbers = true)]
     pub alpha: f64,
     /// beta of `D = alpha · A · B + beta · C`; where it is not 0, C is D's
     /// buffer (in place, as cuBLAS computes it), filled with random values
     /// before the first run and before the checked run.
-    #[arg(long = "beta", default_value_t = 0.0)]
+    #[arg(long = "beta", default_value_t = 0.0, allow_negative_numbers = true)]
     pub beta: f64,
     /// Skip checking the result.
     #[arg(long = "skip_ref_check")]
