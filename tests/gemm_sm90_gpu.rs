@@ -345,6 +345,42 @@ fn kernels() -> Vec<GemmSpec> {
             }
         }
     }
+    // tf32 with an M-major A (A through registers) in the shapes the
+    // defaults leave out: two 64-row blocks per warpgroup, A's boxes split
+    // between the CTAs of a 1x2 cluster, 64-row ping-pong.
+    for (schedule, tile, cluster) in [
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [256, 128, 32],
+            [2, 1],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 128, 32],
+            [1, 2],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [64, 128, 32],
+            [2, 2],
+        ),
+    ] {
+        specs.push(
+            sm90_spec(
+                ElementType::TF32,
+                ElementType::TF32,
+                F32,
+                F32,
+                OperandMajor::MN,
+                OperandMajor::K,
+                OutputMajor::N,
+                schedule,
+                tile,
+                cluster,
+            )
+            .unwrap_or_else(|e| panic!("tf32 {schedule:?} {tile:?} {cluster:?}: {e}")),
+        );
+    }
     // The automatic pick for a ragged 4095x4097x4093: 256x128 cooperative
     // tiles (fewer waves than 128x256), the TMA store with its tail columns.
     specs.push(
@@ -372,8 +408,11 @@ fn run_shard(index: usize, count: usize) {
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or(1)
         .max(1);
+    // `CUTLET_SM90_FILTER=text` keeps the kernels whose name holds it.
+    let filter = std::env::var("CUTLET_SM90_FILTER").unwrap_or_default();
     let specs: Vec<GemmSpec> = kernels()
         .into_iter()
+        .filter(|s| s.kernel_name().contains(&filter))
         .step_by(stride)
         .enumerate()
         .filter(|(i, _)| i % count == index)

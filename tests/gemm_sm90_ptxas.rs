@@ -1,7 +1,8 @@
 //! The default SM90 GEMM configurations (cooperative 128x256 in a 2x1
 //! cluster, ping-pong 128x128 with and without a cluster, for every type
 //! combination and major) assemble for sm_90a with no register spills, and
-//! the assembler reports wgmma (not serialized) and setmaxnreg honoured.
+//! the assembler warns of nothing (no wgmma serialized), including where an
+//! M-major tf32 A passes through registers (the `_RS` wgmma).
 
 mod common;
 
@@ -11,8 +12,9 @@ use cutlet::kernel::gemm::sm90_default_specs;
 #[test]
 fn default_sm90_configurations_assemble_without_spills() {
     let specs = sm90_default_specs();
-    assert_eq!(specs.len(), 126);
+    assert_eq!(specs.len(), 132);
     let mut bad = Vec::new();
+    let mut rs = 0;
     for spec in specs {
         let kernel = spec.kernel().unwrap();
         assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
@@ -31,8 +33,24 @@ fn default_sm90_configurations_assemble_without_spills() {
         if (f.spill_stores, f.spill_loads) != (0, 0) {
             bad.push(format!("{f:?}"));
         }
+        if !report.warnings.is_empty() {
+            bad.push(format!("{}: {:?}", spec.kernel_name(), report.warnings));
+        }
+        // tf32 with an M-major A: A from registers, one wgmma group per k-step.
+        if ptx.contains(".tf32.tf32 {") && ptx.contains("}, {%r") {
+            rs += 1;
+            assert!(ptx.contains("ld.shared.b32"), "{}", spec.kernel_name());
+        }
     }
-    assert!(bad.is_empty(), "kernels that spill:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "kernels that spill or warn:\n{}",
+        bad.join("\n")
+    );
+    assert_eq!(
+        rs, 6,
+        "the six tf32 kernels with an M-major A read it from registers"
+    );
 }
 
 #[test]

@@ -34,6 +34,9 @@ pub struct FunctionReport {
 pub struct PtxasReport {
     /// One entry per function, in report order.
     pub functions: Vec<FunctionReport>,
+    /// ptxas's warnings, one line each (e.g. "Potential Performance Loss:
+    /// wgmma.mma_async instructions are serialized ...").
+    pub warnings: Vec<String>,
 }
 
 impl PtxasReport {
@@ -50,8 +53,13 @@ impl PtxasReport {
     /// spill line, and "Used N registers, ..., M bytes smem" closes it.
     pub fn parse(text: &str) -> PtxasReport {
         let mut functions: Vec<FunctionReport> = Vec::new();
+        let mut warnings = Vec::new();
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
+            if line.starts_with("ptxas") && line.contains("warning") {
+                warnings.push(line.to_string());
+                continue;
+            }
             let info = line
                 .trim_start_matches("ptxas info")
                 .trim_start()
@@ -91,7 +99,10 @@ impl PtxasReport {
                 }
             }
         }
-        PtxasReport { functions }
+        PtxasReport {
+            functions,
+            warnings,
+        }
     }
 }
 

@@ -79,11 +79,9 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
                 self.consumers
             ));
         }
-        if t.a.size_bytes() == 4
-            && (self.ctx.majors.a != OperandMajor::K || self.ctx.majors.b != OperandMajor::K)
-        {
+        if t.a.size_bytes() == 4 && self.ctx.majors.b != OperandMajor::K {
             return refuse(
-                "tf32 operands must be K-major for wgmma (it transposes 16-bit types only)"
+                "a tf32 B must be K-major for wgmma (it transposes 16-bit types only; an M-major A passes through registers, B cannot)"
                     .to_string(),
             );
         }

@@ -14,6 +14,13 @@
 //! release each stage (to every CTA whose loads filled it) once the wgmma
 //! that read it has completed.
 //!
+//! A tf32 A that is M-major passes through registers instead (the `_RS`
+//! atom, CUTLASS's `MainloopSm90TmaGmmaRmemAWarpSpecialized`; wgmma
+//! transposes only 16-bit operands): each k-step's A fragment is loaded
+//! from the stage ([`a_fragment`]) and committed as its own wgmma group, so
+//! that the loads of k-step `kk` wait only for the previous k-tile's k-step
+//! `kk`, which read the same registers.
+//!
 //! Under the [`Mainloop`](super::Mainloop) contract this mainloop is
 //! warp-specialized: [`emit_prologue`](super::Mainloop::emit_prologue) runs
 //! once at kernel entry, on every thread, before the roles split (it
@@ -22,8 +29,11 @@
 //! kernel sets before each tile); `emit_producer` and `emit_consumer` emit
 //! one work tile's loads and MMAs.
 
+mod a_fragment;
 mod contract;
 mod operand;
+
+use a_fragment::AFragment;
 
 pub(crate) use operand::OperandTile;
 
@@ -77,6 +87,8 @@ pub struct Sm90MainloopIo {
     /// Whether this thread releases stages (one per consumer warpgroup and
     /// destination CTA; `.pred`).
     pub signal: Reg,
+    /// This thread's place in its warpgroup, `tid & 127` (`.b32`).
+    pub wg_thread: Reg,
 }
 
 impl Sm90TmaGmmaWarpSpecialized {
@@ -154,10 +166,46 @@ impl Sm90TmaGmmaWarpSpecialized {
         self.cluster[0] * self.cluster[1]
     }
 
-    /// The wgmma atom: 64 x BN x K, both operands through descriptors.
+    /// Where the wgmma reads A: through a descriptor, or from registers
+    /// where A is 32-bit (tf32) and M-major, which wgmma cannot transpose.
+    pub(crate) fn a_source(&self) -> MmaSource {
+        if self.ctx.types.a.size_bytes() == 4 && self.ctx.majors.a == OperandMajor::MN {
+            MmaSource::RegisterShared
+        } else {
+            MmaSource::SharedShared
+        }
+    }
+
+    /// The wgmma atom: 64 x BN x K, B through a descriptor, A as
+    /// [`a_source`](Self::a_source) says.
     pub(crate) fn atom(&self) -> Option<MmaAtom> {
         let t = self.ctx.types;
-        gmma_atom(t.a, t.b, t.acc, self.ctx.tile[1], MmaSource::SharedShared)
+        gmma_atom(t.a, t.b, t.acc, self.ctx.tile[1], self.a_source())
+    }
+
+    /// The A fragment plan where A passes through registers.
+    fn a_fragment(&self) -> crate::Result<Option<AFragment>> {
+        if self.a_source() != MmaSource::RegisterShared {
+            return Ok(None);
+        }
+        let atom = self.atom().ok_or_else(|| {
+            crate::Error::invalid_argument(
+                "wgmma atom",
+                format!("{:?}", self.ctx.types),
+                "types with a wgmma instruction",
+            )
+        })?;
+        let a = self.operand(GemmOperand::A);
+        AFragment::new(atom, &a, self.ctx.types.a, self.wg_rows / 64).map(Some)
+    }
+
+    /// wgmma groups committed per k-tile: one, or one per k-step where A
+    /// passes through registers.
+    fn groups_per_k_tile(&self) -> u32 {
+        match self.a_source() {
+            MmaSource::RegisterShared => self.ctx.tile[2] / self.instr_k(),
+            _ => 1,
+        }
     }
 
     /// Accumulator registers per 64-row block: N/2 f32, or N/4 words of
@@ -280,6 +328,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             cta: [cta_m, cta_n],
             a_rows_offset,
             signal,
+            wg_thread,
         })
     }
 
@@ -479,6 +528,8 @@ impl Sm90TmaGmmaWarpSpecialized {
                 reason: e.to_string(),
             })?;
         let acc = RegisterTensor::allocate(k, class, layout, element).map_err(err)?;
+        let a_regs = self.emit_a_fragment_setup(k, io)?;
+        let a_regs = a_regs.as_ref();
         let p_zero = k.reg(RegClass::Pred);
         k.push(format!("setp.ne.u32 {p_zero}, 0, 0;"));
         let c = io.consumer;
@@ -497,7 +548,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("@{p} bra {};", empty.name()));
         // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
         io.pipeline.consumer_wait(k, &c).map_err(err)?;
-        self.emit_k_tile(k, io, &acc, Some(p_zero))?;
+        self.emit_k_tile(k, io, &acc, a_regs, Some(p_zero))?;
         k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
         k.push(format!("mov.u32 {}, {};", prev.full, c.full));
         io.pipeline.advance(k, &c).map_err(err)?;
@@ -506,8 +557,9 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
         k.push(format!("@{p} bra {};", tail.name()));
         io.pipeline.consumer_wait(k, &c).map_err(err)?;
-        self.emit_k_tile(k, io, &acc, None)?;
-        emit_wgmma_wait(k, 1).map_err(err)?;
+        self.emit_k_tile(k, io, &acc, a_regs, None)?;
+        // At most this k-tile in flight: the previous one's stage is read.
+        emit_wgmma_wait(k, self.groups_per_k_tile()).map_err(err)?;
         self.emit_release(k, io, &prev)?;
         k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
         k.push(format!("mov.u32 {}, {};", prev.full, c.full));
@@ -528,6 +580,29 @@ impl Sm90TmaGmmaWarpSpecialized {
         }
         k.place_label(&done);
         Ok(acc)
+    }
+
+    /// Where A passes through registers: emits this thread's byte offsets of
+    /// its A fragment values in a stage's A tile and allocates the fragment
+    /// registers of every k-step; `None` where A is read through a
+    /// descriptor.
+    fn emit_a_fragment_setup(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+    ) -> Result<Option<AFragmentRegs>, PtxError> {
+        let Some(plan) = self.a_fragment().map_err(pipeline_error)? else {
+            return Ok(None);
+        };
+        let offsets = plan.emit_offsets(k, io.wg_thread, io.a_rows_offset);
+        let regs = (0..plan.k_steps())
+            .map(|_| k.regs(RegClass::B32, plan.regs_per_k_step()))
+            .collect();
+        Ok(Some(AFragmentRegs {
+            plan,
+            offsets,
+            regs,
+        }))
     }
 
     /// Releases the stage of `state` (after the wgmma that read it
@@ -560,12 +635,16 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
     /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit.
     /// `first` holds the predicate that zeroes the accumulators at the
-    /// tile's first k-step.
+    /// tile's first k-step. Where A passes through registers (`a_regs`),
+    /// each k-step first waits for the previous k-tile's same k-step (the
+    /// last reader of its registers), loads its fragments, and commits its
+    /// own group.
     fn emit_k_tile(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
         acc: &Accumulators,
+        a_regs: Option<&AFragmentRegs>,
         first: Option<Reg>,
     ) -> Result<(), PtxError> {
         let err = pipeline_error;
@@ -582,13 +661,34 @@ impl Sm90TmaGmmaWarpSpecialized {
         let per_block = self.acc_regs_per_block() as usize;
         let (a, b) = (self.operand(GemmOperand::A), self.operand(GemmOperand::B));
         let stage = io.consumer.stage;
-        let a_addr = k.reg(RegClass::B32);
-        k.push(format!("add.u32 {a_addr}, {stage}, {};", io.a_rows_offset));
-        let desc_a = a
-            .descriptor(self.ctx.types.a)
-            .map_err(err)?
-            .emit_words(k, a_addr)
-            .map_err(err)?;
+        let a_source = match a_regs {
+            None => {
+                let a_addr = k.reg(RegClass::B32);
+                k.push(format!("add.u32 {a_addr}, {stage}, {};", io.a_rows_offset));
+                let desc = a
+                    .descriptor(self.ctx.types.a)
+                    .map_err(err)?
+                    .emit_words(k, a_addr)
+                    .map_err(err)?;
+                ASource::Desc(desc)
+            }
+            Some(frag) => {
+                // Each value's address in this stage.
+                let addresses = frag
+                    .offsets
+                    .iter()
+                    .map(|&offset| {
+                        let address = k.reg(RegClass::B32);
+                        k.push(format!("add.u32 {address}, {stage}, {offset};"));
+                        if a.offset > 0 {
+                            k.push(format!("add.u32 {address}, {address}, {};", a.offset));
+                        }
+                        address
+                    })
+                    .collect();
+                ASource::Regs(frag, addresses)
+            }
+        };
         let b_addr = k.reg(RegClass::B32);
         k.push(format!("add.u32 {b_addr}, {stage}, {};", b.offset));
         let desc_b = b
@@ -599,35 +699,76 @@ impl Sm90TmaGmmaWarpSpecialized {
         // scale-d through a predicate, as CUTLASS passes it.
         let one = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {one}, 0, 0;"));
-        emit_wgmma_fence(k).map_err(err)?;
+        if let ASource::Desc(_) = a_source {
+            emit_wgmma_fence(k).map_err(err)?;
+        }
         for kk in 0..steps {
+            if let ASource::Regs(frag, addresses) = &a_source {
+                // The groups after the previous k-tile's k-step kk number
+                // steps - 1: once at most that many are pending, it is done.
+                emit_wgmma_wait(k, steps - 1).map_err(err)?;
+                frag.plan
+                    .emit_loads(k, addresses, kk, &frag.regs[kk as usize]);
+                emit_wgmma_fence(k).map_err(err)?;
+            }
             for mb in 0..blocks {
-                // Each slice's descriptor: the stage's low word plus the
-                // slice's offset (one 32-bit add), the high word as it is.
-                let a_off = a.slice_offset(self.ctx.types.a, mb, kk).map_err(err)?;
+                let a_operand = match &a_source {
+                    // Each slice's descriptor: the stage's low word plus the
+                    // slice's offset (one 32-bit add), the high word as it is.
+                    ASource::Desc(desc_a) => {
+                        let a_off = a.slice_offset(self.ctx.types.a, mb, kk).map_err(err)?;
+                        GmmaA::Desc(GmmaDescriptor::emit_at(k, *desc_a, a_off).map_err(err)?)
+                    }
+                    ASource::Regs(frag, _) => {
+                        let per = frag.plan.regs_per_k_step() / blocks as usize;
+                        GmmaA::Regs(&frag.regs[kk as usize][mb as usize * per..][..per])
+                    }
+                };
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
-                let da = GmmaDescriptor::emit_at(k, desc_a, a_off).map_err(err)?;
                 let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
                 let scale = match first {
                     Some(zero) if kk == 0 => ScaleD::Pred(zero),
                     _ => ScaleD::Pred(one),
                 };
+                let trans_a = matches!(a_source, ASource::Desc(_)) && a.major == OperandMajor::MN;
                 atom.emit_wgmma(
                     k,
                     regs,
-                    GmmaA::Desc(da),
+                    a_operand,
                     db,
                     scale,
-                    a.major == OperandMajor::MN,
+                    trans_a,
                     b.major == OperandMajor::MN,
                 )
                 .map_err(err)?;
             }
+            if let ASource::Regs(..) = a_source {
+                emit_wgmma_commit(k).map_err(err)?;
+            }
         }
-        emit_wgmma_commit(k).map_err(err)?;
+        if let ASource::Desc(_) = a_source {
+            emit_wgmma_commit(k).map_err(err)?;
+        }
         Ok(())
     }
+}
+
+/// How one k-tile's wgmmas read A: a descriptor of the stage's A tile, or
+/// the fragment registers with this stage's value addresses.
+enum ASource<'r> {
+    /// The descriptor's two words.
+    Desc([Reg; 2]),
+    Regs(&'r AFragmentRegs, Vec<Reg>),
+}
+
+/// A's fragments where A passes through registers: the plan, this
+/// thread's value offsets in a stage's A tile, and the registers of each
+/// k-step.
+struct AFragmentRegs {
+    plan: AFragment,
+    offsets: Vec<Reg>,
+    regs: Vec<Vec<Reg>>,
 }
 
 fn pipeline_error(e: crate::Error) -> PtxError {

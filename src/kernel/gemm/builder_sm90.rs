@@ -241,7 +241,8 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) 
 }
 
 /// Every default SM90 kernel: for each supported type combination (those
-/// of [`sm80_default_specs`](super::sm80_default_specs), tf32 K-major only),
+/// of [`sm80_default_specs`](super::sm80_default_specs); tf32 with a
+/// K-major B, its A K-major or M-major, read through registers),
 /// every major of A, B and D, the cooperative 128x256 kernel in a 2x1
 /// cluster and the ping-pong 128x128 kernels (1x1 and 2x1 clusters).
 ///
@@ -249,8 +250,8 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) 
 /// use cutlet::kernel::gemm::sm90_default_specs;
 ///
 /// let specs = sm90_default_specs();
-/// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of D, 3 kernels each.
-/// assert_eq!(specs.len(), 3 * (5 * 8 + 2));
+/// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of A x 2 of D, 3 kernels each.
+/// assert_eq!(specs.len(), 3 * (5 * 8 + 4));
 /// ```
 pub fn sm90_default_specs() -> Vec<GemmSpec> {
     let majors = [OperandMajor::K, OperandMajor::MN];

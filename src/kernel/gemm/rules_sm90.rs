@@ -7,7 +7,7 @@
 //! |---|---|
 //! | architecture `Sm90` | wgmma, TMA, `setmaxnreg` are `sm_90a` |
 //! | the SM90 mainloop, epilogue and the persistent scheduler | the parts the schedules compose |
-//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (tf32 K-major); C = D in type and major; D f16, bf16 or f32 | wgmma's types; the epilogue |
+//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (tf32 B K-major; an M-major tf32 A passes through registers); C = D in type and major; D f16, bf16 or f32 | wgmma's types (it transposes only 16-bit operands); the epilogue |
 //! | TileK x element = 128 bytes | the 128-byte swizzle row TMA and wgmma share |
 //! | TileN a multiple of 8 up to 256 (of 64 for N-major B) | wgmma's N; a swizzle row of N |
 //! | TileM 128 or 256 (cooperative), 64 or 128 (ping-pong) | 64 or 128 rows per consumer warpgroup |
@@ -65,11 +65,10 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(t.acc.name())
             .s(" have no wgmma instruction: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16 or tf32/tf32/f32 (f32 inputs multiply as tf32)"));
     }
-    if t.a.size_bytes() == 4
-        && (!matches!(f.majors.a, OperandMajor::K) || !matches!(f.majors.b, OperandMajor::K))
-    {
-        return Err(RuleMessage::new()
-            .s("tf32 A and B must be K-major on SM90: wgmma transposes only 16-bit operands"));
+    if t.a.size_bytes() == 4 && !matches!(f.majors.b, OperandMajor::K) {
+        return Err(RuleMessage::new().s(
+            "tf32 B must be K-major on SM90: wgmma transposes only 16-bit operands (an M-major tf32 A passes through registers, B cannot)",
+        ));
     }
     if t.c as u32 != t.d as u32 || f.majors.c as u32 != f.majors.d as u32 {
         return Err(RuleMessage::new()
