@@ -350,9 +350,20 @@ impl Launcher {
             }),
         };
         let mut values = values;
-        for request in composed.tensor_maps() {
+        // Where beta is 0 the kernel never reads C (it tests beta first), so
+        // C's slot takes D's map rather than one more encode on each launch.
+        let (c_slot, d_slot) = (GemmOperand::C as usize, GemmOperand::D as usize);
+        let requests = composed.tensor_maps();
+        let c_unread = values.beta == 0.0 && requests.iter().any(|r| r.operand as usize == d_slot);
+        for request in &requests {
             let op = request.operand as usize;
-            values.tensor_maps[op] = Some(tensor_map(&request, &values, element_of(spec, op))?);
+            if op == c_slot && c_unread {
+                continue;
+            }
+            values.tensor_maps[op] = Some(tensor_map(request, &values, element_of(spec, op))?);
+        }
+        if c_unread && requests.iter().any(|r| r.operand as usize == c_slot) {
+            values.tensor_maps[c_slot] = values.tensor_maps[d_slot];
         }
         let mut params = KernelArgs::new(stream);
         values.push(composed, &mut params)?;
