@@ -124,6 +124,8 @@ pub struct CLoad {
 
 /// A consumer warpgroup's place in the tile.
 struct WarpgroupOrigin {
+    /// This thread's place in the warpgroup, `tid & 127` (`.b32`).
+    thread: Reg,
     /// Its index among the consumers, 0 or 1 (`.b32`).
     wg: Reg,
     /// Its first row in the tile (`.b32`).
@@ -233,7 +235,12 @@ impl EpilogueSm90TmaStore {
         }
         let issuer = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {issuer}, {t}, 0;"));
-        WarpgroupOrigin { wg, row0, issuer }
+        WarpgroupOrigin {
+            thread: t,
+            wg,
+            row0,
+            issuer,
+        }
     }
 
     /// The shared address of warpgroup `wg`'s C barrier of buffer `b`.
@@ -310,34 +317,54 @@ impl EpilogueSm90TmaStore {
             "mbarrier_arrive_expect_tx",
             &[("bar", &bar), ("bytes", &self.buffer_bytes())],
         )?;
+        self.emit_subtile_boxes(k, io, origin.row0, chunk, dst, |k, at, coords| {
+            emit_tma_load(k, at, c.map, coords, bar).map_err(atom_error)
+        })
+    }
+
+    /// Emits the TMA boxes of the warpgroup's subtile `chunk` (columns
+    /// `chunk x 32 ..` of its rows from `row0`), whose buffer starts at
+    /// `buffer` (`.b32` shared address): one `issue(k, box's shared
+    /// address, box's coordinates)` per box. A row-major D's subtile is one
+    /// box; a column-major D's is one box per 128-byte segment of rows.
+    /// C's loads and D's stores walk the same boxes.
+    fn emit_subtile_boxes(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90TmaEpilogueInputs,
+        row0: Reg,
+        chunk: u32,
+        buffer: Reg,
+        mut issue: impl FnMut(&mut Kernel, Reg, &[Coord; 3]) -> Result<(), PtxError>,
+    ) -> Result<(), PtxError> {
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (inner0, outer0) = (r32(k), r32(k));
         match self.spec.majors.d {
             OutputMajor::N => {
-                let (inner, outer) = (r32(k), r32(k));
                 k.push(format!(
-                    "add.u32 {inner}, {}, {};",
+                    "add.u32 {inner0}, {}, {};",
                     io.n0,
                     chunk * SUBTILE_N
                 ));
-                k.push(format!("add.u32 {outer}, {}, {};", io.m0, origin.row0));
-                let coords: [Coord; 3] = [inner.into(), outer.into(), io.batch.into()];
-                emit_tma_load(k, dst, c.map, &coords, bar).map_err(atom_error)?;
+                k.push(format!("add.u32 {outer0}, {}, {row0};", io.m0));
+                issue(k, buffer, &[inner0.into(), outer0.into(), io.batch.into()])?;
             }
             OutputMajor::M => {
                 let (box_dims, _) = self.box_dims();
-                let outer = r32(k);
                 k.push(format!(
-                    "add.u32 {outer}, {}, {};",
+                    "add.u32 {outer0}, {}, {};",
                     io.n0,
                     chunk * SUBTILE_N
                 ));
-                for part in 0..self.wg_rows / box_dims[0] {
-                    let (inner, at) = (r32(k), r32(k));
-                    k.push(format!("add.u32 {inner}, {}, {};", io.m0, origin.row0));
-                    k.push(format!("add.u32 {inner}, {inner}, {};", part * box_dims[0]));
-                    k.push(format!("add.u32 {at}, {dst}, {};", part * SUBTILE_N * 128));
-                    let coords: [Coord; 3] = [inner.into(), outer.into(), io.batch.into()];
-                    emit_tma_load(k, at, c.map, &coords, bar).map_err(atom_error)?;
+                for b in 0..self.wg_rows / box_dims[0] {
+                    let (inner, part) = (r32(k), r32(k));
+                    k.push(format!("add.u32 {inner}, {}, {row0};", io.m0));
+                    k.push(format!("add.u32 {inner}, {inner}, {};", b * box_dims[0]));
+                    k.push(format!(
+                        "add.u32 {part}, {buffer}, {};",
+                        b * SUBTILE_N * 128
+                    ));
+                    issue(k, part, &[inner.into(), outer0.into(), io.batch.into()])?;
                 }
             }
         }
@@ -468,8 +495,9 @@ impl EpilogueSm90TmaStore {
         let major = self.spec.majors.d;
         let (dsize, csize) = (types.d.size_bytes(), types.c.size_bytes());
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (t, w, g, q) = (r32(k), r32(k), r32(k), r32(k));
-        k.push(format!("and.b32 {t}, {}, 127;", io.base.tid));
+        let origin = self.emit_origin(k, io.base.tid);
+        let (t, wg, wg_row0, issuer) = (origin.thread, origin.wg, origin.row0, origin.issuer);
+        let (w, g, q) = (r32(k), r32(k), r32(k));
         k.push(format!("shr.u32 {w}, {t}, 5;"));
         k.push(format!("and.b32 {g}, {t}, 31;"));
         k.push(format!("and.b32 {q}, {g}, 3;"));
@@ -477,18 +505,8 @@ impl EpilogueSm90TmaStore {
         // Rows relative to the warpgroup's first (`local`) and the tile's.
         let (local, row0, col0) = (r32(k), r32(k), r32(k));
         k.push(format!("mad.lo.u32 {local}, {w}, 16, {g};"));
-        let wg = k.warpgroup_index(io.base.tid);
-        k.push(format!("sub.u32 {wg}, {wg}, 1;"));
-        let wg_row0 = r32(k);
-        if self.split_m {
-            k.push(format!("mul.lo.u32 {wg_row0}, {wg}, {};", self.wg_rows));
-        } else {
-            k.push(format!("mov.u32 {wg_row0}, 0;"));
-        }
         k.push(format!("add.u32 {row0}, {local}, {wg_row0};"));
         k.push(format!("shl.b32 {col0}, {q}, 1;"));
-        let issuer = k.reg(RegClass::Pred);
-        k.push(format!("setp.eq.u32 {issuer}, {t}, 0;"));
         // This warpgroup's two buffers; its named barrier (1 + warpgroup).
         let buffers = r32(k);
         k.push(format!(
@@ -622,7 +640,6 @@ impl EpilogueSm90TmaStore {
             k.push(format!("bar.sync {barrier}, 128;"));
             Ok(())
         };
-        let (box_dims, _) = self.box_dims();
         let tail = match major {
             OutputMajor::N => Some(self.emit_tail_setup(k, io, t, wg_row0)),
             OutputMajor::M => None,
@@ -630,11 +647,6 @@ impl EpilogueSm90TmaStore {
         let n_chunks = n / SUBTILE_N;
         let early = k.new_label("epi_early_end")?;
         // C loaded with TMA: the warpgroup's two barriers.
-        let origin = WarpgroupOrigin {
-            wg,
-            row0: wg_row0,
-            issuer,
-        };
         let c_bars = io
             .c_load
             .map(|_| [0, 1].map(|b| self.c_barrier(k, io.smem, wg, b)));
@@ -765,34 +777,9 @@ impl EpilogueSm90TmaStore {
                 k.push(format!("@!{issuer} bra {};", skip.name()));
                 let src = r32(k);
                 k.push(format!("add.u32 {src}, {buffers}, {buffer};"));
-                let (inner0, outer0) = (r32(k), r32(k));
-                match major {
-                    OutputMajor::N => {
-                        k.push(format!(
-                            "add.u32 {inner0}, {}, {};",
-                            io.n0,
-                            chunk * SUBTILE_N
-                        ));
-                        k.push(format!("add.u32 {outer0}, {}, {wg_row0};", io.m0));
-                        let coords: [Coord; 3] = [inner0.into(), outer0.into(), io.batch.into()];
-                        emit_tma_store(k, io.d_map, &coords, src).map_err(atom_error)?;
-                    }
-                    OutputMajor::M => {
-                        k.push(format!(
-                            "add.u32 {outer0}, {}, {};",
-                            io.n0,
-                            chunk * SUBTILE_N
-                        ));
-                        for b in 0..self.wg_rows / box_dims[0] {
-                            let (inner, part) = (r32(k), r32(k));
-                            k.push(format!("add.u32 {inner}, {}, {wg_row0};", io.m0));
-                            k.push(format!("add.u32 {inner}, {inner}, {};", b * box_dims[0]));
-                            k.push(format!("add.u32 {part}, {src}, {};", b * SUBTILE_N * 128));
-                            let coords: [Coord; 3] = [inner.into(), outer0.into(), io.batch.into()];
-                            emit_tma_store(k, io.d_map, &coords, part).map_err(atom_error)?;
-                        }
-                    }
-                }
+                self.emit_subtile_boxes(k, io, wg_row0, chunk, src, |k, at, coords| {
+                    emit_tma_store(k, io.d_map, coords, at).map_err(atom_error)
+                })?;
                 emit_tma_store_arrive(k).map_err(atom_error)?;
                 // C's buffer is read (the barrier above): its next subtile,
                 // where the tile still has it (the early end's test).
