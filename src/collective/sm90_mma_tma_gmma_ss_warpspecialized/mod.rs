@@ -16,10 +16,12 @@
 //!
 //! A tf32 A that is M-major passes through registers instead (the `_RS`
 //! atom, CUTLASS's `MainloopSm90TmaGmmaRmemAWarpSpecialized`; wgmma
-//! transposes only 16-bit operands): each k-step's A fragment is loaded
-//! from the stage ([`a_fragment`]) and committed as its own wgmma group, so
-//! that the loads of k-step `kk` wait only for the previous k-tile's k-step
-//! `kk`, which read the same registers.
+//! transposes only 16-bit operands): a k-tile's A fragments are loaded
+//! from the stage ([`a_fragment`]) into one of two register sets, which
+//! consecutive k-tiles take turns with (the consumer loop is unrolled
+//! twice), so that one k-tile of wgmma stays in flight as with a
+//! descriptor: the set a k-tile overwrites was read by the k-tile before
+//! the previous one, which has completed.
 //!
 //! Under the [`Mainloop`](super::Mainloop) contract this mainloop is
 //! warp-specialized: [`emit_prologue`](super::Mainloop::emit_prologue) runs
@@ -197,15 +199,6 @@ impl Sm90TmaGmmaWarpSpecialized {
         })?;
         let a = self.operand(GemmOperand::A);
         AFragment::new(atom, &a, self.ctx.types.a, self.wg_rows / 64).map(Some)
-    }
-
-    /// wgmma groups committed per k-tile: one, or one per k-step where A
-    /// passes through registers.
-    fn groups_per_k_tile(&self) -> u32 {
-        match self.a_source() {
-            MmaSource::RegisterShared => self.ctx.tile[2] / self.instr_k(),
-            _ => 1,
-        }
     }
 
     /// Accumulator registers per 64-row block: N/2 f32, or N/4 words of
@@ -548,23 +541,30 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("@{p} bra {};", empty.name()));
         // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
         io.pipeline.consumer_wait(k, &c).map_err(err)?;
-        self.emit_k_tile(k, io, &acc, a_regs, Some(p_zero))?;
+        self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, 0)), Some(p_zero))?;
         k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
         k.push(format!("mov.u32 {}, {};", prev.full, c.full));
         io.pipeline.advance(k, &c).map_err(err)?;
         k.push(format!("mov.u32 {kt}, 1;"));
         k.place_label(&top);
-        k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
-        k.push(format!("@{p} bra {};", tail.name()));
-        io.pipeline.consumer_wait(k, &c).map_err(err)?;
-        self.emit_k_tile(k, io, &acc, a_regs, None)?;
-        // At most this k-tile in flight: the previous one's stage is read.
-        emit_wgmma_wait(k, self.groups_per_k_tile()).map_err(err)?;
-        self.emit_release(k, io, &prev)?;
-        k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
-        k.push(format!("mov.u32 {}, {};", prev.full, c.full));
-        io.pipeline.advance(k, &c).map_err(err)?;
-        k.push(format!("add.u32 {kt}, {kt}, 1;"));
+        // Where A passes through registers, the loop is unrolled twice: the
+        // k-tiles take turns with the two register sets, so that a k-tile's
+        // loads overwrite the set of the k-tile before the previous one,
+        // which the wait below has completed.
+        let sets: &[usize] = if a_regs.is_some() { &[1, 0] } else { &[0] };
+        for &set in sets {
+            k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
+            k.push(format!("@{p} bra {};", tail.name()));
+            io.pipeline.consumer_wait(k, &c).map_err(err)?;
+            self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)), None)?;
+            // At most this k-tile in flight: the previous one's stage is read.
+            emit_wgmma_wait(k, 1).map_err(err)?;
+            self.emit_release(k, io, &prev)?;
+            k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
+            k.push(format!("mov.u32 {}, {};", prev.full, c.full));
+            io.pipeline.advance(k, &c).map_err(err)?;
+            k.push(format!("add.u32 {kt}, {kt}, 1;"));
+        }
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
         emit_wgmma_wait(k, 0).map_err(err)?;
@@ -583,8 +583,8 @@ impl Sm90TmaGmmaWarpSpecialized {
     }
 
     /// Where A passes through registers: emits this thread's byte offsets of
-    /// its A fragment values in a stage's A tile and allocates the fragment
-    /// registers of every k-step; `None` where A is read through a
+    /// its A fragment values in a stage's A tile and allocates two sets of
+    /// fragment registers of every k-step; `None` where A is read through a
     /// descriptor.
     fn emit_a_fragment_setup(
         &self,
@@ -595,9 +595,12 @@ impl Sm90TmaGmmaWarpSpecialized {
             return Ok(None);
         };
         let offsets = plan.emit_offsets(k, io.wg_thread, io.a_rows_offset);
-        let regs = (0..plan.k_steps())
-            .map(|_| k.regs(RegClass::B32, plan.regs_per_k_step()))
-            .collect();
+        let mut set = || {
+            (0..plan.k_steps())
+                .map(|_| k.regs(RegClass::B32, plan.regs_per_k_step()))
+                .collect()
+        };
+        let regs = [set(), set()];
         Ok(Some(AFragmentRegs {
             plan,
             offsets,
@@ -635,16 +638,16 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
     /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit.
     /// `first` holds the predicate that zeroes the accumulators at the
-    /// tile's first k-step. Where A passes through registers (`a_regs`),
-    /// each k-step first waits for the previous k-tile's same k-step (the
-    /// last reader of its registers), loads its fragments, and commits its
-    /// own group.
+    /// tile's first k-step. Where A passes through registers (`a_regs`: the
+    /// fragments and the register set to use), the k-tile first loads every
+    /// k-step's fragments into the set (whose last reader, the k-tile
+    /// before the previous one, has completed).
     fn emit_k_tile(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
         acc: &Accumulators,
-        a_regs: Option<&AFragmentRegs>,
+        a_regs: Option<(&AFragmentRegs, usize)>,
         first: Option<Reg>,
     ) -> Result<(), PtxError> {
         let err = pipeline_error;
@@ -672,9 +675,9 @@ impl Sm90TmaGmmaWarpSpecialized {
                     .map_err(err)?;
                 ASource::Desc(desc)
             }
-            Some(frag) => {
+            Some((frag, set)) => {
                 // Each value's address in this stage.
-                let addresses = frag
+                let addresses: Vec<Reg> = frag
                     .offsets
                     .iter()
                     .map(|&offset| {
@@ -686,7 +689,11 @@ impl Sm90TmaGmmaWarpSpecialized {
                         address
                     })
                     .collect();
-                ASource::Regs(frag, addresses)
+                let regs = &frag.regs[set];
+                for (kk, step) in regs.iter().enumerate() {
+                    frag.plan.emit_loads(k, &addresses, kk as u32, step);
+                }
+                ASource::Regs(frag, regs)
             }
         };
         let b_addr = k.reg(RegClass::B32);
@@ -699,18 +706,8 @@ impl Sm90TmaGmmaWarpSpecialized {
         // scale-d through a predicate, as CUTLASS passes it.
         let one = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {one}, 0, 0;"));
-        if let ASource::Desc(_) = a_source {
-            emit_wgmma_fence(k).map_err(err)?;
-        }
+        emit_wgmma_fence(k).map_err(err)?;
         for kk in 0..steps {
-            if let ASource::Regs(frag, addresses) = &a_source {
-                // The groups after the previous k-tile's k-step kk number
-                // steps - 1: once at most that many are pending, it is done.
-                emit_wgmma_wait(k, steps - 1).map_err(err)?;
-                frag.plan
-                    .emit_loads(k, addresses, kk, &frag.regs[kk as usize]);
-                emit_wgmma_fence(k).map_err(err)?;
-            }
             for mb in 0..blocks {
                 let a_operand = match &a_source {
                     // Each slice's descriptor: the stage's low word plus the
@@ -719,9 +716,9 @@ impl Sm90TmaGmmaWarpSpecialized {
                         let a_off = a.slice_offset(self.ctx.types.a, mb, kk).map_err(err)?;
                         GmmaA::Desc(GmmaDescriptor::emit_at(k, *desc_a, a_off).map_err(err)?)
                     }
-                    ASource::Regs(frag, _) => {
+                    ASource::Regs(frag, regs) => {
                         let per = frag.plan.regs_per_k_step() / blocks as usize;
-                        GmmaA::Regs(&frag.regs[kk as usize][mb as usize * per..][..per])
+                        GmmaA::Regs(&regs[kk as usize][mb as usize * per..][..per])
                     }
                 };
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
@@ -743,32 +740,28 @@ impl Sm90TmaGmmaWarpSpecialized {
                 )
                 .map_err(err)?;
             }
-            if let ASource::Regs(..) = a_source {
-                emit_wgmma_commit(k).map_err(err)?;
-            }
         }
-        if let ASource::Desc(_) = a_source {
-            emit_wgmma_commit(k).map_err(err)?;
-        }
+        emit_wgmma_commit(k).map_err(err)?;
         Ok(())
     }
 }
 
 /// How one k-tile's wgmmas read A: a descriptor of the stage's A tile, or
-/// the fragment registers with this stage's value addresses.
+/// one set of fragment registers, loaded from the stage.
 enum ASource<'r> {
     /// The descriptor's two words.
     Desc([Reg; 2]),
-    Regs(&'r AFragmentRegs, Vec<Reg>),
+    /// The plan and the set's registers of each k-step.
+    Regs(&'r AFragmentRegs, &'r [Vec<Reg>]),
 }
 
 /// A's fragments where A passes through registers: the plan, this
-/// thread's value offsets in a stage's A tile, and the registers of each
-/// k-step.
+/// thread's value offsets in a stage's A tile, and two sets of the
+/// registers of each k-step (consecutive k-tiles take turns).
 struct AFragmentRegs {
     plan: AFragment,
     offsets: Vec<Reg>,
-    regs: Vec<Vec<Reg>>,
+    regs: [Vec<Vec<Reg>>; 2],
 }
 
 fn pipeline_error(e: crate::Error) -> PtxError {
