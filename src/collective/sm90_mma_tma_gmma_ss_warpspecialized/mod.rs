@@ -523,16 +523,8 @@ impl Sm90TmaGmmaWarpSpecialized {
         let acc = RegisterTensor::allocate(k, class, layout, element).map_err(err)?;
         let a_regs = self.emit_a_fragment_setup(k, io)?;
         let a_regs = a_regs.as_ref();
-        // The accumulators start at 0 and every wgmma adds (scale-d 1): one
-        // k-tile body serves every k-tile (no first k-tile peeled off with
-        // scale-d 0, which ptxas spent a fifth of its time on), and K = 0
-        // leaves D = epilogue(0, C).
-        for reg in acc.regs() {
-            match class {
-                RegClass::F32 => k.push(format!("mov.f32 {reg}, 0f00000000;")),
-                _ => k.push(format!("mov.b32 {reg}, 0;")),
-            }
-        }
+        let p_zero = k.reg(RegClass::Pred);
+        k.push(format!("setp.ne.u32 {p_zero}, 0, 0;"));
         let c = io.consumer;
         let prev = TmaAsyncState {
             stage: k.reg(RegClass::B32),
@@ -542,28 +534,32 @@ impl Sm90TmaGmmaWarpSpecialized {
         let kt = k.reg(RegClass::B32);
         let p = k.reg(RegClass::Pred);
         let done = k.new_label("consumer_k_done")?;
+        let empty = k.new_label("consumer_k_empty")?;
         let top = k.new_label("consumer_k")?;
         let tail = k.new_label("consumer_tail")?;
-        k.push(format!("mov.u32 {kt}, 0;"));
+        k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
+        k.push(format!("@{p} bra {};", empty.name()));
+        // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
+        io.pipeline.consumer_wait(k, &c).map_err(err)?;
+        self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, 0)), Some(p_zero))?;
+        k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
+        k.push(format!("mov.u32 {}, {};", prev.full, c.full));
+        io.pipeline.advance(k, &c).map_err(err)?;
+        k.push(format!("mov.u32 {kt}, 1;"));
         k.place_label(&top);
         // Where A passes through registers, the loop is unrolled twice: the
         // k-tiles take turns with the two register sets, so that a k-tile's
         // loads overwrite the set of the k-tile before the previous one,
         // which the wait below has completed.
-        let sets: &[usize] = if a_regs.is_some() { &[0, 1] } else { &[0] };
+        let sets: &[usize] = if a_regs.is_some() { &[1, 0] } else { &[0] };
         for &set in sets {
             k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
             k.push(format!("@{p} bra {};", tail.name()));
             io.pipeline.consumer_wait(k, &c).map_err(err)?;
-            self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)))?;
-            // At most this k-tile in flight: the previous one's stage (if
-            // any) is read.
+            self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)), None)?;
+            // At most this k-tile in flight: the previous one's stage is read.
             emit_wgmma_wait(k, 1).map_err(err)?;
-            let first = k.new_label("consumer_first_k")?;
-            k.push(format!("setp.eq.u32 {p}, {kt}, 0;"));
-            k.push(format!("@{p} bra {};", first.name()));
             self.emit_release(k, io, &prev)?;
-            k.place_label(&first);
             k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
             k.push(format!("mov.u32 {}, {};", prev.full, c.full));
             io.pipeline.advance(k, &c).map_err(err)?;
@@ -571,10 +567,17 @@ impl Sm90TmaGmmaWarpSpecialized {
         }
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
-        k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
-        k.push(format!("@{p} bra {};", done.name()));
         emit_wgmma_wait(k, 0).map_err(err)?;
         self.emit_release(k, io, &prev)?;
+        k.push(format!("bra.uni {};", done.name()));
+        // K = 0: D = epilogue(0, C).
+        k.place_label(&empty);
+        for reg in acc.regs() {
+            match class {
+                RegClass::F32 => k.push(format!("mov.f32 {reg}, 0f00000000;")),
+                _ => k.push(format!("mov.b32 {reg}, 0;")),
+            }
+        }
         k.place_label(&done);
         Ok(acc)
     }
@@ -633,8 +636,9 @@ impl Sm90TmaGmmaWarpSpecialized {
     }
 
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
-    /// `BK / K` k-steps over the warpgroup's 64-row blocks, each adding to
-    /// the accumulators, then commit. Where A passes through registers (`a_regs`: the
+    /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit.
+    /// `first` holds the predicate that zeroes the accumulators at the
+    /// tile's first k-step. Where A passes through registers (`a_regs`: the
     /// fragments and the register set to use), the k-tile first loads every
     /// k-step's fragments into the set (whose last reader, the k-tile
     /// before the previous one, has completed).
@@ -644,6 +648,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         io: &Sm90MainloopIo,
         acc: &Accumulators,
         a_regs: Option<(&AFragmentRegs, usize)>,
+        first: Option<Reg>,
     ) -> Result<(), PtxError> {
         let err = pipeline_error;
         let atom = self.atom().ok_or_else(|| {
@@ -698,6 +703,9 @@ impl Sm90TmaGmmaWarpSpecialized {
             .map_err(err)?
             .emit_words(k, b_addr)
             .map_err(err)?;
+        // scale-d through a predicate, as CUTLASS passes it.
+        let one = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {one}, 0, 0;"));
         emit_wgmma_fence(k).map_err(err)?;
         for kk in 0..steps {
             for mb in 0..blocks {
@@ -716,13 +724,17 @@ impl Sm90TmaGmmaWarpSpecialized {
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
                 let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
+                let scale = match first {
+                    Some(zero) if kk == 0 => ScaleD::Pred(zero),
+                    _ => ScaleD::Pred(one),
+                };
                 let trans_a = matches!(a_source, ASource::Desc(_)) && a.major == OperandMajor::MN;
                 atom.emit_wgmma(
                     k,
                     regs,
                     a_operand,
                     db,
-                    ScaleD::One,
+                    scale,
                     trans_a,
                     b.major == OperandMajor::MN,
                 )
