@@ -145,6 +145,11 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
         self.emit_loads(k, io)
     }
 
+    fn emit_consumer_start(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
+        self.emit_mma_start(k, io);
+        Ok(())
+    }
+
     fn emit_consumer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<Accumulators, PtxError> {
         self.emit_mma(k, io)
     }

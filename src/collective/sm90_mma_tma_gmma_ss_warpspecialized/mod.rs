@@ -23,6 +23,12 @@
 //! descriptor: the set a k-tile overwrites was read by the k-tile before
 //! the previous one, which has completed.
 //!
+//! The cooperative consumers zero their accumulators before each work
+//! tile and run one k-tile body for every k-tile (every wgmma adds); the
+//! ping-pong consumers issue the first k-tile apart, with scale-d 0, which
+//! keeps their turn at the tensor cores short (`peels_first_k_tile` has the
+//! figures).
+//!
 //! Under the [`Mainloop`](super::Mainloop) contract this mainloop is
 //! warp-specialized: [`emit_prologue`](super::Mainloop::emit_prologue) runs
 //! once at kernel entry, on every thread, before the roles split (it
@@ -91,6 +97,9 @@ pub struct Sm90MainloopIo {
     pub signal: Reg,
     /// This thread's place in its warpgroup, `tid & 127` (`.b32`).
     pub wg_thread: Reg,
+    /// A consumer warpgroup's accumulators (registers; the consumer sets
+    /// them in each work tile).
+    pub acc: Accumulators,
 }
 
 impl Sm90TmaGmmaWarpSpecialized {
@@ -322,6 +331,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             a_rows_offset,
             signal,
             wg_thread,
+            acc: self.allocate_accumulators(k)?,
         })
     }
 
@@ -492,15 +502,20 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("xor.b32 {}, {}, {wraps};", c.phase, c.phase));
     }
 
-    /// Emits one work tile's MMAs by a consumer warpgroup and returns its
-    /// accumulators: `wg_rows / 64` blocks of the wgmma D fragment
-    /// (CuTe's `CLayout_64xN`), block-major.
-    pub(crate) fn emit_mma(
-        &self,
-        k: &mut Kernel,
-        io: &Sm90MainloopIo,
-    ) -> Result<Accumulators, PtxError> {
-        let err = pipeline_error;
+    /// Whether the consumer peels the first k-tile off its loop, issuing it
+    /// with scale-d 0 (the ping-pong kernel). Otherwise (the cooperative
+    /// kernel) the accumulators are zeroed before the tile and one k-tile
+    /// body serves every k-tile. The single body cuts the driver's JIT of a
+    /// cooperative 128x256 kernel by about a quarter (H100: 246-368 ms
+    /// against 416-452 ms) at the same speed, but costs ping-pong about 1%
+    /// (f16 8192x8192x1024: 0.992 of cuBLASLt against 1.004; BENCHMARKS.md).
+    fn peels_first_k_tile(&self) -> bool {
+        self.consumers == 1
+    }
+
+    /// The accumulator registers of a consumer warpgroup: `wg_rows / 64`
+    /// blocks of the wgmma D fragment (CuTe's `CLayout_64xN`), block-major.
+    fn allocate_accumulators(&self, k: &mut Kernel) -> Result<Accumulators, PtxError> {
         let blocks = self.wg_rows / 64;
         let per_block = self.acc_regs_per_block();
         let (class, element) = if self.ctx.types.acc == ElementType::F16 {
@@ -520,11 +535,38 @@ impl Sm90TmaGmmaWarpSpecialized {
                 name: String::from("sm90 mainloop"),
                 reason: e.to_string(),
             })?;
-        let acc = RegisterTensor::allocate(k, class, layout, element).map_err(err)?;
+        RegisterTensor::allocate(k, class, layout, element).map_err(pipeline_error)
+    }
+
+    /// Emits the zeroing of the accumulators.
+    fn emit_zero_accumulators(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
+        for reg in io.acc.regs() {
+            match self.ctx.types.acc {
+                ElementType::F16 => k.push(format!("mov.b32 {reg}, 0;")),
+                _ => k.push(format!("mov.f32 {reg}, 0f00000000;")),
+            }
+        }
+    }
+
+    /// Emits what a consumer does before its turn at a work tile's MMAs:
+    /// where the first k-tile is not peeled, zero the accumulators.
+    pub(crate) fn emit_mma_start(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
+        if !self.peels_first_k_tile() {
+            self.emit_zero_accumulators(k, io);
+        }
+    }
+
+    /// Emits one work tile's MMAs by a consumer warpgroup and returns its
+    /// accumulators (`io.acc`).
+    pub(crate) fn emit_mma(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+    ) -> Result<Accumulators, PtxError> {
+        let err = pipeline_error;
+        let acc = io.acc.clone();
         let a_regs = self.emit_a_fragment_setup(k, io)?;
         let a_regs = a_regs.as_ref();
-        let p_zero = k.reg(RegClass::Pred);
-        k.push(format!("setp.ne.u32 {p_zero}, 0, 0;"));
         let c = io.consumer;
         let prev = TmaAsyncState {
             stage: k.reg(RegClass::B32),
@@ -534,32 +576,65 @@ impl Sm90TmaGmmaWarpSpecialized {
         let kt = k.reg(RegClass::B32);
         let p = k.reg(RegClass::Pred);
         let done = k.new_label("consumer_k_done")?;
-        let empty = k.new_label("consumer_k_empty")?;
         let top = k.new_label("consumer_k")?;
         let tail = k.new_label("consumer_tail")?;
-        k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
-        k.push(format!("@{p} bra {};", empty.name()));
-        // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
-        io.pipeline.consumer_wait(k, &c).map_err(err)?;
-        self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, 0)), Some(p_zero))?;
-        k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
-        k.push(format!("mov.u32 {}, {};", prev.full, c.full));
-        io.pipeline.advance(k, &c).map_err(err)?;
-        k.push(format!("mov.u32 {kt}, 1;"));
+        let peeled = self.peels_first_k_tile();
+        let empty = if peeled {
+            let empty = k.new_label("consumer_k_empty")?;
+            let p_zero = k.reg(RegClass::Pred);
+            k.push(format!("setp.ne.u32 {p_zero}, 0, 0;"));
+            k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
+            k.push(format!("@{p} bra {};", empty.name()));
+            // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
+            io.pipeline.consumer_wait(k, &c).map_err(err)?;
+            self.emit_k_tile(
+                k,
+                io,
+                &acc,
+                a_regs.map(|f| (f, 0)),
+                KTileScale::ZeroFirst(p_zero),
+            )?;
+            k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
+            k.push(format!("mov.u32 {}, {};", prev.full, c.full));
+            io.pipeline.advance(k, &c).map_err(err)?;
+            k.push(format!("mov.u32 {kt}, 1;"));
+            Some(empty)
+        } else {
+            k.push(format!("mov.u32 {kt}, 0;"));
+            None
+        };
         k.place_label(&top);
         // Where A passes through registers, the loop is unrolled twice: the
         // k-tiles take turns with the two register sets, so that a k-tile's
         // loads overwrite the set of the k-tile before the previous one,
         // which the wait below has completed.
-        let sets: &[usize] = if a_regs.is_some() { &[1, 0] } else { &[0] };
+        let sets: &[usize] = match (a_regs.is_some(), peeled) {
+            (false, _) => &[0],
+            (true, true) => &[1, 0],
+            (true, false) => &[0, 1],
+        };
         for &set in sets {
             k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
             k.push(format!("@{p} bra {};", tail.name()));
             io.pipeline.consumer_wait(k, &c).map_err(err)?;
-            self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)), None)?;
-            // At most this k-tile in flight: the previous one's stage is read.
+            let scale = if peeled {
+                KTileScale::AddPred
+            } else {
+                KTileScale::Add
+            };
+            self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)), scale)?;
+            // At most this k-tile in flight: the previous one's stage (if
+            // any) is read.
             emit_wgmma_wait(k, 1).map_err(err)?;
-            self.emit_release(k, io, &prev)?;
+            if peeled {
+                self.emit_release(k, io, &prev)?;
+            } else {
+                let first = k.new_label("consumer_first_k")?;
+                k.push(format!("setp.eq.u32 {p}, {kt}, 0;"));
+                k.push(format!("@{p} bra {};", first.name()));
+                self.emit_release(k, io, &prev)?;
+                k.place_label(&first);
+            }
             k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
             k.push(format!("mov.u32 {}, {};", prev.full, c.full));
             io.pipeline.advance(k, &c).map_err(err)?;
@@ -567,15 +642,21 @@ impl Sm90TmaGmmaWarpSpecialized {
         }
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
-        emit_wgmma_wait(k, 0).map_err(err)?;
-        self.emit_release(k, io, &prev)?;
-        k.push(format!("bra.uni {};", done.name()));
-        // K = 0: D = epilogue(0, C).
-        k.place_label(&empty);
-        for reg in acc.regs() {
-            match class {
-                RegClass::F32 => k.push(format!("mov.f32 {reg}, 0f00000000;")),
-                _ => k.push(format!("mov.b32 {reg}, 0;")),
+        match empty {
+            Some(empty) => {
+                emit_wgmma_wait(k, 0).map_err(err)?;
+                self.emit_release(k, io, &prev)?;
+                k.push(format!("bra.uni {};", done.name()));
+                // K = 0: D = epilogue(0, C).
+                k.place_label(&empty);
+                self.emit_zero_accumulators(k, io);
+            }
+            None => {
+                // K = 0 leaves the zeroed accumulators: D = epilogue(0, C).
+                k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
+                k.push(format!("@{p} bra {};", done.name()));
+                emit_wgmma_wait(k, 0).map_err(err)?;
+                self.emit_release(k, io, &prev)?;
             }
         }
         k.place_label(&done);
@@ -636,9 +717,8 @@ impl Sm90TmaGmmaWarpSpecialized {
     }
 
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
-    /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit.
-    /// `first` holds the predicate that zeroes the accumulators at the
-    /// tile's first k-step. Where A passes through registers (`a_regs`: the
+    /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit,
+    /// with scale-d as `scale` says. Where A passes through registers (`a_regs`: the
     /// fragments and the register set to use), the k-tile first loads every
     /// k-step's fragments into the set (whose last reader, the k-tile
     /// before the previous one, has completed).
@@ -648,7 +728,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         io: &Sm90MainloopIo,
         acc: &Accumulators,
         a_regs: Option<(&AFragmentRegs, usize)>,
-        first: Option<Reg>,
+        scale: KTileScale,
     ) -> Result<(), PtxError> {
         let err = pipeline_error;
         let atom = self.atom().ok_or_else(|| {
@@ -703,9 +783,16 @@ impl Sm90TmaGmmaWarpSpecialized {
             .map_err(err)?
             .emit_words(k, b_addr)
             .map_err(err)?;
-        // scale-d through a predicate, as CUTLASS passes it.
-        let one = k.reg(RegClass::Pred);
-        k.push(format!("setp.eq.u32 {one}, 0, 0;"));
+        // scale-d through a predicate, as CUTLASS passes it (where the first
+        // k-tile is peeled), or the immediate 1.
+        let one = match scale {
+            KTileScale::Add => None,
+            _ => {
+                let one = k.reg(RegClass::Pred);
+                k.push(format!("setp.eq.u32 {one}, 0, 0;"));
+                Some(one)
+            }
+        };
         emit_wgmma_fence(k).map_err(err)?;
         for kk in 0..steps {
             for mb in 0..blocks {
@@ -724,9 +811,10 @@ impl Sm90TmaGmmaWarpSpecialized {
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
                 let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
-                let scale = match first {
-                    Some(zero) if kk == 0 => ScaleD::Pred(zero),
-                    _ => ScaleD::Pred(one),
+                let scale = match (scale, one) {
+                    (KTileScale::ZeroFirst(zero), _) if kk == 0 => ScaleD::Pred(zero),
+                    (_, Some(one)) => ScaleD::Pred(one),
+                    (_, None) => ScaleD::One,
                 };
                 let trans_a = matches!(a_source, ASource::Desc(_)) && a.major == OperandMajor::MN;
                 atom.emit_wgmma(
@@ -744,6 +832,19 @@ impl Sm90TmaGmmaWarpSpecialized {
         emit_wgmma_commit(k).map_err(err)?;
         Ok(())
     }
+}
+
+/// The scale-d of one k-tile's wgmmas.
+#[derive(Clone, Copy)]
+enum KTileScale {
+    /// The tile's first k-tile: its first k-step overwrites the
+    /// accumulators where the predicate is false (scale-d through a
+    /// predicate register); the rest add.
+    ZeroFirst(Reg),
+    /// Every wgmma adds, scale-d through a predicate register.
+    AddPred,
+    /// Every wgmma adds, scale-d the immediate 1.
+    Add,
 }
 
 /// How one k-tile's wgmmas read A: a descriptor of the stage's A tile, or

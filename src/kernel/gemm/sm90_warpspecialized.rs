@@ -282,6 +282,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         let epilogue_io = self
             .epilogue
             .emit_prologue(&mut k, &block, &epilogue_params)?;
+        self.mainloop.emit_consumer_start(&mut k, &io)?;
         if let Some((barrier, state)) = &order {
             barrier.wait(&mut k, state).map_err(pipeline_error)?;
         }
