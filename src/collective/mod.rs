@@ -75,6 +75,7 @@ pub use mainloop::Mainloop;
 pub use shared_storage::SharedStorage;
 pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
+pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::reads_a_from_registers;
 pub use sm90_mma_tma_gmma_ss_warpspecialized::{
     Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
 };

@@ -59,6 +59,13 @@ use crate::pipeline::{
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::RegisterTensor;
 
+/// Whether the SM90 mainloop reads an A of `element` and `major` from
+/// registers (the `_RS` wgmma): a 32-bit (tf32) A that is M-major, which
+/// wgmma cannot transpose.
+pub(crate) const fn reads_a_from_registers(element: ElementType, major: OperandMajor) -> bool {
+    element.size_bytes() == 4 && matches!(major, OperandMajor::MN)
+}
+
 /// Alignment of a stage (the 128-byte swizzle repeats every 1024 bytes).
 pub const STAGE_ALIGN: u32 = 1024;
 
@@ -180,7 +187,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// Where the wgmma reads A: through a descriptor, or from registers
     /// where A is 32-bit (tf32) and M-major, which wgmma cannot transpose.
     pub(crate) fn a_source(&self) -> MmaSource {
-        if self.ctx.types.a.size_bytes() == 4 && self.ctx.majors.a == OperandMajor::MN {
+        if reads_a_from_registers(self.ctx.types.a, self.ctx.majors.a) {
             MmaSource::RegisterShared
         } else {
             MmaSource::SharedShared

@@ -113,14 +113,16 @@ pub fn sm90_default_spec(
 /// 1024 (256x128 tiles where those take fewer waves of the persistent
 /// grid), else the ping-pong 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
-/// mainloop). The register-store epilogue instead of the TMA store where
+/// mainloop). Where A passes through registers (tf32 with an M-major A),
+/// the cooperative 128x256 kernel wherever its tiles fill half the SMs,
+/// else ping-pong. The register-store epilogue instead of the TMA store where
 /// that cannot write D exactly ([`GemmSpec::with_epilogue_for_output`]: a
 /// row-major D narrower than one 16-byte chunk, or a column-major D whose M
 /// is not whole chunks).
 ///
 /// ```
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
-/// use cutlet::numeric::ElementType::{BF16, F32};
+/// use cutlet::numeric::ElementType::{BF16, F32, TF32};
 ///
 /// let big = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
@@ -134,6 +136,13 @@ pub fn sm90_default_spec(
 /// let ragged = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4095, 4097, 4093, 1], 132).unwrap();
 /// assert_eq!((ragged.schedule, ragged.tile), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64]));
 /// assert_eq!(big.tile, [128, 256, 64]);
+/// // tf32 with an M-major A (read from registers): the cooperative 128x256
+/// // kernel from 66 of its tiles on (half of 132 SMs; 16 x 8 = 128 at 2048³),
+/// // ping-pong below.
+/// let tf32 = |m, n, k| sm90_spec_for_problem(TF32, TF32, F32, F32, OperandMajor::MN, OperandMajor::K, OutputMajor::N, [m, n, k, 1], 132).unwrap();
+/// assert_eq!((tf32(2048, 2048, 2048).schedule, tf32(2048, 2048, 2048).tile), (KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 32]));
+/// assert_eq!(tf32(4095, 4097, 4093).tile, [128, 256, 32]);
+/// assert_eq!(tf32(1000, 1000, 1000).schedule, KernelSchedule::TmaWarpSpecializedPingpong);
 /// ```
 ///
 /// # Errors
@@ -178,9 +187,20 @@ fn sm90_problem_kernel(
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
     let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
-    // A short K leaves the cooperative kernel's epilogue exposed: ping-pong
-    // hides it (8192x8192x1024 bf16 on the H100: 654 TFLOP/s against 622).
-    if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
+    // A through registers (tf32, M-major A): where a warpgroup multiplies
+    // two 64-row blocks (ping-pong's 128 rows, 256x128 tiles) its loads
+    // cost more, so the cooperative 128x256 kernel wherever its tiles fill
+    // half the SMs (H100, cutlet / cuBLASLt: 8192x8192x1024 0.94 against
+    // ping-pong's 0.90, 2048³ 0.93 against 0.89, 4095x4097x4093 305
+    // TFLOP/s against 256x128's 273; 1000³ stays on ping-pong, 1.01
+    // against 0.63).
+    if crate::collective::reads_a_from_registers(a, a_major) {
+        if 2 * big_tiles >= u64::from(sm_count) {
+            return sm90_default_spec(a, b, d, acc, a_major, b_major, d_major);
+        }
+    } else if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
+        // A short K leaves the cooperative kernel's epilogue exposed: ping-pong
+        // hides it (8192x8192x1024 bf16 on the H100: 654 TFLOP/s against 622).
         let wide = sm90_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
         // The same work in 256x128 tiles where that takes fewer waves:
         // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
