@@ -7,7 +7,7 @@
 mod common;
 
 use common::ptxas::assemble;
-use cutlet::kernel::gemm::sm90_default_specs;
+use cutlet::kernel::gemm::{sm90_default_specs, OperandMajor};
 
 #[test]
 fn default_sm90_configurations_assemble_without_spills() {
@@ -36,10 +36,16 @@ fn default_sm90_configurations_assemble_without_spills() {
         if !report.warnings.is_empty() {
             bad.push(format!("{}: {:?}", spec.kernel_name(), report.warnings));
         }
-        // tf32 with an M-major A: A from registers, one wgmma group per k-step.
-        if ptx.contains(".tf32.tf32 {") && ptx.contains("}, {%r") {
+        // tf32 with an M-major A: A loaded from the stage into registers,
+        // the `_RS` wgmma reading it (`{acc}, {a regs}, desc_b`).
+        if spec.types.a.size_bytes() == 4 && spec.majors.a == OperandMajor::MN {
             rs += 1;
             assert!(ptx.contains("ld.shared.b32"), "{}", spec.kernel_name());
+            assert!(
+                ptx.contains(".tf32.tf32 {") && ptx.contains("}, {%r"),
+                "{}",
+                spec.kernel_name()
+            );
         }
     }
     assert!(

@@ -75,20 +75,17 @@ impl AFragment {
         let values = frag.size() / THREADS;
         let stage = tile.layout(element)?;
         let k_steps = tile.bk / atom_k as u32;
-        // (thread, value, block, k-step) -> element offset in the stage,
-        // through the atom's A layout and the stage's.
-        let offset = |t: i64, v: i64, mb: u32, kk: u32| -> i64 {
+        // (thread, value, block, k-step) -> the stage's linear index of its
+        // element, through the atom's A layout.
+        let index = |t: i64, v: i64, mb: u32, kk: u32| -> i64 {
             let idx = frag.at(t + THREADS * v);
-            let (m, k) = (idx % atom_m, idx / atom_m);
-            let m = m + atom_m * i64::from(mb);
-            let k = k + atom_k * i64::from(kk);
-            stage.at(m + i64::from(tile.mn) * k)
+            let m = idx % atom_m + atom_m * i64::from(mb);
+            let k = idx / atom_m + atom_k * i64::from(kk);
+            m + i64::from(tile.mn) * k
         };
-        let unswizzled = |t: i64, v: i64| -> i64 {
-            let idx = frag.at(t + THREADS * v);
-            let (m, k) = (idx % atom_m, idx / atom_m);
-            stage.layout().at(m + i64::from(tile.mn) * k)
-        };
+        // Its element offset through the stage's layout, and without the swizzle.
+        let offset = |t: i64, v: i64, mb: u32, kk: u32| stage.at(index(t, v, mb, kk));
+        let unswizzled = |t: i64, v: i64| stage.layout().at(index(t, v, 0, 0));
         let base = unswizzled(0, 0);
         let thread_bits: Vec<(u32, i64)> = (0..THREADS.trailing_zeros())
             .map(|b| (b, unswizzled(1 << b, 0) - base))
