@@ -139,7 +139,8 @@ impl DenseGemmArgs {
     /// `--tile_shape_mnk` the kernel is chosen for the problem. On compute
     /// capability 9.0 (unless `--arch sm80`/`sm70`) that is the SM90 kernel
     /// of [`sm90_spec_for_problem`] (cooperative 128x256 in a 2x1 cluster
-    /// for problems that fill the GPU, else ping-pong 128x128) where no
+    /// for problems that fill the GPU, or half of it where a tf32 A is
+    /// M-major, else ping-pong 128x128) where no
     /// schedule or cluster is given; elsewhere [`sm80_spec_for_problem`]
     /// (256x128 where that takes fewer waves than 128x256, e.g. for
     /// 4095 x 4097).
