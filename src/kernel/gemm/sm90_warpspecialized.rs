@@ -27,7 +27,7 @@ use crate::collective::{
 };
 use crate::gemm::{GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::pipeline::OrderedSequenceBarrier;
-use crate::ptx::{Kernel, Module, PtxError, Reg, RegClass, SpecialReg};
+use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
 
 /// Threads of a warpgroup.
 const WARPGROUP: u32 = 128;
@@ -217,19 +217,18 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
             k.push(format!("mov.u32 {batch}, {};", coord.batch));
         };
+        // Each role walks its tiles in one loop whose top maps the linear
+        // index to a tile: the scheduler's divisions appear once per role.
         let (sp, _) = &scheduler;
-        let (coord, valid) = self.scheduler.emit_first(&mut k, sp, tiles_m, tiles_n)?;
+        self.scheduler.emit_start(&mut k, sp);
         let top = k.new_label("producer_tile")?;
         let tail = k.new_label("producer_tail")?;
-        let cur = self.carried(&mut k, &coord, valid);
         k.place_label(&top);
-        k.push(format!("@!{} bra {};", cur.1, tail.name()));
-        set_tile(&mut k, &cur.0);
+        let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
+        k.push(format!("@!{valid} bra {};", tail.name()));
+        set_tile(&mut k, &coord);
         self.mainloop.emit_producer(&mut k, &io)?;
-        let (next, next_valid) = self
-            .scheduler
-            .emit_advance(&mut k, sp, 1, tiles_m, tiles_n)?;
-        self.assign(&mut k, &cur, &next, next_valid);
+        self.scheduler.emit_step(&mut k, sp, 1);
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
         self.mainloop.emit_producer_tail(&mut k, &io)?;
@@ -244,8 +243,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             WarpSpecializedSchedule::Cooperative => 1,
             WarpSpecializedSchedule::Pingpong => 2,
         };
-        let (coord, valid) = self.scheduler.emit_first(&mut k, sp, tiles_m, tiles_n)?;
-        let cur = self.carried(&mut k, &coord, valid);
+        self.scheduler.emit_start(&mut k, sp);
         let order = match &ordered {
             Some(barrier) => {
                 // Warpgroup 2 takes the second tile, and skips the first's k-tiles.
@@ -256,10 +254,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
                 let q = k.reg(RegClass::Pred);
                 k.push(format!("setp.eq.u32 {q}, {group}, 0;"));
                 k.push(format!("@{q} bra {};", second.name()));
-                let (next, next_valid) = self
-                    .scheduler
-                    .emit_advance(&mut k, sp, 1, tiles_m, tiles_n)?;
-                self.assign(&mut k, &cur, &next, next_valid);
+                self.scheduler.emit_step(&mut k, sp, 1);
                 self.mainloop.emit_consumer_skip(&mut k, &io);
                 k.place_label(&second);
                 Some((barrier, state))
@@ -269,8 +264,9 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         let top = k.new_label("consumer_tile")?;
         let consumer_done = k.new_label("consumer_end")?;
         k.place_label(&top);
-        k.push(format!("@!{} bra {};", cur.1, consumer_done.name()));
-        set_tile(&mut k, &cur.0);
+        let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
+        k.push(format!("@!{valid} bra {};", consumer_done.name()));
+        set_tile(&mut k, &coord);
         let operands =
             super::gemm_universal::emit_global_operands(&mut k, &params, self.types, batch)?;
         // The epilogue's shared memory follows the mainloop's ring.
@@ -296,35 +292,13 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             barrier.arrive(&mut k, state).map_err(pipeline_error)?;
             self.mainloop.emit_consumer_skip(&mut k, &io);
         }
-        let (next, next_valid) = self
-            .scheduler
-            .emit_advance(&mut k, sp, steps, tiles_m, tiles_n)?;
-        self.assign(&mut k, &cur, &next, next_valid);
+        self.scheduler.emit_step(&mut k, sp, steps);
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&consumer_done);
         self.epilogue.emit_tail(&mut k, tid)?;
         k.place_label(&exit);
         k.push("ret;");
         Ok(k)
-    }
-
-    /// Loop-carried copies of a tile and its predicate.
-    fn carried(&self, k: &mut Kernel, coord: &TileCoord, valid: Reg) -> (TileCoord, Reg) {
-        let c = TileCoord {
-            tile_m: k.reg(RegClass::B32),
-            tile_n: k.reg(RegClass::B32),
-            batch: k.reg(RegClass::B32),
-        };
-        let v = k.reg(RegClass::Pred);
-        self.assign(k, &(c, v), coord, valid);
-        (c, v)
-    }
-
-    fn assign(&self, k: &mut Kernel, to: &(TileCoord, Reg), coord: &TileCoord, valid: Reg) {
-        k.push(format!("mov.u32 {}, {};", to.0.tile_m, coord.tile_m));
-        k.push(format!("mov.u32 {}, {};", to.0.tile_n, coord.tile_n));
-        k.push(format!("mov.u32 {}, {};", to.0.batch, coord.batch));
-        k.push(format!("mov.pred {}, {valid};", to.1));
     }
 }
 

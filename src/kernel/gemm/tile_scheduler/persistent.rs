@@ -101,8 +101,12 @@ impl Persistent {
     }
 
     /// Emits the tile of the current linear index into fresh registers,
-    /// and a predicate: the index is below the total.
-    fn emit_tile(
+    /// and a predicate: the index is below the total. A kernel that walks
+    /// its tiles in one loop emits this once, at the loop's top
+    /// ([`emit_start`](Self::emit_start) before the loop,
+    /// [`emit_step`](Self::emit_step) at its end), so the assembler sees
+    /// the divisions once.
+    pub fn emit_current(
         &self,
         k: &mut Kernel,
         p: &PersistentParams,
@@ -119,7 +123,8 @@ impl Persistent {
         k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
         k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
         k.push(format!("div.u32 {batch}, {}, {per_batch};", p.linear));
-        k.push(format!("rem.u32 {within}, {}, {per_batch};", p.linear));
+        k.push(format!("mul.lo.u32 {within}, {batch}, {per_batch};"));
+        k.push(format!("sub.u32 {within}, {}, {within};", p.linear));
         let valid = k.reg(RegClass::Pred);
         k.push(format!("setp.lt.u32 {valid}, {batch}, {};", p.batches));
         let (ctm, ctn) = emit_raster(k, within, [cm, cn], p.raster_log, p.along_m);
@@ -154,12 +159,26 @@ impl Persistent {
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> Result<(TileCoord, Reg), PtxError> {
+        self.emit_start(k, p);
+        Ok(self.emit_current(k, p, tiles_m, tiles_n))
+    }
+
+    /// Emits the start of the walk: the linear index of the block's (or
+    /// cluster's) first cluster tile.
+    pub fn emit_start(&self, k: &mut Kernel, p: &PersistentParams) {
         if self.cluster_size() > 1 {
             k.push(format!("mov.u32 {}, %clusterid.x;", p.linear));
         } else {
             k.push(format!("mov.u32 {}, %ctaid.x;", p.linear));
         }
-        Ok(self.emit_tile(k, p, tiles_m, tiles_n))
+    }
+
+    /// Emits the step of the linear index by `steps` strides of the grid.
+    pub fn emit_step(&self, k: &mut Kernel, p: &PersistentParams, steps: u32) {
+        k.push(format!(
+            "mad.lo.u32 {}, {}, {steps}, {};",
+            p.linear, p.stride, p.linear
+        ));
     }
 
     /// Emits the advance by `steps` strides and the new tile and predicate.
@@ -174,11 +193,8 @@ impl Persistent {
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> Result<(TileCoord, Reg), PtxError> {
-        k.push(format!(
-            "mad.lo.u32 {}, {}, {steps}, {};",
-            p.linear, p.stride, p.linear
-        ));
-        Ok(self.emit_tile(k, p, tiles_m, tiles_n))
+        self.emit_step(k, p, steps);
+        Ok(self.emit_current(k, p, tiles_m, tiles_n))
     }
 }
 

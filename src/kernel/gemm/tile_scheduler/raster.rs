@@ -127,15 +127,20 @@ pub fn emit_raster(
     k.push(format!("max.u32 {group}, {group}, 1;"));
     k.push(format!("mul.lo.u32 {per_group}, {group}, {tb};"));
     k.push(format!("max.u32 {per_group}, {per_group}, 1;"));
+    // Three divisions by values known only as the kernel runs, each
+    // remainder from its quotient (the assembler expands every `div` and
+    // `rem` of a register into a long sequence).
     k.push(format!("div.u32 {first}, {id}, {per_group};"));
+    k.push(format!("mul.lo.u32 {within}, {first}, {per_group};"));
+    k.push(format!("sub.u32 {within}, {id}, {within};"));
     k.push(format!("mul.lo.u32 {first}, {first}, {group};"));
     k.push(format!("sub.u32 {rows}, {ta}, {first};"));
     k.push(format!("min.u32 {rows}, {rows}, {group};"));
     k.push(format!("max.u32 {rows}, {rows}, 1;"));
-    k.push(format!("rem.u32 {within}, {id}, {per_group};"));
-    k.push(format!("rem.u32 {a}, {within}, {rows};"));
-    k.push(format!("add.u32 {a}, {a}, {first};"));
     k.push(format!("div.u32 {b}, {within}, {rows};"));
+    k.push(format!("mul.lo.u32 {a}, {b}, {rows};"));
+    k.push(format!("sub.u32 {a}, {within}, {a};"));
+    k.push(format!("add.u32 {a}, {a}, {first};"));
     let (tile_m, tile_n) = (r(k), r(k));
     k.push(format!("selp.b32 {tile_m}, {b}, {a}, {swap};"));
     k.push(format!("selp.b32 {tile_n}, {a}, {b}, {swap};"));
