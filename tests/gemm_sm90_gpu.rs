@@ -609,6 +609,48 @@ fn c_loaded_with_tma_follows_every_tile() {
     }
 }
 
+/// One `Gemm` runs a kernel generated for beta = 0 and another for any
+/// other beta (`SourceRead`): calls that switch between them, on the same
+/// object and the same problem, each give the exact D, and the kernel that
+/// never reads C leaves a NaN C out of D.
+#[test]
+fn one_gemm_switches_between_its_beta_kernels() {
+    const NAME: &str = "one_gemm_switches_between_its_beta_kernels";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    for (schedule, tile, cluster) in [
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 256, 64],
+            [2, 1],
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [128, 128, 64],
+            [1, 1],
+        ),
+    ] {
+        let spec = bf16_sm90_spec(schedule, tile, cluster);
+        let gemm = Gemm::from_spec(&device, spec.clone());
+        for (beta, in_place) in [(0.0, false), (-1.0, false), (0.0, false), (0.5, true)] {
+            let case = Case {
+                beta,
+                in_place,
+                ..MANY_TILES
+            };
+            run_case_with::<bf16, bf16>(
+                &device,
+                &spec,
+                case,
+                Some(&gemm),
+                SchedulerArgs::default(),
+            )
+            .unwrap_or_else(|e| panic!("{} beta {beta}: {e}", spec.kernel_name()));
+        }
+    }
+}
+
 /// Every raster order and swizzle size walks every tile once: the same
 /// exact D for the cooperative kernel in 2x1 and 1x2 clusters, the
 /// ping-pong kernel without one, and the SM80 and SM70 kernels (the

@@ -1,12 +1,14 @@
 //! The default SM90 GEMM configurations (cooperative 128x256 in a 2x1
 //! cluster, ping-pong 128x128 with and without a cluster, for every type
-//! combination and major) assemble for sm_90a with no register spills, and
+//! combination and major), in the two forms the launcher runs (for beta = 0
+//! and for beta not 0), assemble for sm_90a with no register spills, and
 //! the assembler warns of nothing (no wgmma serialized), including where an
 //! M-major tf32 A passes through registers (the `_RS` wgmma).
 
 mod common;
 
 use common::ptxas::assemble;
+use cutlet::collective::SourceRead;
 use cutlet::kernel::gemm::{sm90_default_specs, OperandMajor};
 
 #[test]
@@ -20,32 +22,49 @@ fn default_sm90_configurations_assemble_without_spills() {
         assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
         assert_eq!(kernel.block_threads(), spec.block_threads());
         assert!(spec.shared_mem_bytes() <= 232448, "{}", spec.kernel_name());
-        let ptx = spec.ptx().unwrap();
-        assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n"));
-        assert!(ptx.contains("setmaxnreg.inc.sync.aligned.u32 232"));
-        assert!(ptx.contains("cp.async.bulk.tensor.3d.shared::cluster.global"));
-        assert!(ptx.contains("cp.async.bulk.tensor.3d.global.shared::cta"));
-        let Some(report) = assemble(&ptx, "sm_90a") else {
-            return;
-        };
-        let f = report.function(&spec.kernel_name());
-        eprintln!("{}: {f:?}", spec.kernel_name());
-        if (f.spill_stores, f.spill_loads) != (0, 0) {
-            bad.push(format!("{f:?}"));
-        }
-        if !report.warnings.is_empty() {
-            bad.push(format!("{}: {:?}", spec.kernel_name(), report.warnings));
-        }
-        // tf32 with an M-major A: A loaded from the stage into registers,
-        // the `_RS` wgmma reading it (`{acc}, {a regs}, desc_b`).
-        if spec.types.a.size_bytes() == 4 && spec.majors.a == OperandMajor::MN {
-            rs += 1;
-            assert!(ptx.contains("ld.shared.b32"), "{}", spec.kernel_name());
-            assert!(
-                ptx.contains(".tf32.tf32 {") && ptx.contains("}, {%r"),
-                "{}",
-                spec.kernel_name()
-            );
+        for read in [SourceRead::Never, SourceRead::Always] {
+            // The launcher takes the parameters, shared memory, grid and
+            // tensor maps from the kernel that tests beta: each form keeps them.
+            let variant = kernel.for_source(read).unwrap();
+            let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+            assert_eq!(variant.name(), name);
+            assert_eq!(variant.params(), kernel.params(), "{name}");
+            assert_eq!(variant.shared_storage(), kernel.shared_storage(), "{name}");
+            assert_eq!(variant.tensor_maps(), kernel.tensor_maps(), "{name}");
+            assert_eq!(variant.grid(4096, 4096, 1), kernel.grid(4096, 4096, 1));
+            let ptx = spec.ptx_for(read).unwrap();
+            assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n"));
+            assert!(ptx.contains("setmaxnreg.inc.sync.aligned.u32 232"));
+            assert!(ptx.contains("cp.async.bulk.tensor.3d.shared::cluster.global"));
+            assert!(ptx.contains("cp.async.bulk.tensor.3d.global.shared::cta"));
+            // Neither form tests beta; only the one for beta not 0 reads C
+            // (with TMA where C is D's type and staged, else element by element).
+            assert!(!ptx.contains("setp.neu.f32"), "{name}");
+            let reads_c = ["ld.global", "ldmatrix", "ld.shared.v2.f32", "ld.shared.f32"]
+                .iter()
+                .any(|c| ptx.contains(c));
+            assert_eq!(reads_c, read == SourceRead::Always, "{name}");
+            let Some(report) = assemble(&ptx, "sm_90a") else {
+                return;
+            };
+            let f = report.function(&name);
+            eprintln!("{name}: {f:?}");
+            if (f.spill_stores, f.spill_loads) != (0, 0) {
+                bad.push(format!("{f:?}"));
+            }
+            if !report.warnings.is_empty() {
+                bad.push(format!("{name}: {:?}", report.warnings));
+            }
+            // tf32 with an M-major A: A loaded from the stage into registers,
+            // the `_RS` wgmma reading it (`{acc}, {a regs}, desc_b`).
+            if spec.types.a.size_bytes() == 4 && spec.majors.a == OperandMajor::MN {
+                rs += 1;
+                assert!(ptx.contains("ld.shared.b32"), "{name}");
+                assert!(
+                    ptx.contains(".tf32.tf32 {") && ptx.contains("}, {%r"),
+                    "{name}"
+                );
+            }
         }
     }
     assert!(
@@ -54,8 +73,8 @@ fn default_sm90_configurations_assemble_without_spills() {
         bad.join("\n")
     );
     assert_eq!(
-        rs, 6,
-        "the six tf32 kernels with an M-major A read it from registers"
+        rs, 12,
+        "the six tf32 kernels with an M-major A read it from registers, in both forms"
     );
 }
 

@@ -19,7 +19,8 @@ pub struct GemmArgs {
     dense: DenseGemmArgs,
     /// Print the generated PTX of the selected kernel and exit (no GPU needed;
     /// without --tile_shape_mnk, the default tile, which a run may replace by
-    /// 256x128 for the problem and the GPU's SM count).
+    /// 256x128 for the problem and the GPU's SM count; an SM90 kernel as run
+    /// for --beta: the one for beta = 0 unless it is given).
     #[arg(long = "emit-ptx")]
     emit_ptx: bool,
 }
@@ -48,7 +49,8 @@ pub fn run(args: &GemmArgs) -> ExitCode {
 fn report(args: &GemmArgs) -> Result<(String, bool)> {
     let spec = args.dense.spec()?;
     if args.emit_ptx {
-        return Ok((spec.ptx().map_err(cutlet::Error::from)?, true));
+        let read = cutlet::collective::SourceRead::for_beta(args.dense.beta);
+        return Ok((spec.ptx_for(read).map_err(cutlet::Error::from)?, true));
     }
     let device = Device::new(0)?;
     let report = run_dense_gemm(&args.dense, &device)?;

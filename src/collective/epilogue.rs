@@ -6,6 +6,58 @@ use super::{Accumulators, BlockContext, SharedStorage};
 use crate::gemm::ParamRole;
 use crate::ptx::{Kernel, PtxError};
 
+/// When an epilogue reads C (CUTLASS's "source"): behind a test of beta as
+/// the kernel runs, or decided when the kernel is generated, for launches
+/// whose beta is known to be 0 or not.
+///
+/// A kernel generated for one case holds one store body instead of two, so
+/// the driver's JIT compiles it faster (the SM90 cooperative 128x256 bf16
+/// kernel: a fifth fewer assembler instructions). Every case gives the same
+/// bits for the launches it serves: the body without C takes C as +0.
+///
+/// ```
+/// use cutlet::collective::SourceRead;
+///
+/// assert_eq!(SourceRead::for_beta(0.0), SourceRead::Never);
+/// assert_eq!(SourceRead::for_beta(-0.0), SourceRead::Never);
+/// assert_eq!(SourceRead::for_beta(0.5), SourceRead::Always);
+/// // The kernel sees beta in f32: a beta that rounds to 0 reads no C.
+/// assert_eq!(SourceRead::for_beta(1e-50), SourceRead::Never);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SourceRead {
+    /// C is read where beta, tested as the kernel runs, is not 0: one
+    /// kernel for every beta.
+    #[default]
+    Tested,
+    /// C is never read: the kernel for a beta of 0.
+    Never,
+    /// C is always read: the kernel for a beta that is not 0.
+    Always,
+}
+
+impl SourceRead {
+    /// The case of a launch with `beta` (rounded to f32, as the kernel
+    /// takes it): [`Never`](Self::Never) for 0, else [`Always`](Self::Always).
+    pub fn for_beta(beta: f64) -> SourceRead {
+        if beta as f32 == 0.0 {
+            SourceRead::Never
+        } else {
+            SourceRead::Always
+        }
+    }
+
+    /// The suffix of a kernel generated for this case (`""` for
+    /// [`Tested`](Self::Tested)).
+    pub fn name_suffix(self) -> &'static str {
+        match self {
+            SourceRead::Tested => "",
+            SourceRead::Never => "_beta0",
+            SourceRead::Always => "_beta",
+        }
+    }
+}
+
 /// A collective epilogue: turns the accumulators into D through the fusion expression.
 ///
 /// # Contract
@@ -107,5 +159,16 @@ pub trait Epilogue {
     /// The assembler's error.
     fn emit_tail(&self, _k: &mut Kernel, _tid: crate::ptx::Reg) -> Result<(), PtxError> {
         Ok(())
+    }
+
+    /// This epilogue generated to read C as `read` says, with the same
+    /// parameters, shared memory and alignment; `None` for an epilogue
+    /// that always tests beta as it runs (the default).
+    fn with_source_read(&self, read: SourceRead) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = read;
+        None
     }
 }

@@ -63,7 +63,7 @@ pub use dispatch_policy::{
     EpilogueTag, EpilogueTmaWarpSpecialized, MainloopPolicy, MainloopSm70TwoStage,
     MainloopSm80CpAsync, MainloopSm90TmaGmmaWarpSpecialized, MainloopSpec, MainloopTag,
 };
-pub use epilogue::Epilogue;
+pub use epilogue::{Epilogue, SourceRead};
 pub use epilogue_params::LinearScalars;
 pub(crate) use epilogue_sm80::staging_bytes;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};

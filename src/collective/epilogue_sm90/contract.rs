@@ -9,7 +9,7 @@ use super::{EpilogueFacts, EpilogueSm90NoSmem, Sm90EpilogueInputs};
 use crate::collective::epilogue_params::{
     emit_linear_scalars, emit_output_tile, output_params, LinearScalars,
 };
-use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage};
+use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage, SourceRead};
 use crate::gemm::{DeclaredParams, GemmOperand, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -68,6 +68,15 @@ impl Epilogue for EpilogueSm90NoSmem {
         acc: &Accumulators,
     ) -> Result<(), PtxError> {
         self.emit(k, io, acc)
+    }
+
+    /// This epilogue with one store body for `read` (two, behind a test of
+    /// beta, for [`SourceRead::Tested`]).
+    fn with_source_read(&self, read: SourceRead) -> Option<Self> {
+        Some(EpilogueSm90NoSmem {
+            source: read,
+            ..self.clone()
+        })
     }
 }
 
@@ -221,5 +230,16 @@ impl Epilogue for EpilogueSm90TmaStore {
 
     fn emit_tail(&self, k: &mut Kernel, tid: Reg) -> Result<(), PtxError> {
         EpilogueSm90TmaStore::emit_tail(self, k, tid)
+    }
+
+    /// This epilogue with one store body for `read` (two, behind a test of
+    /// beta, for [`SourceRead::Tested`]); C's tensor map, buffers and
+    /// barriers stay, so the kernel's parameters and shared memory do not
+    /// change.
+    fn with_source_read(&self, read: SourceRead) -> Option<Self> {
+        Some(EpilogueSm90TmaStore {
+            source: read,
+            ..self.clone()
+        })
     }
 }

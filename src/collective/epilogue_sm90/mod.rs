@@ -20,7 +20,7 @@ pub use tma_store::{CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilo
 
 use super::epilogue_fusion::{apply, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
-use super::{EpilogueSpec, TileContext};
+use super::{EpilogueSpec, SourceRead, TileContext};
 use crate::atom::{CopyValue, UniversalCopy};
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
@@ -36,6 +36,8 @@ pub struct EpilogueSm90NoSmem {
     /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
     /// cooperative kernel) rather than whole tiles (ping-pong).
     pub(crate) split_m: bool,
+    /// When C is read ([`SourceRead::Tested`] unless generated for one case).
+    pub(crate) source: SourceRead,
 }
 
 /// Registers the kernel hands the store for one tile.
@@ -75,6 +77,7 @@ impl EpilogueSm90TmaStore {
             wg_rows,
             split_m,
             c_staging: super::CStaging::Global,
+            source: SourceRead::Tested,
         }
     }
 
@@ -84,18 +87,33 @@ impl EpilogueSm90TmaStore {
     }
 }
 
-/// Emits a tile's store twice behind one uniform branch on `p_beta`:
-/// `store(k, true, zero)` reads C (beta not 0), `store(k, false, zero)`
-/// neither loads C nor tests bounds for it (beta = 0, the usual case) and
-/// takes `zero`, a register holding +0, as C, so both give the same bits
-/// for beta = 0. Both SM90 epilogues store this way.
-fn emit_with_and_without_c(
+/// Emits a tile's store for `source`: `store(k, true, zero)` reads C (beta
+/// not 0), `store(k, false, zero)` neither loads C nor tests bounds for it
+/// (beta = 0, the usual case) and takes `zero`, a register holding +0, as
+/// C, so both give the same bits for beta = 0. [`SourceRead::Tested`]
+/// emits both behind one uniform branch on `p_beta` (from
+/// [`emit_beta_test`]), the other cases the one body they need. Both SM90
+/// epilogues store this way.
+fn emit_for_source(
     k: &mut Kernel,
-    p_beta: Reg,
+    source: SourceRead,
+    p_beta: Option<Reg>,
     mut store: impl FnMut(&mut Kernel, bool, Reg) -> Result<(), PtxError>,
 ) -> Result<(), PtxError> {
     let zero = k.reg(RegClass::F32);
     k.push(format!("mov.f32 {zero}, 0f00000000;"));
+    let p_beta = match (source, p_beta) {
+        (SourceRead::Never, _) => return store(k, false, zero),
+        (SourceRead::Always, _) => return store(k, true, zero),
+        (SourceRead::Tested, Some(p)) => p,
+        (SourceRead::Tested, None) => {
+            return Err(PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: String::from("sm90 epilogue"),
+                reason: "a store that tests beta needs the test's predicate".to_string(),
+            })
+        }
+    };
     let without_c = k.new_label("epi_without_c")?;
     let done = k.new_label("epi_done")?;
     k.push(format!("@!{p_beta} bra {};", without_c.name()));
@@ -105,6 +123,16 @@ fn emit_with_and_without_c(
     store(k, false, zero)?;
     k.place_label(&done);
     Ok(())
+}
+
+/// Emits, for a store that tests beta as it runs ([`SourceRead::Tested`]),
+/// the predicate "beta is not 0" ([`emit_for_source`] branches on it).
+fn emit_beta_test(k: &mut Kernel, source: SourceRead, beta: Reg) -> Option<Reg> {
+    (source == SourceRead::Tested).then(|| {
+        let p_beta = k.reg(RegClass::Pred);
+        k.push(format!("setp.neu.f32 {p_beta}, {beta}, 0f00000000;"));
+        p_beta
+    })
 }
 
 /// Accumulator value `v` of 64-row block `mb` of an `n`-wide wgmma
@@ -146,6 +174,7 @@ impl EpilogueSm90NoSmem {
             },
             wg_rows,
             split_m,
+            source: SourceRead::Tested,
         }
     }
 
@@ -179,8 +208,7 @@ impl EpilogueSm90NoSmem {
             k.push(format!("mad.lo.u32 {row0}, {c}, {}, {row0};", self.wg_rows));
         }
         k.push(format!("shl.b32 {col0}, {q}, 1;"));
-        let p_beta = k.reg(RegClass::Pred);
-        k.push(format!("setp.neu.f32 {p_beta}, {}, 0f00000000;", io.beta));
+        let p_beta = emit_beta_test(k, self.source, io.beta);
         // The edges relative to the thread's first element.
         let (m_left, n_left) = (r32(k), r32(k));
         k.push(format!("sub.s32 {m_left}, {}, {row0};", io.m_rem));
@@ -308,7 +336,7 @@ impl EpilogueSm90NoSmem {
             }
             Ok(())
         };
-        emit_with_and_without_c(k, p_beta, walk)
+        emit_for_source(k, self.source, p_beta, walk)
     }
 
     /// Accumulator value `v` of 64-row block `mb` as an f32 register.

@@ -64,7 +64,7 @@
 //! one 128-byte column segment (64 rows of a 16-bit type, 32 of f32) x 32
 //! columns, the buffer box after box.
 
-use super::{emit_with_and_without_c, EpilogueFacts, Sm90EpilogueInputs};
+use super::{emit_beta_test, emit_for_source, EpilogueFacts, Sm90EpilogueInputs};
 use crate::atom::{
     emit_tma_load, emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence,
     emit_tma_store_wait, Coord, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM90_U16x8_STSM_T,
@@ -72,7 +72,7 @@ use crate::atom::{
 };
 use crate::collective::epilogue_fusion::{apply, emit_pack_pair, load_f32};
 use crate::collective::epilogue_params::LinearScalars;
-use crate::collective::CStaging;
+use crate::collective::{CStaging, SourceRead};
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -157,6 +157,8 @@ pub struct EpilogueSm90TmaStore {
     pub(crate) split_m: bool,
     /// Where C is staged ([`with_c_staging`](Self::with_c_staging)).
     pub(crate) c_staging: CStaging,
+    /// When C is read ([`SourceRead::Tested`] unless generated for one case).
+    pub(crate) source: SourceRead,
 }
 
 fn atom_error(e: crate::Error) -> PtxError {
@@ -386,10 +388,17 @@ impl EpilogueSm90TmaStore {
         if !self.own_c_buffers() {
             return Ok(());
         }
+        if self.source == SourceRead::Never {
+            return Ok(());
+        }
         let origin = self.emit_origin(k, io.base.tid);
-        let p = k.reg(RegClass::Pred);
-        k.push(format!("setp.neu.f32 {p}, {}, 0f00000000;", io.base.beta));
-        k.push(format!("and.pred {p}, {p}, {};", origin.issuer));
+        let p = match emit_beta_test(k, self.source, io.base.beta) {
+            Some(p) => {
+                k.push(format!("and.pred {p}, {p}, {};", origin.issuer));
+                p
+            }
+            None => origin.issuer,
+        };
         let skip = k.new_label("epi_c_prefetch")?;
         k.push(format!("@!{p} bra {};", skip.name()));
         for chunk in 0..(self.spec.tile[1] / SUBTILE_N).min(2) {
@@ -516,11 +525,7 @@ impl EpilogueSm90TmaStore {
         ));
         let barrier = r32(k);
         k.push(format!("add.u32 {barrier}, {wg}, 1;"));
-        let p_beta = k.reg(RegClass::Pred);
-        k.push(format!(
-            "setp.neu.f32 {p_beta}, {}, 0f00000000;",
-            io.base.beta
-        ));
+        let p_beta = emit_beta_test(k, self.source, io.base.beta);
         let (m_left, n_left) = (r32(k), r32(k));
         k.push(format!("sub.s32 {m_left}, {}, {row0};", io.base.m_rem));
         k.push(format!("sub.s32 {n_left}, {}, {col0};", io.base.n_rem));
@@ -814,7 +819,7 @@ impl EpilogueSm90TmaStore {
             }
             Ok(())
         };
-        emit_with_and_without_c(k, p_beta, chunks)?;
+        emit_for_source(k, self.source, p_beta, chunks)?;
         // The next tile's first subtile takes buffer 0 after waiting for
         // all but the newest store: after an odd number of subtiles (only
         // where the tile has an odd number: the early end comes after an

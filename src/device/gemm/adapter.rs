@@ -173,8 +173,10 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// (`None` for none).
     ///
     /// A new SM70 or SM80 configuration compiles in two tiers, a quick
-    /// compile now and the optimized one in the background (an SM90 one
-    /// compiles once, at the full level):
+    /// compile now and the optimized one in the background. An SM90 one
+    /// compiles once, at the full level, the kernel for `args`' beta: it has
+    /// one kernel for beta = 0 and one for any other beta, each compiled at
+    /// its first use.
     /// `gemm.initialize(&args, None)?.wait_optimized()?` also waits for the
     /// final kernel (call it before timing).
     ///
@@ -192,7 +194,9 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// first runs of a new SM70 or SM80 configuration launch a quick
     /// compile while the optimized one runs in the background; see
     /// [`LoadedKernel::wait_optimized`]). Compiles the kernel first if no
-    /// call has yet. Call it before timing.
+    /// call has yet (for an SM90 configuration, the kernel for beta = 0;
+    /// [`initialize`](Self::initialize) compiles the one a call's beta
+    /// needs). Call it before timing.
     ///
     /// Errors: those of the compile, and [`Error::OptimizedCompile`](crate::Error::OptimizedCompile) if the
     /// optimized compile failed (the quick kernel then stays in use).

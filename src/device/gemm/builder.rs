@@ -533,7 +533,8 @@ impl Gemm {
     /// so that the first `run` only launches; returns the compiled kernel.
     /// A new SM70 or SM80 configuration is compiled in two tiers (quick
     /// now, optimized in the background; an SM90 one once, at the full
-    /// level): `gemm.initialize(&args, None)?.wait_optimized()?`
+    /// level, the kernel for `args`' beta: one for beta = 0, one for any
+    /// other): `gemm.initialize(&args, None)?.wait_optimized()?`
     /// waits for the final kernel. See
     /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize).
     pub fn initialize<A, B, C, D>(

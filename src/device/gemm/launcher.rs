@@ -12,6 +12,7 @@ use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemF
 use super::epilogue_check::{check_epilogue, check_scalars};
 use super::param_values::{dim_index, ParamValues};
 use crate::arch::ArchKind;
+use crate::collective::SourceRead;
 use crate::device::{
     get_or_load, get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg,
     TmaSwizzle, TmaTiled,
@@ -33,6 +34,10 @@ pub(crate) struct Launcher {
     spec: GemmSpec,
     composed: OnceLock<Box<dyn GemmKernel>>,
     kernel: OnceLock<Arc<LoadedKernel>>,
+    /// For a kernel generated apart for each case of beta
+    /// ([`GemmKernel::for_source`]): the compiled kernel for beta = 0
+    /// (`[0]`) and for beta not 0 (`[1]`), each compiled on its first run.
+    by_source: [OnceLock<Arc<LoadedKernel>>; 2],
     /// Blocks of the kernel the GPU runs at once, for a persistent grid
     /// (asked of the driver once, at the first run).
     resident: OnceLock<u32>,
@@ -49,6 +54,7 @@ impl Launcher {
             spec,
             composed: OnceLock::new(),
             kernel: OnceLock::new(),
+            by_source: [OnceLock::new(), OnceLock::new()],
             resident: OnceLock::new(),
             check_scalars: true,
             fallback: None,
@@ -148,6 +154,28 @@ impl Launcher {
         Ok(self.kernel.get_or_init(|| kernel))
     }
 
+    /// The compiled kernel for a launch with `beta`: where the composed
+    /// kernel is generated apart for beta = 0 and beta not 0 (the SM90
+    /// kernels: one store body each, a fifth less JIT time than the kernel
+    /// that tests beta), that case's kernel, compiled on its first launch;
+    /// else [`kernel`](Self::kernel).
+    pub(crate) fn kernel_for(&self, beta: f64) -> Result<&Arc<LoadedKernel>> {
+        let read = SourceRead::for_beta(beta);
+        let slot = &self.by_source[usize::from(read == SourceRead::Always)];
+        if let Some(kernel) = slot.get() {
+            return Ok(kernel);
+        }
+        self.check_device()?;
+        let Some(variant) = self.composed()?.for_source(read) else {
+            return self.kernel();
+        };
+        let key = (self.spec.clone(), read);
+        let name = || variant.name().to_string();
+        let generate = || Ok(variant.ptx()?);
+        let kernel = get_or_load(&self.device, &key, name, generate)?;
+        Ok(slot.get_or_init(|| kernel))
+    }
+
     /// Bytes of device workspace `run` needs: the kernel's parts' (0 for
     /// the data-parallel tile scheduler, which keeps no state between
     /// blocks; 0 for a spec whose parts cannot be built, which `run`
@@ -188,13 +216,24 @@ impl Launcher {
         let stream = self.device.default_stream();
         let launcher = self.route(args, &stream);
         launcher.can_implement(args, &stream)?;
-        launcher.kernel().map(|kernel| kernel.as_ref())
+        launcher.kernel_for(args.beta).map(|kernel| kernel.as_ref())
     }
 
     /// Blocks until the optimized compile of the kernel is in use,
-    /// compiling it first where no call has.
+    /// compiling it first where no call has (for a kernel generated apart
+    /// for each case of beta: waits for those compiled so far, compiling
+    /// the one for beta = 0 where none is).
     pub(crate) fn wait_optimized(&self) -> Result<()> {
-        self.kernel()?.wait_optimized()
+        if self.composed()?.for_source(SourceRead::Never).is_none() {
+            return self.kernel()?.wait_optimized();
+        }
+        if self.by_source.iter().all(|slot| slot.get().is_none()) {
+            self.kernel_for(0.0)?;
+        }
+        for kernel in self.by_source.iter().filter_map(OnceLock::get) {
+            kernel.wait_optimized()?;
+        }
+        Ok(())
     }
 
     /// [`check_scalars`] on `args`, unless checks are off.
@@ -318,7 +357,7 @@ impl Launcher {
         if shape.is_empty_output() {
             return Ok(());
         }
-        let kernel = self.kernel()?;
+        let kernel = self.kernel_for(args.beta)?;
         let (m, n, k, l) = (
             shape.m as u32,
             shape.n as u32,

@@ -28,7 +28,7 @@ use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, EpilogueSm90TmaStore,
     GlobalOperand, Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
-    Sm90TmaGmmaWarpSpecialized,
+    Sm90TmaGmmaWarpSpecialized, SourceRead,
 };
 use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
@@ -89,6 +89,15 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// The assembler's error.
     fn ptx(&self) -> Result<String, PtxError>;
+
+    /// This kernel generated to read C as `read` says (its name suffixed
+    /// with [`SourceRead::name_suffix`]), with the same parameters, shared
+    /// memory, grid and tensor maps; `None` for a kernel that always tests
+    /// beta as it runs (the default).
+    fn for_source(&self, read: SourceRead) -> Option<Box<dyn GemmKernel>> {
+        let _ = read;
+        None
+    }
 }
 
 /// A GEMM kernel composed of a mainloop `M`, an epilogue `E` and a tile
@@ -491,9 +500,40 @@ impl GemmSpec {
     /// assert!(ptx.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
     /// ```
     ///
+    /// This kernel reads C where beta, tested as it runs, is not 0
+    /// ([`SourceRead::Tested`]); the launcher runs
+    /// [`ptx_for`](Self::ptx_for)'s kernels where the spec has them.
+    ///
     /// # Errors
     /// [`PtxError::UnsupportedSpec`] with [`validate`](Self::validate)'s reason.
     pub fn ptx(&self) -> Result<String, PtxError> {
+        self.ptx_for(SourceRead::Tested)
+    }
+
+    /// The PTX module of the kernel the launcher runs for `read`
+    /// ([`SourceRead::for_beta`] of the launch's beta): an SM90 kernel is
+    /// generated apart for beta = 0 (named with a `_beta0` suffix) and for
+    /// any other beta (`_beta`); an SM70 or SM80 kernel tests beta as it
+    /// runs, so every `read` gives [`ptx`](Self::ptx).
+    ///
+    /// ```
+    /// use cutlet::collective::SourceRead;
+    /// use cutlet::kernel::gemm::sm90_default_spec;
+    /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let spec = sm90_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+    /// let beta0 = spec.ptx_for(SourceRead::Never).unwrap();
+    /// assert!(beta0.contains(&format!(".entry {}_beta0(", spec.kernel_name())));
+    /// // The beta = 0 kernel neither tests beta nor loads C.
+    /// assert!(!beta0.contains("setp.neu.f32"));
+    /// assert!(!spec.ptx_for(SourceRead::Always).unwrap().contains("setp.neu.f32"));
+    /// assert!(spec.ptx().unwrap().contains("setp.neu.f32"));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ptx`](Self::ptx).
+    pub fn ptx_for(&self, read: SourceRead) -> Result<String, PtxError> {
         let kernel = self.kernel().map_err(|e| PtxError::UnsupportedSpec {
             kernel: "gemm",
             name: self.kernel_name(),
@@ -502,6 +542,9 @@ impl GemmSpec {
                 other => other.to_string(),
             },
         })?;
-        kernel.ptx()
+        match kernel.for_source(read) {
+            Some(variant) => variant.ptx(),
+            None => kernel.ptx(),
+        }
     }
 }

@@ -23,7 +23,8 @@
 use super::{GemmKernel, Persistent, TileCoord};
 use crate::arch::ArchKind;
 use crate::collective::{
-    BlockContext, Epilogue, Mainloop, SharedStorage, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
+    BlockContext, Epilogue, Mainloop, SharedStorage, Sm90TmaGmmaWarpSpecialized, SourceRead,
+    STAGE_ALIGN,
 };
 use crate::gemm::{GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::pipeline::OrderedSequenceBarrier;
@@ -312,7 +313,7 @@ fn pipeline_error(e: crate::Error) -> PtxError {
 
 impl<E> GemmKernel for Sm90GemmWarpSpecialized<E>
 where
-    E: Epilogue + Send + Sync + std::fmt::Debug,
+    E: Epilogue + Clone + Send + Sync + std::fmt::Debug + 'static,
 {
     fn name(&self) -> &str {
         &self.name
@@ -385,5 +386,16 @@ where
         let mut maps = self.mainloop.tensor_map_requests();
         maps.extend(self.epilogue_maps.iter().copied());
         maps
+    }
+
+    /// The kernel with its epilogue generated for `read`: one store body
+    /// where the one that tests beta has two.
+    fn for_source(&self, read: SourceRead) -> Option<Box<dyn GemmKernel>> {
+        let epilogue = self.epilogue.with_source_read(read)?;
+        Some(Box::new(Sm90GemmWarpSpecialized {
+            name: format!("{}{}", self.name, read.name_suffix()),
+            epilogue,
+            ..self.clone()
+        }))
     }
 }
