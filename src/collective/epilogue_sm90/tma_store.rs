@@ -67,8 +67,8 @@
 use super::{emit_beta_test, emit_for_source, EpilogueFacts, Sm90EpilogueInputs};
 use crate::atom::{
     emit_tma_load, emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence,
-    emit_tma_store_wait, Coord, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM90_U16x8_STSM_T,
-    SM90_U32x4_STSM_N,
+    emit_tma_store_wait, Coord, GmmaSwizzle, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
+    SM90_U16x8_STSM_T, SM90_U32x4_STSM_N,
 };
 use crate::collective::epilogue_fusion::{apply, emit_pack_pair, load_f32};
 use crate::collective::epilogue_params::LinearScalars;
@@ -471,8 +471,9 @@ impl EpilogueSm90TmaStore {
     }
 
     /// Emits the shared address of byte `linear` of a buffer laid out as
-    /// TMA reads it: `buffers + swizzle(linear)`. Offsets above the
-    /// swizzled bits (64-row blocks, buffers, boxes) may be added after.
+    /// TMA reads it: `buffers + swizzle(linear)` (`linear` is swizzled in
+    /// place). Offsets above the swizzled bits (64-row blocks, buffers,
+    /// boxes) may be added after.
     fn buffer_address(&self, k: &mut Kernel, buffers: Reg, linear: Reg) -> Reg {
         let swz = self.emit_swizzle(k, linear);
         let addr = k.reg(RegClass::B32);
@@ -480,16 +481,18 @@ impl EpilogueSm90TmaStore {
         addr
     }
 
-    /// Emits `dst = swizzle(linear)` for the buffer's swizzle: bits
-    /// [4, 4 + B) XOR bits [7, 7 + B), B = 2 for 64-byte rows, 3 for 128.
+    /// Emits `linear = swizzle(linear)` (in place) for the buffer's
+    /// swizzle: `Swizzle<2,4,3>` on the bytes of 64-byte rows,
+    /// `Swizzle<3,4,3>` on 128-byte ones (bits [4, 4 + B) XOR bits
+    /// [7, 7 + B)).
     fn emit_swizzle(&self, k: &mut Kernel, linear: Reg) -> Reg {
         let (_, span) = self.box_dims();
-        let bits = if span == 64 { 2 } else { 3 };
-        let (t, out) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("shr.u32 {t}, {linear}, 3;"));
-        k.push(format!("and.b32 {t}, {t}, {};", ((1u32 << bits) - 1) << 4));
-        k.push(format!("xor.b32 {out}, {linear}, {t};"));
-        out
+        let swizzle = if span == 64 {
+            GmmaSwizzle::B64
+        } else {
+            GmmaSwizzle::B128
+        };
+        crate::tiled::emit_swizzle(k, linear, swizzle.swizzle())
     }
 
     /// Emits the store of one tile's accumulators; `smem` is this kernel's

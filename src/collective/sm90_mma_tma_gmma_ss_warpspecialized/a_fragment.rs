@@ -21,6 +21,7 @@ use crate::atom::MmaAtom;
 use crate::layout::Swizzle;
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, Reg, RegClass};
+use crate::tiled::emit_swizzle;
 
 /// Threads of a warpgroup.
 const THREADS: i64 = 128;
@@ -166,20 +167,12 @@ impl AFragment {
             k.push(format!("bfe.u32 {bit}, {tid}, {b}, 1;"));
             k.push(format!("mad.lo.u32 {thread}, {bit}, {stride}, {thread};"));
         }
-        let (yyy, shift) = (self.swizzle.yyy_mask(), self.swizzle.shift());
-        let moved = k.reg(RegClass::B32);
-        let shift_op = if shift >= 0 { "shr" } else { "shl" };
         self.values
             .iter()
             .map(|&value| {
                 let x = k.reg(RegClass::B32);
                 k.push(format!("add.u32 {x}, {thread}, {value};"));
-                k.push(format!("and.b32 {moved}, {x}, {yyy};"));
-                k.push(format!(
-                    "{shift_op}.b32 {moved}, {moved}, {};",
-                    shift.unsigned_abs()
-                ));
-                k.push(format!("xor.b32 {x}, {x}, {moved};"));
+                let x = emit_swizzle(k, x, self.swizzle);
                 k.push(format!(
                     "mad.lo.u32 {x}, {x}, {}, {rows_offset};",
                     self.size
