@@ -94,7 +94,7 @@ pub enum Error {
     /// A GEMM configuration breaks a rule of
     /// [`check_config`](crate::kernel::gemm::check_config) (or its epilogue
     /// does not fit it); the typed front door refuses the same at compile time.
-    #[error("the gemm configuration {config} is not supported: {reason}")]
+    #[error("the gemm configuration `{config}` is not supported: {reason}")]
     Config {
         /// The configuration, as its kernel name.
         config: String,

@@ -47,12 +47,21 @@ pub fn run(args: &GemmArgs) -> ExitCode {
 /// The run's report and whether its check passed, or the PTX with
 /// `--emit-ptx`; errors are those of the configuration, the device and the run.
 fn report(args: &GemmArgs) -> Result<(String, bool)> {
-    let spec = args.dense.spec()?;
     if args.emit_ptx {
+        let spec = args.dense.spec()?;
         let read = cutlet::collective::SourceRead::for_beta(args.dense.beta);
         return Ok((spec.ptx_for(read).map_err(cutlet::Error::from)?, true));
     }
-    let device = Device::new(0)?;
+    // The run picks its kernel for the GPU (an SM90 one on an H100); without
+    // a GPU, a configuration no architecture's default rules take is
+    // reported before the missing driver.
+    let device = match Device::new(0) {
+        Ok(device) => device,
+        Err(e) => {
+            args.dense.spec()?;
+            return Err(e.into());
+        }
+    };
     let report = run_dense_gemm(&args.dense, &device)?;
     let passed = report.passed();
     Ok((report.to_string(), passed))

@@ -33,7 +33,7 @@ impl Epilogue for EpilogueSm80 {
     fn can_implement(&self) -> crate::Result<()> {
         match self.spec.epilogue.unfit_reason() {
             Some(reason) => Err(crate::Error::Config {
-                config: "the SM80 epilogue".to_string(),
+                config: "SM80 epilogue".to_string(),
                 reason,
             }),
             None => Ok(()),

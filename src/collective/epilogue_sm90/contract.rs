@@ -37,7 +37,7 @@ impl Epilogue for EpilogueSm90NoSmem {
     fn can_implement(&self) -> crate::Result<()> {
         match self.spec.epilogue.unfit_reason() {
             Some(reason) => Err(crate::Error::Config {
-                config: "the SM90 epilogue".to_string(),
+                config: "SM90 epilogue".to_string(),
                 reason,
             }),
             None => Ok(()),
@@ -143,7 +143,7 @@ impl Epilogue for EpilogueSm90TmaStore {
     fn can_implement(&self) -> crate::Result<()> {
         let refuse = |reason: String| {
             Err(crate::Error::Config {
-                config: "the SM90 TMA epilogue".to_string(),
+                config: "SM90 TMA epilogue".to_string(),
                 reason,
             })
         };

@@ -43,7 +43,7 @@ impl Mainloop for Sm70MmaPipelined {
         self.tiled_mma()
             .map(|_| ())
             .map_err(|e| crate::Error::Config {
-                config: "the SM70 two-stage mainloop".to_string(),
+                config: "SM70 two-stage mainloop".to_string(),
                 reason: e.to_string(),
             })
     }

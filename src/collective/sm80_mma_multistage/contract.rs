@@ -42,7 +42,7 @@ impl Mainloop for Sm80MmaMultistage {
     fn can_implement(&self) -> crate::Result<()> {
         if self.stages < 2 {
             return Err(crate::Error::Config {
-                config: "the SM80 multistage mainloop".to_string(),
+                config: "SM80 multistage mainloop".to_string(),
                 reason: format!(
                     "{} shared-memory stages: expected at least 2 (one tile lands while another is read)",
                     self.stages

@@ -63,7 +63,7 @@ impl AFragment {
         blocks: u32,
     ) -> crate::Result<AFragment> {
         let refuse = |reason: String| crate::Error::Config {
-            config: "the SM90 mainloop's A fragment".to_string(),
+            config: "SM90 mainloop's A fragment".to_string(),
             reason,
         };
         if element.size_bytes() != 4 {

@@ -36,7 +36,7 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
     fn can_implement(&self) -> crate::Result<()> {
         let refuse = |reason: String| {
             Err(crate::Error::Config {
-                config: "the SM90 TMA + wgmma mainloop".to_string(),
+                config: "SM90 TMA + wgmma mainloop".to_string(),
                 reason,
             })
         };

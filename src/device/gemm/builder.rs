@@ -217,7 +217,18 @@ impl GemmBuilder {
     /// The thread-block cluster (M, N) of the SM90 kernels: 1 or 2 CTAs
     /// each way (default 2x1 for the cooperative schedule, 1x1 for
     /// ping-pong). The CTAs of a cluster share their A and B tiles through
-    /// TMA multicast.
+    /// TMA multicast. Where no [`arch`](Self::arch) is set, a cluster of
+    /// more than one CTA implies `arch(Sm90)`.
+    ///
+    /// ```
+    /// use cutlet::arch::ArchKind;
+    /// use cutlet::device::gemm::Gemm;
+    ///
+    /// assert_eq!(Gemm::builder().cluster([1, 2]).spec().unwrap().arch, ArchKind::Sm90);
+    /// // The SM80 kernel runs without clusters.
+    /// let refused = Gemm::builder().arch(ArchKind::Sm80).cluster([1, 2]).spec();
+    /// assert!(refused.unwrap_err().to_string().contains("cluster 1x2"));
+    /// ```
     pub fn cluster(mut self, cluster: [u32; 2]) -> Self {
         self.cluster = Some(cluster);
         self
@@ -225,9 +236,10 @@ impl GemmBuilder {
 
     /// Whether these values ask for the SM90 warp-specialized kernel.
     fn wants_sm90(&self) -> bool {
-        match self.schedule {
-            Some(schedule) => schedule.warp_specialized(),
-            None => self.arch == Some(ArchKind::Sm90),
+        match (self.schedule, self.arch) {
+            (Some(schedule), _) => schedule.warp_specialized(),
+            (None, Some(arch)) => arch == ArchKind::Sm90,
+            (None, None) => self.cluster.is_some_and(|c| c != [1, 1]),
         }
     }
 
@@ -236,7 +248,7 @@ impl GemmBuilder {
         let (a, a_major, b, b_major, d, d_major, acc) = self.types();
         if self.warps.is_some() {
             return Err(Error::Config {
-                config: "the SM90 GEMM".to_string(),
+                config: "SM90 GEMM".to_string(),
                 reason: "warps were set: the SM90 kernels run one producer and two consumer warpgroups, so warps apply to the SM80 kernel only".to_string(),
             });
         }
@@ -312,7 +324,7 @@ impl GemmBuilder {
         }
         if let Some(cluster) = self.cluster.filter(|&c| c != [1, 1]) {
             return Err(Error::Config {
-                config: "the SM80 GEMM".to_string(),
+                config: "SM80 GEMM".to_string(),
                 reason: format!(
                     "cluster {}x{}: the multistage kernel runs without clusters (expected 1x1, or arch Sm90)",
                     cluster[0], cluster[1]
