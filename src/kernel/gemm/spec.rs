@@ -3,7 +3,8 @@
 //! Both front doors (the typed `Config` of `GemmUniversalAdapter` and the
 //! runtime `Gemm::builder()`) produce a `GemmSpec`; [`GemmSpec::kernel`]
 //! composes its parts into a kernel, which generates the PTX, and the
-//! device layer caches the compiled module by spec and device.
+//! device layer caches the compiled module by spec and device (an SM90 kernel
+//! by spec, [`SourceRead`](crate::collective::SourceRead) form and device).
 //!
 //! # Kernel parameters
 //!
