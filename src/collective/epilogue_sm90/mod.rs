@@ -91,29 +91,22 @@ impl EpilogueSm90TmaStore {
 /// not 0), `store(k, false, zero)` neither loads C nor tests bounds for it
 /// (beta = 0, the usual case) and takes `zero`, a register holding +0, as
 /// C, so both give the same bits for beta = 0. [`SourceRead::Tested`]
-/// emits both behind one uniform branch on `p_beta` (from
-/// [`emit_beta_test`]), the other cases the one body they need. Both SM90
-/// epilogues store this way.
+/// emits both behind one uniform branch on `beta` (`.f32`), the other
+/// cases the one body they need. Both SM90 epilogues store this way.
 fn emit_for_source(
     k: &mut Kernel,
     source: SourceRead,
-    p_beta: Option<Reg>,
+    beta: Reg,
     mut store: impl FnMut(&mut Kernel, bool, Reg) -> Result<(), PtxError>,
 ) -> Result<(), PtxError> {
     let zero = k.reg(RegClass::F32);
     k.push(format!("mov.f32 {zero}, 0f00000000;"));
-    let p_beta = match (source, p_beta) {
-        (SourceRead::Never, _) => return store(k, false, zero),
-        (SourceRead::Always, _) => return store(k, true, zero),
-        (SourceRead::Tested, Some(p)) => p,
-        (SourceRead::Tested, None) => {
-            return Err(PtxError::UnsupportedSpec {
-                kernel: "gemm",
-                name: String::from("sm90 epilogue"),
-                reason: "a store that tests beta needs the test's predicate".to_string(),
-            })
-        }
-    };
+    match source {
+        SourceRead::Never => return store(k, false, zero),
+        SourceRead::Always => return store(k, true, zero),
+        SourceRead::Tested => {}
+    }
+    let p_beta = emit_beta_nonzero(k, beta);
     let without_c = k.new_label("epi_without_c")?;
     let done = k.new_label("epi_done")?;
     k.push(format!("@!{p_beta} bra {};", without_c.name()));
@@ -125,14 +118,11 @@ fn emit_for_source(
     Ok(())
 }
 
-/// Emits, for a store that tests beta as it runs ([`SourceRead::Tested`]),
-/// the predicate "beta is not 0" ([`emit_for_source`] branches on it).
-fn emit_beta_test(k: &mut Kernel, source: SourceRead, beta: Reg) -> Option<Reg> {
-    (source == SourceRead::Tested).then(|| {
-        let p_beta = k.reg(RegClass::Pred);
-        k.push(format!("setp.neu.f32 {p_beta}, {beta}, 0f00000000;"));
-        p_beta
-    })
+/// Emits the predicate "`beta` (`.f32`) is not 0".
+fn emit_beta_nonzero(k: &mut Kernel, beta: Reg) -> Reg {
+    let p_beta = k.reg(RegClass::Pred);
+    k.push(format!("setp.neu.f32 {p_beta}, {beta}, 0f00000000;"));
+    p_beta
 }
 
 /// Accumulator value `v` of 64-row block `mb` of an `n`-wide wgmma
@@ -208,7 +198,6 @@ impl EpilogueSm90NoSmem {
             k.push(format!("mad.lo.u32 {row0}, {c}, {}, {row0};", self.wg_rows));
         }
         k.push(format!("shl.b32 {col0}, {q}, 1;"));
-        let p_beta = emit_beta_test(k, self.source, io.beta);
         // The edges relative to the thread's first element.
         let (m_left, n_left) = (r32(k), r32(k));
         k.push(format!("sub.s32 {m_left}, {}, {row0};", io.m_rem));
@@ -336,7 +325,7 @@ impl EpilogueSm90NoSmem {
             }
             Ok(())
         };
-        emit_for_source(k, self.source, p_beta, walk)
+        emit_for_source(k, self.source, io.beta, walk)
     }
 
     /// Accumulator value `v` of 64-row block `mb` as an f32 register.

@@ -64,7 +64,7 @@
 //! one 128-byte column segment (64 rows of a 16-bit type, 32 of f32) x 32
 //! columns, the buffer box after box.
 
-use super::{emit_beta_test, emit_for_source, EpilogueFacts, Sm90EpilogueInputs};
+use super::{emit_beta_nonzero, emit_for_source, EpilogueFacts, Sm90EpilogueInputs};
 use crate::atom::{
     emit_tma_load, emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence,
     emit_tma_store_wait, Coord, GmmaSwizzle, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
@@ -392,12 +392,13 @@ impl EpilogueSm90TmaStore {
             return Ok(());
         }
         let origin = self.emit_origin(k, io.base.tid);
-        let p = match emit_beta_test(k, self.source, io.base.beta) {
-            Some(p) => {
+        let p = match self.source {
+            SourceRead::Tested => {
+                let p = emit_beta_nonzero(k, io.base.beta);
                 k.push(format!("and.pred {p}, {p}, {};", origin.issuer));
                 p
             }
-            None => origin.issuer,
+            _ => origin.issuer,
         };
         let skip = k.new_label("epi_c_prefetch")?;
         k.push(format!("@!{p} bra {};", skip.name()));
@@ -472,27 +473,20 @@ impl EpilogueSm90TmaStore {
 
     /// Emits the shared address of byte `linear` of a buffer laid out as
     /// TMA reads it: `buffers + swizzle(linear)` (`linear` is swizzled in
-    /// place). Offsets above the swizzled bits (64-row blocks, buffers,
-    /// boxes) may be added after.
+    /// place), the swizzle `Swizzle<2,4,3>` on the bytes of 64-byte rows,
+    /// `Swizzle<3,4,3>` on 128-byte ones. Offsets above the swizzled bits
+    /// (64-row blocks, buffers, boxes) may be added after.
     fn buffer_address(&self, k: &mut Kernel, buffers: Reg, linear: Reg) -> Reg {
-        let swz = self.emit_swizzle(k, linear);
-        let addr = k.reg(RegClass::B32);
-        k.push(format!("add.u32 {addr}, {buffers}, {swz};"));
-        addr
-    }
-
-    /// Emits `linear = swizzle(linear)` (in place) for the buffer's
-    /// swizzle: `Swizzle<2,4,3>` on the bytes of 64-byte rows,
-    /// `Swizzle<3,4,3>` on 128-byte ones (bits [4, 4 + B) XOR bits
-    /// [7, 7 + B)).
-    fn emit_swizzle(&self, k: &mut Kernel, linear: Reg) -> Reg {
         let (_, span) = self.box_dims();
         let swizzle = if span == 64 {
             GmmaSwizzle::B64
         } else {
             GmmaSwizzle::B128
         };
-        crate::tiled::emit_swizzle(k, linear, swizzle.swizzle())
+        let swz = crate::tiled::emit_swizzle(k, linear, swizzle.swizzle());
+        let addr = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {addr}, {buffers}, {swz};"));
+        addr
     }
 
     /// Emits the store of one tile's accumulators; `smem` is this kernel's
@@ -528,7 +522,6 @@ impl EpilogueSm90TmaStore {
         ));
         let barrier = r32(k);
         k.push(format!("add.u32 {barrier}, {wg}, 1;"));
-        let p_beta = emit_beta_test(k, self.source, io.base.beta);
         let (m_left, n_left) = (r32(k), r32(k));
         k.push(format!("sub.s32 {m_left}, {}, {row0};", io.base.m_rem));
         k.push(format!("sub.s32 {n_left}, {}, {col0};", io.base.n_rem));
@@ -822,7 +815,7 @@ impl EpilogueSm90TmaStore {
             }
             Ok(())
         };
-        emit_for_source(k, self.source, p_beta, chunks)?;
+        emit_for_source(k, self.source, io.base.beta, chunks)?;
         // The next tile's first subtile takes buffer 0 after waiting for
         // all but the newest store: after an odd number of subtiles (only
         // where the tile has an odd number: the early end comes after an

@@ -725,6 +725,24 @@ impl Sm90TmaGmmaWarpSpecialized {
         Ok(())
     }
 
+    /// Emits the descriptor words of `tile` (of `element`s) at shared
+    /// address `stage + offset` (`offset` a register or an immediate).
+    fn emit_stage_descriptor(
+        &self,
+        k: &mut Kernel,
+        tile: &OperandTile,
+        element: ElementType,
+        stage: Reg,
+        offset: impl std::fmt::Display,
+    ) -> Result<[Reg; 2], PtxError> {
+        let address = k.reg(RegClass::B32);
+        k.push(format!("add.u32 {address}, {stage}, {offset};"));
+        tile.descriptor(element)
+            .map_err(pipeline_error)?
+            .emit_words(k, address)
+            .map_err(pipeline_error)
+    }
+
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
     /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit,
     /// with scale-d as `scale` says. Where A passes through registers (`a_regs`: the
@@ -754,16 +772,13 @@ impl Sm90TmaGmmaWarpSpecialized {
         let (a, b) = (self.operand(GemmOperand::A), self.operand(GemmOperand::B));
         let stage = io.consumer.stage;
         let a_source = match a_regs {
-            None => {
-                let a_addr = k.reg(RegClass::B32);
-                k.push(format!("add.u32 {a_addr}, {stage}, {};", io.a_rows_offset));
-                let desc = a
-                    .descriptor(self.ctx.types.a)
-                    .map_err(err)?
-                    .emit_words(k, a_addr)
-                    .map_err(err)?;
-                ASource::Desc(desc)
-            }
+            None => ASource::Desc(self.emit_stage_descriptor(
+                k,
+                &a,
+                self.ctx.types.a,
+                stage,
+                io.a_rows_offset,
+            )?),
             Some((frag, set)) => {
                 // Each value's address in this stage (A's tile opens it).
                 let addresses: Vec<Reg> = frag
@@ -782,13 +797,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                 ASource::Regs(frag, regs)
             }
         };
-        let b_addr = k.reg(RegClass::B32);
-        k.push(format!("add.u32 {b_addr}, {stage}, {};", b.offset));
-        let desc_b = b
-            .descriptor(self.ctx.types.b)
-            .map_err(err)?
-            .emit_words(k, b_addr)
-            .map_err(err)?;
+        let desc_b = self.emit_stage_descriptor(k, &b, self.ctx.types.b, stage, b.offset)?;
         // scale-d through a predicate, as CUTLASS passes it (where the first
         // k-tile is peeled), or the immediate 1.
         let one = match scale {

@@ -160,6 +160,10 @@ impl Launcher {
     /// that tests beta), that case's kernel, compiled on its first launch;
     /// else [`kernel`](Self::kernel).
     pub(crate) fn kernel_for(&self, beta: f64) -> Result<&Arc<LoadedKernel>> {
+        // A kernel with one form for every beta, already compiled.
+        if let Some(kernel) = self.kernel.get() {
+            return Ok(kernel);
+        }
         let read = SourceRead::for_beta(beta);
         let slot = &self.by_source[usize::from(read == SourceRead::Always)];
         if let Some(kernel) = slot.get() {
@@ -224,16 +228,18 @@ impl Launcher {
     /// for each case of beta: waits for those compiled so far, compiling
     /// the one for beta = 0 where none is).
     pub(crate) fn wait_optimized(&self) -> Result<()> {
-        if self.composed()?.for_source(SourceRead::Never).is_none() {
-            return self.kernel()?.wait_optimized();
+        let compiled: Vec<&Arc<LoadedKernel>> = self
+            .kernel
+            .get()
+            .into_iter()
+            .chain(self.by_source.iter().filter_map(OnceLock::get))
+            .collect();
+        if compiled.is_empty() {
+            return self.kernel_for(0.0)?.wait_optimized();
         }
-        if self.by_source.iter().all(|slot| slot.get().is_none()) {
-            self.kernel_for(0.0)?;
-        }
-        for kernel in self.by_source.iter().filter_map(OnceLock::get) {
-            kernel.wait_optimized()?;
-        }
-        Ok(())
+        compiled
+            .into_iter()
+            .try_for_each(|kernel| kernel.wait_optimized())
     }
 
     /// [`check_scalars`] on `args`, unless checks are off.
@@ -389,11 +395,13 @@ impl Launcher {
             }),
         };
         let mut values = values;
-        // Where beta is 0 the kernel never reads C (it tests beta first), so
-        // C's slot takes D's map rather than one more encode on each launch.
+        // Where beta is 0 the kernel never reads C (the beta-0 form has no
+        // read of it; a kernel that tests beta tests it first), so C's slot
+        // takes D's map rather than one more encode on each launch.
         let (c_slot, d_slot) = (GemmOperand::C as usize, GemmOperand::D as usize);
         let requests = composed.tensor_maps();
-        let c_unread = values.beta == 0.0 && requests.iter().any(|r| r.operand as usize == d_slot);
+        let c_unread = SourceRead::for_beta(beta) == SourceRead::Never
+            && requests.iter().any(|r| r.operand as usize == d_slot);
         for request in &requests {
             let op = request.operand as usize;
             if op == c_slot && c_unread {
