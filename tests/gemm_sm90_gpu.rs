@@ -723,3 +723,96 @@ fn every_raster_order_and_swizzle_computes_exactly() {
     let error = run_case_with::<bf16, bf16>(&device, spec, case, Some(&gemm), walk).unwrap_err();
     assert!(error.contains("swizzle_size"), "{error}");
 }
+
+/// The SM90 kernels launch as programmatic dependent launches: each may
+/// start while the GEMM ahead of it on the stream still runs, and must
+/// wait for it before touching memory. A chain queued back to back on one
+/// stream, with no synchronization between, computes what the host does:
+/// `Y = X·P` then `X = Y·Q`, six times, where each GEMM reads what the one
+/// before wrote (Y, then X) and overwrites what the one before read (X).
+/// P and Q are permutations (`Y[i][n] = X[i][σ(n)]`), so every value stays
+/// an exact small integer. 2048 x 1024 x 1024 is fewer tiles than a
+/// persistent grid has blocks: blocks without a tile exit at once, so the
+/// next GEMM's blocks start beside the running one's.
+#[test]
+fn back_to_back_gemms_wait_for_the_gemm_ahead() {
+    const NAME: &str = "back_to_back_gemms_wait_for_the_gemm_ahead";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let (m, k) = (2048, 1024);
+    // B is K-major: column n of the K x K matrix is row n of the buffer.
+    let permutation = |sigma: &dyn Fn(usize) -> usize| {
+        let mut b = vec![bf16::ZERO; k * k];
+        for n in 0..k {
+            b[n * k + sigma(n)] = bf16::ONE;
+        }
+        b
+    };
+    let sigma = |n: usize| (n * 7 + 3) % k;
+    let tau = |n: usize| (n * 5 + 1) % k;
+    let x0: Vec<bf16> = integers(11, m * k, 2)
+        .into_iter()
+        .map(bf16::from_f64)
+        .collect();
+    let mut x = stream.clone_htod(&x0).unwrap();
+    let mut y = stream.alloc_zeros::<bf16>(m * k).unwrap();
+    let p = stream.clone_htod(&permutation(&sigma)).unwrap();
+    let q = stream.clone_htod(&permutation(&tau)).unwrap();
+    let gemm = Gemm::builder()
+        .a(ElementType::BF16, OperandMajor::K)
+        .b(ElementType::BF16, OperandMajor::K)
+        .d(ElementType::BF16, OutputMajor::N)
+        .build(&device)
+        .unwrap();
+    let shape = GemmShape::new(m, k, k, 1);
+    for _ in 0..6 {
+        let mut forward = Arguments::product(
+            shape,
+            Operand::new(x.as_view(), k, 0),
+            Operand::new(p.as_view(), k, 0),
+            OutputOperand::new(y.as_view_mut(), k, 0),
+            1.0,
+        );
+        gemm.run(&mut forward, &stream).unwrap();
+        drop(forward);
+        let mut back = Arguments::product(
+            shape,
+            Operand::new(y.as_view(), k, 0),
+            Operand::new(q.as_view(), k, 0),
+            OutputOperand::new(x.as_view_mut(), k, 0),
+            1.0,
+        );
+        gemm.run(&mut back, &stream).unwrap();
+    }
+    let (mut x_host, mut y_host) = (x0, vec![bf16::ZERO; m * k]);
+    for _ in 0..6 {
+        for i in 0..m {
+            for n in 0..k {
+                y_host[i * k + n] = x_host[i * k + sigma(n)];
+            }
+        }
+        for i in 0..m {
+            for n in 0..k {
+                x_host[i * k + n] = y_host[i * k + tau(n)];
+            }
+        }
+    }
+    for (what, device_buffer, host) in [("Y", &y, &y_host), ("X", &x, &x_host)] {
+        let got = stream.clone_dtoh(device_buffer).unwrap();
+        let wrong = got
+            .iter()
+            .zip(host)
+            .position(|(g, h)| g.to_bits() != h.to_bits());
+        if let Some(at) = wrong {
+            panic!(
+                "{what}[{}][{}] = {} after the chain, expected {}",
+                at / k,
+                at % k,
+                got[at],
+                host[at]
+            );
+        }
+    }
+}

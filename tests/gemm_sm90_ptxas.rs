@@ -8,7 +8,7 @@
 mod common;
 
 use common::ptxas::assemble;
-use cutlet::collective::SourceRead;
+use cutlet::collective::{EpiloguePolicy, SourceRead};
 use cutlet::kernel::gemm::{sm90_default_specs, OperandMajor};
 
 #[test]
@@ -76,6 +76,87 @@ fn default_sm90_configurations_assemble_without_spills() {
         rs, 12,
         "the six tf32 kernels with an M-major A read it from registers, in both forms"
     );
+}
+
+/// Every SM90 kernel launches as a programmatic dependent launch
+/// (`dependent_launch`), so it may start while the kernel ahead of it on
+/// the stream still runs: each form of each default, with the TMA-store
+/// and the register-store epilogue, executes `griddepcontrol.wait` (every
+/// thread, on the straight path from the entry) before its first
+/// instruction that reads or writes global memory, and signals the kernel
+/// behind once its loads are issued.
+#[test]
+fn every_sm90_kernel_waits_for_the_grid_ahead_before_touching_global_memory() {
+    // Instructions that reach global memory: loads, stores, atomics, TMA
+    // copies and prefetches of global addresses (`prefetch.tensormap` of a
+    // parameter is not one).
+    const GLOBAL: [&str; 7] = [
+        "ld.global",
+        "st.global",
+        "atom.",
+        "red.",
+        "cp.async.bulk",
+        "cp.reduce.async.bulk",
+        "prefetch.global",
+    ];
+    for spec in sm90_default_specs() {
+        let direct = spec
+            .clone()
+            .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+            .unwrap();
+        for spec in [spec, direct] {
+            assert!(spec.kernel().unwrap().dependent_launch());
+            for read in [SourceRead::Never, SourceRead::Always] {
+                let ptx = spec.ptx_for(read).unwrap();
+                let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+                let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+                let wait = lines
+                    .iter()
+                    .position(|l| *l == "griddepcontrol.wait;")
+                    .unwrap_or_else(|| panic!("{name}: no griddepcontrol.wait"));
+                // Before the wait: no instruction reaches global memory
+                // (a guard predicate `@%p` aside), and every branch jumps
+                // forward to a label that is still before it, so no path
+                // from the entry skips it.
+                let labels: Vec<&str> = lines[..wait]
+                    .iter()
+                    .filter_map(|l| l.strip_suffix(':'))
+                    .collect();
+                for (at, line) in lines[..wait].iter().enumerate() {
+                    let op = match line.strip_prefix('@') {
+                        Some(guarded) => guarded.split_once(' ').map_or("", |(_, op)| op),
+                        None => line,
+                    };
+                    assert!(
+                        !GLOBAL.iter().any(|g| op.starts_with(g)),
+                        "{name}: `{line}` touches global memory before griddepcontrol.wait"
+                    );
+                    if let Some(target) = op
+                        .strip_prefix("bra")
+                        .map(|t| t.trim_start_matches(".uni").trim().trim_end_matches(';'))
+                    {
+                        let ahead = lines[at + 1..wait].contains(&format!("{target}:").as_str());
+                        assert!(
+                            labels.contains(&target) && ahead,
+                            "{name}: `{line}` may skip griddepcontrol.wait"
+                        );
+                    }
+                }
+                assert_eq!(
+                    lines
+                        .iter()
+                        .filter(|l| **l == "griddepcontrol.wait;")
+                        .count(),
+                    1,
+                    "{name}"
+                );
+                assert!(
+                    lines.contains(&"griddepcontrol.launch_dependents;"),
+                    "{name}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -243,6 +243,26 @@ fn check_alignment(name: &str, address: u64, align: u64) -> Result<()> {
 // (plain bytes), exactly what a `.param .align 64 .b8 [128]` parameter holds.
 unsafe impl DeviceRepr for TensorMapArg {}
 
+/// The environment variable that turns programmatic dependent launches
+/// off (`0`): the GEMM kernels that support them
+/// ([`GemmKernel::dependent_launch`](crate::kernel::gemm::GemmKernel::dependent_launch),
+/// the SM90 kernels) then launch as every other kernel does, after the
+/// kernel ahead of them on the stream has finished. Read once per process.
+pub const DEPENDENT_LAUNCH_ENV: &str = "CUTLET_DEPENDENT_LAUNCH";
+
+/// Whether kernels that support it launch as programmatic dependent
+/// launches in this process: yes unless [`DEPENDENT_LAUNCH_ENV`] is `0`.
+pub(crate) fn dependent_launch_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| {
+        std::env::var(DEPENDENT_LAUNCH_ENV)
+            .ok()
+            .as_deref()
+            .map(str::trim)
+            != Some("0")
+    })
+}
+
 impl Function {
     /// Launches this kernel with `config` and `args` on `args`' stream.
     ///
@@ -265,7 +285,7 @@ impl Function {
     ///   not given.
     pub unsafe fn launch(&self, config: &LaunchConfig, args: KernelArgs<'_>) -> Result<()> {
         // SAFETY: the caller's guarantees, passed on unchanged.
-        unsafe { self.launch_with(config, None, args) }
+        unsafe { self.launch_with(config, None, false, args) }
     }
 
     /// Launches the function on `args`' stream in thread-block clusters of
@@ -290,6 +310,52 @@ impl Function {
         args: KernelArgs<'_>,
     ) -> Result<()> {
         check_cluster(&self.name, config, cluster)?;
+        self.require_sm90("thread-block clusters")?;
+        // SAFETY: the caller's guarantees, passed on unchanged; the cluster
+        // was checked above.
+        unsafe { self.launch_with(config, Some(cluster), false, args) }
+    }
+
+    /// Launches the function as [`launch_cluster`](Self::launch_cluster)
+    /// does (a cluster of `(1, 1, 1)` launches without clusters), and
+    /// allows it to start before the kernel ahead of it on the stream has
+    /// finished: CUDA's programmatic dependent launch
+    /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`). The
+    /// blocks may then be placed on SMs as the kernel ahead frees them, and
+    /// the kernel's start (its launch, barrier setup, tensor-map prefetch)
+    /// overlaps that kernel's last blocks; `griddepcontrol.wait` in the
+    /// kernel holds it until the kernel ahead has completed and its memory
+    /// operations are visible. After any other stream operation (a copy, an
+    /// event) the launch waits as [`launch`](Self::launch)'s does.
+    ///
+    /// Errors: as [`launch_cluster`](Self::launch_cluster), including
+    /// [`Error::UnsupportedArch`] below compute capability 9.0 (which has
+    /// no programmatic dependent launch).
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch), and: every thread of the kernel that
+    /// reads or writes global memory executes `griddepcontrol.wait` first
+    /// (the kernel's parameters, tensor maps included, and shared memory may
+    /// be used before it).
+    pub unsafe fn launch_dependent(
+        &self,
+        config: &LaunchConfig,
+        cluster: (u32, u32, u32),
+        args: KernelArgs<'_>,
+    ) -> Result<()> {
+        check_cluster(&self.name, config, cluster)?;
+        self.require_sm90("programmatic dependent launch")?;
+        let cluster = (cluster != (1, 1, 1)).then_some(cluster);
+        // SAFETY: the caller's guarantees, passed on unchanged (the kernel
+        // waits for the grid ahead before touching global memory); the
+        // cluster was checked above.
+        unsafe { self.launch_with(config, cluster, true, args) }
+    }
+
+    /// [`Error::UnsupportedArch`] naming `feature` where the function's
+    /// device is below compute capability 9.0.
+    fn require_sm90(&self, feature: &str) -> Result<()> {
         let context = &self.module.context;
         let major = context
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
@@ -300,15 +366,13 @@ impl Function {
         if major < 9 {
             return Err(Error::UnsupportedArch {
                 kernel: self.name.clone(),
-                required: "thread-block clusters (compute capability 9.0 or newer)".to_string(),
+                required: format!("{feature} (compute capability 9.0 or newer)"),
                 ordinal: context.ordinal(),
                 major: major as u32,
                 minor: minor as u32,
             });
         }
-        // SAFETY: the caller's guarantees, passed on unchanged; the cluster
-        // was checked above.
-        unsafe { self.launch_with(config, Some(cluster), args) }
+        Ok(())
     }
 
     /// How many clusters of `cluster` blocks (x, y, z) of this function, at
@@ -370,15 +434,19 @@ impl Function {
         Ok(u32::try_from(clusters).unwrap_or(0))
     }
 
-    /// [`launch`](Self::launch) or, with a cluster, [`launch_cluster`](Self::launch_cluster).
+    /// [`launch`](Self::launch) or, with a cluster or a programmatic
+    /// dependent launch, [`launch_cluster`](Self::launch_cluster) and
+    /// [`launch_dependent`](Self::launch_dependent).
     ///
     /// # Safety
     ///
-    /// As [`launch`](Self::launch).
+    /// As [`launch`](Self::launch); where `dependent`, as
+    /// [`launch_dependent`](Self::launch_dependent).
     unsafe fn launch_with(
         &self,
         config: &LaunchConfig,
         cluster: Option<(u32, u32, u32)>,
+        dependent: bool,
         args: KernelArgs<'_>,
     ) -> Result<()> {
         let context = &self.module.context;
@@ -401,13 +469,13 @@ impl Function {
         let mut params: Vec<*mut c_void> = args.values.iter().map(|v| v.address()).collect();
         let (gx, gy, gz) = config.grid;
         let (bx, by, bz) = config.block;
-        let result = match cluster {
+        let result = if cluster.is_none() && !dependent {
             // SAFETY: the context is bound; `self.raw` is a function of a
             // loaded module; `params` holds one pointer per argument, each
             // to a host copy owned by `args` and alive until after this call;
             // argument types and buffer sizes are the caller's guarantee (see
             // `# Safety`); the configuration was validated above.
-            None => unsafe {
+            unsafe {
                 sys::cuLaunchKernel(
                     self.raw,
                     gx,
@@ -421,40 +489,49 @@ impl Function {
                     params.as_mut_ptr(),
                     std::ptr::null_mut(),
                 )
-            },
-            Some((cx, cy, cz)) => {
-                // SAFETY: an all-zero `CUlaunchAttribute` is a valid value of
-                // the plain C struct (id IGNORE, zeroed union); its id and
-                // cluster dimensions are set below.
-                let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            }
+        } else {
+            // SAFETY: an all-zero `CUlaunchAttribute` is a valid value of
+            // the plain C struct (id IGNORE, zeroed union); the ids and
+            // values of those passed are set below.
+            let mut attributes: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+            let mut count = 0;
+            if let Some((cx, cy, cz)) = cluster {
+                let attribute = &mut attributes[count];
                 attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
                 attribute.value.clusterDim.x = cx;
                 attribute.value.clusterDim.y = cy;
                 attribute.value.clusterDim.z = cz;
-                let launch = sys::CUlaunchConfig {
-                    gridDimX: gx,
-                    gridDimY: gy,
-                    gridDimZ: gz,
-                    blockDimX: bx,
-                    blockDimY: by,
-                    blockDimZ: bz,
-                    sharedMemBytes: config.shared_mem_bytes,
-                    hStream: args.stream.cu_stream(),
-                    attrs: &mut attribute,
-                    numAttrs: 1,
-                };
-                // SAFETY: as for `cuLaunchKernel` above; `launch` and the
-                // attribute it points to live until the call returns; the
-                // cluster divides the grid and the device has clusters
-                // (`launch_cluster` checked both).
-                unsafe {
-                    sys::cuLaunchKernelEx(
-                        &launch,
-                        self.raw,
-                        params.as_mut_ptr(),
-                        std::ptr::null_mut(),
-                    )
-                }
+                count += 1;
+            }
+            if dependent {
+                let attribute = &mut attributes[count];
+                attribute.id =
+                    sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+                attribute.value.programmaticStreamSerializationAllowed = 1;
+                count += 1;
+            }
+            let launch = sys::CUlaunchConfig {
+                gridDimX: gx,
+                gridDimY: gy,
+                gridDimZ: gz,
+                blockDimX: bx,
+                blockDimY: by,
+                blockDimZ: bz,
+                sharedMemBytes: config.shared_mem_bytes,
+                hStream: args.stream.cu_stream(),
+                attrs: attributes.as_mut_ptr(),
+                numAttrs: count as u32,
+            };
+            // SAFETY: as for `cuLaunchKernel` above; `launch` and the
+            // attributes it points to live until the call returns; a
+            // cluster divides the grid and the device has clusters, and a
+            // dependent launch's kernel waits for the grid ahead before it
+            // touches global memory (`launch_cluster` and
+            // `launch_dependent` checked the first two, the caller
+            // guarantees the third).
+            unsafe {
+                sys::cuLaunchKernelEx(&launch, self.raw, params.as_mut_ptr(), std::ptr::null_mut())
             }
         };
         result

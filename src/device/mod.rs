@@ -36,7 +36,7 @@
 //! | [`get_or_load`], [`get_or_load_tiered`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
 //! | [`JitTier`], [`JIT_TIERED_ENV`] | `tiered.rs` | slow-to-compile kernels: a quick compile first, the optimized one in the background |
 //! | (internal) | `exit.rs` | the process's exit waits for JIT compiles in flight, so it never crashes in the driver |
-//! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`], [`check_cluster`] | `launch.rs` | validated launches with typed arguments, with or without thread-block clusters |
+//! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`], [`check_cluster`], [`DEPENDENT_LAUNCH_ENV`] | `launch.rs` | validated launches with typed arguments, with or without thread-block clusters, and programmatic dependent launches |
 //! | [`TmaTiled`], [`TmaSwizzle`] | `tensor_map.rs` | a TMA tensor map: checked without a driver, encoded by `cuTensorMapEncodeTiled` into a [`TensorMapArg`] |
 //! | [`Elementwise`], [`check_arguments`], [`plan_problem`], [`check_overlap`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
@@ -104,7 +104,11 @@ pub use elementwise::{
 };
 pub use function::Function;
 pub use jit::{Module, JIT_FAST_COMPILE_ENV, JIT_OPT_LEVEL_ENV};
-pub use launch::{check_cluster, KernelArgs, LaunchConfig, TensorMapArg, MAX_PORTABLE_CLUSTER};
+pub(crate) use launch::dependent_launch_enabled;
+pub use launch::{
+    check_cluster, KernelArgs, LaunchConfig, TensorMapArg, DEPENDENT_LAUNCH_ENV,
+    MAX_PORTABLE_CLUSTER,
+};
 pub use reduce::{Reduce, ReduceDim, ReduceWorkspace};
 pub use tensor_map::{TmaSwizzle, TmaTiled, TMA_MAX_BOX};
 pub use tiered::{JitTier, JIT_TIERED_ENV, QUICK_LEVEL};

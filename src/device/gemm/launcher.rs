@@ -444,8 +444,17 @@ impl Launcher {
         // elements, tile by tile. The grid, block and shared
         // memory are the composed kernel's own.
         // A kernel of thread-block clusters launches with its cluster shape.
+        // A kernel that waits for the grid ahead before it touches global
+        // memory (`dependent_launch`) may start before that grid ends.
         unsafe {
             match composed.cluster() {
+                [x, y, z]
+                    if composed.dependent_launch() && crate::device::dependent_launch_enabled() =>
+                {
+                    kernel
+                        .function()
+                        .launch_dependent(&config, (x, y, z), params)
+                }
                 [1, 1, 1] => kernel.function().launch(&config, params),
                 [x, y, z] => kernel.function().launch_cluster(&config, (x, y, z), params),
             }

@@ -55,6 +55,15 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
     /// Thread-block cluster (1 x 1 x 1: none).
     fn cluster(&self) -> [u32; 3];
 
+    /// Whether the kernel may start before the kernel ahead of it on the
+    /// stream has finished (a programmatic dependent launch,
+    /// [`Function::launch_dependent`](crate::device::Function::launch_dependent)):
+    /// every thread executes `griddepcontrol.wait` before it touches global
+    /// memory. No by default.
+    fn dependent_launch(&self) -> bool {
+        false
+    }
+
     /// The launch grid for an `m x n` output with `l` batches.
     fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32);
 

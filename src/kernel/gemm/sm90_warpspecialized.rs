@@ -197,6 +197,13 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         } else {
             None
         };
+        // Launched as a programmatic dependent launch, the block may start
+        // while the kernel ahead on the stream still runs: everything above
+        // touched only parameters and shared memory, and every thread waits
+        // here for that kernel to complete and its writes to be visible
+        // before any global load, store or TMA copy. Without that launch
+        // the wait returns at once.
+        k.push("griddepcontrol.wait;");
         let warpgroup = k.warpgroup_index(tid);
         let consumer = k.new_label("consumer")?;
         let exit = k.new_label("exit")?;
@@ -232,6 +239,12 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         self.scheduler.emit_step(&mut k, sp, 1);
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
+        // Every load of this block is issued: the kernel behind on the
+        // stream, if launched to depend on this one, may start placing its
+        // blocks (CUTLASS signals at the last tile too). It waits for this
+        // grid to complete before it touches memory, so this only moves
+        // its start earlier.
+        k.push("griddepcontrol.launch_dependents;");
         self.mainloop.emit_producer_tail(&mut k, &io)?;
         k.push(format!("bra.uni {};", exit.name()));
 
@@ -338,6 +351,10 @@ where
 
     fn cluster(&self) -> [u32; 3] {
         [self.cluster[0] * self.cluster[1], 1, 1]
+    }
+
+    fn dependent_launch(&self) -> bool {
+        true
     }
 
     fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32) {
