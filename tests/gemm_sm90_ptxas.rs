@@ -3,7 +3,8 @@
 //! combination and major), in the two forms the launcher runs (for beta = 0
 //! and for beta not 0), assemble for sm_90a with no register spills, and
 //! the assembler warns of nothing (no wgmma serialized), including where an
-//! M-major tf32 A passes through registers (the `_RS` wgmma).
+//! M-major tf32 A passes through registers (the `_RS` wgmma); so do the
+//! stand-ins that run while each compiles (`GemmSpec::sm90_stand_in`).
 
 mod common;
 
@@ -64,6 +65,30 @@ fn default_sm90_configurations_assemble_without_spills() {
                     ptx.contains(".tf32.tf32 {") && ptx.contains("}, {%r"),
                     "{name}"
                 );
+            }
+        }
+    }
+    // The stand-ins that run while each default compiles (the cooperative
+    // 128x128 kernel of the same types, majors and epilogue) assemble as
+    // cleanly, in both forms.
+    let mut stand_ins: Vec<_> = sm90_default_specs()
+        .iter()
+        .map(|spec| spec.sm90_stand_in().expect("every default has a stand-in"))
+        .collect();
+    stand_ins.sort_by_key(|spec| spec.kernel_name());
+    stand_ins.dedup();
+    for spec in &stand_ins {
+        assert_eq!(spec.tile[..2], [128, 128]);
+        for read in [SourceRead::Never, SourceRead::Always] {
+            let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+            let ptx = spec.ptx_for(read).unwrap();
+            let Some(report) = assemble(&ptx, "sm_90a") else {
+                return;
+            };
+            let f = report.function(&name);
+            eprintln!("{name}: {f:?}");
+            if (f.spill_stores, f.spill_loads) != (0, 0) || !report.warnings.is_empty() {
+                bad.push(format!("{f:?} {:?}", report.warnings));
             }
         }
     }

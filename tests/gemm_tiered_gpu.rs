@@ -2,7 +2,10 @@
 //! compile, the optimized compile replaces it once ready, and both write the
 //! same bits (f32 output, a fused epilogue with gelu (erf form), a column
 //! bias, alpha and beta, so the math snippets and the linear combination
-//! are compiled at both levels).
+//! are compiled at both levels). The SM70 and SM80 kernels' quick tier is
+//! their own PTX at a lower level; an SM90 kernel's is a stand-in kernel
+//! with smaller tiles (`GemmSpec::sm90_stand_in`), launched with its own
+//! geometry, which must write the same bits too (on an H100 or H200).
 //!
 //! This file holds one test so that it can turn the driver's disk cache off
 //! (`CUDA_CACHE_DISABLE=1`) before the driver initializes: with the cache,
@@ -14,10 +17,10 @@ mod common;
 use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, CudaViewMut};
 use cutlet::arch::ArchKind;
-use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::{Arguments, Gemm, GemmBuilder, GemmShape, Operand, OutputOperand};
 use cutlet::device::{JitTier, JIT_OPT_LEVEL_ENV, JIT_TIERED_ENV};
 use cutlet::fusion::{scalar, Expr, Expression};
-use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
+use cutlet::kernel::gemm::{BiasAxis, Epilogue, KernelSchedule, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use cutlet_harness::device_or_skip;
 use half::bf16;
@@ -53,15 +56,21 @@ fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
     let expression = Expression::from_fn(|acc: Expr, c: Expr, bias: Expr| {
         (acc * scalar(0) + c * scalar(1) + bias).gelu_erf()
     });
-    // The SM80 kernel (the SM90 kernels compile in one tier), with
-    // `stages` stages: each count is a configuration of its own.
-    let build = |stages: u32| {
+    // Configurations of the SM80 kernel (`stages` stages: each count is a
+    // configuration of its own) and, on compute capability 9.0, of the
+    // SM90 kernel (each schedule and cluster).
+    let sm80 = |stages: u32| Gemm::builder().arch(ArchKind::Sm80).stages(stages);
+    let sm90 = |schedule: KernelSchedule, cluster: [u32; 2]| {
         Gemm::builder()
-            .arch(ArchKind::Sm80)
+            .arch(ArchKind::Sm90)
+            .schedule(schedule)
+            .cluster(cluster)
+    };
+    let build = |builder: GemmBuilder| {
+        builder
             .a(ElementType::BF16, OperandMajor::K)
             .b(ElementType::BF16, OperandMajor::K)
             .d(ElementType::F32, OutputMajor::N)
-            .stages(stages)
             .epilogue(Epilogue::new(expression.clone(), &[BiasAxis::Column]).unwrap())
             .build(&device)
             .unwrap()
@@ -92,63 +101,104 @@ fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
         stream.clone_dtoh(d).unwrap()
     };
 
-    // A run launched the quick kernel where the tier is still quick after
-    // it (the tier only moves from quick to optimized). The optimized
-    // compile takes 100 ms or more and the launch microseconds, but a
-    // loaded machine could let it win: then the next configuration is
-    // compiled afresh and tried, rather than the test failing on timing.
-    let mut caught = None;
-    for stages in [3, 4, 5, 6] {
-        let gemm = build(stages);
+    let mut families: Vec<(&str, Vec<GemmBuilder>)> = vec![("SM80", [3, 4, 5, 6].map(sm80).into())];
+    if device.compute_capability() == (9, 0) {
+        let (cooperative, pingpong) = (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            KernelSchedule::TmaWarpSpecializedPingpong,
+        );
+        families.push((
+            "SM90",
+            vec![
+                sm90(cooperative, [2, 1]),
+                sm90(cooperative, [1, 2]),
+                sm90(pingpong, [1, 1]),
+                sm90(pingpong, [2, 1]),
+            ],
+        ));
+    }
+    for (family, builders) in families {
+        // A run launched the quick kernel where the tier is still quick
+        // after it (the tier only moves from quick to optimized). The
+        // optimized compile takes 100 ms or more and the launch
+        // microseconds, but a loaded machine could let it win: then the next
+        // configuration is compiled afresh and tried, rather than the test
+        // failing on timing.
+        let mut caught = None;
+        for builder in builders {
+            let gemm = build(builder);
+            stream.memcpy_htod(&vec![f32::NAN; m * n], &mut d).unwrap();
+            stream.synchronize().unwrap();
+            let start = std::time::Instant::now();
+            let kernel = gemm
+                .initialize(
+                    &arguments((m, n, k), inputs, sources, d.as_view_mut()),
+                    None,
+                )
+                .unwrap();
+            let initialized = start.elapsed();
+            // The tier right after the launch is queued says which kernel
+            // it launched (a copy to or from pageable host memory may wait
+            // for the background compile: the driver serializes them).
+            let mut args = arguments((m, n, k), inputs, sources, d.as_view_mut());
+            gemm.run(&mut args, &stream).unwrap();
+            drop(args);
+            let tier = kernel.tier();
+            let launched = start.elapsed();
+            let output = stream.clone_dtoh(&d).unwrap();
+            let ran = start.elapsed();
+            eprintln!(
+                "{test}: {family}: initialized after {initialized:?}, launched after {launched:?}, \
+                 read back after {ran:?}, optimized ready after {:?}",
+                kernel.optimized_after()
+            );
+            if tier == JitTier::Quick {
+                let regs = kernel.function().num_regs();
+                caught = Some((gemm, output, regs));
+                break;
+            }
+            eprintln!("{test}: {family}: the optimized compile was in use by the first run");
+        }
+        let (gemm, quick, quick_regs) =
+            caught.expect("a first run on the quick kernel in four configurations");
         let kernel = gemm
             .initialize(
                 &arguments((m, n, k), inputs, sources, d.as_view_mut()),
                 None,
             )
             .unwrap();
-        let output = run(&gemm, &mut d);
-        if kernel.tier() == JitTier::Quick {
-            let regs = kernel.function().num_regs();
-            caught = Some((gemm, output, regs));
-            break;
-        }
-        eprintln!("{test}: {stages} stages: the optimized compile was in use by the first run");
-    }
-    let (gemm, quick, quick_regs) =
-        caught.expect("a first run on the quick kernel in four configurations");
-    let kernel = gemm
-        .initialize(
-            &arguments((m, n, k), inputs, sources, d.as_view_mut()),
-            None,
-        )
-        .unwrap();
-    assert!(quick.iter().all(|v| v.is_finite()), "every element written");
+        assert_eq!(kernel.stand_in(), family == "SM90", "{family}");
+        assert!(
+            quick.iter().all(|v| v.is_finite()),
+            "{family}: every element written"
+        );
 
-    kernel.wait_optimized().unwrap();
-    assert_eq!(kernel.tier(), JitTier::Optimized);
-    let ready = kernel
-        .optimized_after()
-        .expect("ready time of the optimized kernel");
-    assert!(
-        ready >= kernel.compile_time(),
-        "{ready:?} before the quick compile ended"
-    );
-    stream.memcpy_htod(&vec![f32::NAN; m * n], &mut d).unwrap();
-    let optimized = run(&gemm, &mut d);
-    eprintln!(
-        "{test}: quick compile {:?} ({quick_regs} registers), optimized ready after {ready:?} ({} registers)",
-        kernel.compile_time(),
-        kernel.function().num_regs()
-    );
-    let differing = quick
-        .iter()
-        .zip(&optimized)
-        .filter(|(q, o)| q.to_bits() != o.to_bits())
-        .count();
-    assert_eq!(
-        differing,
-        0,
-        "{differing} of {} elements differ between the tiers",
-        m * n
-    );
+        kernel.wait_optimized().unwrap();
+        assert_eq!(kernel.tier(), JitTier::Optimized);
+        let ready = kernel
+            .optimized_after()
+            .expect("ready time of the optimized kernel");
+        assert!(
+            ready >= kernel.compile_time(),
+            "{family}: {ready:?} before the quick compile ended"
+        );
+        stream.memcpy_htod(&vec![f32::NAN; m * n], &mut d).unwrap();
+        let optimized = run(&gemm, &mut d);
+        eprintln!(
+            "{test}: {family}: quick compile {:?} ({quick_regs} registers), optimized ready after {ready:?} ({} registers)",
+            kernel.compile_time(),
+            kernel.function().num_regs()
+        );
+        let differing = quick
+            .iter()
+            .zip(&optimized)
+            .filter(|(q, o)| q.to_bits() != o.to_bits())
+            .count();
+        assert_eq!(
+            differing,
+            0,
+            "{family}: {differing} of {} elements differ between the tiers",
+            m * n
+        );
+    }
 }

@@ -35,6 +35,10 @@ pub struct LoadedKernel {
     generate_time: Duration,
     /// For a tiered kernel: the optimized compile running in the background.
     upgrade: Option<Arc<Upgrade>>,
+    /// Whether the quick compile is another kernel standing in for this
+    /// one ([`get_or_load_with_stand_in`]) rather than this kernel's PTX
+    /// at a lower level.
+    stand_in: bool,
 }
 
 impl LoadedKernel {
@@ -48,21 +52,37 @@ impl LoadedKernel {
     }
 
     /// The kernel to launch: for a tiered kernel, the quick compile until the
-    /// optimized one is ready, then that one (one atomic read).
+    /// optimized one is ready, then that one (one atomic read). Where the
+    /// quick compile is a stand-in kernel ([`stand_in`](Self::stand_in)),
+    /// the two take different launch geometries: read both at once with
+    /// [`current`](Self::current).
     pub fn function(&self) -> &Function {
+        self.current().0
+    }
+
+    /// The kernel to launch and which compile it is, read together (one
+    /// atomic read): a launch of a kernel with a stand-in uses the
+    /// stand-in's grid, shared memory and parameters while this says
+    /// [`JitTier::Quick`].
+    pub fn current(&self) -> (&Function, JitTier) {
         match self.optimized() {
-            Some(optimized) => &optimized.function,
-            None => &self.function,
+            Some(optimized) => (&optimized.function, JitTier::Optimized),
+            None if self.upgrade.is_some() => (&self.function, JitTier::Quick),
+            None => (&self.function, JitTier::Optimized),
         }
+    }
+
+    /// Whether the quick compile is another kernel that stands in for this
+    /// one while it compiles ([`get_or_load_with_stand_in`]: the SM90
+    /// GEMMs), rather than this kernel's own PTX at [`QUICK_LEVEL`].
+    pub fn stand_in(&self) -> bool {
+        self.stand_in
     }
 
     /// Which compile [`function`](Self::function) returns now: always
     /// [`JitTier::Optimized`] for a kernel compiled in one tier.
     pub fn tier(&self) -> JitTier {
-        match (&self.upgrade, self.optimized()) {
-            (Some(_), None) => JitTier::Quick,
-            _ => JitTier::Optimized,
-        }
+        self.current().1
     }
 
     /// Blocks until a tiered kernel's optimized compile has finished (returns
@@ -94,7 +114,8 @@ impl LoadedKernel {
     }
 
     /// Time the driver spent compiling and loading the PTX before the first
-    /// launch (for a tiered kernel, the quick compile).
+    /// launch (for a tiered kernel, the quick compile: the stand-in's, for
+    /// a kernel with one).
     pub fn compile_time(&self) -> Duration {
         self.module.compile_time()
     }
@@ -149,6 +170,54 @@ where
     global().get_or_load(device, spec, kernel_name, generate, tiering_enabled())
 }
 
+/// As [`get_or_load_tiered`], where the quick tier is another kernel:
+/// `stand_in` gives its `.entry` name and PTX, compiled at the full level
+/// on this thread for the first launches, while the kernel of `generate`
+/// compiles on a background thread. The caller launches
+/// [`LoadedKernel::current`]'s function with the stand-in's own launch
+/// geometry while it is [`JitTier::Quick`], and must only give a stand-in
+/// that computes the same bits. `stand_in` is called only on a miss, and
+/// only with tiering on; with tiering off this is [`get_or_load`].
+pub fn get_or_load_with_stand_in<K, N, F, S>(
+    device: &Device,
+    spec: &K,
+    kernel_name: N,
+    generate: F,
+    stand_in: S,
+) -> Result<Arc<LoadedKernel>>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+    N: FnOnce() -> String,
+    F: FnOnce() -> Result<String>,
+    S: FnOnce() -> Result<(String, String)>,
+{
+    if !tiering_enabled() {
+        return get_or_load(device, spec, kernel_name, generate);
+    }
+    global().get_or_build(device, spec, || {
+        let start = Instant::now();
+        let (quick_name, quick_ptx) = stand_in()?;
+        let ptx = generate()?;
+        let generate_time = start.elapsed();
+        let kernel_name = kernel_name();
+        let _scope = JitScope::enter(&format!("jit compilation of `{quick_name}`"))?;
+        let compile_start = Instant::now();
+        let module = Module::load(device, &quick_name, &quick_ptx)?;
+        let function = module.function(&quick_name)?;
+        // The background compile starts after the stand-in's: the driver
+        // compiles one module at a time, and the first launch waits only
+        // for the stand-in.
+        let upgrade = Upgrade::spawn(device, kernel_name, ptx, compile_start);
+        Ok(LoadedKernel {
+            module,
+            function,
+            generate_time,
+            upgrade: Some(upgrade),
+            stand_in: true,
+        })
+    })
+}
+
 /// The process-wide cache behind [`get_or_load`].
 fn global() -> &'static ModuleCache {
     static CACHE: OnceLock<ModuleCache> = OnceLock::new();
@@ -188,6 +257,44 @@ impl ModuleCache {
         N: FnOnce() -> String,
         F: FnOnce() -> Result<String>,
     {
+        self.get_or_build(device, spec, || {
+            let start = Instant::now();
+            let ptx = generate()?;
+            let generate_time = start.elapsed();
+            let kernel_name = kernel_name();
+            // The load, the kernel lookup and the start of a background
+            // compile are one step for the process's exit, which waits for
+            // it (exit.rs).
+            let _scope = JitScope::enter(&format!("jit compilation of `{kernel_name}`"))?;
+            let compile_start = Instant::now();
+            let module = if tiered {
+                Module::load_at(device, &kernel_name, &ptx, Some(QUICK_LEVEL))?
+            } else {
+                Module::load(device, &kernel_name, &ptx)?
+            };
+            let function = module.function(&kernel_name)?;
+            let upgrade = tiered.then(|| Upgrade::spawn(device, kernel_name, ptx, compile_start));
+            Ok(LoadedKernel {
+                module,
+                function,
+                generate_time,
+                upgrade,
+                stand_in: false,
+            })
+        })
+    }
+
+    /// The kernel in the slot of (`spec`, `device`), built by `build` on a
+    /// miss (one caller at a time; a failed build leaves the slot empty).
+    fn get_or_build<K>(
+        &self,
+        device: &Device,
+        spec: &K,
+        build: impl FnOnce() -> Result<LoadedKernel>,
+    ) -> Result<Arc<LoadedKernel>>
+    where
+        K: Hash + Eq + Clone + Send + Sync + 'static,
+    {
         let slot = self.slot(spec, device.ordinal());
         if let Some(kernel) = slot.kernel.get() {
             return Ok(kernel.clone());
@@ -196,27 +303,7 @@ impl ModuleCache {
         if let Some(kernel) = slot.kernel.get() {
             return Ok(kernel.clone());
         }
-        let start = Instant::now();
-        let ptx = generate()?;
-        let generate_time = start.elapsed();
-        let kernel_name = kernel_name();
-        // The load, the kernel lookup and the start of a background compile
-        // are one step for the process's exit, which waits for it (exit.rs).
-        let _scope = JitScope::enter(&format!("jit compilation of `{kernel_name}`"))?;
-        let compile_start = Instant::now();
-        let module = if tiered {
-            Module::load_at(device, &kernel_name, &ptx, Some(QUICK_LEVEL))?
-        } else {
-            Module::load(device, &kernel_name, &ptx)?
-        };
-        let function = module.function(&kernel_name)?;
-        let upgrade = tiered.then(|| Upgrade::spawn(device, kernel_name, ptx, compile_start));
-        let kernel = Arc::new(LoadedKernel {
-            module,
-            function,
-            generate_time,
-            upgrade,
-        });
+        let kernel = Arc::new(build()?);
         Ok(slot.kernel.get_or_init(|| kernel).clone())
     }
 

@@ -33,7 +33,7 @@
 //! | [`Device`], [`DeviceInfo`], [`DeviceLimits`] | `device.rs` | a GPU through its primary context; its limits, read once |
 //! | [`Module`] | `jit.rs` | PTX compiled by the driver JIT, with its error and info logs |
 //! | [`Function`] | `function.rs` | one kernel: registers, spills, shared-memory opt-in |
-//! | [`get_or_load`], [`get_or_load_tiered`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process |
+//! | [`get_or_load`], [`get_or_load_tiered`], [`get_or_load_with_stand_in`], [`LoadedKernel`] | `cache.rs` | compile each (spec, device) once per process, slow kernels behind a quick tier |
 //! | [`JitTier`], [`JIT_TIERED_ENV`] | `tiered.rs` | slow-to-compile kernels: a quick compile first, the optimized one in the background |
 //! | (internal) | `exit.rs` | the process's exit waits for JIT compiles in flight, so it never crashes in the driver |
 //! | [`LaunchConfig`], [`KernelArgs`], [`TensorMapArg`], [`check_cluster`], [`DEPENDENT_LAUNCH_ENV`] | `launch.rs` | validated launches with typed arguments, with or without thread-block clusters, and programmatic dependent launches |
@@ -96,7 +96,7 @@ mod tensor_map;
 mod tiered;
 mod vector_add;
 
-pub use cache::{get_or_load, get_or_load_tiered, LoadedKernel};
+pub use cache::{get_or_load, get_or_load_tiered, get_or_load_with_stand_in, LoadedKernel};
 pub use device::{Device, DeviceInfo, DeviceLimits};
 pub use driver::{device_count, driver_available, driver_version};
 pub use elementwise::{

@@ -172,11 +172,14 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// [`workspace_size`](Self::workspace_size) bytes when that is not zero
     /// (`None` for none).
     ///
-    /// A new SM70 or SM80 configuration compiles in two tiers, a quick
-    /// compile now and the optimized one in the background. An SM90 one
-    /// compiles once, at the full level, the kernel for `args`' beta: it has
-    /// one kernel for beta = 0 and one for any other beta, each compiled at
-    /// its first use.
+    /// A new configuration compiles in two tiers: a quick compile now, which
+    /// the first runs launch, and the optimized one in the background. For
+    /// SM70 and SM80 the quick compile is the same kernel at JIT level 1;
+    /// for SM90 it is a stand-in kernel with 128x128 tiles that writes the
+    /// same bits ([`GemmSpec::sm90_stand_in`](crate::kernel::gemm::GemmSpec::sm90_stand_in)).
+    /// An SM90 configuration has one kernel for beta = 0 and one for any
+    /// other beta, each compiled at its first use: this compiles the one for
+    /// `args`' beta.
     /// `gemm.initialize(&args, None)?.wait_optimized()?` also waits for the
     /// final kernel (call it before timing).
     ///

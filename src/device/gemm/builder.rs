@@ -543,10 +543,10 @@ impl Gemm {
 
     /// Checks `args` and compiles the kernel (or takes it from the cache),
     /// so that the first `run` only launches; returns the compiled kernel.
-    /// A new SM70 or SM80 configuration is compiled in two tiers (quick
-    /// now, optimized in the background; an SM90 one once, at the full
-    /// level, the kernel for `args`' beta: one for beta = 0, one for any
-    /// other): `gemm.initialize(&args, None)?.wait_optimized()?`
+    /// A new configuration is compiled in two tiers (quick now, optimized in
+    /// the background; for SM90 the quick one is a stand-in kernel of
+    /// 128x128 tiles, and the kernel is the one for `args`' beta: one for
+    /// beta = 0, one for any other): `gemm.initialize(&args, None)?.wait_optimized()?`
     /// waits for the final kernel. See
     /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize).
     pub fn initialize<A, B, C, D>(

@@ -14,8 +14,8 @@ use super::param_values::{dim_index, ParamValues};
 use crate::arch::ArchKind;
 use crate::collective::SourceRead;
 use crate::device::{
-    get_or_load, get_or_load_tiered, Device, KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg,
-    TmaSwizzle, TmaTiled,
+    get_or_load, get_or_load_tiered, get_or_load_with_stand_in, Device, Function, JitTier,
+    KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle, TmaTiled,
 };
 use crate::gemm::{tma_store_takes, GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
 use crate::kernel::gemm::{GemmKernel, GemmSpec};
@@ -45,6 +45,10 @@ pub(crate) struct Launcher {
     /// The launcher that takes the calls this one's kernel cannot (the SM80
     /// kernel behind an automatically picked SM90 one).
     fallback: Option<Box<Launcher>>,
+    /// The launcher of the kernel that runs in this one's place while this
+    /// one compiles ([`GemmSpec::sm90_stand_in`]), made on first use; `None`
+    /// for a kernel without one.
+    stand_in: OnceLock<Option<Box<Launcher>>>,
 }
 
 impl Launcher {
@@ -58,6 +62,7 @@ impl Launcher {
             resident: OnceLock::new(),
             check_scalars: true,
             fallback: None,
+            stand_in: OnceLock::new(),
         }
     }
 
@@ -132,11 +137,8 @@ impl Launcher {
     /// The compiled kernel: validated, generated and JIT-compiled on the
     /// first call (through the process-wide module cache), then reused. The
     /// SM70 and SM80 kernels compile in two tiers (a quick compile now, the
-    /// optimized one in the background); the SM90 kernels once, at the full
-    /// level: the driver's level-1 compile of a wgmma kernel is no quicker
-    /// than its full one (H100, bf16 128x256 cooperative: 596 ms quick, the
-    /// optimized one ready 1120 ms after the first began, since the driver
-    /// compiled them one after the other; 462 ms in one tier).
+    /// optimized one in the background). The SM90 kernels have one form
+    /// for each case of beta ([`kernel_for`](Self::kernel_for)).
     pub(crate) fn kernel(&self) -> Result<&Arc<LoadedKernel>> {
         if let Some(kernel) = self.kernel.get() {
             return Ok(kernel);
@@ -146,10 +148,13 @@ impl Launcher {
         let spec = &self.spec;
         let name = || composed.name().to_string();
         let generate = || Ok(composed.ptx()?);
-        let kernel = if spec.arch == ArchKind::Sm90 {
-            get_or_load(&self.device, spec, name, generate)?
-        } else {
-            get_or_load_tiered(&self.device, spec, name, generate)?
+        let kernel = match self.stand_in() {
+            Some(stand_in) => {
+                let quick = || stand_in.stand_in_ptx(None);
+                get_or_load_with_stand_in(&self.device, spec, name, generate, quick)?
+            }
+            None if spec.arch == ArchKind::Sm90 => get_or_load(&self.device, spec, name, generate)?,
+            None => get_or_load_tiered(&self.device, spec, name, generate)?,
         };
         Ok(self.kernel.get_or_init(|| kernel))
     }
@@ -157,7 +162,10 @@ impl Launcher {
     /// The compiled kernel for a launch with `beta`: where the composed
     /// kernel is generated apart for beta = 0 and beta not 0 (the SM90
     /// kernels: one store body each, a fifth less JIT time than the kernel
-    /// that tests beta), that case's kernel, compiled on its first launch;
+    /// that tests beta), that case's kernel, compiled on its first launch
+    /// behind its stand-in where it has one ([`GemmSpec::sm90_stand_in`]:
+    /// the driver's level-1 compile of a wgmma kernel is no quicker than its
+    /// full one, so the quick tier is a kernel of smaller tiles instead);
     /// else [`kernel`](Self::kernel).
     pub(crate) fn kernel_for(&self, beta: f64) -> Result<&Arc<LoadedKernel>> {
         // A kernel with one form for every beta, already compiled.
@@ -176,8 +184,42 @@ impl Launcher {
         let key = (self.spec.clone(), read);
         let name = || variant.name().to_string();
         let generate = || Ok(variant.ptx()?);
-        let kernel = get_or_load(&self.device, &key, name, generate)?;
+        let kernel = match self.stand_in() {
+            // The stand-in's kernel for the same case of beta runs until
+            // this one, compiled in the background, is ready.
+            Some(stand_in) => {
+                let quick = || stand_in.stand_in_ptx(Some(read));
+                get_or_load_with_stand_in(&self.device, &key, name, generate, quick)?
+            }
+            None => get_or_load(&self.device, &key, name, generate)?,
+        };
         Ok(slot.get_or_init(|| kernel))
+    }
+
+    /// This (stand-in) launcher's kernel name and PTX: its form for `read`,
+    /// or the kernel that tests beta where `None` (the form the kernel it
+    /// stands in for has: the same parameters either way).
+    fn stand_in_ptx(&self, read: Option<SourceRead>) -> Result<(String, String)> {
+        let composed = self.composed()?;
+        let variant = match read {
+            Some(read) => composed.for_source(read).ok_or_else(|| Error::Config {
+                config: self.spec.kernel_name(),
+                reason: format!("the stand-in has no form for {read:?}"),
+            })?,
+            None => return Ok((composed.name().to_string(), composed.ptx()?)),
+        };
+        Ok((variant.name().to_string(), variant.ptx()?))
+    }
+
+    /// The stand-in's launcher, where this kernel has one (whether it is
+    /// used depends on tiered compiles being on: `get_or_load_with_stand_in`).
+    fn stand_in(&self) -> Option<&Launcher> {
+        self.stand_in
+            .get_or_init(|| {
+                let spec = self.spec.sm90_stand_in()?;
+                Some(Box::new(Launcher::new(&self.device, spec)))
+            })
+            .as_deref()
     }
 
     /// Bytes of device workspace `run` needs: the kernel's parts' (0 for
@@ -364,6 +406,21 @@ impl Launcher {
             return Ok(());
         }
         let kernel = self.kernel_for(args.beta)?;
+        // One read of which compile runs: while a stand-in runs in this
+        // kernel's place, the launch takes the stand-in's geometry (tiles,
+        // grid, shared memory, tensor-map boxes) with the stand-in's code.
+        let (function, tier) = kernel.current();
+        let target = if tier == JitTier::Quick && kernel.stand_in() {
+            // Only a launcher of this spec made this entry, asking for this
+            // spec's stand-in: it exists.
+            self.stand_in().ok_or_else(|| Error::Config {
+                config: spec.kernel_name(),
+                reason: "its compiled kernel runs a stand-in that this spec does not have".into(),
+            })?
+        } else {
+            self
+        };
+        let (spec, composed) = (&target.spec, target.composed()?);
         let (m, n, k, l) = (
             shape.m as u32,
             shape.n as u32,
@@ -415,9 +472,9 @@ impl Launcher {
         let mut params = KernelArgs::new(stream);
         values.push(composed, &mut params)?;
         let shared_mem_bytes = composed.shared_storage().bytes;
-        let resident = *self.resident.get_or_init(|| {
+        let resident = *target.resident.get_or_init(|| {
             resident_blocks(
-                kernel,
+                function,
                 composed,
                 shared_mem_bytes,
                 self.device.limits().sm_count,
@@ -442,7 +499,9 @@ impl Launcher {
         // from D (Rust borrows) or D itself, which the kernel reads (element
         // by element, or a subtile by TMA) before it writes the same
         // elements, tile by tile. The grid, block and shared
-        // memory are the composed kernel's own.
+        // memory are the composed kernel's own, and `function` is that
+        // kernel's compiled code (the stand-in's while `current` says it
+        // runs: both were read at once).
         // A kernel of thread-block clusters launches with its cluster shape.
         // A kernel that waits for the grid ahead before it touches global
         // memory (`dependent_launch`) may start before that grid ends.
@@ -451,12 +510,10 @@ impl Launcher {
                 [x, y, z]
                     if composed.dependent_launch() && crate::device::dependent_launch_enabled() =>
                 {
-                    kernel
-                        .function()
-                        .launch_dependent(&config, (x, y, z), params)
+                    function.launch_dependent(&config, (x, y, z), params)
                 }
-                [1, 1, 1] => kernel.function().launch(&config, params),
-                [x, y, z] => kernel.function().launch_cluster(&config, (x, y, z), params),
+                [1, 1, 1] => function.launch(&config, params),
+                [x, y, z] => function.launch_cluster(&config, (x, y, z), params),
             }
         }
     }
@@ -517,7 +574,7 @@ fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShap
 /// clusters on the H100's 132 SMs); else, or where the driver cannot say,
 /// the SM count.
 fn resident_blocks(
-    kernel: &LoadedKernel,
+    function: &Function,
     composed: &dyn GemmKernel,
     shared_mem_bytes: u32,
     sm_count: u32,
@@ -528,10 +585,7 @@ fn resident_blocks(
         return sm_count;
     }
     let block = (composed.block_threads(), 1, 1);
-    match kernel
-        .function()
-        .max_active_clusters(block, shared_mem_bytes, (x, y, z))
-    {
+    match function.max_active_clusters(block, shared_mem_bytes, (x, y, z)) {
         Ok(clusters) if clusters > 0 => clusters.saturating_mul(size),
         _ => sm_count,
     }
