@@ -30,7 +30,7 @@ pub struct GemmArgs {
 pub fn run(args: &GemmArgs) -> ExitCode {
     match report(args) {
         Ok((text, passed)) => {
-            println!("{text}");
+            crate::out::outln!("{text}");
             if passed {
                 ExitCode::SUCCESS
             } else {

@@ -11,7 +11,7 @@ use cutlet::{Error, Result};
 pub fn run() -> ExitCode {
     match report() {
         Ok(text) => {
-            print!("{text}");
+            crate::out::out!("{text}");
             ExitCode::SUCCESS
         }
         Err(error) => {

@@ -1,6 +1,8 @@
 //! The `cutlet` command line: a GEMM run timed against cuBLAS, a layout
 //! calculator, pictures of MMA layouts, a device report and bandwidth benchmarks, one subcommand each.
 
+mod out;
+
 mod bench;
 mod gemm;
 mod info;

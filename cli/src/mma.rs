@@ -31,9 +31,9 @@ pub fn run(args: &MmaArgs) -> ExitCode {
                 }
             },
             None => {
-                print!("{}", picture.to_text());
+                crate::out::out!("{}", picture.to_text());
                 if let Some(note) = shared_operand_note(&args.name) {
-                    println!("{note}");
+                    crate::out::outln!("{note}");
                 }
                 ExitCode::SUCCESS
             }

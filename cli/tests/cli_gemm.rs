@@ -194,3 +194,23 @@ fn help_lists_the_cold_l2_option() {
     assert!(stdout.contains("--use_cold_l2"), "{stdout}");
     assert!(stdout.contains("cold L2"), "{stdout}");
 }
+
+/// A reader that has gone (`cutlet gemm --emit-ptx | head -1`) ends the
+/// command quietly with status 0: no "failed printing to stdout" panic.
+/// The pipe's read end is closed before the command starts, so its first
+/// write fails.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::{Command, Stdio};
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = Command::new(common::cutlet_bin())
+        .args(["gemm", "--emit-ptx", "--arch", "sm90"])
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -253,7 +253,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     eprintln!();
     let gbps = |ms: f64| bytes / (ms * 1e-3) / 1e9;
     let line = |what: &str, ms: f64, copy_ms: f64| {
-        println!(
+        crate::out::outln!(
             "  {what}: {ms:.4} ms, {:.0} GB/s, {:.1}% of the ceiling, {:.1}% of the copy ({:.0} GB/s, {:.1}%)",
             gbps(ms),
             100.0 * gbps(ms) / ceiling,
@@ -262,7 +262,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
             100.0 * gbps(copy_ms) / ceiling
         );
     };
-    println!(
+    crate::out::outln!(
         "{}: {} on {T} [{rows} x {cols}] ({} input{}, {}), {}, {:.0} MB moved, ceiling {ceiling:.0} GB/s:",
         info.name,
         args.op,
@@ -274,7 +274,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         T = T::TYPE,
     );
     line("per launch (median)", ms, copy_ms);
-    println!(
+    crate::out::outln!(
         "  per launch, launch latency hidden behind a spin kernel (median): {hidden_ms:.4} ms, {:.0} GB/s, {:.1}% of the ceiling",
         gbps(hidden_ms),
         100.0 * gbps(hidden_ms) / ceiling

@@ -214,19 +214,19 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
             100.0 * gbps / ceiling
         )
     };
-    println!(
+    crate::out::outln!(
         "{}: {}, {}:",
         info.name,
         describe(setup, T::TYPE),
         describe_plan(&plan)
     );
-    println!("  per launch (median): {}", share(ms));
-    println!(
+    crate::out::outln!("  per launch (median): {}", share(ms));
+    crate::out::outln!(
         "  per launch, launch latency hidden behind a spin kernel (median): {}",
         share(hidden_ms)
     );
     if let Some(b) = batch_ms {
-        println!("  batch of {batch} (median per launch): {}", share(b));
+        crate::out::outln!("  batch of {batch} (median per launch): {}", share(b));
     }
     Ok(())
 }
