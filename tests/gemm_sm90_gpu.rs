@@ -1,7 +1,7 @@
 //! Every default SM90 kernel (`sm90_default_specs`: the cooperative 128x256
-//! kernel in a 2x1 cluster and the ping-pong 128x128 kernels without and
-//! with a 2x1 cluster, for every type combination and major, with the TMA
-//! epilogue) computes exactly on an H100/H200, plus the register-store
+//! kernel in a 2x1 cluster, the ping-pong 128x128 kernels without and with
+//! a 2x1 cluster and the cooperative 256x128 kernel in a 1x2 cluster, for
+//! every type combination and major, with the TMA epilogue) computes exactly on an H100/H200, plus the register-store
 //! epilogue on every 5th of them and the schedules and clusters the
 //! defaults leave out (1x2 and 2x2 clusters, the cooperative kernel
 //! without one).
@@ -695,6 +695,7 @@ fn every_raster_order_and_swizzle_computes_exactly() {
     for spec in specs.iter().chain([&sm70]) {
         let gemm = Gemm::from_spec(&device, spec.clone());
         for raster_order in [
+            RasterOrder::Auto,
             RasterOrder::AlongM,
             RasterOrder::AlongN,
             RasterOrder::Heuristic,

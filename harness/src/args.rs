@@ -72,13 +72,15 @@ pub struct DenseGemmArgs {
     #[arg(long = "schedule", value_parser = parse_schedule, default_value = "auto")]
     pub schedule: ScheduleArg,
     /// The SM90 thread-block cluster M,N (1 or 2 each; default: the
-    /// schedule's, 2,1 for cooperative).
+    /// problem's pick, or the schedule's, 2,1 for cooperative, where a
+    /// schedule or tile is given).
     #[arg(long = "cluster_shape_mn", value_parser = parse_cluster)]
     pub cluster_shape_mn: Option<[u32; 2]>,
-    /// The order in which the tile scheduler walks the output tiles:
-    /// along_n (default), along_m, or heuristic (CUTLASS's: along M where N
-    /// has more tiles) (CUTLASS profiler's --raster_order).
-    #[arg(long = "raster_order", value_parser = parse_raster_order, default_value = "along_n")]
+    /// The order in which the tile scheduler walks the output tiles: auto
+    /// (default: along M in a 1x2 cluster, else along N), along_n, along_m,
+    /// or heuristic (CUTLASS's: along M where N has more tiles) (CUTLASS
+    /// profiler's --raster_order).
+    #[arg(long = "raster_order", value_parser = parse_raster_order, default_value = "auto")]
     pub raster_order: RasterOrder,
     /// Tiles per swizzle group of the walk, a power of two (CUTLASS
     /// profiler's --swizzle_size; default: the kernel's, 8).
@@ -138,9 +140,10 @@ impl DenseGemmArgs {
     /// capability `cc`: [`spec`](Self::spec), except that without
     /// `--tile_shape_mnk` the kernel is chosen for the problem. On compute
     /// capability 9.0 (unless `--arch sm80`/`sm70`) that is the SM90 kernel
-    /// of [`sm90_spec_for_problem`] (cooperative 128x256 in a 2x1 cluster
-    /// for problems that fill the GPU, or half of it where a tf32 A is
-    /// M-major, else ping-pong 128x128) where no
+    /// of [`sm90_spec_for_problem`] (cooperative 256x128 in a 1x2 cluster
+    /// for problems that fill the GPU, 128x256 in a 2x1 cluster where a tf32
+    /// A is M-major and the problem fills half of it, else ping-pong
+    /// 128x128) where no
     /// schedule or cluster is given; elsewhere [`sm80_spec_for_problem`]
     /// (256x128 where that takes fewer waves than 128x256, e.g. for
     /// 4095 x 4097).
@@ -241,24 +244,26 @@ pub fn parse_schedule(text: &str) -> Result<ScheduleArg> {
     }
 }
 
-/// `heuristic`, `along_m` or `along_n`: a raster order.
+/// `auto`, `heuristic`, `along_m` or `along_n`: a raster order.
 ///
 /// ```
 /// use cutlet::device::gemm::RasterOrder;
 /// use cutlet_harness::parse_raster_order;
 ///
 /// assert_eq!(parse_raster_order("along_m").unwrap(), RasterOrder::AlongM);
+/// assert_eq!(parse_raster_order("auto").unwrap(), RasterOrder::Auto);
 /// assert!(parse_raster_order("diagonal").is_err());
 /// ```
 pub fn parse_raster_order(text: &str) -> Result<RasterOrder> {
     match text {
+        "auto" => Ok(RasterOrder::Auto),
         "heuristic" => Ok(RasterOrder::Heuristic),
         "along_m" => Ok(RasterOrder::AlongM),
         "along_n" => Ok(RasterOrder::AlongN),
         other => Err(Error::invalid_argument(
             "raster_order",
             format!("`{other}`"),
-            "heuristic, along_m or along_n",
+            "auto, heuristic, along_m or along_n",
         )),
     }
 }

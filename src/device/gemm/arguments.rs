@@ -218,7 +218,8 @@ pub struct Arguments<'a, A, B, C, D> {
 ///
 /// let walk = SchedulerArgs { raster_order: RasterOrder::AlongM, swizzle_size: Some(4) };
 /// assert_eq!(walk.raster_log().unwrap(), Some(2));
-/// // The default: along N and the kernel's own swizzle (8 tiles).
+/// // The default: the kernel's own order (along M in a 1x2 cluster, else
+/// // along N) and its own swizzle (8 tiles).
 /// assert_eq!(SchedulerArgs::default().raster_log().unwrap(), None);
 /// // A swizzle size that is not a power of two is an error that names it.
 /// let bad = SchedulerArgs { swizzle_size: Some(3), ..SchedulerArgs::default() };
@@ -226,9 +227,10 @@ pub struct Arguments<'a, A, B, C, D> {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SchedulerArgs {
-    /// Along N (the default), along M, or by CUTLASS's heuristic (along M
-    /// where the problem has more N tiles than M tiles; see
-    /// [`RasterOrder`] for why it is not the default).
+    /// The kernel's own order (the default: along M in a 1x2 cluster, else
+    /// along N), along N, along M, or by CUTLASS's heuristic (along M where
+    /// the problem has more N tiles than M tiles; see [`RasterOrder`] for
+    /// the measurements behind the default).
     pub raster_order: RasterOrder,
     /// Tiles per swizzle group, a power of two (CUTLASS's
     /// `max_swizzle_size`; capped at the problem's tiles); `None` takes the

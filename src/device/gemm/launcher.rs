@@ -448,7 +448,10 @@ impl Launcher {
             raster_log,
             raster_order: Some({
                 let (tiles_m, tiles_n) = spec.tiles(m, n);
-                args.scheduler.raster_order.resolve(tiles_m, tiles_n)
+                let cluster = [spec.cluster[0], spec.cluster[1]];
+                args.scheduler
+                    .raster_order
+                    .resolve(tiles_m, tiles_n, cluster)
             }),
         };
         let mut values = values;

@@ -108,10 +108,12 @@ pub fn sm90_default_spec(
 }
 
 /// The SM90 GEMM for a problem `[m, n, k, l]` on a GPU of `sm_count` SMs,
-/// as `KernelScheduleAuto` picks: the cooperative 128x256 kernel in a 2x1
-/// cluster where two waves of those tiles fill the GPU and K is above
-/// 1024 (256x128 tiles where those take fewer waves of the persistent
-/// grid), else the ping-pong 128x128 kernel without a cluster (more, smaller
+/// as `KernelScheduleAuto` picks: where two waves of 128x256 tiles fill the
+/// GPU and K is above 1024, the cooperative kernel with 256x128 tiles in a
+/// 1x2 cluster (cuBLAS's shape; in a 2x1 cluster where 256x128 tiles take
+/// fewer waves of the persistent grid than 128x256 ones, 128x256 in a 2x1
+/// cluster where the 1x2 cluster would take more), else the ping-pong
+/// 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
 /// mainloop). Where A passes through registers (tf32 with an M-major A),
 /// the cooperative 128x256 kernel wherever its tiles fill half the SMs,
@@ -126,6 +128,8 @@ pub fn sm90_default_spec(
 ///
 /// let big = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
+/// // cuBLAS's shape: 256x128 tiles in a 1x2 cluster.
+/// assert_eq!((big.tile, big.cluster), ([256, 128, 64], [1, 2, 1]));
 /// let small = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [2048, 2048, 2048, 1], 132).unwrap();
 /// assert_eq!(small.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
 /// // A short K: ping-pong hides the epilogue.
@@ -134,8 +138,7 @@ pub fn sm90_default_spec(
 /// // 4097 columns make a 17th column of 128x256 tiles one column wide: 544
 /// // tiles, 5 waves on 132 SMs. 256x128 tiles: 16 x 33 = 528, 4 waves.
 /// let ragged = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4095, 4097, 4093, 1], 132).unwrap();
-/// assert_eq!((ragged.schedule, ragged.tile), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64]));
-/// assert_eq!(big.tile, [128, 256, 64]);
+/// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
 /// // tf32 with an M-major A (read from registers): the cooperative 128x256
 /// // kernel from 66 of its tiles on (half of 132 SMs; 16 x 8 = 128 at 2048³),
 /// // ping-pong below.
@@ -202,14 +205,8 @@ fn sm90_problem_kernel(
         // A short K leaves the cooperative kernel's epilogue exposed: ping-pong
         // hides it (8192x8192x1024 bf16 on the H100: 654 TFLOP/s against 622).
         let wide = sm90_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
-        // The same work in 256x128 tiles where that takes fewer waves:
-        // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
-        // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128 (4).
-        let tall_tile = [256, 128, wide.tile[2]];
-        if waves([m, n, l], tall_tile, wide.cluster, sm_count)
-            < waves([m, n, l], wide.tile, wide.cluster, sm_count)
-        {
-            return sm90_spec(
+        let tall = |cluster: [u32; 2]| {
+            sm90_spec(
                 a,
                 b,
                 d,
@@ -218,9 +215,30 @@ fn sm90_problem_kernel(
                 b_major,
                 d_major,
                 KernelSchedule::TmaWarpSpecializedCooperative,
-                tall_tile,
-                [wide.cluster[0], wide.cluster[1]],
-            );
+                [256, 128, wide.tile[2]],
+                cluster,
+            )
+        };
+        // The same work in 256x128 tiles where that takes fewer waves:
+        // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
+        // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128 (4).
+        let tall_tile = [256, 128, wide.tile[2]];
+        // Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093 ran at 624
+        // TFLOP/s against 740.
+        if waves([m, n, l], tall_tile, wide.cluster, sm_count)
+            < waves([m, n, l], wide.tile, wide.cluster, sm_count)
+        {
+            return tall([wide.cluster[0], wide.cluster[1]]);
+        }
+        // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked along
+        // M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16 4096³
+        // 0.993-0.994 against 0.988-0.989 for 128x256 2x1, 4096x14336x4096
+        // 0.982-0.985 against 0.972-0.980, 8192³ 1.019-1.020 against
+        // 1.012-1.014.
+        if waves([m, n, l], tall_tile, [1, 2, 1], sm_count)
+            <= waves([m, n, l], wide.tile, wide.cluster, sm_count)
+        {
+            return tall([1, 2]);
         }
         return Ok(wide);
     }
@@ -264,14 +282,17 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) 
 /// of [`sm80_default_specs`](super::sm80_default_specs); tf32 with a
 /// K-major B, its A K-major or M-major, read through registers),
 /// every major of A, B and D, the cooperative 128x256 kernel in a 2x1
-/// cluster and the ping-pong 128x128 kernels (1x1 and 2x1 clusters).
+/// cluster, the ping-pong 128x128 kernels (1x1 and 2x1 clusters) and,
+/// where A is not read through registers, the cooperative 256x128 kernel
+/// in a 1x2 cluster ([`sm90_spec_for_problem`]'s pick for large problems).
 ///
 /// ```
 /// use cutlet::kernel::gemm::sm90_default_specs;
 ///
 /// let specs = sm90_default_specs();
-/// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of A x 2 of D, 3 kernels each.
-/// assert_eq!(specs.len(), 3 * (5 * 8 + 4));
+/// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of A x 2 of D, 3 kernels
+/// // each, and 256x128 1x2 for all but the 2 tf32 kernels with an M-major A.
+/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2));
 /// ```
 pub fn sm90_default_specs() -> Vec<GemmSpec> {
     let majors = [OperandMajor::K, OperandMajor::MN];
@@ -297,7 +318,16 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
                             [128, 128, bk],
                             [2, 1],
                         ),
+                        (
+                            KernelSchedule::TmaWarpSpecializedCooperative,
+                            [256, 128, bk],
+                            [1, 2],
+                        ),
                     ] {
+                        if tile[0] == 256 && crate::collective::reads_a_from_registers(ab, a_major)
+                        {
+                            continue;
+                        }
                         if let Ok(spec) = sm90_spec(
                             ab, ab, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
                         ) {

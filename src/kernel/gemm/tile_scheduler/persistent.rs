@@ -65,8 +65,9 @@ impl Persistent {
 
     /// The host model of the walk: the (tile_m, tile_n, batch) of cluster
     /// tile `linear` for the CTA at `(cta_m, cta_n)` of its cluster, the
-    /// cluster tiles walked in `order` ([`Heuristic`](RasterOrder::Heuristic)
-    /// resolved over the CTA tiles, as the launcher resolves it).
+    /// cluster tiles walked in `order` ([`Auto`](RasterOrder::Auto) resolved
+    /// by this cluster, [`Heuristic`](RasterOrder::Heuristic) over the CTA
+    /// tiles, as the launcher resolves them).
     ///
     /// ```
     /// use cutlet::kernel::gemm::{Persistent, RasterOrder};
@@ -87,7 +88,7 @@ impl Persistent {
         [cta_m, cta_n]: [u32; 2],
         order: RasterOrder,
     ) -> (u32, u32, u32) {
-        let order = order.resolve(tiles_m, tiles_n);
+        let order = order.resolve(tiles_m, tiles_n, self.cluster);
         let cm = tiles_m.div_ceil(self.cluster[0]);
         let cn = tiles_n.div_ceil(self.cluster[1]);
         let per_batch = (cm * cn).max(1);
