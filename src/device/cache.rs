@@ -199,22 +199,39 @@ where
         let (quick_name, quick_ptx) = stand_in()?;
         let ptx = generate()?;
         let generate_time = start.elapsed();
-        let kernel_name = kernel_name();
-        let _scope = JitScope::enter(&format!("jit compilation of `{quick_name}`"))?;
-        let compile_start = Instant::now();
-        let module = Module::load(device, &quick_name, &quick_ptx)?;
-        let function = module.function(&quick_name)?;
-        // The background compile starts after the stand-in's: the driver
-        // compiles one module at a time, and the first launch waits only
-        // for the stand-in.
-        let upgrade = Upgrade::spawn(device, kernel_name, ptx, compile_start);
-        Ok(LoadedKernel {
-            module,
-            function,
-            generate_time,
-            upgrade: Some(upgrade),
-            stand_in: true,
-        })
+        let optimized = Some((kernel_name(), ptx));
+        let quick = (quick_name, quick_ptx, None);
+        compile(device, quick, optimized, generate_time, true)
+    })
+}
+
+/// Compiles `quick` (`.entry` name, PTX, JIT level; `None`: the full one)
+/// on this thread and, where given, `optimized` (name, PTX) at the full
+/// level on a background thread started after it (the driver compiles one
+/// module at a time, and the first launch waits only for the quick one).
+fn compile(
+    device: &Device,
+    (name, ptx, level): (String, String, Option<u32>),
+    optimized: Option<(String, String)>,
+    generate_time: Duration,
+    stand_in: bool,
+) -> Result<LoadedKernel> {
+    // The load, the kernel lookup and the start of a background compile
+    // are one step for the process's exit, which waits for it (exit.rs).
+    let _scope = JitScope::enter(&format!("jit compilation of `{name}`"))?;
+    let compile_start = Instant::now();
+    let module = match level {
+        Some(level) => Module::load_at(device, &name, &ptx, Some(level))?,
+        None => Module::load(device, &name, &ptx)?,
+    };
+    let function = module.function(&name)?;
+    let upgrade = optimized.map(|(name, ptx)| Upgrade::spawn(device, name, ptx, compile_start));
+    Ok(LoadedKernel {
+        module,
+        function,
+        generate_time,
+        upgrade,
+        stand_in,
     })
 }
 
@@ -262,25 +279,11 @@ impl ModuleCache {
             let ptx = generate()?;
             let generate_time = start.elapsed();
             let kernel_name = kernel_name();
-            // The load, the kernel lookup and the start of a background
-            // compile are one step for the process's exit, which waits for
-            // it (exit.rs).
-            let _scope = JitScope::enter(&format!("jit compilation of `{kernel_name}`"))?;
-            let compile_start = Instant::now();
-            let module = if tiered {
-                Module::load_at(device, &kernel_name, &ptx, Some(QUICK_LEVEL))?
-            } else {
-                Module::load(device, &kernel_name, &ptx)?
-            };
-            let function = module.function(&kernel_name)?;
-            let upgrade = tiered.then(|| Upgrade::spawn(device, kernel_name, ptx, compile_start));
-            Ok(LoadedKernel {
-                module,
-                function,
-                generate_time,
-                upgrade,
-                stand_in: false,
-            })
+            // A tiered kernel: the same PTX at the quick level now, at the
+            // full one in the background.
+            let optimized = tiered.then(|| (kernel_name.clone(), ptx.clone()));
+            let quick = (kernel_name, ptx, tiered.then_some(QUICK_LEVEL));
+            compile(device, quick, optimized, generate_time, false)
         })
     }
 

@@ -20,6 +20,9 @@ pub struct Function {
     static_shared_bytes: u32,
     /// Registers per thread (read once, when the function is looked up).
     num_regs: u32,
+    /// The device's compute capability (read once, when the function is
+    /// looked up: the cluster and dependent launches check it).
+    pub(crate) compute_capability: (u32, u32),
     /// The largest dynamic shared memory size this function has been
     /// allowed so far (48 KiB until raised); raised at most once per size.
     dynamic_shared_allowed: AtomicU32,
@@ -40,8 +43,21 @@ impl Function {
             module,
             static_shared_bytes: 0,
             num_regs: 0,
+            compute_capability: (0, 0),
             dynamic_shared_allowed: AtomicU32::new(DEFAULT_DYNAMIC_SHARED_BYTES),
         };
+        let capability = |attribute| {
+            function
+                .module
+                .context
+                .attribute(attribute)
+                .map(|value| value as u32)
+                .map_err(|e| Error::driver("reading the device's compute capability", e))
+        };
+        function.compute_capability = (
+            capability(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            capability(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
         function.static_shared_bytes = function.attribute(
             FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
             "static shared memory",

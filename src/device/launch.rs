@@ -354,22 +354,17 @@ impl Function {
     }
 
     /// [`Error::UnsupportedArch`] naming `feature` where the function's
-    /// device is below compute capability 9.0.
+    /// device is below compute capability 9.0 (read when the function was
+    /// looked up: no driver call).
     fn require_sm90(&self, feature: &str) -> Result<()> {
-        let context = &self.module.context;
-        let major = context
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-            .map_err(|e| Error::driver("reading the device's compute capability", e))?;
-        let minor = context
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
-            .map_err(|e| Error::driver("reading the device's compute capability", e))?;
+        let (major, minor) = self.compute_capability;
         if major < 9 {
             return Err(Error::UnsupportedArch {
                 kernel: self.name.clone(),
                 required: format!("{feature} (compute capability 9.0 or newer)"),
-                ordinal: context.ordinal(),
-                major: major as u32,
-                minor: minor as u32,
+                ordinal: self.module.context.ordinal(),
+                major,
+                minor,
             });
         }
         Ok(())
