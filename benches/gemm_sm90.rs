@@ -161,7 +161,9 @@ fn versus_cublas(device: &Device) {
 fn cached_run_host_time(c: &mut Criterion, device: &Device) {
     let stream = device.default_stream();
     let mut probe = OverheadProbe::new(&stream).unwrap();
-    let gemm = Gemm::builder().arch(ArchKind::Sm90).build(device).unwrap();
+    // The builder's own pick, as a user gets it: picked for the problem on
+    // each call.
+    let gemm = Gemm::builder().build(device).unwrap();
     let mut args = probe.arguments();
     gemm.initialize(&args, None)
         .unwrap()

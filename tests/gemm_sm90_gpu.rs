@@ -817,3 +817,164 @@ fn back_to_back_gemms_wait_for_the_gemm_ahead() {
         }
     }
 }
+
+/// `Gemm::builder().build(..)` on compute capability 9.0 picks the kernel
+/// for each call's problem, as `sm90_spec_for_problem` does: one `Gemm`
+/// runs a small problem on the ping-pong kernel, a short-K one on ping-pong
+/// too and a large one on the cooperative kernel, each result exact (every
+/// element of the small one, 4096 sampled elements of the large ones,
+/// which must also equal the pinned default kernel's output bit for bit:
+/// every SM90 kernel adds in the same order). A D that TMA cannot store
+/// runs on the picked kernel's register-store form, and turning the scalar
+/// check off reaches the kernels already picked.
+#[test]
+fn build_picks_the_kernel_for_each_problem() {
+    const NAME: &str = "build_picks_the_kernel_for_each_problem";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let sm_count = device.limits().sm_count;
+    let gemm = Gemm::builder()
+        .a(ElementType::BF16, OperandMajor::K)
+        .b(ElementType::BF16, OperandMajor::K)
+        .d(ElementType::BF16, OutputMajor::N)
+        .build(&device)
+        .unwrap();
+    // The pinned default kernel, TMA store and register store.
+    let default = bf16_sm90_spec(
+        KernelSchedule::TmaWarpSpecializedCooperative,
+        [128, 256, 64],
+        [2, 1],
+    );
+    let pinned = [
+        Gemm::from_spec(&device, default.clone()),
+        Gemm::from_spec(
+            &device,
+            default
+                .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+                .unwrap(),
+        ),
+    ];
+    // (m, n, k, extra columns in D's leading dimension)
+    let problems = [
+        (300, 200, 136, 0),
+        (2048, 4096, 512, 0),
+        (3072, 3072, 1088, 0),
+        // A leading dimension TMA cannot take (6148 bytes), pairs aligned.
+        (3072, 3072, 1088, 2),
+    ];
+    let mut schedules = Vec::new();
+    for (m, n, k, pad) in problems {
+        let a_host = integers(21, m * k, 2);
+        let b_host = integers(22, n * k, 2);
+        let to_bf16 = |v: &[f64]| v.iter().map(|&x| bf16::from_f64(x)).collect::<Vec<_>>();
+        let a = stream.clone_htod(&to_bf16(&a_host)).unwrap();
+        let b = stream.clone_htod(&to_bf16(&b_host)).unwrap();
+        let ldd = n + pad;
+        let mut outputs = Vec::new();
+        for which in [&gemm, &pinned[usize::from(pad != 0)]] {
+            let mut d = stream.clone_htod(&vec![bf16::NAN; m * ldd]).unwrap();
+            let mut args = Arguments::product(
+                GemmShape::new(m, n, k, 1),
+                Operand::new(a.as_view(), k, 0),
+                Operand::new(b.as_view(), k, 0),
+                OutputOperand::new(d.as_view_mut(), ldd, 0),
+                1.0,
+            );
+            if std::ptr::eq(which, &gemm) {
+                let spec = gemm.spec_for(&args).clone();
+                let expected = sm90_spec_for_problem(
+                    ElementType::BF16,
+                    ElementType::BF16,
+                    ElementType::BF16,
+                    ElementType::F32,
+                    OperandMajor::K,
+                    OperandMajor::K,
+                    OutputMajor::N,
+                    [m, n, k, 1].map(|x| x as u32),
+                    sm_count,
+                )
+                .unwrap();
+                let label = format!("{m}x{n}x{k}, ldd {ldd}");
+                assert_eq!(
+                    (spec.schedule, spec.tile, spec.cluster),
+                    (expected.schedule, expected.tile, expected.cluster),
+                    "{label}: spec_for names {}",
+                    spec.kernel_name()
+                );
+                let policy = if pad == 0 {
+                    EpiloguePolicy::Sm90TmaWarpSpecialized
+                } else {
+                    EpiloguePolicy::Sm90NoSmem
+                };
+                assert_eq!(spec.epilogue.policy, policy, "{label}");
+                schedules.push(spec.schedule);
+            }
+            which.run(&mut args, &stream).unwrap();
+            drop(args);
+            outputs.push(stream.clone_dtoh(&d).unwrap());
+        }
+        let (got, default) = (&outputs[0], &outputs[1]);
+        let expect = |i: usize, j: usize| {
+            let dot: f64 = (0..k).map(|p| a_host[i * k + p] * b_host[j * k + p]).sum();
+            bf16::from_f64(dot)
+        };
+        let everything = m * n <= 300 * 200;
+        let picks: Vec<(usize, usize)> = if everything {
+            (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect()
+        } else {
+            (0..4096)
+                .map(|s| ((s * 7919) % m, (s * 104_729) % n))
+                .collect()
+        };
+        for (i, j) in picks {
+            let at = i * ldd + j;
+            assert_eq!(
+                got[at].to_bits(),
+                expect(i, j).to_bits(),
+                "{m}x{n}x{k}: D[{i}][{j}] = {}, expected {}",
+                got[at],
+                expect(i, j)
+            );
+        }
+        for i in 0..m {
+            for j in 0..ldd {
+                let at = i * ldd + j;
+                if j >= n {
+                    assert!(got[at].is_nan(), "{m}x{n}x{k}: padding D[{i}][{j}] written");
+                } else {
+                    assert_eq!(
+                        got[at].to_bits(),
+                        default[at].to_bits(),
+                        "{m}x{n}x{k}: D[{i}][{j}] differs from the default kernel's"
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        schedules.contains(&KernelSchedule::TmaWarpSpecializedPingpong)
+            && schedules.contains(&KernelSchedule::TmaWarpSpecializedCooperative),
+        "one Gemm ran {schedules:?}"
+    );
+    gemm.wait_optimized().unwrap();
+    // A scalar that is not finite in f32: refused, then taken once the check
+    // is off (by the kernel picked before).
+    let (m, n, k) = (3072, 3072, 1088);
+    let a = stream.alloc_zeros::<bf16>(m * k).unwrap();
+    let b = stream.alloc_zeros::<bf16>(n * k).unwrap();
+    let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap();
+    let mut args = Arguments::product(
+        GemmShape::new(m, n, k, 1),
+        Operand::new(a.as_view(), k, 0),
+        Operand::new(b.as_view(), k, 0),
+        OutputOperand::new(d.as_view_mut(), n, 0),
+        1e300,
+    );
+    let refused = gemm.run(&mut args, &stream).unwrap_err().to_string();
+    assert!(refused.contains("alpha"), "{refused}");
+    let gemm = gemm.check_scalars(false);
+    gemm.run(&mut args, &stream).unwrap();
+    stream.synchronize().unwrap();
+}

@@ -64,7 +64,9 @@ pub struct DenseGemmArgs {
     #[arg(long = "use_cold_l2")]
     pub use_cold_l2: bool,
     /// The architecture to generate for: sm70 (the Volta kernel, f16
-    /// inputs), sm80 or sm90; default: the builder's (sm80's kernel).
+    /// inputs), sm80 or sm90; default: the GPU's best (sm90 on compute
+    /// capability 9.0, where the kernel is picked for the problem; else
+    /// sm80; --emit-ptx without a GPU: sm80).
     #[arg(long = "arch", value_parser = parse_arch)]
     pub arch: Option<ArchKind>,
     /// The SM90 kernel schedule: cooperative, pingpong or auto (default:

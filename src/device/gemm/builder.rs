@@ -8,6 +8,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 
 use super::arguments::Arguments;
 use super::launcher::{check_spec, Launcher};
+use super::picks::ProblemPicks;
 use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
@@ -46,9 +47,10 @@ pub struct Gemm {
 }
 
 /// Builds a [`Gemm`] (or a [`TypedGemm`]): element types and majors of A,
-/// B and D (C has D's), the accumulator, and optionally the tile, warps and
-/// stages. Unset fields come from the SM80 collective builder
-/// ([`sm80_default_spec`](crate::kernel::gemm::sm80_default_spec)).
+/// B and D (C has D's), the accumulator, and optionally the architecture,
+/// schedule, tile, cluster, warps and stages. Unset fields come from the
+/// collective builder of the architecture ([`arch`](Self::arch): on
+/// compute capability 9.0 `build` picks the SM90 kernel for each problem).
 #[must_use]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GemmBuilder {
@@ -164,10 +166,17 @@ impl GemmBuilder {
     /// Unset, [`spec`](Self::spec) gives the `Sm80` kernel, and
     /// [`build`](Self::build) picks for the device: on compute capability
     /// 9.0 (and with no tile, warps, stages, schedule or cluster set) the
-    /// SM90 kernel, which hands a call whose D TMA cannot write (an
-    /// address, leading dimension or batch stride that is not a multiple of
-    /// 16 bytes) to the SM90 kernel with the register-store epilogue, and
-    /// one whose A or B it cannot read to the SM80 kernel; elsewhere `Sm80`.
+    /// SM90 kernels, picking the schedule, tile and cluster for each call's
+    /// problem as
+    /// [`sm90_spec_for_problem`](crate::kernel::gemm::sm90_spec_for_problem)
+    /// does for the device's SM count (each kernel compiled on the first
+    /// call that needs it; [`Gemm::spec_for`] names it). A call whose D
+    /// TMA cannot write (an address, leading dimension or batch stride that
+    /// is not a multiple of 16 bytes) runs on that kernel with the
+    /// register-store epilogue, one whose A or B TMA cannot read on the SM80
+    /// kernel; elsewhere `Sm80`. With `arch(Sm90)` and nothing else of the
+    /// kernel set, `build` picks for each problem the same way, but refuses
+    /// what TMA cannot take, stating its rules.
     ///
     /// ```
     /// use cutlet::arch::ArchKind;
@@ -386,26 +395,39 @@ impl GemmBuilder {
     /// [`arch`](Self::arch)), else the spec's own.
     fn launcher(&self, device: &Device) -> Result<Launcher> {
         let sm80 = self.spec()?;
-        let auto = self.arch.is_none()
-            && self.schedule.is_none()
+        let shape_unset = self.schedule.is_none()
             && self.tile.is_none()
             && self.warps.is_none()
             && self.stages.is_none()
             && self.cluster.is_none();
-        if auto && device.compute_capability() == (9, 0) {
-            let mut sm90 = self.clone();
-            sm90.arch = Some(ArchKind::Sm90);
-            if let Ok(spec) = sm90.sm90_spec() {
+        if !shape_unset || device.compute_capability() != (9, 0) {
+            return Ok(Launcher::new(device, sm80));
+        }
+        let sm_count = device.limits().sm_count;
+        match self.arch {
+            // SM90 pinned: the kernel for each problem, refusing with TMA's
+            // rules what it cannot take (`sm80` is the SM90 spec here).
+            Some(ArchKind::Sm90) => {
+                let picks = ProblemPicks::new(sm80.clone(), None, sm_count);
+                Ok(Launcher::new(device, sm80).with_picks(picks))
+            }
+            Some(_) => Ok(Launcher::new(device, sm80)),
+            None => {
+                let mut sm90 = self.clone();
+                sm90.arch = Some(ArchKind::Sm90);
+                let Ok(spec) = sm90.sm90_spec() else {
+                    return Ok(Launcher::new(device, sm80));
+                };
                 // D not TMA-aligned: the register-store epilogue; A or B
                 // not: the SM80 kernel.
                 let behind = match spec.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem) {
-                    Ok(direct) => Launcher::with_fallback(device, direct, sm80),
-                    Err(_) => Launcher::new(device, sm80),
+                    Ok(direct) => Launcher::with_fallback(device, direct, sm80.clone()),
+                    Err(_) => Launcher::new(device, sm80.clone()),
                 };
-                return Ok(Launcher::with_fallback_launcher(device, spec, behind));
+                let picks = ProblemPicks::new(spec.clone(), Some(sm80), sm_count);
+                Ok(Launcher::with_fallback_launcher(device, spec, behind).with_picks(picks))
             }
         }
-        Ok(Launcher::new(device, sm80))
     }
 
     /// The [`TypedGemm`] of these values on `device`, whose `run` takes
@@ -512,9 +534,60 @@ impl Gemm {
         self
     }
 
-    /// The kernel spec.
+    /// The kernel spec. Where the builder picks the kernel (on compute
+    /// capability 9.0 with no tile, warps, stages, schedule or cluster
+    /// set: see [`GemmBuilder::arch`]) it picks one for each problem, and
+    /// this is the default among them, the cooperative 128x256 kernel in a
+    /// 2x1 cluster; [`spec_for`](Self::spec_for) names the one a call runs.
     pub fn spec(&self) -> &GemmSpec {
         self.launcher.spec()
+    }
+
+    /// The spec of the kernel [`run`](Self::run) launches for `args`: the
+    /// one picked for their problem where the builder picks (as
+    /// [`sm90_spec_for_problem`](crate::kernel::gemm::sm90_spec_for_problem)
+    /// does for the device's SM count), or the kernel behind it that takes
+    /// what that one cannot (the register-store epilogue for a D that TMA
+    /// cannot write, the SM80 kernel for an A or B it cannot read); else
+    /// [`spec`](Self::spec). The kernel is not compiled here.
+    ///
+    /// ```no_run
+    /// use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+    /// use cutlet::device::Device;
+    /// use cutlet::half::bf16;
+    /// use cutlet::kernel::gemm::KernelSchedule;
+    /// # fn main() -> cutlet::Result<()> {
+    /// let device = Device::new(0)?;
+    /// let stream = device.default_stream();
+    /// let gemm = Gemm::builder().build(&device)?;
+    /// let (m, n, k) = (8192, 8192, 1024);
+    /// let a = stream.alloc_zeros::<bf16>(m * k).unwrap();
+    /// let b = stream.alloc_zeros::<bf16>(n * k).unwrap();
+    /// let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap();
+    /// let args = Arguments::product(
+    ///     GemmShape::new(m, n, k, 1),
+    ///     Operand::new(a.as_view(), k, 0),
+    ///     Operand::new(b.as_view(), k, 0),
+    ///     OutputOperand::new(d.as_view_mut(), n, 0),
+    ///     1.0,
+    /// );
+    /// if device.compute_capability() == (9, 0) {
+    ///     // A short K: ping-pong hides each tile's epilogue.
+    ///     let spec = gemm.spec_for(&args);
+    ///     assert_eq!(spec.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn spec_for<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> &GemmSpec
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        let stream = self.launcher.device().default_stream();
+        self.launcher.spec_for(args, &stream)
     }
 
     /// The device the kernel runs on.
@@ -541,8 +614,10 @@ impl Gemm {
         self.launcher.workspace_size(args)
     }
 
-    /// Checks `args` and compiles the kernel (or takes it from the cache),
-    /// so that the first `run` only launches; returns the compiled kernel.
+    /// Checks `args` and compiles the kernel that runs them (or takes it
+    /// from the cache: where the builder picks for each problem, the one
+    /// picked for theirs, [`spec_for`](Self::spec_for)), so that the first
+    /// `run` of that problem only launches; returns the compiled kernel.
     /// A new configuration is compiled in two tiers (quick now, optimized in
     /// the background; for SM90 the quick one is a stand-in kernel of
     /// 128x128 tiles, and the kernel is the one for `args`' beta: one for
@@ -563,8 +638,8 @@ impl Gemm {
         self.launcher.initialize(args, workspace)
     }
 
-    /// Blocks until the optimized compile of the kernel is in use,
-    /// compiling it first if no call has (see
+    /// Blocks until the optimized compile of every kernel compiled so far
+    /// is in use, compiling the default kernel first if no call has (see
     /// [`GemmUniversalAdapter::wait_optimized`](super::GemmUniversalAdapter::wait_optimized)).
     pub fn wait_optimized(&self) -> Result<()> {
         self.launcher.wait_optimized()

@@ -11,6 +11,7 @@ use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
 use super::epilogue_check::{check_epilogue, check_scalars};
 use super::param_values::{dim_index, ParamValues};
+use super::picks::ProblemPicks;
 use crate::arch::ArchKind;
 use crate::collective::SourceRead;
 use crate::device::{
@@ -49,6 +50,10 @@ pub(crate) struct Launcher {
     /// one compiles ([`GemmSpec::sm90_stand_in`]), made on first use; `None`
     /// for a kernel without one.
     stand_in: OnceLock<Option<Box<Launcher>>>,
+    /// For a GEMM the builder picks for the device: the kernel picked for
+    /// each problem, where that is not this launcher's own (which then
+    /// serves as the default: `spec`, and `wait_optimized` before any call).
+    picks: Option<Box<ProblemPicks>>,
 }
 
 impl Launcher {
@@ -63,7 +68,48 @@ impl Launcher {
             check_scalars: true,
             fallback: None,
             stand_in: OnceLock::new(),
+            picks: None,
         }
+    }
+
+    /// This launcher, running each problem on the kernel `picks` picks for
+    /// it (this launcher's own where that is its spec).
+    pub(crate) fn with_picks(mut self, picks: ProblemPicks) -> Self {
+        self.picks = Some(Box::new(picks));
+        self
+    }
+
+    /// The launcher for a problem of `shape`: the one picked for it, or
+    /// this one.
+    fn picked(&self, shape: &GemmShape) -> &Launcher {
+        self.picks
+            .as_ref()
+            .and_then(|picks| picks.launcher(&self.device, shape, self.check_scalars))
+            .unwrap_or(self)
+    }
+
+    /// The spec of the kernel that takes `args` (the one picked for the
+    /// problem, or the fallback where that kernel cannot take them), its
+    /// buffers' addresses read on `stream`.
+    pub(crate) fn spec_for<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> &GemmSpec
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        let mut launcher = self.picked(&args.shape);
+        while let Some(fallback) = &launcher.fallback {
+            if launcher.can_implement_here(args, stream).is_ok() {
+                break;
+            }
+            launcher = fallback;
+        }
+        &launcher.spec
     }
 
     /// `spec` on `device`, handing any call its kernel cannot take (its
@@ -104,6 +150,11 @@ impl Launcher {
         self.check_scalars = check;
         if let Some(fallback) = &mut self.fallback {
             fallback.set_check_scalars(check);
+        }
+        if let Some(picks) = &mut self.picks {
+            picks
+                .made_mut()
+                .for_each(|launcher| launcher.set_check_scalars(check));
         }
     }
 
@@ -227,6 +278,10 @@ impl Launcher {
     /// blocks; 0 for a spec whose parts cannot be built, which `run`
     /// refuses anyway).
     pub(crate) fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
+        let picked = self.picked(&args.shape);
+        if !std::ptr::eq(picked, self) {
+            return picked.workspace_size(args);
+        }
         let here = self
             .composed()
             .map_or(0, |kernel| kernel.workspace_size(&args.shape));
@@ -250,6 +305,10 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
+        let picked = self.picked(&args.shape);
+        if !std::ptr::eq(picked, self) {
+            return picked.initialize(args, workspace);
+        }
         let needed = self.workspace_size(args);
         let given = workspace.map_or(0, |w| w.len());
         if given < needed {
@@ -265,23 +324,33 @@ impl Launcher {
         launcher.kernel_for(args.beta).map(|kernel| kernel.as_ref())
     }
 
-    /// Blocks until the optimized compile of the kernel is in use,
-    /// compiling it first where no call has (for a kernel generated apart
-    /// for each case of beta: waits for those compiled so far, compiling
-    /// the one for beta = 0 where none is).
+    /// Blocks until the optimized compile of every kernel compiled so far
+    /// is in use (this launcher's, its fallbacks', the kernels picked for
+    /// each problem run), compiling this launcher's kernel for beta = 0
+    /// first where no call has compiled any.
     pub(crate) fn wait_optimized(&self) -> Result<()> {
-        let compiled: Vec<&Arc<LoadedKernel>> = self
-            .kernel
-            .get()
-            .into_iter()
-            .chain(self.by_source.iter().filter_map(OnceLock::get))
-            .collect();
-        if compiled.is_empty() {
-            return self.kernel_for(0.0)?.wait_optimized();
+        if !self.wait_compiled()? {
+            self.kernel_for(0.0)?.wait_optimized()?;
         }
-        compiled
-            .into_iter()
-            .try_for_each(|kernel| kernel.wait_optimized())
+        Ok(())
+    }
+
+    /// Waits for the optimized compile of each kernel this launcher, its
+    /// fallbacks and its picks have compiled; whether there was any.
+    fn wait_compiled(&self) -> Result<bool> {
+        let mut any = false;
+        let own = self.kernel.get().into_iter();
+        for kernel in own.chain(self.by_source.iter().filter_map(OnceLock::get)) {
+            kernel.wait_optimized()?;
+            any = true;
+        }
+        if let Some(fallback) = &self.fallback {
+            any |= fallback.wait_compiled()?;
+        }
+        for launcher in self.picks.iter().flat_map(|picks| picks.made()) {
+            any |= launcher.wait_compiled()?;
+        }
+        Ok(any)
     }
 
     /// [`check_scalars`] on `args`, unless checks are off.
@@ -306,7 +375,8 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        self.route(args, stream).can_implement_here(args, stream)
+        let picked = self.picked(&args.shape);
+        picked.route(args, stream).can_implement_here(args, stream)
     }
 
     /// [`can_implement`](Self::can_implement) for this launcher's own kernel.
@@ -354,6 +424,10 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
+        let picked = self.picked(&args.shape);
+        if !std::ptr::eq(picked, self) {
+            return picked.run(args, stream);
+        }
         self.check_device()?;
         self.device.check_stream(stream)?;
         self.check_scalars(args)?;

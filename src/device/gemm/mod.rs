@@ -79,6 +79,7 @@ mod defaults;
 mod epilogue_check;
 mod launcher;
 mod param_values;
+mod picks;
 mod tags;
 mod typed;
 

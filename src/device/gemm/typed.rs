@@ -115,9 +115,17 @@ impl<A: GemmElement, B: GemmElement, D: GemmElement> TypedGemm<A, B, D> {
         self
     }
 
-    /// The kernel spec.
+    /// The kernel spec: the default one where the builder picks a kernel
+    /// for each problem (see [`Gemm::spec`](super::Gemm::spec)).
     pub fn spec(&self) -> &GemmSpec {
         self.launcher.spec()
+    }
+
+    /// The spec of the kernel [`run`](Self::run) launches for `args` (see
+    /// [`Gemm::spec_for`](super::Gemm::spec_for)).
+    pub fn spec_for(&self, args: &TypedArguments<'_, A, B, D>) -> &GemmSpec {
+        let stream = self.launcher.device().default_stream();
+        self.launcher.spec_for(args, &stream)
     }
 
     /// The device the kernel runs on.

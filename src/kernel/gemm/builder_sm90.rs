@@ -186,66 +186,10 @@ fn sm90_problem_kernel(
     a_major: OperandMajor,
     b_major: OperandMajor,
     d_major: OutputMajor,
-    [m, n, k, l]: [u32; 4],
+    problem: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
-    // A through registers (tf32, M-major A): where a warpgroup multiplies
-    // two 64-row blocks (ping-pong's 128 rows, 256x128 tiles) its loads
-    // cost more, so the cooperative 128x256 kernel wherever its tiles fill
-    // half the SMs (H100, cutlet / cuBLASLt: 8192x8192x1024 0.94 against
-    // ping-pong's 0.90, 2048³ 0.93 against 0.89, 4095x4097x4093 305
-    // TFLOP/s against 256x128's 273; 1000³ stays on ping-pong, 1.01
-    // against 0.63).
-    if crate::collective::reads_a_from_registers(a, a_major) {
-        if 2 * big_tiles >= u64::from(sm_count) {
-            return sm90_default_spec(a, b, d, acc, a_major, b_major, d_major);
-        }
-    } else if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
-        // A short K leaves the cooperative kernel's epilogue exposed: ping-pong
-        // hides it (8192x8192x1024 bf16 on the H100: 654 TFLOP/s against 622).
-        let wide = sm90_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
-        let tall = |cluster: [u32; 2]| {
-            sm90_spec(
-                a,
-                b,
-                d,
-                acc,
-                a_major,
-                b_major,
-                d_major,
-                KernelSchedule::TmaWarpSpecializedCooperative,
-                [256, 128, wide.tile[2]],
-                cluster,
-            )
-        };
-        // The same work in 256x128 tiles where that takes fewer waves:
-        // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
-        // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128 (4).
-        let tall_tile = [256, 128, wide.tile[2]];
-        // Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093 ran at 624
-        // TFLOP/s against 740.
-        if waves([m, n, l], tall_tile, wide.cluster, sm_count)
-            < waves([m, n, l], wide.tile, wide.cluster, sm_count)
-        {
-            return tall([wide.cluster[0], wide.cluster[1]]);
-        }
-        // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked along
-        // M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16 4096³
-        // 0.993-0.994 against 0.988-0.989 for 128x256 2x1, 4096x14336x4096
-        // 0.982-0.985 against 0.972-0.980, 8192³ 1.019-1.020 against
-        // 1.012-1.014.
-        if waves([m, n, l], tall_tile, [1, 2, 1], sm_count)
-            <= waves([m, n, l], wide.tile, wide.cluster, sm_count)
-        {
-            return tall([1, 2]);
-        }
-        return Ok(wide);
-    }
-    let bk = 128 / a.size_bytes().max(1);
-    // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454 TFLOP/s,
-    // none 519.
-    let cluster = [1, 1];
+    let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count);
     sm90_spec(
         a,
         b,
@@ -254,10 +198,83 @@ fn sm90_problem_kernel(
         a_major,
         b_major,
         d_major,
-        KernelSchedule::TmaWarpSpecializedPingpong,
-        [128, 128, bk],
-        cluster,
+        pick.schedule,
+        pick.tile,
+        pick.cluster,
     )
+}
+
+/// The kernel shape [`sm90_spec_for_problem`] picks: schedule, tile and
+/// cluster, worked out from the problem alone (no spec is built), so that
+/// a GEMM picking for each call can look its kernel up by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Sm90Pick {
+    pub(crate) schedule: KernelSchedule,
+    pub(crate) tile: [u32; 3],
+    pub(crate) cluster: [u32; 2],
+}
+
+impl Sm90Pick {
+    /// The pick for a problem `[m, n, k, l]` of A's element type and major
+    /// on a GPU of `sm_count` SMs.
+    pub(crate) fn for_problem(
+        a: ElementType,
+        a_major: OperandMajor,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+    ) -> Sm90Pick {
+        let bk = 128 / a.size_bytes().max(1);
+        let cooperative = |tile: [u32; 3], cluster: [u32; 2]| Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
+            tile,
+            cluster,
+        };
+        let wide = cooperative([128, 256, bk], [2, 1]);
+        let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
+        // A through registers (tf32, M-major A): where a warpgroup multiplies
+        // two 64-row blocks (ping-pong's 128 rows, 256x128 tiles) its loads
+        // cost more, so the cooperative 128x256 kernel wherever its tiles fill
+        // half the SMs (H100, cutlet / cuBLASLt: 8192x8192x1024 0.94 against
+        // ping-pong's 0.90, 2048³ 0.93 against 0.89, 4095x4097x4093 305
+        // TFLOP/s against 256x128's 273; 1000³ stays on ping-pong, 1.01
+        // against 0.63).
+        if crate::collective::reads_a_from_registers(a, a_major) {
+            if 2 * big_tiles >= u64::from(sm_count) {
+                return wide;
+            }
+        } else if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
+            // A short K leaves the cooperative kernel's epilogue exposed:
+            // ping-pong hides it (8192x8192x1024 bf16 on the H100: 654
+            // TFLOP/s against 622).
+            let tall_tile = [256, 128, bk];
+            let wide_cluster = [wide.cluster[0], wide.cluster[1], 1];
+            let waves_of = |tile, cluster| waves([m, n, l], tile, cluster, sm_count);
+            // The same work in 256x128 tiles where that takes fewer waves:
+            // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
+            // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128
+            // (4). Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093
+            // ran at 624 TFLOP/s against 740.
+            if waves_of(tall_tile, wide_cluster) < waves_of(wide.tile, wide_cluster) {
+                return cooperative(tall_tile, wide.cluster);
+            }
+            // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked
+            // along M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16
+            // 4096³ 0.993-0.994 against 0.988-0.989 for 128x256 2x1,
+            // 4096x14336x4096 0.982-0.985 against 0.972-0.980, 8192³
+            // 1.019-1.020 against 1.012-1.014.
+            if waves_of(tall_tile, [1, 2, 1]) <= waves_of(wide.tile, wide_cluster) {
+                return cooperative(tall_tile, [1, 2]);
+            }
+            return wide;
+        }
+        // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454
+        // TFLOP/s, none 519.
+        Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
+            tile: [128, 128, bk],
+            cluster: [1, 1],
+        }
+    }
 }
 
 /// How many rounds of tiles the persistent scheduler's grid on `sm_count`
