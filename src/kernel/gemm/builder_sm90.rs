@@ -112,7 +112,8 @@ pub fn sm90_default_spec(
 /// GPU and K is above 1024, the cooperative kernel with 256x128 tiles in a
 /// 1x2 cluster (cuBLAS's shape; in a 2x1 cluster where 256x128 tiles take
 /// fewer waves of the persistent grid than 128x256 ones, 128x256 in a 2x1
-/// cluster where the 1x2 cluster would take more), else the ping-pong
+/// cluster where the 1x2 cluster would take more, or where 256x128 tiles
+/// would get fewer stages: an f32 D, tf32), else the ping-pong
 /// 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
 /// mainloop). Where A passes through registers (tf32 with an M-major A),
@@ -137,6 +138,9 @@ pub fn sm90_default_spec(
 /// assert_eq!((short.schedule, short.cluster), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
 /// // 4097 columns make a 17th column of 128x256 tiles one column wide: 544
 /// // tiles, 5 waves on 132 SMs. 256x128 tiles: 16 x 33 = 528, 4 waves.
+/// // An f32 D leaves 256x128 tiles 3 stages: 128x256 keeps 4.
+/// let wide = sm90_spec_for_problem(BF16, BF16, F32, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
+/// assert_eq!((wide.tile, wide.cluster, wide.mainloop.stages()), ([128, 256, 64], [2, 1, 1], 4));
 /// let ragged = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4095, 4097, 4093, 1], 132).unwrap();
 /// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
 /// // tf32 with an M-major A (read from registers): the cooperative 128x256
@@ -189,7 +193,8 @@ fn sm90_problem_kernel(
     problem: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count);
+    let tall = tall_keeps_stages(a, b, d, acc, a_major, b_major, d_major);
+    let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count, tall);
     sm90_spec(
         a,
         b,
@@ -216,12 +221,14 @@ pub(crate) struct Sm90Pick {
 
 impl Sm90Pick {
     /// The pick for a problem `[m, n, k, l]` of A's element type and major
-    /// on a GPU of `sm_count` SMs.
+    /// on a GPU of `sm_count` SMs; `tall_ok`: the cooperative 256x128
+    /// kernel keeps the 128x256 kernel's stages ([`tall_keeps_stages`]).
     pub(crate) fn for_problem(
         a: ElementType,
         a_major: OperandMajor,
         [m, n, k, l]: [u32; 4],
         sm_count: u32,
+        tall_ok: bool,
     ) -> Sm90Pick {
         let bk = 128 / a.size_bytes().max(1);
         let cooperative = |tile: [u32; 3], cluster: [u32; 2]| Sm90Pick {
@@ -243,6 +250,13 @@ impl Sm90Pick {
                 return wide;
             }
         } else if big_tiles >= 2 * u64::from(sm_count) && k > 1024 {
+            // With fewer stages, 256x128 tiles lose (an f32 D's epilogue
+            // buffers leave them 3: H100, bf16 in, f32 out, cutlet /
+            // cuBLASLt 0.90-0.92 against 128x256 2x1's 0.99-1.03 at 4096³,
+            // 8192³ and 4096x14336x4096; tf32 0.94-0.98 against 1.00-1.01).
+            if !tall_ok {
+                return wide;
+            }
             // A short K leaves the cooperative kernel's epilogue exposed:
             // ping-pong hides it (8192x8192x1024 bf16 on the H100: 654
             // TFLOP/s against 622).
@@ -274,6 +288,36 @@ impl Sm90Pick {
             tile: [128, 128, bk],
             cluster: [1, 1],
         }
+    }
+}
+
+/// Whether the cooperative 256x128 kernel of these types and majors keeps
+/// as many stages as the 128x256 one (the shared memory its epilogue
+/// leaves: true for a 16-bit D, false for an f32 one).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tall_keeps_stages(
+    a: ElementType,
+    b: ElementType,
+    d: ElementType,
+    acc: ElementType,
+    a_major: OperandMajor,
+    b_major: OperandMajor,
+    d_major: OutputMajor,
+) -> bool {
+    let bk = 128 / a.size_bytes().max(1);
+    let stages = |tile: [u32; 3], cluster: [u32; 2]| {
+        let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+        sm90_spec(
+            a, b, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
+        )
+        .map(|spec| spec.mainloop.stages())
+    };
+    match (
+        stages([256, 128, bk], [1, 2]),
+        stages([128, 256, bk], [2, 1]),
+    ) {
+        (Ok(tall), Ok(wide)) => tall >= wide,
+        _ => false,
     }
 }
 

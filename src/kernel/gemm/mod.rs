@@ -45,8 +45,8 @@ pub use builder::{
     sm70_default_spec, sm70_default_specs, sm80_default_spec, sm80_default_specs,
     sm80_spec_for_problem,
 };
-pub(crate) use builder_sm90::Sm90Pick;
 pub use builder_sm90::{sm90_default_spec, sm90_default_specs, sm90_spec, sm90_spec_for_problem};
+pub(crate) use builder_sm90::{tall_keeps_stages, Sm90Pick};
 pub use dispatch_policy::{
     DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,
     KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,
