@@ -978,3 +978,52 @@ fn build_picks_the_kernel_for_each_problem() {
     gemm.run(&mut args, &stream).unwrap();
     stream.synchronize().unwrap();
 }
+
+/// K = 0 reads no element of A or B, so their leading dimensions may be
+/// anything `ld >= K` allows, 0 and 1 included: the pinned SM90 kernel
+/// (TMA maps for A and B) takes them and writes D = beta · C, in one and
+/// in two batches.
+#[test]
+fn k_zero_takes_any_leading_dimension_of_a_and_b() {
+    const NAME: &str = "k_zero_takes_any_leading_dimension_of_a_and_b";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let spec = bf16_sm90_spec(
+        KernelSchedule::TmaWarpSpecializedCooperative,
+        [256, 128, 64],
+        [1, 2],
+    );
+    let gemm = Gemm::from_spec(&device, spec);
+    let (m, n) = (300, 136);
+    let a = stream.alloc_zeros::<bf16>(8).unwrap();
+    let b = stream.alloc_zeros::<bf16>(8).unwrap();
+    for (l, ld) in [(1, 0), (1, 1), (2, 0), (2, 1)] {
+        let c_host: Vec<bf16> = integers(31, m * n * l, 3)
+            .into_iter()
+            .map(bf16::from_f64)
+            .collect();
+        let c = stream.clone_htod(&c_host).unwrap();
+        let mut d = stream.clone_htod(&vec![bf16::NAN; m * n * l]).unwrap();
+        let mut args = Arguments::new(
+            GemmShape::new(m, n, 0, l),
+            Operand::new(a.as_view(), ld, 0),
+            Operand::new(b.as_view(), ld, 0),
+            Operand::new(c.as_view(), n, m * n),
+            OutputOperand::new(d.as_view_mut(), n, m * n),
+            1.0,
+            -2.0,
+        );
+        gemm.run(&mut args, &stream)
+            .unwrap_or_else(|e| panic!("L = {l}, ld {ld}: {e}"));
+        drop(args);
+        let got = stream.clone_dtoh(&d).unwrap();
+        for (i, (g, c)) in got.iter().zip(&c_host).enumerate() {
+            // alpha · acc (+0) + beta · c, as the kernel adds them: +0 for a zero c.
+            let product = 0.0_f64;
+            let want = bf16::from_f64(product + -2.0 * c.to_f64());
+            assert_eq!(g.to_bits(), want.to_bits(), "L = {l}, ld {ld}: D[{i}]");
+        }
+    }
+}

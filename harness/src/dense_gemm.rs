@@ -244,7 +244,9 @@ fn storage(element: ElementType) -> ElementType {
 /// dimension rounded up to `align` elements (so that ragged sizes keep the
 /// kernel's 16-byte vectors).
 pub fn packed(strided: usize, contiguous: usize, align: u32) -> (usize, usize) {
-    let ld = contiguous.next_multiple_of(align.max(1) as usize).max(1);
+    let ld = contiguous
+        .next_multiple_of(align.max(1) as usize)
+        .max(align.max(1) as usize);
     (ld, ld * strided)
 }
 

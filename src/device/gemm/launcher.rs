@@ -698,9 +698,13 @@ fn tensor_map(
     if request.whole_chunks {
         contiguous -= contiguous % (16 / size);
     }
-    let ld = values.ld[op] * size;
+    // Where K is 0 the kernel reads no element of A or B: any multiple of 16
+    // bytes describes their rows (an `ld` of 0 or 1 is valid there).
+    let unread = values.extents[dim_index(ProblemDim::K)] == 0
+        && (op == GemmOperand::A as usize || op == GemmOperand::B as usize);
+    let ld = if unread { 16 } else { values.ld[op] * size };
     // A single batch's stride is never used: any multiple of 16 describes it.
-    let batch = if l > 1 {
+    let batch = if l > 1 && !unread {
         values.batch_strides[op] * size
     } else {
         (ld * strided).next_multiple_of(16).max(16)
