@@ -13,7 +13,10 @@ use crate::ptx::{Kernel, PtxError};
 /// A kernel generated for one case holds one store body instead of two, so
 /// the driver's JIT compiles it faster (the SM90 cooperative 128x256 bf16
 /// kernel: a fifth fewer assembler instructions). Every case gives the same
-/// bits for the launches it serves: the body without C takes C as +0.
+/// bits for the launches it serves: each runs the body without C where beta
+/// is 0 (D = alpha · acc for the default linear combination, as CUTLASS
+/// computes it when the source is not needed; C taken as +0 in any other
+/// expression).
 ///
 /// ```
 /// use cutlet::collective::SourceRead;

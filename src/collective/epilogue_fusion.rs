@@ -235,6 +235,31 @@ pub(super) fn apply(
     Ok(value.reg)
 }
 
+/// [`apply`] where the epilogue reads no C (beta = 0): the default linear
+/// combination is alpha · acc alone, as CUTLASS's `LinearCombination`
+/// computes it when the source is not needed (one `mul` instead of `mul`
+/// and `fma` for each element: 0.2-0.4% of an H100 GEMM at bf16 4096³,
+/// BENCHMARKS.md; a -0 product stays -0, which adding 0 · beta made +0);
+/// any other expression is applied with C as `zero` (+0).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn apply_without_source(
+    k: &mut Kernel,
+    spec: &EpilogueFacts,
+    acc: Reg,
+    zero: Reg,
+    bias: &[Reg],
+    alpha: Reg,
+    beta: Reg,
+    extra: &[Reg],
+) -> Result<Reg, PtxError> {
+    if spec.epilogue.is_linear_combination() {
+        let out = k.reg(RegClass::F32);
+        k.push(format!("mul.rn.f32 {out}, {acc}, {alpha};"));
+        return Ok(out);
+    }
+    apply(k, spec, acc, zero, bias, alpha, beta, extra)
+}
+
 /// Emits `word = {lo, hi}` as D's 16-bit pair: `lo` (the lower column or
 /// row) rounded into the low half, `hi` into the high half, by one
 /// `cvt.rn.{bf16x2,f16x2}.f32` (sm_80 and later). `d` is BF16 or F16.

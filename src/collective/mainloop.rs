@@ -85,8 +85,7 @@ pub trait Mainloop {
     }
 
     /// Emits the consumer's preparation of its next work tile that touches
-    /// no stage of the ring (the SM90 cooperative mainloop zeroes its
-    /// accumulators), for warp-specialized kernels. The kernel places it
+    /// no stage of the ring, for warp-specialized kernels. The kernel places it
     /// before the consumer waits for its turn at the tensor cores
     /// (ping-pong's ordered barrier), and [`emit_consumer`](Self::emit_consumer)
     /// right after that. The default emits nothing.
@@ -106,7 +105,30 @@ pub trait Mainloop {
     fn emit_consumer(&self, _k: &mut Kernel, _io: &Self::Io) -> Result<Accumulators, PtxError> {
         Err(one_body("consumer"))
     }
+
+    /// [`emit_consumer`](Self::emit_consumer) with `overlap` (work of the
+    /// kernel that reads no accumulator and no stage: the next tile's
+    /// coordinates and epilogue registers) emitted once on every path,
+    /// where its cost is hidden: the SM90 cooperative mainloop emits it
+    /// while its last MMAs run. The default emits it after the consumer.
+    ///
+    /// # Errors
+    /// As [`emit_consumer`](Self::emit_consumer), and `overlap`'s.
+    fn emit_consumer_overlapped(
+        &self,
+        k: &mut Kernel,
+        io: &Self::Io,
+        overlap: &mut ConsumerOverlap<'_>,
+    ) -> Result<Accumulators, PtxError> {
+        let acc = self.emit_consumer(k, io)?;
+        overlap(k)?;
+        Ok(acc)
+    }
 }
+
+/// Work a kernel hands [`Mainloop::emit_consumer_overlapped`] to emit
+/// where the consumer's last MMAs hide it.
+pub type ConsumerOverlap<'a> = dyn FnMut(&mut Kernel) -> Result<(), PtxError> + 'a;
 
 fn one_body(part: &str) -> PtxError {
     PtxError::UnsupportedSpec {

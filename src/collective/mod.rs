@@ -71,7 +71,7 @@ pub use epilogue_sm90::{
     CLoad, EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,
     TmaEpilogueParams,
 };
-pub use mainloop::Mainloop;
+pub use mainloop::{ConsumerOverlap, Mainloop};
 pub use shared_storage::SharedStorage;
 pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};

@@ -18,7 +18,7 @@ mod tma_store;
 
 pub use tma_store::{CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilogueParams};
 
-use super::epilogue_fusion::{apply, load_f32};
+use super::epilogue_fusion::{apply, apply_without_source, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
 use super::{EpilogueSpec, SourceRead, TileContext};
 use crate::atom::{CopyValue, UniversalCopy};
@@ -89,8 +89,10 @@ impl EpilogueSm90TmaStore {
 
 /// Emits a tile's store for `source`: `store(k, true, zero)` reads C (beta
 /// not 0), `store(k, false, zero)` neither loads C nor tests bounds for it
-/// (beta = 0, the usual case) and takes `zero`, a register holding +0, as
-/// C, so both give the same bits for beta = 0. [`SourceRead::Tested`]
+/// (beta = 0, the usual case): D = alpha · acc for the default linear
+/// combination, `zero` (a register holding +0) as C in any other
+/// expression. Every kernel runs the second for beta = 0, so all give the
+/// same bits for it. [`SourceRead::Tested`]
 /// emits both behind one uniform branch on `beta` (`.f32`), the other
 /// cases the one body they need. Both SM90 epilogues store this way.
 fn emit_for_source(
@@ -308,7 +310,20 @@ impl EpilogueSm90NoSmem {
                             },
                         });
                     }
-                    let value = apply(k, &self.spec, a, c, &bias, io.alpha, io.beta, &io.scalars)?;
+                    let value = if with_c {
+                        apply(k, &self.spec, a, c, &bias, io.alpha, io.beta, &io.scalars)?
+                    } else {
+                        apply_without_source(
+                            k,
+                            &self.spec,
+                            a,
+                            c,
+                            &bias,
+                            io.alpha,
+                            io.beta,
+                            &io.scalars,
+                        )?
+                    };
                     values.push(value);
                     preds.push(p);
                     // Row-major D stores each column pair together.

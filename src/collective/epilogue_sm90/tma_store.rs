@@ -23,7 +23,7 @@
 //! kernel's end the issuing thread waits for every store.
 //!
 //! The subtile loop is emitted twice: with C read where beta is not 0, and
-//! without C (beta = 0, its C taken as +0: the same bits).
+//! without C (beta = 0: alpha · acc, or the expression with C as +0).
 //!
 //! A C of D's type is loaded with TMA (CUTLASS's epilogue load of C), each
 //! subtile completing an mbarrier of the warpgroup's (one per buffer), and
@@ -70,7 +70,7 @@ use crate::atom::{
     emit_tma_store_wait, Coord, GmmaSwizzle, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N,
     SM90_U16x8_STSM_T, SM90_U32x4_STSM_N,
 };
-use crate::collective::epilogue_fusion::{apply, emit_pack_pair, load_f32};
+use crate::collective::epilogue_fusion::{apply, apply_without_source, emit_pack_pair, load_f32};
 use crate::collective::epilogue_params::LinearScalars;
 use crate::collective::{CStaging, SourceRead};
 use crate::gemm::{BiasAxis, OutputMajor};
@@ -750,6 +750,7 @@ impl EpilogueSm90TmaStore {
                                     });
                                 }
                             }
+                            let apply = if with_c { apply } else { apply_without_source };
                             values.push(apply(
                                 k,
                                 &self.spec,

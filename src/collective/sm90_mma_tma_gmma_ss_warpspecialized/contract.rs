@@ -145,12 +145,16 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
         self.emit_loads(k, io)
     }
 
-    fn emit_consumer_start(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
-        self.emit_mma_start(k, io);
-        Ok(())
+    fn emit_consumer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<Accumulators, PtxError> {
+        self.emit_mma(k, io, None)
     }
 
-    fn emit_consumer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<Accumulators, PtxError> {
-        self.emit_mma(k, io)
+    fn emit_consumer_overlapped(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+        overlap: &mut crate::collective::ConsumerOverlap<'_>,
+    ) -> Result<Accumulators, PtxError> {
+        self.emit_mma(k, io, Some(overlap))
     }
 }

@@ -511,8 +511,11 @@ impl Sm90TmaGmmaWarpSpecialized {
 
     /// Whether the consumer peels the first k-tile off its loop, issuing it
     /// with scale-d 0 (the ping-pong kernel). Otherwise (the cooperative
-    /// kernel) the accumulators are zeroed before the tile and one k-tile
-    /// body serves every k-tile. The single body cuts the driver's JIT of a
+    /// kernel) one k-tile body serves every k-tile, the scale-d of its first
+    /// k-step a predicate that is false on the tile's first k-tile, so the
+    /// accumulators are never zeroed (as CUTLASS's `ScaleOut::Zero`; 64
+    /// fewer instructions a tile and thread than zeroing them, 0.2-0.4%
+    /// faster on an H100: BENCHMARKS.md). The single body cuts the driver's JIT of a
     /// cooperative 128x256 kernel by about a quarter (H100: 246-368 ms
     /// against 416-452 ms) at the same speed, but costs ping-pong about 1%
     /// (f16 8192x8192x1024: 0.992 of cuBLASLt against 1.004; BENCHMARKS.md).
@@ -555,20 +558,15 @@ impl Sm90TmaGmmaWarpSpecialized {
         }
     }
 
-    /// Emits what a consumer does before its turn at a work tile's MMAs:
-    /// where the first k-tile is not peeled, zero the accumulators.
-    pub(crate) fn emit_mma_start(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
-        if !self.peels_first_k_tile() {
-            self.emit_zero_accumulators(k, io);
-        }
-    }
-
     /// Emits one work tile's MMAs by a consumer warpgroup and returns its
-    /// accumulators (`io.acc`).
+    /// accumulators (`io.acc`), with `overlap` emitted once on every path:
+    /// where the consumer waits for its last k-tile's wgmmas (the
+    /// cooperative kernel's single k-tile body), else after the MMAs.
     pub(crate) fn emit_mma(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
+        mut overlap: Option<&mut crate::collective::ConsumerOverlap<'_>>,
     ) -> Result<Accumulators, PtxError> {
         let err = pipeline_error;
         let acc = io.acc.clone();
@@ -627,7 +625,10 @@ impl Sm90TmaGmmaWarpSpecialized {
             let scale = if peeled {
                 KTileScale::AddPred
             } else {
-                KTileScale::Add
+                // The tile's first k-tile overwrites the accumulators.
+                let later = k.reg(RegClass::Pred);
+                k.push(format!("setp.ne.u32 {later}, {kt}, 0;"));
+                KTileScale::ZeroFirst(later)
             };
             self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)), scale)?;
             // At most this k-tile in flight: the previous one's stage (if
@@ -659,14 +660,30 @@ impl Sm90TmaGmmaWarpSpecialized {
                 self.emit_zero_accumulators(k, io);
             }
             None => {
-                // K = 0 leaves the zeroed accumulators: D = epilogue(0, C).
-                k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
-                k.push(format!("@{p} bra {};", done.name()));
+                // Reached from the loop (the last k-tile's wgmmas in flight)
+                // and for K = 0: the kernel's overlapping work runs here.
+                if let Some(overlap) = overlap.take() {
+                    overlap(k)?;
+                }
+                // No wgmma in flight past here, so that zeroing the
+                // accumulators (K = 0: D = epilogue(0, C)) is no wgmma's
+                // neighbour: ptxas serializes every wgmma of a kernel where
+                // other instructions define their accumulators inside a
+                // wgmma pipeline stage (C7515).
                 emit_wgmma_wait(k, 0).map_err(err)?;
+                let some = k.new_label("consumer_k_some")?;
+                k.push(format!("setp.ne.u32 {p}, {}, 0;", io.k_tiles));
+                k.push(format!("@{p} bra {};", some.name()));
+                self.emit_zero_accumulators(k, io);
+                k.push(format!("bra.uni {};", done.name()));
+                k.place_label(&some);
                 self.emit_release(k, io, &prev)?;
             }
         }
         k.place_label(&done);
+        if let Some(overlap) = overlap {
+            overlap(k)?;
+        }
         Ok(acc)
     }
 
@@ -800,14 +817,8 @@ impl Sm90TmaGmmaWarpSpecialized {
         let desc_b = self.emit_stage_descriptor(k, &b, self.ctx.types.b, stage, b.offset)?;
         // scale-d through a predicate, as CUTLASS passes it (where the first
         // k-tile is peeled), or the immediate 1.
-        let one = match scale {
-            KTileScale::Add => None,
-            _ => {
-                let one = k.reg(RegClass::Pred);
-                k.push(format!("setp.eq.u32 {one}, 0, 0;"));
-                Some(one)
-            }
-        };
+        let one = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {one}, 0, 0;"));
         emit_wgmma_fence(k).map_err(err)?;
         for kk in 0..steps {
             for mb in 0..blocks {
@@ -826,10 +837,9 @@ impl Sm90TmaGmmaWarpSpecialized {
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
                 let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
-                let scale = match (scale, one) {
-                    (KTileScale::ZeroFirst(zero), _) if kk == 0 => ScaleD::Pred(zero),
-                    (_, Some(one)) => ScaleD::Pred(one),
-                    (_, None) => ScaleD::One,
+                let scale = match scale {
+                    KTileScale::ZeroFirst(zero) if kk == 0 => ScaleD::Pred(zero),
+                    _ => ScaleD::Pred(one),
                 };
                 let trans_a = matches!(a_source, ASource::Desc(_)) && a.major == OperandMajor::MN;
                 atom.emit_wgmma(
@@ -858,8 +868,6 @@ enum KTileScale {
     ZeroFirst(Reg),
     /// Every wgmma adds, scale-d through a predicate register.
     AddPred,
-    /// Every wgmma adds, scale-d the immediate 1.
-    Add,
 }
 
 /// How one k-tile's wgmmas read A: a descriptor of the stage's A tile, or

@@ -164,6 +164,41 @@ impl Persistent {
         Ok(self.emit_current(k, p, tiles_m, tiles_n))
     }
 
+    /// Emits the number of cluster tiles of the walk (every batch's), as a
+    /// 64-bit register: [`emit_valid`](Self::emit_valid) compares the
+    /// linear index with it, where [`emit_current`](Self::emit_current)
+    /// divides. Emitted once, before a loop.
+    pub fn emit_total(
+        &self,
+        k: &mut Kernel,
+        p: &PersistentParams,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Reg {
+        let [cm_size, cn_size] = self.cluster;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (cm, cn, per_batch) = (r(k), r(k), r(k));
+        k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
+        k.push(format!("div.u32 {cm}, {cm}, {cm_size};"));
+        k.push(format!("add.u32 {cn}, {tiles_n}, {};", cn_size - 1));
+        k.push(format!("div.u32 {cn}, {cn}, {cn_size};"));
+        k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
+        k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
+        let total = k.reg(RegClass::B64);
+        k.push(format!("mul.wide.u32 {total}, {per_batch}, {};", p.batches));
+        total
+    }
+
+    /// Emits the predicate "the current linear index is below `total`"
+    /// ([`emit_total`](Self::emit_total)): the same as
+    /// [`emit_current`](Self::emit_current)'s, without its divisions.
+    pub fn emit_valid(&self, k: &mut Kernel, p: &PersistentParams, total: Reg) -> Reg {
+        let (wide, valid) = (k.reg(RegClass::B64), k.reg(RegClass::Pred));
+        k.push(format!("cvt.u64.u32 {wide}, {};", p.linear));
+        k.push(format!("setp.lt.u64 {valid}, {wide}, {total};"));
+        valid
+    }
+
     /// Emits the start of the walk: the linear index of the block's (or
     /// cluster's) first cluster tile.
     pub fn emit_start(&self, k: &mut Kernel, p: &PersistentParams) {
