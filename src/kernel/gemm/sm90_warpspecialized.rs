@@ -277,75 +277,62 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         };
         let top = k.new_label("consumer_tile")?;
         let consumer_done = k.new_label("consumer_end")?;
-        if order.is_none() {
-            // The cooperative consumers start each tile's MMAs at once: the
-            // tile's coordinates (the scheduler's divisions), operand
-            // addresses and epilogue registers, a few hundred cycles of
-            // dependent instructions, are worked out while the tile's last
-            // wgmmas run (H100, bf16 4096³: BENCHMARKS.md).
-            let total = self.scheduler.emit_total(&mut k, sp, tiles_m, tiles_n);
-            k.place_label(&top);
-            let valid = self.scheduler.emit_valid(&mut k, sp, total);
-            k.push(format!("@!{valid} bra {};", consumer_done.name()));
-            self.mainloop.emit_consumer_start(&mut k, &io)?;
-            let mut epilogue_io = None;
-            let acc = self
-                .mainloop
-                .emit_consumer_overlapped(&mut k, &io, &mut |k| {
-                    let (coord, _) = self.scheduler.emit_current(k, sp, tiles_m, tiles_n);
-                    set_tile(k, &coord);
-                    let operands =
-                        super::gemm_universal::emit_global_operands(k, &params, self.types, batch)?;
-                    let block = BlockContext {
-                        operands,
-                        smem: epilogue_smem,
-                        ..entry
-                    };
-                    epilogue_io = Some(self.epilogue.emit_prologue(k, &block, &epilogue_params)?);
-                    Ok(())
-                })?;
-            let epilogue_io = epilogue_io.ok_or_else(|| PtxError::UnsupportedSpec {
-                kernel: "gemm",
-                name: self.name.clone(),
-                reason: "the mainloop did not emit the tile's epilogue registers".to_string(),
-            })?;
-            self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
-            self.scheduler.emit_step(&mut k, sp, steps);
-            k.push(format!("bra.uni {};", top.name()));
-            k.place_label(&consumer_done);
-            self.epilogue.emit_tail(&mut k, tid)?;
-            k.place_label(&exit);
-            k.push("ret;");
-            return Ok(k);
-        }
-        k.place_label(&top);
-        let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
-        k.push(format!("@!{valid} bra {};", consumer_done.name()));
-        set_tile(&mut k, &coord);
-        let operands =
-            super::gemm_universal::emit_global_operands(&mut k, &params, self.types, batch)?;
-        // The epilogue's shared memory follows the mainloop's ring.
-        let block = BlockContext {
-            operands,
-            smem: epilogue_smem,
-            ..entry
+        // A valid tile's operand addresses and epilogue registers from its
+        // coordinates (the scheduler's divisions): with those, a few hundred
+        // cycles of dependent instructions.
+        let tile_prologue = |k: &mut Kernel, coord: &TileCoord| {
+            set_tile(k, coord);
+            let operands =
+                super::gemm_universal::emit_global_operands(k, &params, self.types, batch)?;
+            // The epilogue's shared memory follows the mainloop's ring.
+            let block = BlockContext {
+                operands,
+                smem: epilogue_smem,
+                ..entry
+            };
+            self.epilogue.emit_prologue(k, &block, &epilogue_params)
         };
-        let epilogue_io = self
-            .epilogue
-            .emit_prologue(&mut k, &block, &epilogue_params)?;
-        self.mainloop.emit_consumer_start(&mut k, &io)?;
-        if let Some((barrier, state)) = &order {
-            barrier.wait(&mut k, state).map_err(pipeline_error)?;
-        }
-        let acc = self.mainloop.emit_consumer(&mut k, &io)?;
-        if let Some((barrier, state)) = &order {
-            barrier.arrive(&mut k, state).map_err(pipeline_error)?;
-            barrier.wait(&mut k, state).map_err(pipeline_error)?;
-        }
-        self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
-        if let Some((barrier, state)) = &order {
-            barrier.arrive(&mut k, state).map_err(pipeline_error)?;
-            self.mainloop.emit_consumer_skip(&mut k, &io);
+        match &order {
+            // The cooperative consumers start each tile's MMAs at once, and
+            // work out its prologue while the tile's last wgmmas run (H100,
+            // bf16 4096³: BENCHMARKS.md); the loop's test needs no division.
+            None => {
+                let total = self.scheduler.emit_total(&mut k, sp, tiles_m, tiles_n);
+                k.place_label(&top);
+                let valid = self.scheduler.emit_valid(&mut k, sp, total);
+                k.push(format!("@!{valid} bra {};", consumer_done.name()));
+                self.mainloop.emit_consumer_start(&mut k, &io)?;
+                let mut epilogue_io = None;
+                let acc = self
+                    .mainloop
+                    .emit_consumer_overlapped(&mut k, &io, &mut |k| {
+                        let (coord, _) = self.scheduler.emit_current(k, sp, tiles_m, tiles_n);
+                        epilogue_io = Some(tile_prologue(k, &coord)?);
+                        Ok(())
+                    })?;
+                let epilogue_io = epilogue_io.ok_or_else(|| PtxError::UnsupportedSpec {
+                    kernel: "gemm",
+                    name: self.name.clone(),
+                    reason: "the mainloop did not emit the tile's prologue".to_string(),
+                })?;
+                self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+            }
+            // Ping-pong: the prologue runs while the other consumer's tile
+            // holds the tensor cores.
+            Some((barrier, state)) => {
+                k.place_label(&top);
+                let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
+                k.push(format!("@!{valid} bra {};", consumer_done.name()));
+                let epilogue_io = tile_prologue(&mut k, &coord)?;
+                self.mainloop.emit_consumer_start(&mut k, &io)?;
+                barrier.wait(&mut k, state).map_err(pipeline_error)?;
+                let acc = self.mainloop.emit_consumer(&mut k, &io)?;
+                barrier.arrive(&mut k, state).map_err(pipeline_error)?;
+                barrier.wait(&mut k, state).map_err(pipeline_error)?;
+                self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+                barrier.arrive(&mut k, state).map_err(pipeline_error)?;
+                self.mainloop.emit_consumer_skip(&mut k, &io);
+            }
         }
         self.scheduler.emit_step(&mut k, sp, steps);
         k.push(format!("bra.uni {};", top.name()));
