@@ -116,13 +116,8 @@ impl Persistent {
     ) -> (TileCoord, Reg) {
         let [cm_size, cn_size] = self.cluster;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (cm, cn, per_batch, batch, within) = (r(k), r(k), r(k), r(k), r(k));
-        k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
-        k.push(format!("div.u32 {cm}, {cm}, {cm_size};"));
-        k.push(format!("add.u32 {cn}, {tiles_n}, {};", cn_size - 1));
-        k.push(format!("div.u32 {cn}, {cn}, {cn_size};"));
-        k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
-        k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
+        let [cm, cn, per_batch] = self.emit_cluster_tiles(k, tiles_m, tiles_n);
+        let (batch, within) = (r(k), r(k));
         k.push(format!("div.u32 {batch}, {}, {per_batch};", p.linear));
         k.push(format!("mul.lo.u32 {within}, {batch}, {per_batch};"));
         k.push(format!("sub.u32 {within}, {}, {within};", p.linear));
@@ -175,15 +170,7 @@ impl Persistent {
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> Reg {
-        let [cm_size, cn_size] = self.cluster;
-        let r = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (cm, cn, per_batch) = (r(k), r(k), r(k));
-        k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
-        k.push(format!("div.u32 {cm}, {cm}, {cm_size};"));
-        k.push(format!("add.u32 {cn}, {tiles_n}, {};", cn_size - 1));
-        k.push(format!("div.u32 {cn}, {cn}, {cn_size};"));
-        k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
-        k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
+        let [_, _, per_batch] = self.emit_cluster_tiles(k, tiles_m, tiles_n);
         let total = k.reg(RegClass::B64);
         k.push(format!("mul.wide.u32 {total}, {per_batch}, {};", p.batches));
         total
@@ -197,6 +184,20 @@ impl Persistent {
         k.push(format!("cvt.u64.u32 {wide}, {};", p.linear));
         k.push(format!("setp.lt.u64 {valid}, {wide}, {total};"));
         valid
+    }
+
+    /// Emits the cluster tiles along M and N and per batch (at least 1).
+    fn emit_cluster_tiles(&self, k: &mut Kernel, tiles_m: Reg, tiles_n: Reg) -> [Reg; 3] {
+        let [cm_size, cn_size] = self.cluster;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (cm, cn, per_batch) = (r(k), r(k), r(k));
+        k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
+        k.push(format!("div.u32 {cm}, {cm}, {cm_size};"));
+        k.push(format!("add.u32 {cn}, {tiles_n}, {};", cn_size - 1));
+        k.push(format!("div.u32 {cn}, {cn}, {cn_size};"));
+        k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
+        k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
+        [cm, cn, per_batch]
     }
 
     /// Emits the start of the walk: the linear index of the block's (or
