@@ -102,14 +102,7 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        let mut launcher = self.picked(&args.shape);
-        while let Some(fallback) = &launcher.fallback {
-            if launcher.can_implement_here(args, stream).is_ok() {
-                break;
-            }
-            launcher = fallback;
-        }
-        &launcher.spec
+        &self.picked(&args.shape).route(args, stream).spec
     }
 
     /// `spec` on `device`, handing any call its kernel cannot take (its
@@ -130,8 +123,9 @@ impl Launcher {
         launcher
     }
 
-    /// The launcher for `args`: this one, or its fallback where this one's
-    /// kernel cannot take them.
+    /// The launcher for `args`, as `run` walks the chain: this one, or the
+    /// first fallback behind it whose kernel takes them (the last one where
+    /// none does, so that its refusal is the one reported).
     fn route<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>, stream: &CudaStream) -> &Launcher
     where
         A: Element + DeviceRepr,
@@ -139,10 +133,14 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        match &self.fallback {
-            Some(fallback) if self.can_implement_here(args, stream).is_err() => fallback,
-            _ => self,
+        let mut launcher = self;
+        while let Some(fallback) = &launcher.fallback {
+            if launcher.can_implement_here(args, stream).is_ok() {
+                break;
+            }
+            launcher = fallback;
         }
+        launcher
     }
 
     /// Whether `can_implement` and `run` reject scalars that are not finite in f32.
@@ -320,7 +318,7 @@ impl Launcher {
         }
         let stream = self.device.default_stream();
         let launcher = self.route(args, &stream);
-        launcher.can_implement(args, &stream)?;
+        launcher.can_implement_here(args, &stream)?;
         launcher.kernel_for(args.beta).map(|kernel| kernel.as_ref())
     }
 
