@@ -84,18 +84,6 @@ pub trait Mainloop {
         Err(one_body("producer"))
     }
 
-    /// Emits the consumer's preparation of its next work tile that touches
-    /// no stage of the ring, for warp-specialized kernels. The kernel places it
-    /// before the consumer waits for its turn at the tensor cores
-    /// (ping-pong's ordered barrier), and [`emit_consumer`](Self::emit_consumer)
-    /// right after that. The default emits nothing.
-    ///
-    /// # Errors
-    /// The assembler's error.
-    fn emit_consumer_start(&self, _k: &mut Kernel, _io: &Self::Io) -> Result<(), PtxError> {
-        Ok(())
-    }
-
     /// Emits the consumer part (the MMAs) and returns the accumulators, for
     /// warp-specialized kernels.
     ///

@@ -301,7 +301,6 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
                 k.place_label(&top);
                 let valid = self.scheduler.emit_valid(&mut k, sp, total);
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
-                self.mainloop.emit_consumer_start(&mut k, &io)?;
                 let mut epilogue_io = None;
                 let acc = self
                     .mainloop
@@ -324,7 +323,6 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
                 let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
                 let epilogue_io = tile_prologue(&mut k, &coord)?;
-                self.mainloop.emit_consumer_start(&mut k, &io)?;
                 barrier.wait(&mut k, state).map_err(pipeline_error)?;
                 let acc = self.mainloop.emit_consumer(&mut k, &io)?;
                 barrier.arrive(&mut k, state).map_err(pipeline_error)?;
