@@ -1,7 +1,9 @@
 //! Every default SM90 kernel (`sm90_default_specs`: the cooperative 128x256
 //! kernel in a 2x1 cluster, the ping-pong 128x128 kernels without and with
-//! a 2x1 cluster and the cooperative 256x128 kernel in a 1x2 cluster, for
-//! every type combination and major, with the TMA epilogue) computes exactly on an H100/H200, plus the register-store
+//! a 2x1 cluster, the cooperative 256x128 kernel in a 1x2 cluster and, for
+//! 16-bit inputs with a K-major B, the cooperative 256x160 kernel of
+//! half-depth k-tiles (64-byte rows) in a 1x2 cluster, for every type
+//! combination and major, with the TMA epilogue) computes exactly on an H100/H200, plus the register-store
 //! epilogue on every 5th of them and the schedules and clusters the
 //! defaults leave out (1x2 and 2x2 clusters, the cooperative kernel
 //! without one).
@@ -863,8 +865,12 @@ fn build_picks_the_kernel_for_each_problem() {
         (3072, 3072, 1088, 0),
         // A leading dimension TMA cannot take (6148 bytes), pairs aligned.
         (3072, 3072, 1088, 2),
+        // 256x160 tiles of half-depth k-tiles on 132 SMs: 11 x 32 = 352
+        // tiles, 3 rounds, against 4 rounds of 11 x 40 256x128 ones.
+        (2816, 5120, 1088, 0),
     ];
     let mut schedules = Vec::new();
+    let mut tiles = Vec::new();
     for (m, n, k, pad) in problems {
         let a_host = integers(21, m * k, 2);
         let b_host = integers(22, n * k, 2);
@@ -910,6 +916,7 @@ fn build_picks_the_kernel_for_each_problem() {
                 };
                 assert_eq!(spec.epilogue.policy, policy, "{label}");
                 schedules.push(spec.schedule);
+                tiles.push(spec.tile);
             }
             which.run(&mut args, &stream).unwrap();
             drop(args);
@@ -958,6 +965,9 @@ fn build_picks_the_kernel_for_each_problem() {
             && schedules.contains(&KernelSchedule::TmaWarpSpecializedCooperative),
         "one Gemm ran {schedules:?}"
     );
+    if sm_count == 132 {
+        assert!(tiles.contains(&[256, 160, 32]), "one Gemm ran {tiles:?}");
+    }
     gemm.wait_optimized().unwrap();
     // A scalar that is not finite in f32: refused, then taken once the check
     // is off (by the kernel picked before).

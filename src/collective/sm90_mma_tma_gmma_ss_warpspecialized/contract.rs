@@ -57,11 +57,12 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
             ));
         }
         let size = t.a.size_bytes();
-        if bk * size != 128 {
+        if bk * size != 128 && bk * size != 64 {
             return refuse(format!(
-                "TileK {bk} of {} makes {}-byte rows: expected 128-byte rows (TileK {}) for the 128-byte swizzle",
+                "TileK {bk} of {} makes {}-byte rows: expected 64- or 128-byte rows (TileK {} or {}) for the 64- or 128-byte swizzle",
                 t.a,
                 bk * size,
+                64 / size,
                 128 / size
             ));
         }

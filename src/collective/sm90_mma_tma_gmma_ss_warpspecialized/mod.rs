@@ -239,7 +239,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                     operand: op,
                     dims: crate::gemm::TensorMapRequest::operand_dims(op, tile.major),
                     box_dims: tile.box_dims(peers),
-                    swizzle_bytes: operand::SWIZZLE_BYTES,
+                    swizzle_bytes: tile.swizzle_bytes(),
                     whole_chunks: false,
                 }
             })

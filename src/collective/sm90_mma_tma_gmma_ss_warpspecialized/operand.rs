@@ -2,22 +2,25 @@
 //! where each TMA box lands, the wgmma descriptor's strides, and the byte
 //! offset of each wgmma's slice.
 //!
-//! Both majors use the 128-byte swizzle (CuTe's `GMMA::Layout_K_SW128_Atom`
-//! and `Layout_MN_SW128_Atom`): a swizzle atom is 8 rows of 128 bytes.
-//! - K-major: the tile is `MN` rows of `BK` elements (one 128-byte row
-//!   each); a TMA box is `BK x rows` at the rows' offset; wgmma's slice of
-//!   64 (A) or N (B) rows at k-step `kk` starts `kk x 32` bytes into the
-//!   first row (the hardware applies the swizzle to the address bits).
-//! - MN-major: the tile is `MN / 64` atoms (for 16-bit types) of `BK` rows
-//!   of 64 elements; a TMA box is `64 x BK`, one per atom; wgmma's slice at
-//!   k-step `kk` starts `kk x 16` rows (2048 bytes) into its first atom.
+//! - K-major: the tile is `MN` rows of `BK` elements, each row one swizzle
+//!   span: 128 bytes (CuTe's `GMMA::Layout_K_SW128_Atom`, 8 rows of 128
+//!   bytes) or 64 (`Layout_K_SW64_Atom`, 8 rows of 64 bytes: half-depth
+//!   k-tiles, twice the stages in the same shared memory); a TMA box is
+//!   `BK x rows` at the rows' offset; wgmma's slice of 64 (A) or N (B)
+//!   rows at k-step `kk` starts `kk x 32` bytes into the first row (the
+//!   hardware applies the swizzle to the address bits).
+//! - MN-major: the 128-byte swizzle (`Layout_MN_SW128_Atom`); the tile is
+//!   `MN / 64` atoms (for 16-bit types) of `BK` rows of 64 elements; a TMA
+//!   box is `64 x BK`, one per atom; wgmma's slice at k-step `kk` starts
+//!   `kk x 16` rows (2048 bytes) into its first atom.
 
 use crate::atom::{gmma_smem_layout, GmmaDescriptor, GmmaSwizzle};
 use crate::gemm::OperandMajor;
 use crate::layout::ComposedLayout;
 use crate::numeric::ElementType;
 
-/// Bytes of a 128-byte swizzle row.
+/// Bytes of an MN-major tile's swizzle row (and of a K-major tile's
+/// widest).
 pub(crate) const SWIZZLE_BYTES: u32 = 128;
 
 /// One operand's tile in a stage.
@@ -48,9 +51,27 @@ pub(crate) struct TmaBox {
 }
 
 impl OperandTile {
-    /// Elements of one 128-byte row.
+    /// Elements of one 128-byte row (an MN-major tile's atom width).
     pub(crate) const fn row_elems(&self) -> u32 {
         SWIZZLE_BYTES / self.size
+    }
+
+    /// Bytes of the tile's swizzle span: a K-major tile's row (`BK`
+    /// elements: 64 or 128 bytes), 128 for an MN-major one.
+    pub(crate) const fn swizzle_bytes(&self) -> u32 {
+        match self.major {
+            OperandMajor::K => self.bk * self.size,
+            OperandMajor::MN => SWIZZLE_BYTES,
+        }
+    }
+
+    /// The swizzle of [`swizzle_bytes`](Self::swizzle_bytes) (the rules
+    /// admit 64- and 128-byte K-major rows).
+    fn swizzle(&self) -> GmmaSwizzle {
+        match self.swizzle_bytes() {
+            64 => GmmaSwizzle::B64,
+            _ => GmmaSwizzle::B128,
+        }
     }
 
     /// Bytes of the tile.
@@ -99,10 +120,11 @@ impl OperandTile {
         }
     }
 
-    /// The tile's layout in shared memory: CuTe's 128-byte-swizzled GMMA
-    /// atom of its major tiled over `mn x BK` (`gmma_smem_layout`).
+    /// The tile's layout in shared memory: CuTe's GMMA atom of its major
+    /// and swizzle ([`swizzle_bytes`](Self::swizzle_bytes)) tiled over
+    /// `mn x BK` (`gmma_smem_layout`).
     pub(crate) fn layout(&self, element: ElementType) -> crate::Result<ComposedLayout> {
-        gmma_smem_layout(self.major, element, GmmaSwizzle::B128, self.mn, self.bk)
+        gmma_smem_layout(self.major, element, self.swizzle(), self.mn, self.bk)
     }
 
     /// The wgmma descriptor of the tile's slices, derived from its layout
@@ -156,6 +178,36 @@ mod tests {
         assert_eq!((d.lbo_bytes, d.sbo_bytes), (16, 1024));
         // The second 64-row block, k-step 3: 64 rows of 128 bytes, 3 x 32 bytes.
         assert_eq!(t.slice_offset(BF16, 1, 3).unwrap(), 8192 + 96);
+    }
+
+    #[test]
+    fn k_major_64_byte_rows_take_the_64_byte_swizzle() {
+        // TileK 32 of bf16: 64-byte rows, 8-row atoms of 512 bytes.
+        let t = OperandTile {
+            bk: 32,
+            ..tile(OperandMajor::K, 160, 160)
+        };
+        assert_eq!(t.swizzle_bytes(), 64);
+        assert_eq!(t.box_dims(1), [32, 160]);
+        assert_eq!(
+            t.boxes(1, 2),
+            vec![TmaBox {
+                dst: 80 * 64,
+                mn: 80
+            }]
+        );
+        let d = t.descriptor(BF16).unwrap();
+        assert_eq!(d.swizzle, GmmaSwizzle::B64);
+        assert_eq!((d.lbo_bytes, d.sbo_bytes), (16, 512));
+        // k-step 1 starts 32 bytes into the row.
+        assert_eq!(t.slice_offset(BF16, 0, 1).unwrap(), 32);
+        // An MN-major tile keeps the 128-byte swizzle at TileK 32.
+        let mn = OperandTile {
+            bk: 32,
+            ..tile(OperandMajor::MN, 128, 64)
+        };
+        assert_eq!(mn.swizzle_bytes(), 128);
+        assert_eq!(mn.box_dims(1), [64, 32]);
     }
 
     #[test]

@@ -10,10 +10,10 @@ use super::launcher::{check_spec, Launcher};
 use crate::collective::EpiloguePolicy;
 use crate::device::Device;
 use crate::gemm::GemmShape;
-use crate::kernel::gemm::{sm90_spec, tall_keeps_stages, GemmSpec, Sm90Pick};
+use crate::kernel::gemm::{sm90_spec, GemmSpec, Sm90Pick, Sm90PickFacts};
 
 /// Kernels one GEMM keeps beside its default: more than the distinct
-/// picks [`Sm90Pick::for_problem`] makes (four today).
+/// picks [`Sm90Pick::for_problem`] makes (five today).
 const SLOTS: usize = 8;
 
 /// The per-problem kernels of a GEMM whose default is `template` (an SM90
@@ -21,9 +21,9 @@ const SLOTS: usize = 8;
 #[derive(Debug)]
 pub(crate) struct ProblemPicks {
     template: GemmSpec,
-    /// Whether 256x128 tiles keep the stages of 128x256 ones for the
-    /// template's types ([`tall_keeps_stages`]), worked out once.
-    tall_ok: bool,
+    /// What the template's types and majors allow the pick
+    /// ([`Sm90PickFacts`]), worked out once.
+    facts: Sm90PickFacts,
     /// The kernel behind each pick's register-store form (the SM80 kernel
     /// for operands TMA cannot read); `None` where the SM90 kernel was
     /// pinned, so that its refusals state TMA's rules.
@@ -41,9 +41,9 @@ impl ProblemPicks {
     /// behind it where that is given.
     pub(crate) fn new(template: GemmSpec, fallback: Option<GemmSpec>, sm_count: u32) -> Self {
         let (t, m) = (template.types, template.majors);
-        let tall_ok = tall_keeps_stages(t.a, t.b, t.d, t.acc, m.a, m.b, m.d);
+        let facts = Sm90PickFacts::of(t.a, t.b, t.d, t.acc, m.a, m.b, m.d);
         ProblemPicks {
-            tall_ok,
+            facts,
             template,
             fallback,
             sm_count,
@@ -65,8 +65,7 @@ impl ProblemPicks {
         let clamp = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
         let problem = [shape.m, shape.n, shape.k, shape.l].map(clamp);
         let t = &self.template;
-        let pick =
-            Sm90Pick::for_problem(t.types.a, t.majors.a, problem, self.sm_count, self.tall_ok);
+        let pick = Sm90Pick::for_problem(t.types.a, t.majors.a, problem, self.sm_count, self.facts);
         if pick.schedule == t.schedule && pick.tile == t.tile && pick.cluster == t.cluster[..2] {
             return None;
         }

@@ -113,7 +113,10 @@ pub fn sm90_default_spec(
 /// 1x2 cluster (cuBLAS's shape; in a 2x1 cluster where 256x128 tiles take
 /// fewer waves of the persistent grid than 128x256 ones, 128x256 in a 2x1
 /// cluster where the 1x2 cluster would take more, or where 256x128 tiles
-/// would get fewer stages: an f32 D, tf32), else the ping-pong
+/// would get fewer stages: an f32 D, tf32; for 16-bit inputs and D with a
+/// K-major B, 256x160 tiles of half-depth k-tiles, 7 stages, in a 1x2
+/// cluster where their rounds of tiles take at least 1.5% less time than
+/// that pick's, counted as rounds x tile area), else the ping-pong
 /// 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
 /// mainloop). Where A passes through registers (tf32 with an M-major A),
@@ -141,6 +144,10 @@ pub fn sm90_default_spec(
 /// // An f32 D leaves 256x128 tiles 3 stages: 128x256 keeps 4.
 /// let wide = sm90_spec_for_problem(BF16, BF16, F32, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!((wide.tile, wide.cluster, wide.mainloop.stages()), ([128, 256, 64], [2, 1, 1], 4));
+/// // 4096x14336: 16 x 112 = 1792 tiles of 256x128 take 14 rounds of 132,
+/// // 16 x 90 = 1440 of 256x160 take 11, 1.8% less time.
+/// let mlp = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 14336, 4096, 1], 132).unwrap();
+/// assert_eq!((mlp.tile, mlp.cluster, mlp.mainloop.stages()), ([256, 160, 32], [1, 2, 1], 7));
 /// let ragged = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4095, 4097, 4093, 1], 132).unwrap();
 /// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
 /// // tf32 with an M-major A (read from registers): the cooperative 128x256
@@ -193,8 +200,8 @@ fn sm90_problem_kernel(
     problem: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let tall = tall_keeps_stages(a, b, d, acc, a_major, b_major, d_major);
-    let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count, tall);
+    let facts = Sm90PickFacts::of(a, b, d, acc, a_major, b_major, d_major);
+    let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count, facts);
     sm90_spec(
         a,
         b,
@@ -221,14 +228,14 @@ pub(crate) struct Sm90Pick {
 
 impl Sm90Pick {
     /// The pick for a problem `[m, n, k, l]` of A's element type and major
-    /// on a GPU of `sm_count` SMs; `tall_ok`: the cooperative 256x128
-    /// kernel keeps the 128x256 kernel's stages ([`tall_keeps_stages`]).
+    /// on a GPU of `sm_count` SMs, with what the types and majors allow
+    /// ([`Sm90PickFacts`]).
     pub(crate) fn for_problem(
         a: ElementType,
         a_major: OperandMajor,
         [m, n, k, l]: [u32; 4],
         sm_count: u32,
-        tall_ok: bool,
+        facts: Sm90PickFacts,
     ) -> Sm90Pick {
         let bk = 128 / a.size_bytes().max(1);
         let cooperative = |tile: [u32; 3], cluster: [u32; 2]| Sm90Pick {
@@ -254,7 +261,7 @@ impl Sm90Pick {
             // buffers leave them 3: H100, bf16 in, f32 out, cutlet /
             // cuBLASLt 0.90-0.92 against 128x256 2x1's 0.99-1.03 at 4096³,
             // 8192³ and 4096x14336x4096; tf32 0.94-0.98 against 1.00-1.01).
-            if !tall_ok {
+            if !facts.tall_ok {
                 return wide;
             }
             // A short K leaves the cooperative kernel's epilogue exposed:
@@ -268,18 +275,39 @@ impl Sm90Pick {
             // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128
             // (4). Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093
             // ran at 624 TFLOP/s against 740.
-            if waves_of(tall_tile, wide_cluster) < waves_of(wide.tile, wide_cluster) {
-                return cooperative(tall_tile, wide.cluster);
+            let big = if waves_of(tall_tile, wide_cluster) < waves_of(wide.tile, wide_cluster) {
+                cooperative(tall_tile, wide.cluster)
+            } else if waves_of(tall_tile, [1, 2, 1]) <= waves_of(wide.tile, wide_cluster) {
+                // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked
+                // along M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16
+                // 4096³ 0.993-0.994 against 0.988-0.989 for 128x256 2x1,
+                // 4096x14336x4096 0.982-0.985 against 0.972-0.980, 8192³
+                // 1.019-1.020 against 1.012-1.014.
+                cooperative(tall_tile, [1, 2])
+            } else {
+                wide
+            };
+            // 256x160 tiles of half-depth k-tiles (64-byte rows, 7 stages)
+            // in a 1x2 cluster where their rounds of tiles take at least
+            // 1.5% less time than the pick's (rounds x tile area): at
+            // 4096x14336 256x128 tiles make 16 x 112 = 1792 tiles, 13.6
+            // rounds of 132 (14), 256x160 ones 16 x 90 = 1440, 10.9 (11),
+            // 1.8% less. H100, cutlet / cuBLASLt, bf16 and f16
+            // 4096x14336x4096: 1.006-1.007 against 0.986-0.992. (With
+            // 128-byte rows they get 3 stages and ran 0.96-0.99; half-depth
+            // k-tiles alone ran 0.983 at 4096³ against 0.996.)
+            if facts.deep_ok {
+                let deep = cooperative([256, 160, bk / 2], [1, 2]);
+                let cost = |p: Sm90Pick| {
+                    let [tm, tn, _] = p.tile;
+                    let cluster = [p.cluster[0], p.cluster[1], 1];
+                    waves_of(p.tile, cluster) * u64::from(tm * tn)
+                };
+                if cost(deep) * 1000 <= cost(big) * 985 {
+                    return deep;
+                }
             }
-            // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked
-            // along M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16
-            // 4096³ 0.993-0.994 against 0.988-0.989 for 128x256 2x1,
-            // 4096x14336x4096 0.982-0.985 against 0.972-0.980, 8192³
-            // 1.019-1.020 against 1.012-1.014.
-            if waves_of(tall_tile, [1, 2, 1]) <= waves_of(wide.tile, wide_cluster) {
-                return cooperative(tall_tile, [1, 2]);
-            }
-            return wide;
+            return big;
         }
         // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454
         // TFLOP/s, none 519.
@@ -288,6 +316,55 @@ impl Sm90Pick {
             tile: [128, 128, bk],
             cluster: [1, 1],
         }
+    }
+}
+
+/// What the types and majors of a GEMM allow its per-problem pick
+/// ([`Sm90Pick::for_problem`]), worked out once from the specs they make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sm90PickFacts {
+    /// The cooperative 256x128 kernel keeps as many stages as the 128x256
+    /// one ([`tall_keeps_stages`]).
+    pub(crate) tall_ok: bool,
+    /// The cooperative 256x160 kernel with half-depth k-tiles (64-byte
+    /// rows) in a 1x2 cluster builds, for 16-bit inputs read from shared
+    /// memory and a 16-bit D (where 256x128 tiles keep their stages): the
+    /// types it was measured with. It needs a K-major B (an N-major B's
+    /// TileN is a multiple of 64).
+    pub(crate) deep_ok: bool,
+}
+
+impl Sm90PickFacts {
+    /// The facts of these types and majors.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn of(
+        a: ElementType,
+        b: ElementType,
+        d: ElementType,
+        acc: ElementType,
+        a_major: OperandMajor,
+        b_major: OperandMajor,
+        d_major: OutputMajor,
+    ) -> Sm90PickFacts {
+        let tall_ok = tall_keeps_stages(a, b, d, acc, a_major, b_major, d_major);
+        let sixteen_bit = a.size_bytes() == 2 && d.size_bytes() == 2;
+        let deep_ok = tall_ok
+            && sixteen_bit
+            && !crate::collective::reads_a_from_registers(a, a_major)
+            && sm90_spec(
+                a,
+                b,
+                d,
+                acc,
+                a_major,
+                b_major,
+                d_major,
+                KernelSchedule::TmaWarpSpecializedCooperative,
+                [256, 160, 32],
+                [1, 2],
+            )
+            .is_ok();
+        Sm90PickFacts { tall_ok, deep_ok }
     }
 }
 
@@ -343,17 +420,23 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) 
 /// of [`sm80_default_specs`](super::sm80_default_specs); tf32 with a
 /// K-major B, its A K-major or M-major, read through registers),
 /// every major of A, B and D, the cooperative 128x256 kernel in a 2x1
-/// cluster, the ping-pong 128x128 kernels (1x1 and 2x1 clusters) and,
-/// where A is not read through registers, the cooperative 256x128 kernel
-/// in a 1x2 cluster ([`sm90_spec_for_problem`]'s pick for large problems).
+/// cluster, the ping-pong 128x128 kernels (1x1 and 2x1 clusters),
+/// where A is not read through registers the cooperative 256x128 kernel
+/// in a 1x2 cluster ([`sm90_spec_for_problem`]'s pick for large problems),
+/// and for 16-bit inputs with a K-major B the cooperative 256x160 kernel
+/// of half-depth k-tiles (TileK 32: 64-byte rows) in a 1x2 cluster (its
+/// pick where 256x160 tiles take fewer rounds of the GPU).
 ///
 /// ```
 /// use cutlet::kernel::gemm::sm90_default_specs;
 ///
 /// let specs = sm90_default_specs();
 /// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of A x 2 of D, 3 kernels
-/// // each, and 256x128 1x2 for all but the 2 tf32 kernels with an M-major A.
-/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2));
+/// // each, 256x128 1x2 for all but the 2 tf32 kernels with an M-major A, and
+/// // 256x160x32 1x2 for the 16-bit combinations with a K-major B (2 majors of
+/// // A x 2 of D).
+/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2) + 5 * 4);
+/// assert!(specs.iter().any(|s| s.tile == [256, 160, 32] && s.mainloop.stages() == 7));
 /// ```
 pub fn sm90_default_specs() -> Vec<GemmSpec> {
     let majors = [OperandMajor::K, OperandMajor::MN];
@@ -384,9 +467,18 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
                             [256, 128, bk],
                             [1, 2],
                         ),
+                        (
+                            KernelSchedule::TmaWarpSpecializedCooperative,
+                            [256, 160, bk / 2],
+                            [1, 2],
+                        ),
                     ] {
                         if tile[0] == 256 && crate::collective::reads_a_from_registers(ab, a_major)
                         {
+                            continue;
+                        }
+                        // Half-depth k-tiles: the pick's, for 16-bit inputs.
+                        if tile[2] != bk && ab.size_bytes() != 2 {
                             continue;
                         }
                         if let Ok(spec) = sm90_spec(

@@ -46,7 +46,7 @@ pub use builder::{
     sm80_spec_for_problem,
 };
 pub use builder_sm90::{sm90_default_spec, sm90_default_specs, sm90_spec, sm90_spec_for_problem};
-pub(crate) use builder_sm90::{tall_keeps_stages, Sm90Pick};
+pub(crate) use builder_sm90::{Sm90Pick, Sm90PickFacts};
 pub use dispatch_policy::{
     DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,
     KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,

@@ -8,10 +8,10 @@
 //! | architecture `Sm90` | wgmma, TMA, `setmaxnreg` are `sm_90a` |
 //! | the SM90 mainloop, epilogue and the persistent scheduler | the parts the schedules compose |
 //! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (tf32 B K-major; an M-major tf32 A passes through registers); C = D in type and major; D f16, bf16 or f32 | wgmma's types (it transposes only 16-bit operands); the epilogue |
-//! | TileK x element = 128 bytes | the 128-byte swizzle row TMA and wgmma share |
+//! | TileK x element = 64 or 128 bytes | a K-major operand's row is one 64- or 128-byte swizzle row, which TMA and wgmma share |
 //! | TileN a multiple of 8 up to 256 (of 64 for N-major B) | wgmma's N; a swizzle row of N |
 //! | TileM 128 or 256 (cooperative), 64 or 128 (ping-pong) | 64 or 128 rows per consumer warpgroup |
-//! | at most 128 accumulator registers per consumer thread | 232 registers a consumer holds |
+//! | at most 160 accumulator registers per consumer thread | 232 registers a consumer holds (every default kernel assembles without spills) |
 //! | cluster 1 or 2 along M and N, 1 along K; tiles split among the CTAs sharing them | multicast boxes |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
 
@@ -82,7 +82,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     }
     let [bm, bn, bk] = f.tile;
     let size = t.a.size_bytes();
-    if bk * size != 128 {
+    if bk * size != 128 && bk * size != 64 {
         return Err(RuleMessage::new()
             .s("TileK ")
             .n(bk)
@@ -91,8 +91,10 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(" makes ")
             .n(bk * size)
             .s("-byte rows: expected TileK ")
+            .n(64 / size)
+            .s(" or ")
             .n(128 / size)
-            .s(" (one 128-byte swizzle row)"));
+            .s(" (one 64- or 128-byte swizzle row)"));
     }
     let n_step = if matches!(f.majors.b, OperandMajor::MN) {
         128 / size
@@ -138,7 +140,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     } else {
         acc_values
     };
-    if acc_regs > 128 {
+    if acc_regs > 160 {
         return Err(RuleMessage::new()
             .s("a ")
             .n(wg_rows)
@@ -146,7 +148,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(bn)
             .s(" warpgroup tile needs ")
             .n(acc_regs)
-            .s(" accumulator registers per thread: expected at most 128 (a smaller TileN, or the cooperative schedule)"));
+            .s(" accumulator registers per thread: expected at most 160 (a smaller TileN, or the cooperative schedule)"));
     }
     let [cm, cn, ck] = f.cluster;
     if !(cm == 1 || cm == 2) || !(cn == 1 || cn == 2) || ck != 1 {
