@@ -39,6 +39,10 @@ enum Ending {
     /// A second configuration compiles on a user thread while the test
     /// returns without joining it.
     ThreadCompiling,
+    /// Waits for the optimized compile, then returns at once: the
+    /// background compile's last steps meet the exit (a thread that ended
+    /// then raced the driver's exit handlers: `src/device/jit_worker.rs`).
+    AfterOptimized,
     /// Panics (the harness reports the failed test: exit status 101).
     Panic,
 }
@@ -50,6 +54,7 @@ impl Ending {
             Ending::Exit => "exit",
             Ending::DropAll => "drop",
             Ending::ThreadCompiling => "thread",
+            Ending::AfterOptimized => "after-optimized",
             Ending::Panic => "panic",
         }
     }
@@ -60,6 +65,7 @@ impl Ending {
             Ending::Exit,
             Ending::DropAll,
             Ending::ThreadCompiling,
+            Ending::AfterOptimized,
             Ending::Panic,
         ]
         .into_iter()
@@ -165,6 +171,11 @@ fn helper_process_exits_while_compiling() {
             std::thread::spawn(move || compile::<f16, f16>(&on_thread, &other));
             report(compile::<bf16, bf16>(&device, &gemm));
         }
+        Ending::AfterOptimized => {
+            compile::<bf16, bf16>(&device, &gemm);
+            gemm.wait_optimized().expect("the optimized compile");
+            report(JitTier::Optimized);
+        }
         Ending::Return | Ending::Exit | Ending::Panic => {
             report(compile::<bf16, bf16>(&device, &gemm));
             match ending {
@@ -194,10 +205,11 @@ fn exits_are_clean_while_the_optimized_compile_runs() {
         Ending::Exit,
         Ending::DropAll,
         Ending::ThreadCompiling,
+        Ending::AfterOptimized,
     ];
     let mut runs = Vec::new();
-    // 20 helpers that must exit with status 0, and two that panic.
-    for i in 0..20 {
+    // 25 helpers that must exit with status 0, and two that panic.
+    for i in 0..25 {
         runs.push(endings[i % endings.len()]);
     }
     runs.extend([Ending::Panic, Ending::Panic]);

@@ -17,8 +17,9 @@
 //!
 //! # The mechanism, and why it is sound
 //! Every driver JIT load runs inside a [`JitScope`], counted here; a
-//! background compile holds one for its whole thread, so the thread's last
-//! driver call (dropping its context handle included) is inside it.
+//! background compile holds one for its whole job, so the job's last
+//! driver call (dropping its context handle included) is inside it; the
+//! thread that runs the jobs never ends (`jit_worker.rs` says why).
 //! [`JitScope::enter`] registers [`drain_at_exit`] with `atexit(3)` the
 //! first time (before the load) and again after the first load has
 //! returned. C's `exit` runs handlers in the reverse order of their
@@ -106,7 +107,7 @@ impl ExitGate {
     }
 }
 
-/// One driver JIT load (or a thread of them) in flight: while any scope is
+/// One driver JIT load (or a job of them) in flight: while any scope is
 /// alive, the exit handler waits.
 #[derive(Debug)]
 #[must_use = "the scope covers the load only while it is alive"]
@@ -149,6 +150,11 @@ fn register() {
     // registration (non-zero, no room) leaves the process as it was without
     // this module.
     let _ = unsafe { atexit(drain_at_exit) };
+}
+
+/// Whether the process has begun to exit (no new load enters the driver).
+pub(crate) fn exiting() -> bool {
+    GATE.state().exiting
 }
 
 /// The exit handler: no new load enters the driver, and the loads in

@@ -89,6 +89,7 @@ mod exit;
 mod function;
 pub mod gemm;
 mod jit;
+mod jit_worker;
 mod launch;
 mod reduce;
 mod scalars;

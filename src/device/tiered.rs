@@ -6,7 +6,7 @@
 //! slower (BENCHMARKS.md, "First run of a new configuration"). So a tiered
 //! kernel is compiled twice from the same PTX: at [`QUICK_LEVEL`] on the
 //! calling thread, which the first run launches at once, and at the full
-//! level on a background thread, whose kernel replaces the quick one for
+//! level on the background compile thread (`jit_worker.rs`), whose kernel replaces the quick one for
 //! every launch after it is ready ([`LoadedKernel::function`]). Both run the
 //! same instructions in the same order on the same data (the tensor-core
 //! products are exact and every float operation cutlet emits carries its
@@ -30,9 +30,10 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::device::Device;
-use super::exit::JitScope;
+use super::exit::{exiting, JitScope};
 use super::function::Function;
 use super::jit::{jit_optimization_level, Module};
+use super::jit_worker;
 use crate::{Error, Result};
 
 /// The environment variable that turns tiered compiles off (`0`): a tiered
@@ -100,8 +101,9 @@ impl Upgrade {
         }
     }
 
-    /// Compiles `ptx` at the full level on a new thread; `started` is when
-    /// the first (quick) compile began.
+    /// Compiles `ptx` at the full level on the background compile thread
+    /// (`jit_worker.rs`, after the compiles queued before it); `started`
+    /// is when the first (quick) compile began.
     pub(crate) fn spawn(
         device: &Device,
         name: String,
@@ -109,9 +111,9 @@ impl Upgrade {
         started: Instant,
     ) -> Arc<Upgrade> {
         let upgrade = Arc::new(Upgrade::new(name.clone()));
-        // The scope is entered here, before the thread exists, and dropped
-        // as the thread's last act, after its context handle: the process's
-        // exit waits for the whole thread's driver calls (exit.rs).
+        // The scope is entered here, before the job is queued, and dropped
+        // as the job's last act, after its context handle: the process's
+        // exit waits for the job's driver calls (exit.rs).
         let what = format!("the optimized compile of `{name}`");
         let scope = match JitScope::enter(&what) {
             Ok(scope) => scope,
@@ -122,24 +124,29 @@ impl Upgrade {
         };
         let background = upgrade.clone();
         let device = device.clone();
-        let spawned = std::thread::Builder::new()
-            .name("cutlet-jit".into())
-            .spawn(move || {
-                let scope = scope;
-                let compiled = Module::load_at(&device, &name, &ptx, None).and_then(|module| {
+        let job_what = what.clone();
+        let job = Box::new(move || {
+            let scope = scope;
+            // Queued before the process began to exit, started after:
+            // nothing enters the driver then.
+            let compiled = if exiting() {
+                Err(Error::Exiting { what: job_what })
+            } else {
+                Module::load_at(&device, &name, &ptx, None).and_then(|module| {
                     let function = module.function(&name)?;
                     Ok(Optimized {
                         module,
                         function,
                         ready_after: started.elapsed(),
                     })
-                });
-                drop(device);
-                background.finish(compiled);
-                drop(background);
-                drop(scope);
-            });
-        if let Err(source) = spawned {
+                })
+            };
+            drop(device);
+            background.finish(compiled);
+            drop(background);
+            drop(scope);
+        });
+        if let Err(source) = jit_worker::submit(job) {
             upgrade.finish(Err(Error::ThreadSpawn { what, source }));
         }
         upgrade
