@@ -1,6 +1,9 @@
 //! The background compile thread: one long-lived thread, started on the
-//! first background compile, runs every one of them in turn (the driver
-//! compiles one module at a time anyway).
+//! first background compile, runs every one of them in turn. A process
+//! that compiles many configurations at once gets their optimized kernels
+//! one after another (the quick ones, compiled on the calling threads,
+//! are not queued): the eight processes of the SM90 test sweep, 31 kernels
+//! each, took 29-31 s instead of 24-26 s.
 //!
 //! # Why one thread that never ends
 //! A thread that called the driver runs the driver's thread-exit handlers
