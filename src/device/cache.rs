@@ -207,8 +207,8 @@ where
 
 /// Compiles `quick` (`.entry` name, PTX, JIT level; `None`: the full one)
 /// on this thread and, where given, `optimized` (name, PTX) at the full
-/// level on the background compile thread, queued after it (the driver compiles one
-/// module at a time, and the first launch waits only for the quick one).
+/// level on the background compile thread, queued once the quick one is
+/// loaded (the first launch waits only for the quick one).
 fn compile(
     device: &Device,
     (name, ptx, level): (String, String, Option<u32>),
