@@ -60,5 +60,5 @@ pub use sm90_warpspecialized::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule}
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
     emit_raster, emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams,
-    RasterOrder, TileCoord, TileScheduler,
+    RasterOrder, TileCoord, TileScheduler, BALANCED_ROUNDS,
 };

@@ -6,7 +6,7 @@ mod persistent;
 mod raster;
 
 pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
-pub use persistent::{Persistent, PersistentParams};
+pub use persistent::{Persistent, PersistentParams, BALANCED_ROUNDS};
 pub use raster::{emit_raster, raster_tile, RasterOrder};
 
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};

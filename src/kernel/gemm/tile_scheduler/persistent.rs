@@ -3,10 +3,11 @@
 //! each walking the output tiles of every batch with a stride of the grid.
 //! Where the last round of tiles would leave clusters idle, the grid is the
 //! fewest clusters that take the same number of rounds (CUTLASS launches
-//! all that fit): on a GPU held to its power limit the others only draw
-//! power and L2 bandwidth while they run their one tile fewer. H100,
-//! bf16 4096³ (256 cluster tiles of 2, 66 clusters or 64, 4 rounds either
-//! way): 1.005-1.007 of cuBLASLt against 0.995-0.997.
+//! all that fit), for walks of up to [`BALANCED_ROUNDS`] rounds: on a GPU
+//! held to its power limit the others only draw power and L2 bandwidth
+//! while they run their one tile fewer. H100, bf16 4096³ (256 cluster
+//! tiles of 2, 66 clusters or 64, 4 rounds either way): 1.003-1.007 of
+//! cuBLASLt against 0.995-0.997.
 //!
 //! The unit of work is a cluster tile: `cluster_m x cluster_n` output tiles
 //! that the CTAs of one cluster compute together (CTA rank `r` of the
@@ -23,6 +24,15 @@
 use super::{emit_raster, RasterOrder, TileCoord, TileScheduler};
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// The most rounds of tiles for which the persistent grid is cut to the
+/// fewest clusters that take them in as many rounds. H100, cutlet /
+/// cuBLASLt, the resident grid against the cut one in one process: 2
+/// rounds (2048³ ping-pong) 0.953-0.962 against 0.960-0.964; 4 (4096³)
+/// 0.996-0.997 against 1.003-1.004; 9 (6144³) 0.992-0.996 against
+/// 0.999-1.000; 16 (8192³) 1.021-1.023 both; 32 (8192x8192x1024
+/// ping-pong) 1.048-1.050 against 1.042-1.044.
+pub const BALANCED_ROUNDS: u32 = 16;
 
 /// A persistent scheduler over clusters of `cluster[0] x cluster[1]` CTAs.
 ///
@@ -275,11 +285,16 @@ impl TileScheduler for Persistent {
             .saturating_mul(tiles_n.div_ceil(self.cluster[1]))
             .saturating_mul(l);
         let resident = cluster_tiles.min((sm_count / size).max(1)).max(1);
-        // The fewest clusters that take the same rounds: the others would
-        // idle in the last round anyway, and leaving them out from the start
-        // leaves the GPU's power and L2 to the clusters that set the time.
+        // The fewest clusters that take the same rounds, up to
+        // `BALANCED_ROUNDS` of them: the others would idle in the last round
+        // anyway, and leaving them out from the start leaves the GPU's power
+        // and L2 to the clusters that set the time.
         let rounds = cluster_tiles.div_ceil(resident).max(1);
-        let clusters = cluster_tiles.div_ceil(rounds).max(1);
+        let clusters = if rounds <= BALANCED_ROUNDS {
+            cluster_tiles.div_ceil(rounds).max(1)
+        } else {
+            resident
+        };
         (clusters * size, 1, 1)
     }
 
@@ -357,9 +372,14 @@ mod tests {
                 cluster,
             };
             let size = cluster[0] * cluster[1];
-            for (tiles_m, tiles_n, l) in
-                [(32, 16, 1), (7, 5, 3), (64, 64, 1), (1, 1, 1), (33, 17, 2)]
-            {
+            for (tiles_m, tiles_n, l) in [
+                (32, 16, 1),
+                (7, 5, 3),
+                (64, 64, 1),
+                (1, 1, 1),
+                (33, 17, 2),
+                (128, 128, 1),
+            ] {
                 for sm_count in [16, 132] {
                     let (grid, ..) = s.grid_on_device(tiles_m, tiles_n, l, sm_count);
                     let total = tiles_m.div_ceil(cluster[0]) * tiles_n.div_ceil(cluster[1]) * l;
@@ -373,8 +393,12 @@ mod tests {
                         total.div_ceil(resident),
                         "{cluster:?} {tiles_m}x{tiles_n}x{l}"
                     );
-                    // One cluster fewer would take another round.
-                    assert!(clusters == 1 || total.div_ceil(clusters - 1) > rounds);
+                    if rounds <= super::BALANCED_ROUNDS {
+                        // One cluster fewer would take another round.
+                        assert!(clusters == 1 || total.div_ceil(clusters - 1) > rounds);
+                    } else {
+                        assert_eq!(clusters, resident, "{cluster:?} {tiles_m}x{tiles_n}x{l}");
+                    }
                 }
             }
         }
