@@ -131,10 +131,10 @@ fn helper_process_exits_while_compiling() {
         return;
     };
     let device = Device::new(0).expect("the parent test found a GPU");
-    // The SM80 kernel, whose optimized compile runs in the background (the
-    // SM90 kernels compile in one tier); the second configuration below
-    // is the device's pick (SM90 on an H100: a one-tier compile on a user
-    // thread while the process exits).
+    // The SM80 kernel, whose optimized compile runs in the background; the
+    // second configuration below is the device's pick (SM90 on an H100: its
+    // stand-in compiles on a user thread while the process exits, the
+    // optimized kernel queued behind it).
     let gemm = Gemm::builder()
         .arch(ArchKind::Sm80)
         .build(&device)
