@@ -297,7 +297,7 @@ impl Sm90Pick {
             // 128-byte rows they get 3 stages and ran 0.96-0.99; half-depth
             // k-tiles alone ran 0.983 at 4096³ against 0.996.)
             if facts.deep_ok {
-                let deep = cooperative([256, 160, bk / 2], [1, 2]);
+                let deep = cooperative(deep_tile(bk), [1, 2]);
                 let cost = |p: Sm90Pick| {
                     let [tm, tn, _] = p.tile;
                     let cluster = [p.cluster[0], p.cluster[1], 1];
@@ -324,7 +324,7 @@ impl Sm90Pick {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Sm90PickFacts {
     /// The cooperative 256x128 kernel keeps as many stages as the 128x256
-    /// one ([`tall_keeps_stages`]).
+    /// one (true for a 16-bit D, false for an f32 one).
     pub(crate) tall_ok: bool,
     /// The cooperative 256x160 kernel with half-depth k-tiles (64-byte
     /// rows) in a 1x2 cluster builds, for 16-bit inputs read from shared
@@ -335,7 +335,8 @@ pub(crate) struct Sm90PickFacts {
 }
 
 impl Sm90PickFacts {
-    /// The facts of these types and majors.
+    /// The facts of these types and majors: the stages of the cooperative
+    /// kernels the pick weighs, from their specs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn of(
         a: ElementType,
@@ -346,56 +347,36 @@ impl Sm90PickFacts {
         b_major: OperandMajor,
         d_major: OutputMajor,
     ) -> Sm90PickFacts {
-        let tall_ok = tall_keeps_stages(a, b, d, acc, a_major, b_major, d_major);
-        let sixteen_bit = a.size_bytes() == 2 && d.size_bytes() == 2;
-        let deep_ok = tall_ok
-            && sixteen_bit
-            && !crate::collective::reads_a_from_registers(a, a_major)
-            && sm90_spec(
-                a,
-                b,
-                d,
-                acc,
-                a_major,
-                b_major,
-                d_major,
-                KernelSchedule::TmaWarpSpecializedCooperative,
-                [256, 160, 32],
-                [1, 2],
+        let bk = 128 / a.size_bytes().max(1);
+        let stages = |tile: [u32; 3], cluster: [u32; 2]| {
+            let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+            sm90_spec(
+                a, b, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
             )
-            .is_ok();
+            .map(|spec| spec.mainloop.stages())
+        };
+        // 256x128 tiles keep the stages of 128x256 ones (the shared memory
+        // the epilogue leaves: true for a 16-bit D, false for an f32 one).
+        let tall_ok = match (
+            stages([256, 128, bk], [1, 2]),
+            stages([128, 256, bk], [2, 1]),
+        ) {
+            (Ok(tall), Ok(wide)) => tall >= wide,
+            _ => false,
+        };
+        let deep_ok = tall_ok
+            && a.size_bytes() == 2
+            && d.size_bytes() == 2
+            && !crate::collective::reads_a_from_registers(a, a_major)
+            && stages(deep_tile(bk), [1, 2]).is_ok();
         Sm90PickFacts { tall_ok, deep_ok }
     }
 }
 
-/// Whether the cooperative 256x128 kernel of these types and majors keeps
-/// as many stages as the 128x256 one (the shared memory its epilogue
-/// leaves: true for a 16-bit D, false for an f32 one).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn tall_keeps_stages(
-    a: ElementType,
-    b: ElementType,
-    d: ElementType,
-    acc: ElementType,
-    a_major: OperandMajor,
-    b_major: OperandMajor,
-    d_major: OutputMajor,
-) -> bool {
-    let bk = 128 / a.size_bytes().max(1);
-    let stages = |tile: [u32; 3], cluster: [u32; 2]| {
-        let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
-        sm90_spec(
-            a, b, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
-        )
-        .map(|spec| spec.mainloop.stages())
-    };
-    match (
-        stages([256, 128, bk], [1, 2]),
-        stages([128, 256, bk], [2, 1]),
-    ) {
-        (Ok(tall), Ok(wide)) => tall >= wide,
-        _ => false,
-    }
+/// The tile of the half-depth cooperative kernel the pick weighs
+/// (256x160, TileK half of the 128-byte row's `bk`: 64-byte rows).
+const fn deep_tile(bk: u32) -> [u32; 3] {
+    [256, 160, bk / 2]
 }
 
 /// How many rounds of tiles the persistent scheduler's grid on `sm_count`
@@ -469,7 +450,7 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
                         ),
                         (
                             KernelSchedule::TmaWarpSpecializedCooperative,
-                            [256, 160, bk / 2],
+                            deep_tile(bk),
                             [1, 2],
                         ),
                     ] {
