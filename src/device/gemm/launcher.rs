@@ -674,8 +674,8 @@ fn element_of(spec: &GemmSpec, op: usize) -> ElementType {
 
 /// The rank-3 tiled tensor map `request` describes over this run's operand:
 /// (contiguous, strided, batch) in elements, the strided dimension's and
-/// the batch's strides in bytes, the request's box, the 128-byte swizzle,
-/// zeros out of bounds.
+/// the batch's strides in bytes, the request's box and swizzle (64 or 128
+/// bytes), zeros out of bounds.
 ///
 /// Errors: [`Error::InvalidArgument`] where TMA cannot describe the operand
 /// (an address or stride that is not a multiple of 16 bytes, ...);
