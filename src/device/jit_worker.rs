@@ -39,11 +39,9 @@ pub(crate) fn submit(job: Job) -> std::io::Result<()> {
     };
     // The receiver lives in the thread, which never ends (a job's panic is
     // caught there), so the send finds it.
-    if let Err(mpsc::SendError(job)) = sender.send(job) {
-        let sender = worker.insert(start()?);
-        let _ = sender.send(job);
-    }
-    Ok(())
+    sender
+        .send(job)
+        .map_err(|_| std::io::Error::other("the background compile thread has ended"))
 }
 
 fn start() -> std::io::Result<Sender<Job>> {
