@@ -40,8 +40,7 @@ impl ProblemPicks {
     /// `sm_count` SMs, each pick's register-store form then `fallback`
     /// behind it where that is given.
     pub(crate) fn new(template: GemmSpec, fallback: Option<GemmSpec>, sm_count: u32) -> Self {
-        let (t, m) = (template.types, template.majors);
-        let facts = Sm90PickFacts::of(t.a, t.b, t.d, t.acc, m.a, m.b, m.d);
+        let facts = Sm90PickFacts::of(template.types, template.majors);
         ProblemPicks {
             facts,
             template,

@@ -200,7 +200,10 @@ fn sm90_problem_kernel(
     problem: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let facts = Sm90PickFacts::of(a, b, d, acc, a_major, b_major, d_major);
+    let facts = Sm90PickFacts::of(
+        GemmTypes::new(a, b, d, d, acc),
+        GemmMajors::new(a_major, b_major, d_major),
+    );
     let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count, facts);
     sm90_spec(
         a,
@@ -336,22 +339,16 @@ pub(crate) struct Sm90PickFacts {
 
 impl Sm90PickFacts {
     /// The facts of these types and majors: the stages of the cooperative
-    /// kernels the pick weighs, from their specs.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn of(
-        a: ElementType,
-        b: ElementType,
-        d: ElementType,
-        acc: ElementType,
-        a_major: OperandMajor,
-        b_major: OperandMajor,
-        d_major: OutputMajor,
-    ) -> Sm90PickFacts {
+    /// kernels the pick weighs, from their specs. C takes D's type and
+    /// major in every SM90 kernel, so `types.c` and `majors.c` are not read.
+    pub(crate) fn of(types: GemmTypes, majors: GemmMajors) -> Sm90PickFacts {
+        let GemmTypes { a, b, d, acc, .. } = types;
+        let a_major = majors.a;
         let bk = 128 / a.size_bytes().max(1);
         let stages = |tile: [u32; 3], cluster: [u32; 2]| {
             let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
             sm90_spec(
-                a, b, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
+                a, b, d, acc, a_major, majors.b, majors.d, schedule, tile, cluster,
             )
             .map(|spec| spec.mainloop.stages())
         };
