@@ -1,12 +1,14 @@
 //! ptxas test helper: assembles PTX for a target with NVIDIA's `ptxas` and
 //! reads its per-function resource report.
 //!
-//! `ptxas` is found, in order, at `$CUTLET_PTXAS`, on `PATH`, or at
+//! `ptxas` is found, in order, at `$CUTLET_PTXAS`, at
 //! `$CARGO_MANIFEST_DIR/target/tools/nvcc/nvidia/cuda_nvcc/bin/ptxas`, where
-//! the project's test script installs the PyPI wheel:
-//! `python3 -m pip install -q --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86`.
-//! Without it, [`assemble`] prints a skip line and returns `None`, unless
-//! `CUTLET_REQUIRE_PTXAS=1`, which turns a missing ptxas into a failure.
+//! the project's test script installs the PyPI wheel
+//! (`python3 -m pip install -q --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86`),
+//! or on `PATH`. Without it, or where the one found does not know the
+//! target (CUDA 13's ptxas dropped sm_70), [`assemble`] prints a skip line
+//! and returns `None`, unless `CUTLET_REQUIRE_PTXAS=1`, which turns either
+//! into a failure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -129,17 +131,22 @@ pub fn find_ptxas() -> Option<PathBuf> {
         );
         return Some(path);
     }
-    if let Some(paths) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&paths) {
-            let candidate = dir.join("ptxas");
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
+    // The pinned wheel before PATH: a newer ptxas there may not know sm_70.
     let wheel =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/nvcc/nvidia/cuda_nvcc/bin/ptxas");
-    wheel.is_file().then_some(wheel)
+    if wheel.is_file() {
+        return Some(wheel);
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join("ptxas"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Whether `CUTLET_REQUIRE_PTXAS=1`: a ptxas that is missing or cannot
+/// assemble the target fails the test instead of skipping it.
+fn required() -> bool {
+    std::env::var("CUTLET_REQUIRE_PTXAS").as_deref() == Ok("1")
 }
 
 /// Assembles `ptx` for `target` (e.g. `sm_90a`) and returns ptxas's report,
@@ -155,7 +162,7 @@ pub fn try_assemble(ptx: &str, target: &str) -> Option<Result<PtxasReport, Strin
     let Some(ptxas) = find_ptxas() else {
         let how = "set CUTLET_PTXAS, put ptxas on PATH, or run `python3 -m pip install -q \
                    --target target/tools/nvcc nvidia-cuda-nvcc-cu12==12.9.86` in the repository";
-        if std::env::var("CUTLET_REQUIRE_PTXAS").as_deref() == Ok("1") {
+        if required() {
             panic!("ptxas not found and CUTLET_REQUIRE_PTXAS=1: {how}");
         }
         eprintln!("skipped: ptxas not found ({how})");
@@ -185,6 +192,16 @@ pub fn try_assemble(ptx: &str, target: &str) -> Option<Result<PtxasReport, Strin
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
+        // ptxas's words for a target it does not know (CUDA 13 and sm_70).
+        if stderr.contains("is not defined for option 'gpu-name'") && !required() {
+            eprintln!(
+                "skipped: {} cannot assemble {target} ({}); set CUTLET_PTXAS to ptxas 12.9 \
+                 (scripts/test installs it)",
+                ptxas.display(),
+                stderr.trim()
+            );
+            return None;
+        }
         return Some(Err(format!(
             "ptxas failed for {target} ({}):\n{stderr}{stdout}",
             output.status
