@@ -1037,3 +1037,171 @@ fn k_zero_takes_any_leading_dimension_of_a_and_b() {
         }
     }
 }
+
+/// `.arch(Sm90)` alone (the per-problem pick) and `.arch(Sm90)` with the
+/// schedule and cluster set run what the register-store epilogue takes and
+/// TMA cannot write: a column-major D whose M is not whole 16-byte chunks
+/// (M = 1, 4, 65, 133 of bf16) and a row-major D narrower than one chunk
+/// (N = 1, 4, 7), exactly, as the unpinned builder does (before, these
+/// were refused with TMA's rule).
+#[test]
+fn pinned_sm90_runs_a_d_that_tma_cannot_write() {
+    const NAME: &str = "pinned_sm90_runs_a_d_that_tma_cannot_write";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let builders = [
+        Gemm::builder().arch(ArchKind::Sm90),
+        Gemm::builder()
+            .arch(ArchKind::Sm90)
+            .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+            .cluster([1, 1]),
+    ];
+    let case = |m, n| Case {
+        m,
+        n,
+        k: 72,
+        l: 2,
+        alpha: 2.0,
+        beta: 0.5,
+        in_place: false,
+        c_pad: 0,
+    };
+    for builder in builders {
+        let column = builder
+            .clone()
+            .d(ElementType::BF16, OutputMajor::M)
+            .build(&device)
+            .unwrap();
+        for m in [1, 4, 65, 133] {
+            run_case_with::<bf16, bf16>(
+                &device,
+                column.spec(),
+                case(m, 100),
+                Some(&column),
+                SchedulerArgs::default(),
+            )
+            .unwrap_or_else(|e| panic!("{:?}, column-major D, M = {m}: {e}", builder));
+        }
+        let row = builder.clone().build(&device).unwrap();
+        for n in [1, 4, 7] {
+            run_case_with::<bf16, bf16>(
+                &device,
+                row.spec(),
+                case(150, n),
+                Some(&row),
+                SchedulerArgs::default(),
+            )
+            .unwrap_or_else(|e| panic!("{:?}, row-major D, N = {n}: {e}", builder));
+        }
+    }
+}
+
+/// A zero M, N or L is a no-op on the SM90 kernel, typed and pinned (N = 0
+/// was refused as "N of a D stored with TMA = 0"): `run` returns `Ok` and
+/// D is not written.
+#[test]
+fn empty_outputs_are_no_ops_on_the_sm90_kernel() {
+    use cutlet::device::gemm::{DefaultBf16Sm90, GemmUniversalAdapter};
+    const NAME: &str = "empty_outputs_are_no_ops_on_the_sm90_kernel";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let typed = GemmUniversalAdapter::<DefaultBf16Sm90>::new(&device);
+    let pinned = Gemm::builder().arch(ArchKind::Sm90).build(&device).unwrap();
+    let a = stream.alloc_zeros::<bf16>(64 * 64).unwrap();
+    let b = stream.alloc_zeros::<bf16>(64 * 64).unwrap();
+    for (m, n, l) in [(64, 0, 1), (0, 64, 1), (64, 64, 0), (0, 0, 1)] {
+        let mut d = stream.clone_htod(&vec![bf16::NAN; 64 * 64]).unwrap();
+        for door in ["typed", "pinned"] {
+            let mut args = Arguments::product(
+                GemmShape::new(m, n, 64, l),
+                Operand::new(a.as_view(), 64, 0),
+                Operand::new(b.as_view(), 64, 0),
+                OutputOperand::new(d.as_view_mut(), n.max(8), 0),
+                1.0,
+            );
+            let done = match door {
+                "typed" => typed.run(&mut args, &stream),
+                _ => pinned.run(&mut args, &stream),
+            };
+            done.unwrap_or_else(|e| panic!("{door}, M = {m}, N = {n}, L = {l}: {e}"));
+        }
+        let got = stream.clone_dtoh(&d).unwrap();
+        assert!(
+            got.iter().all(|x| x.is_nan()),
+            "M = {m}, N = {n}, L = {l}: D was written"
+        );
+    }
+}
+
+/// The typed SM90 default runs a row-major D narrower than one 16-byte
+/// chunk (N = 4) on the register-store form of its kernel, and `spec_for`
+/// names that form; N = 64 stays on the TMA store.
+#[test]
+fn typed_sm90_config_runs_a_d_that_tma_cannot_write() {
+    use cutlet::device::gemm::{Config, DefaultBf16Sm90, GemmUniversalAdapter};
+    const NAME: &str = "typed_sm90_config_runs_a_d_that_tma_cannot_write";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let gemm = GemmUniversalAdapter::<DefaultBf16Sm90>::new(&device);
+    let (m, k) = (300, 72);
+    let a_host = integers(5, m * k, 2);
+    let a = stream
+        .clone_htod(
+            &a_host
+                .iter()
+                .map(|&x| bf16::from_f64(x))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+    for n in [4usize, 64] {
+        let b_host = integers(6, n * k, 2);
+        let b = stream
+            .clone_htod(
+                &b_host
+                    .iter()
+                    .map(|&x| bf16::from_f64(x))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+        let ldd = 8.max(n);
+        let mut d = stream.clone_htod(&vec![bf16::NAN; m * ldd]).unwrap();
+        let mut args = Arguments::product(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(a.as_view(), k, 0),
+            Operand::new(b.as_view(), k, 0),
+            OutputOperand::new(d.as_view_mut(), ldd, 0),
+            1.0,
+        );
+        let policy = gemm.spec_for(&args).epilogue.policy;
+        let expected_policy = if n == 4 {
+            EpiloguePolicy::Sm90NoSmem
+        } else {
+            DefaultBf16Sm90::spec().epilogue.policy
+        };
+        assert_eq!(policy, expected_policy, "N = {n}");
+        gemm.run(&mut args, &stream)
+            .unwrap_or_else(|e| panic!("N = {n}: {e}"));
+        drop(args);
+        let got = stream.clone_dtoh(&d).unwrap();
+        for i in 0..m {
+            for j in 0..ldd {
+                let g = got[i * ldd + j];
+                if j >= n {
+                    assert!(g.is_nan(), "N = {n}: padding D[{i}][{j}] written");
+                    continue;
+                }
+                let want: f64 = (0..k).map(|p| a_host[i * k + p] * b_host[j * k + p]).sum();
+                assert_eq!(
+                    g.to_bits(),
+                    bf16::from_f64(want).to_bits(),
+                    "N = {n}: D[{i}][{j}]"
+                );
+            }
+        }
+    }
+}

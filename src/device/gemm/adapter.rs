@@ -91,19 +91,36 @@ pub type ArgumentsOf<'a, C> = Arguments<
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug)]
 pub struct GemmUniversalAdapter<C: Config> {
     launcher: Launcher,
     config: PhantomData<C>,
 }
 
+/// Written by hand: a configuration is a type-level tag without `Debug`,
+/// and `Result<GemmUniversalAdapter<C>>::unwrap_err` needs the adapter's.
+impl<C: Config> std::fmt::Debug for GemmUniversalAdapter<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GemmUniversalAdapter")
+            .field("launcher", &self.launcher)
+            .finish()
+    }
+}
+
 impl<C: Config> GemmUniversalAdapter<C> {
     /// The adapter of configuration `C` on `device`. A configuration that
     /// breaks a rule of [`Config::CHECK`] does not compile.
+    ///
+    /// An SM90 configuration with the TMA-store epilogue
+    /// ([`EpilogueTmaWarpSpecialized`](crate::collective::EpilogueTmaWarpSpecialized))
+    /// runs a call whose D TMA cannot write (a column-major D whose M is
+    /// not a whole number of 16-byte chunks, a row-major D narrower than
+    /// one chunk, a D address, `ld` or batch stride off 16 bytes) on the
+    /// same kernel with the register-store epilogue;
+    /// [`spec_for`](Self::spec_for) names the kernel a call runs.
     pub fn new(device: &Device) -> Self {
         let () = C::CHECK;
         GemmUniversalAdapter {
-            launcher: Launcher::new(device, C::spec()),
+            launcher: Launcher::with_register_store(device, C::spec(), None),
             config: PhantomData,
         }
     }
@@ -112,15 +129,18 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// the linear combination.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) when the epilogue does not fit the spec
-    /// (e.g. its arity does not match its bias vectors).
+    /// [`Error::Config`](crate::Error::Config) (kind
+    /// [`InvalidConfiguration`](crate::ErrorKind::InvalidConfiguration))
+    /// when the epilogue does not fit the spec (e.g. its arity does not
+    /// match its bias vectors), naming the configuration and why, as
+    /// [`GemmBuilder::epilogue`](super::GemmBuilder::epilogue) does.
     pub fn with_epilogue(device: &Device, epilogue: Epilogue) -> Result<Self> {
         let () = C::CHECK;
         let mut spec = C::spec();
         spec.epilogue.fusion = epilogue;
         spec.validate()?;
         Ok(GemmUniversalAdapter {
-            launcher: Launcher::new(device, spec),
+            launcher: Launcher::with_register_store(device, spec, None),
             config: PhantomData,
         })
     }
@@ -139,6 +159,15 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// The kernel spec `C` lowers to.
     pub fn spec(&self) -> &GemmSpec {
         self.launcher.spec()
+    }
+
+    /// The spec of the kernel [`run`](Self::run) launches for `args`:
+    /// [`spec`](Self::spec), or the register-store form of an SM90 kernel
+    /// for a D that TMA cannot write (see [`new`](Self::new)). The kernel is
+    /// not compiled here.
+    pub fn spec_for(&self, args: &ArgumentsOf<'_, C>) -> &GemmSpec {
+        let stream = self.launcher.device().default_stream();
+        self.launcher.spec_for(args, &stream)
     }
 
     /// The device the kernel runs on.

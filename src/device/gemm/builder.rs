@@ -12,7 +12,6 @@ use super::picks::ProblemPicks;
 use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
-use crate::collective::EpiloguePolicy;
 use crate::device::{Device, LoadedKernel};
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
@@ -120,6 +119,39 @@ impl GemmBuilder {
     /// 128x256 gets 2x4 warps, 256x128 4x2, 64x128 1x2, 32x32 one warp.
     /// Without [`stages`](Self::stages), as many as fit, 2 to 4.
     ///
+    /// The SM90 kernels ([`arch`](Self::arch)`(Sm90)` or a warp-specialized
+    /// [`schedule`](Self::schedule)) have rules of their own
+    /// (`kernel::gemm::check_config` again; the README's constraints list
+    /// them too):
+    ///
+    /// - BK one 128-byte row (64 for 16-bit inputs, 32 for tf32) or one
+    ///   64-byte row (32, or 16: half-depth k-tiles, twice the stages);
+    /// - BM 128 or 256 with the cooperative schedule, 64 or 128 with
+    ///   ping-pong (64 or 128 rows per consumer warpgroup);
+    /// - BN a multiple of 8 up to 256 (of 32 with the TMA-store epilogue,
+    ///   of 64 16-bit or 32 tf32 elements with an N-major B), at most 160
+    ///   accumulator registers a thread (`BM / consumers / 64 * BN / 2`
+    ///   with f32 accumulators);
+    /// - in a [`cluster`](Self::cluster) each CTA loads an equal share of
+    ///   the A tile (shared along the cluster's N) and of the B tile (shared
+    ///   along its M): whole 8-row boxes of a K-major operand, whole
+    ///   128-byte boxes of an MN-major one (so 256x64 with an N-major bf16
+    ///   B takes no 2x1 cluster);
+    /// - warps are not set: the schedule fixes them (a producer and two
+    ///   consumer warpgroups of 4 warps).
+    ///
+    /// Without `stages`, as many as fit in 227 KiB beside the epilogue.
+    ///
+    /// ```
+    /// use cutlet::arch::ArchKind;
+    /// use cutlet::device::gemm::Gemm;
+    ///
+    /// let spec = Gemm::builder().arch(ArchKind::Sm90).tile([256, 128, 64]).cluster([1, 2]).spec().unwrap();
+    /// assert_eq!(spec.mainloop.stages(), 4);
+    /// let refused = Gemm::builder().arch(ArchKind::Sm90).tile([192, 128, 64]).spec().unwrap_err();
+    /// assert!(refused.to_string().contains("TileM 192"));
+    /// ```
+    ///
     /// ```
     /// use cutlet::device::gemm::Gemm;
     ///
@@ -171,12 +203,17 @@ impl GemmBuilder {
     /// [`sm90_spec_for_problem`](crate::kernel::gemm::sm90_spec_for_problem)
     /// does for the device's SM count (each kernel compiled on the first
     /// call that needs it; [`Gemm::spec_for`] names it). A call whose D
-    /// TMA cannot write (an address, leading dimension or batch stride that
-    /// is not a multiple of 16 bytes) runs on that kernel with the
-    /// register-store epilogue, one whose A or B TMA cannot read on the SM80
-    /// kernel; elsewhere `Sm80`. With `arch(Sm90)` and nothing else of the
-    /// kernel set, `build` picks for each problem the same way, but refuses
-    /// what TMA cannot take, stating its rules.
+    /// TMA cannot write (a column-major D whose M is not a whole number of
+    /// 16-byte chunks, a row-major D narrower than one chunk, an address,
+    /// leading dimension or batch stride that is not a multiple of 16
+    /// bytes) runs on that kernel with the register-store epilogue, one
+    /// whose A or B TMA cannot read on the SM80 kernel; elsewhere `Sm80`.
+    /// With `arch(Sm90)` and nothing else of the kernel set, `build` picks
+    /// for each problem the same way and runs such a D on the
+    /// register-store epilogue too, but refuses an A or B that TMA cannot
+    /// read, stating TMA's rules (the SM80 kernel is not SM90). With the
+    /// schedule, tile or cluster set, that one kernel runs every problem,
+    /// with its register-store form behind it.
     ///
     /// ```
     /// use cutlet::arch::ArchKind;
@@ -217,7 +254,23 @@ impl GemmBuilder {
     /// The kernel schedule (SM90: `TmaWarpSpecializedCooperative`, the
     /// default, or `TmaWarpSpecializedPingpong`, whose default tile is
     /// 128x128; `Multistage` is the SM80 kernel). A warp-specialized
-    /// schedule implies [`arch`](Self::arch)`(Sm90)`.
+    /// schedule implies [`arch`](Self::arch)`(Sm90)` where no arch is set;
+    /// beside an explicit other arch it is an [`Error::Config`] naming both.
+    ///
+    /// ```
+    /// use cutlet::arch::ArchKind;
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::kernel::gemm::KernelSchedule;
+    ///
+    /// let spec = Gemm::builder().schedule(KernelSchedule::TmaWarpSpecializedPingpong).spec().unwrap();
+    /// assert_eq!(spec.arch, ArchKind::Sm90);
+    /// let refused = Gemm::builder()
+    ///     .arch(ArchKind::Sm80)
+    ///     .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+    ///     .spec()
+    ///     .unwrap_err();
+    /// assert!(refused.to_string().contains("schedule TmaWarpSpecializedPingpong with arch Sm80"));
+    /// ```
     pub fn schedule(mut self, schedule: KernelSchedule) -> Self {
         self.schedule = Some(schedule);
         self
@@ -244,11 +297,22 @@ impl GemmBuilder {
     }
 
     /// Whether these values ask for the SM90 warp-specialized kernel.
-    fn wants_sm90(&self) -> bool {
+    ///
+    /// Errors: [`Error::Config`] where an explicit arch other than `Sm90`
+    /// is set beside a warp-specialized schedule, naming both.
+    fn wants_sm90(&self) -> Result<bool> {
         match (self.schedule, self.arch) {
-            (Some(schedule), _) => schedule.warp_specialized(),
-            (None, Some(arch)) => arch == ArchKind::Sm90,
-            (None, None) => self.cluster.is_some_and(|c| c != [1, 1]),
+            (Some(schedule), Some(arch)) if schedule.warp_specialized() && arch != ArchKind::Sm90 => {
+                Err(Error::Config {
+                    config: format!("{arch:?} GEMM"),
+                    reason: format!(
+                        "schedule {schedule:?} with arch {arch:?}: the warp-specialized schedules run only on Sm90 (expected arch Sm90, or schedule Multistage on {arch:?})"
+                    ),
+                })
+            }
+            (Some(schedule), _) => Ok(schedule.warp_specialized()),
+            (None, Some(arch)) => Ok(arch == ArchKind::Sm90),
+            (None, None) => Ok(self.cluster.is_some_and(|c| c != [1, 1])),
         }
     }
 
@@ -328,7 +392,7 @@ impl GemmBuilder {
     /// Errors: [`Error::Config`] naming the configuration and the broken
     /// rule with its values (the rules of [`tile`](Self::tile)).
     pub fn spec(&self) -> Result<GemmSpec> {
-        if self.wants_sm90() {
+        if self.wants_sm90()? {
             return self.sm90_spec();
         }
         if let Some(cluster) = self.cluster.filter(|&c| c != [1, 1]) {
@@ -394,40 +458,38 @@ impl GemmBuilder {
     /// SM80 one behind it where the builder picks for the device (see
     /// [`arch`](Self::arch)), else the spec's own.
     fn launcher(&self, device: &Device) -> Result<Launcher> {
-        let sm80 = self.spec()?;
+        let spec = self.spec()?;
         let shape_unset = self.schedule.is_none()
             && self.tile.is_none()
             && self.warps.is_none()
             && self.stages.is_none()
             && self.cluster.is_none();
-        if !shape_unset || device.compute_capability() != (9, 0) {
-            return Ok(Launcher::new(device, sm80));
-        }
+        let picks_here = shape_unset && device.compute_capability() == (9, 0);
         let sm_count = device.limits().sm_count;
-        match self.arch {
-            // SM90 pinned: the kernel for each problem, refusing with TMA's
-            // rules what it cannot take (`sm80` is the SM90 spec here).
-            Some(ArchKind::Sm90) => {
-                let picks = ProblemPicks::new(sm80.clone(), None, sm_count);
-                Ok(Launcher::new(device, sm80).with_picks(picks))
-            }
-            Some(_) => Ok(Launcher::new(device, sm80)),
-            None => {
-                let mut sm90 = self.clone();
-                sm90.arch = Some(ArchKind::Sm90);
-                let Ok(spec) = sm90.sm90_spec() else {
-                    return Ok(Launcher::new(device, sm80));
-                };
-                // D not TMA-aligned: the register-store epilogue; A or B
-                // not: the SM80 kernel.
-                let behind = match spec.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem) {
-                    Ok(direct) => Launcher::with_fallback(device, direct, sm80.clone()),
-                    Err(_) => Launcher::new(device, sm80.clone()),
-                };
-                let picks = ProblemPicks::new(spec.clone(), Some(sm80), sm_count);
-                Ok(Launcher::with_fallback_launcher(device, spec, behind).with_picks(picks))
-            }
+        if spec.schedule.warp_specialized() {
+            // SM90 asked for: a D that TMA cannot write runs on the same
+            // kernel with the register-store epilogue; an A or B that TMA
+            // cannot read is refused, stating TMA's rules. With nothing of
+            // the kernel set, the kernel is picked for each problem.
+            let launcher = Launcher::with_register_store(device, spec.clone(), None);
+            return Ok(if picks_here {
+                launcher.with_picks(ProblemPicks::new(spec, None, sm_count))
+            } else {
+                launcher
+            });
         }
+        if !picks_here || self.arch.is_some() {
+            return Ok(Launcher::new(device, spec));
+        }
+        // Unpinned on compute capability 9.0: the SM90 kernels, with the
+        // SM80 kernel behind them for what TMA cannot read.
+        let mut sm90 = self.clone();
+        sm90.arch = Some(ArchKind::Sm90);
+        let Ok(sm90_spec) = sm90.sm90_spec() else {
+            return Ok(Launcher::new(device, spec));
+        };
+        let picks = ProblemPicks::new(sm90_spec.clone(), Some(spec.clone()), sm_count);
+        Ok(Launcher::with_register_store(device, sm90_spec, Some(spec)).with_picks(picks))
     }
 
     /// The [`TypedGemm`] of these values on `device`, whose `run` takes

@@ -13,7 +13,7 @@ use super::epilogue_check::{check_epilogue, check_scalars};
 use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
 use crate::arch::ArchKind;
-use crate::collective::SourceRead;
+use crate::collective::{EpiloguePolicy, SourceRead};
 use crate::device::{
     get_or_load, get_or_load_tiered, get_or_load_with_stand_in, Device, Function, JitTier,
     KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle, TmaTiled,
@@ -109,6 +109,42 @@ impl Launcher {
     /// `can_implement` refuses the arguments) to `fallback`'s kernel.
     pub(crate) fn with_fallback(device: &Device, spec: GemmSpec, fallback: GemmSpec) -> Self {
         Launcher::with_fallback_launcher(device, spec, Launcher::new(device, fallback))
+    }
+
+    /// `spec` on `device` with the kernels that take what it cannot behind
+    /// it: where `spec` stores D with TMA, the same kernel with the
+    /// register-store epilogue (a D that TMA cannot write: a column-major D
+    /// whose M is not whole 16-byte chunks, a row-major one narrower than
+    /// one chunk, an address or leading dimension off 16 bytes), then
+    /// `fallback` where given (the SM80 kernel, for an A or B that TMA
+    /// cannot read). The front doors that choose a path rather than one exact
+    /// kernel (the builder, a typed configuration) run SM90 kernels this way,
+    /// so that a valid GEMM on the path asked for runs.
+    pub(crate) fn with_register_store(
+        device: &Device,
+        spec: GemmSpec,
+        fallback: Option<GemmSpec>,
+    ) -> Self {
+        let direct = (spec.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized)
+            .then(|| {
+                spec.clone()
+                    .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+                    .ok()
+            })
+            .flatten()
+            .filter(|direct| check_spec(direct).is_ok());
+        let behind = match (direct, fallback) {
+            (Some(direct), Some(fallback)) => {
+                Some(Launcher::with_fallback(device, direct, fallback))
+            }
+            (Some(direct), None) => Some(Launcher::new(device, direct)),
+            (None, Some(fallback)) => Some(Launcher::new(device, fallback)),
+            (None, None) => None,
+        };
+        match behind {
+            Some(behind) => Launcher::with_fallback_launcher(device, spec, behind),
+            None => Launcher::new(device, spec),
+        }
     }
 
     /// `spec` on `device` with `fallback` (itself possibly with a fallback)
@@ -604,6 +640,10 @@ impl Launcher {
 ///
 /// Errors: [`Error::InvalidArgument`] naming the extent.
 fn check_tma_stores(composed: &dyn GemmKernel, spec: &GemmSpec, shape: &GemmShape) -> Result<()> {
+    // An empty output (M, N or L zero) launches nothing: nothing is stored.
+    if shape.is_empty_output() {
+        return Ok(());
+    }
     for request in composed.tensor_maps() {
         // Only D is stored; C's map is loaded from, partial chunks and all.
         if request.operand != GemmOperand::D {

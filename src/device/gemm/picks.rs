@@ -7,7 +7,6 @@
 use std::sync::OnceLock;
 
 use super::launcher::{check_spec, Launcher};
-use crate::collective::EpiloguePolicy;
 use crate::device::Device;
 use crate::gemm::GemmShape;
 use crate::kernel::gemm::{sm90_spec, GemmSpec, Sm90Pick, Sm90PickFacts};
@@ -26,7 +25,7 @@ pub(crate) struct ProblemPicks {
     facts: Sm90PickFacts,
     /// The kernel behind each pick's register-store form (the SM80 kernel
     /// for operands TMA cannot read); `None` where the SM90 kernel was
-    /// pinned, so that its refusals state TMA's rules.
+    /// pinned, so that its refusals of A and B state TMA's rules.
     fallback: Option<GemmSpec>,
     sm_count: u32,
     /// Each pick made so far and its launcher (`None` where its spec could
@@ -98,18 +97,7 @@ impl ProblemPicks {
         .ok()?;
         spec.epilogue.fusion = t.epilogue.fusion.clone();
         check_spec(&spec).ok()?;
-        let mut launcher = match &self.fallback {
-            None => Launcher::new(device, spec),
-            Some(fallback) => {
-                let behind = match spec.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem) {
-                    Ok(direct) if check_spec(&direct).is_ok() => {
-                        Launcher::with_fallback(device, direct, fallback.clone())
-                    }
-                    _ => Launcher::new(device, fallback.clone()),
-                };
-                Launcher::with_fallback_launcher(device, spec, behind)
-            }
-        };
+        let mut launcher = Launcher::with_register_store(device, spec, self.fallback.clone());
         launcher.set_check_scalars(check_scalars);
         Some(launcher)
     }
