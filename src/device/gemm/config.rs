@@ -25,14 +25,14 @@ use crate::kernel::gemm::{
 /// | `A`, `B`, `C`, `D`, `Acc` | element tags ([`GemmElement`]) of the operands and the accumulator |
 /// | `MajorA`, `MajorB` | [`KMajor`](super::KMajor) or [`MnMajor`](super::MnMajor) |
 /// | `MajorC` | [`RowMajor`](super::RowMajor) or [`ColumnMajor`](super::ColumnMajor) (D has C's major) |
-/// | `Arch` | the architecture tag ([`Sm80`](crate::arch::Sm80), or [`Sm70`](crate::arch::Sm70) with [`MainloopSm70TwoStage`](crate::collective::MainloopSm70TwoStage)) |
+/// | `Arch` | the architecture tag: [`Sm80`](crate::arch::Sm80), [`Sm90`](crate::arch::Sm90) (with the SM90 parts below), or [`Sm70`](crate::arch::Sm70) with [`MainloopSm70TwoStage`](crate::collective::MainloopSm70TwoStage) |
 /// | `TileM`, `TileN`, `TileK` | the CTA tile (BM, BN, BK), typenum numbers |
-/// | `WarpsM`, `WarpsN` | warps of the CTA along M and N |
-/// | `ClusterM`, `ClusterN` | the thread-block cluster, typenum numbers (1 x 1: no cluster) |
-/// | `Mainloop` | the mainloop policy tag, carrying its stage count ([`MainloopSm80CpAsync`](crate::collective::MainloopSm80CpAsync), or a bare typenum stage count) |
-/// | `Epilogue` | the epilogue policy tag ([`EpilogueSm80Staged`]) |
-/// | `Schedule` | the kernel-schedule tag ([`KernelMultistage`]) |
-/// | `Scheduler` | the tile-scheduler tag ([`DataParallelScheduler`]) |
+/// | `WarpsM`, `WarpsN` | warps of the CTA along M and N (SM70, SM80); for SM90 always `Warps<U4, U1>`, the four warps of one consumer warpgroup (the schedule sets the warpgroups: a producer and two consumers, cooperating on one tile or, ping-pong, each on its own) |
+/// | `ClusterM`, `ClusterN` | the thread-block cluster, typenum numbers (1 x 1: no cluster; 1 or 2 each way on SM90, whose CTAs share A and B tiles through TMA multicast) |
+/// | `Mainloop` | the mainloop policy tag, carrying its stage count: [`MainloopSm80CpAsync`](crate::collective::MainloopSm80CpAsync) (or a bare typenum stage count), [`MainloopSm90TmaGmmaWarpSpecialized`](crate::collective::MainloopSm90TmaGmmaWarpSpecialized), [`MainloopSm70TwoStage`](crate::collective::MainloopSm70TwoStage) |
+/// | `Epilogue` | the epilogue policy tag: [`EpilogueSm80Staged`] (SM70, SM80), [`EpilogueTmaWarpSpecialized`](crate::collective::EpilogueTmaWarpSpecialized) or [`EpilogueNoSmemWarpSpecialized`](crate::collective::EpilogueNoSmemWarpSpecialized) (SM90) |
+/// | `Schedule` | the kernel-schedule tag: [`KernelMultistage`] (SM70, SM80), [`KernelTmaWarpSpecializedCooperative`](crate::kernel::gemm::KernelTmaWarpSpecializedCooperative) or [`KernelTmaWarpSpecializedPingpong`](crate::kernel::gemm::KernelTmaWarpSpecializedPingpong) (SM90) |
+/// | `Scheduler` | the tile-scheduler tag: [`DataParallelScheduler`] (SM70, SM80), [`PersistentScheduler`](crate::kernel::gemm::PersistentScheduler) (SM90) |
 /// | `FACTS` | the lowered values the rules read |
 /// | `CHECK` | the compile-time check ([`check_config`]); evaluated by every front door |
 ///
@@ -258,6 +258,60 @@ pub struct Cluster<M, N>(PhantomData<(M, N)>);
 ///                         Tile<U128, U128, U32>, Warps<U2, U4>, MainloopSm70TwoStage, Sm70>;
 /// let spec = Volta::spec();
 /// assert_eq!((spec.arch, spec.mainloop.policy), (ArchKind::Sm70, MainloopPolicy::Sm70TwoStage));
+/// ```
+///
+/// An SM90 (Hopper) kernel names its parts: the TMA + wgmma mainloop with
+/// its stage count, the warp-specialized schedule, the persistent tile
+/// scheduler, the TMA-store epilogue and a cluster. Here the ping-pong
+/// schedule: two consumer warpgroups each own whole 128x128 tiles, one's
+/// epilogue running while the other multiplies (see
+/// [`DefaultBf16Sm90`](super::DefaultBf16Sm90) for the cooperative
+/// default). The rules are the builder's (`GemmBuilder::tile`): BK one 64-
+/// or 128-byte row, BM 64 or 128 a consumer warpgroup, BN a multiple of 8
+/// (32 with the TMA-store epilogue) up to 256, `Warps<U4, U1>`, clusters
+/// of 1 or 2 each way. Its PTX targets `sm_90a` and runs on compute
+/// capability 9.0 only; `examples/sm90_gemm.rs` runs one.
+///
+/// ```
+/// use cutlet::arch::{ArchKind, Sm90};
+/// use cutlet::collective::{EpilogueTmaWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelSchedule, KernelTmaWarpSpecializedPingpong, PersistentScheduler};
+/// use half::bf16;
+/// use typenum::{U1, U128, U4, U5, U64};
+///
+/// type Hopper = GemmConfig<
+///     Types<bf16, bf16, bf16, bf16, f32>,
+///     Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U64>,
+///     Warps<U4, U1>,
+///     MainloopSm90TmaGmmaWarpSpecialized<U5>,
+///     Sm90,
+///     KernelTmaWarpSpecializedPingpong,
+///     PersistentScheduler,
+///     EpilogueTmaWarpSpecialized,
+///     Cluster<U1, U1>,
+/// >;
+/// let spec = Hopper::spec();
+/// assert_eq!((spec.arch, spec.schedule), (ArchKind::Sm90, KernelSchedule::TmaWarpSpecializedPingpong));
+/// assert_eq!(spec.block_threads(), 384); // a producer and two consumer warpgroups
+/// assert!(spec.ptx().unwrap().contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+/// ```
+///
+/// SM90 warps are one warpgroup's: `Warps<U2, U2>` does not compile.
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueTmaWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedPingpong, PersistentScheduler};
+/// use half::bf16;
+/// use typenum::{U1, U128, U2, U4, U64};
+/// type Bad = GemmConfig<Types<bf16, bf16, bf16, bf16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///                       Tile<U128, U128, U64>, Warps<U2, U2>, MainloopSm90TmaGmmaWarpSpecialized<U4>, Sm90,
+///                       KernelTmaWarpSpecializedPingpong, PersistentScheduler, EpilogueTmaWarpSpecialized,
+///                       Cluster<U1, U1>>;
+/// let () = <Bad as Config>::CHECK;
 /// ```
 ///
 /// sm_70 has no `cp.async`: the SM80 mainloop on `Sm70` does not compile.

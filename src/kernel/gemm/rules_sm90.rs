@@ -10,9 +10,10 @@
 //! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (tf32 B K-major; an M-major tf32 A passes through registers); C = D in type and major; D f16, bf16 or f32 | wgmma's types (it transposes only 16-bit operands); the epilogue |
 //! | TileK x element = 64 or 128 bytes | a K-major operand's row is one 64- or 128-byte swizzle row, which TMA and wgmma share |
 //! | TileN a multiple of 8 up to 256 (of 64 for N-major B) | wgmma's N; a swizzle row of N |
+//! | warps 4x1 (`Warps<U4, U1>`) | the four warps of one consumer warpgroup; the schedule sets the warpgroups (a producer, two consumers) |
 //! | TileM 128 or 256 (cooperative), 64 or 128 (ping-pong) | 64 or 128 rows per consumer warpgroup |
 //! | at most 160 accumulator registers per consumer thread | 232 registers a consumer holds (every default kernel assembles without spills) |
-//! | cluster 1 or 2 along M and N, 1 along K; tiles split among the CTAs sharing them | multicast boxes |
+//! | cluster 1 or 2 along M and N, 1 along K; each CTA of a cluster loads an equal share of the A tile (shared along N) and of the B tile (shared along M): a K-major share whole 8-row boxes, an MN-major share whole 128-byte boxes (64 16-bit or 32 tf32 elements) | multicast boxes: 256x64 with an N-major 16-bit B cannot take a 2x1 cluster (one 64-column box of B for two CTAs) |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
 
 use super::rules::{ConfigFacts, RuleMessage};
@@ -79,6 +80,19 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s("D of ")
             .s(t.d.name())
             .s(" is not supported: expected f16, bf16 or f32"));
+    }
+    let [wm, wn, wk] = f.mainloop.warps;
+    if wm != 4 || wn != 1 || wk != 1 {
+        return Err(RuleMessage::new()
+            .s("warps ")
+            .n(wm)
+            .s("x")
+            .n(wn)
+            .s("x")
+            .n(wk)
+            .s(" with the ")
+            .s(f.schedule.name())
+            .s(" schedule: expected 4x1x1 (Warps<U4, U1>, the four warps of one consumer warpgroup; the schedule sets the warpgroups: a producer and two consumers)"));
     }
     let [bm, bn, bk] = f.tile;
     let size = t.a.size_bytes();
@@ -180,7 +194,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(cm)
             .s("x")
             .n(cn)
-            .s(" that share its A and B tiles: expected each share a whole number of 8-row (K-major) or 64-element (MN-major) boxes"));
+            .s(" that share its A and B tiles: expected each CTA's share of A (split along the cluster's N) and of B (split along its M) a whole number of 8-row boxes for a K-major operand or 128-byte boxes for an MN-major one (64 16-bit or 32 tf32 elements)"));
     }
     if f.mainloop.stages() < 2 {
         return Err(RuleMessage::new()

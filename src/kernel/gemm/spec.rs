@@ -33,7 +33,7 @@
 use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::collective::VECTOR_BYTES;
-use crate::collective::{EpilogueSpec, MainloopPolicy, MainloopSpec, TileContext};
+use crate::collective::{EpiloguePolicy, EpilogueSpec, MainloopPolicy, MainloopSpec, TileContext};
 use crate::gemm::{GemmMajors, GemmTypes};
 use crate::numeric::ElementType;
 
@@ -133,8 +133,19 @@ impl GemmSpec {
         };
     }
 
-    /// The kernel's `.entry` name; it encodes every field, so two specs share
-    /// a name only if they are equal.
+    /// The kernel's `.entry` name; it encodes every field that changes the
+    /// PTX, so two specs share a name only if they generate the same kernel
+    /// (profilers and `cuobjdump` show it).
+    ///
+    /// The parts the kernel schedule implies are left out: the SM80
+    /// (or, on `Sm70`, the SM70) mainloop, the staged epilogue and the
+    /// data-parallel tile scheduler for the multistage schedule; the SM90
+    /// mainloop, the TMA-store epilogue and the persistent scheduler for a
+    /// warp-specialized one. A part other than the implied one adds a
+    /// suffix: `_ml_sm80`, `_ml_sm90`, `_ml_sm70` for the mainloop;
+    /// `_epi_staged`, `_epi_nosmem` (the SM90 register-store epilogue),
+    /// `_epi_tma` for the epilogue; `_dp`, `_persistent` for the tile
+    /// scheduler.
     ///
     /// ```
     /// use cutlet::kernel::gemm::sm80_default_spec;
@@ -146,6 +157,16 @@ impl GemmSpec {
     /// ```
     ///
     /// A fused epilogue adds `_e` and its [`tag`](crate::gemm::Epilogue::tag).
+    ///
+    /// ```
+    /// use cutlet::collective::EpiloguePolicy;
+    /// use cutlet::device::gemm::{Config, DefaultBf16Sm90};
+    ///
+    /// let tma = DefaultBf16Sm90::spec();
+    /// let direct = tma.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem).unwrap();
+    /// assert_eq!(tma.kernel_name(), "gemm_sm90_bf16_bf16_bf16_bf16_f32_k_k_n_n_128x256x64_w4x1x1_s4_cooperative_c2x1");
+    /// assert_eq!(direct.kernel_name(), "gemm_sm90_bf16_bf16_bf16_bf16_f32_k_k_n_n_128x256x64_w4x1x1_s4_cooperative_c2x1_epi_nosmem");
+    /// ```
     pub fn kernel_name(&self) -> String {
         let [bm, bn, bk] = self.tile;
         let [wm, wn, wk] = self.mainloop.warps;
@@ -165,8 +186,9 @@ impl GemmSpec {
         } else {
             String::new()
         };
+        let parts = self.parts_suffix();
         format!(
-            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}{schedule}{fused}",
+            "gemm_sm{cc_major}{cc_minor}_{}_{}_{}_{}_{}_{}_{}_{}_{}_{bm}x{bn}x{bk}_w{wm}x{wn}x{wk}_s{}{schedule}{parts}{fused}",
             self.types.a,
             self.types.b,
             self.types.c,
@@ -178,6 +200,39 @@ impl GemmSpec {
             self.majors.d.name(),
             self.mainloop.stages()
         )
+    }
+
+    /// The [`kernel_name`](Self::kernel_name) suffixes of the parts that
+    /// differ from those the kernel schedule implies (empty for every
+    /// default spec).
+    fn parts_suffix(&self) -> String {
+        let warp_specialized = self.schedule.warp_specialized();
+        let mainloop = match self.mainloop.policy {
+            MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. } if warp_specialized => "",
+            MainloopPolicy::Sm80CpAsync { .. }
+                if !warp_specialized && self.arch != ArchKind::Sm70 =>
+            {
+                ""
+            }
+            MainloopPolicy::Sm70TwoStage if !warp_specialized && self.arch == ArchKind::Sm70 => "",
+            MainloopPolicy::Sm80CpAsync { .. } => "_ml_sm80",
+            MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. } => "_ml_sm90",
+            MainloopPolicy::Sm70TwoStage => "_ml_sm70",
+        };
+        let epilogue = match self.epilogue.policy {
+            EpiloguePolicy::Sm90TmaWarpSpecialized if warp_specialized => "",
+            EpiloguePolicy::Sm80Staged if !warp_specialized => "",
+            EpiloguePolicy::Sm80Staged => "_epi_staged",
+            EpiloguePolicy::Sm90NoSmem => "_epi_nosmem",
+            EpiloguePolicy::Sm90TmaWarpSpecialized => "_epi_tma",
+        };
+        let scheduler = match self.scheduler {
+            TileSchedulerPolicy::Persistent if warp_specialized => "",
+            TileSchedulerPolicy::DataParallel if !warp_specialized => "",
+            TileSchedulerPolicy::DataParallel => "_dp",
+            TileSchedulerPolicy::Persistent => "_persistent",
+        };
+        format!("{mainloop}{epilogue}{scheduler}")
     }
 
     /// Threads per block the launch must use: 32 per warp of
@@ -228,7 +283,7 @@ impl GemmSpec {
     /// figure) and store C and D as column pairs: 2 elements.
     pub fn alignment(&self) -> [u32; 4] {
         let vec = |t: ElementType| VECTOR_BYTES / t.size_bytes();
-        let out = if self.epilogue.policy == crate::collective::EpiloguePolicy::Sm90NoSmem {
+        let out = if self.epilogue.policy == EpiloguePolicy::Sm90NoSmem {
             2
         } else {
             vec(self.types.d)
