@@ -375,6 +375,39 @@ fn shape_mismatch_is_an_error_naming_both_shapes() {
     .expect("empty tensors are a no-op");
 }
 
+/// A bulk-copy ring too big for a problem's inputs (three bf16 inputs in 3
+/// stages of 4 tiles: 288 KiB of shared memory) runs the default path, as
+/// `BulkCopy`'s rustdoc says, instead of returning an error; the result is
+/// the default path's, checked against the host.
+#[test]
+fn bulk_ring_too_big_for_the_inputs_runs_the_default_path() {
+    use cutlet::kernel::elementwise::{BulkCopy, BulkStore, Schedule};
+    let Some(device) = device_or_skip("bulk_ring_too_big_for_the_inputs_runs_the_default_path")
+    else {
+        return;
+    };
+    let schedule = Schedule {
+        persistent: 1,
+        bulk: Some(BulkCopy {
+            stages: 3,
+            tiles_per_stage: 4,
+            store: BulkStore::Registers,
+        }),
+        ..Schedule::default()
+    };
+    let op = Elementwise::new(&device, elementwise_cases::gelu3()).schedule(schedule);
+    let v = ViewLayout::vector(100_003);
+    check(
+        &device,
+        "gelu3 bf16 vector 100003, ring too big",
+        &op,
+        &same(BF16, v, 3),
+        (BF16, v),
+        (-3.0, 3.0),
+        true,
+    );
+}
+
 /// The sm_90a bulk-copy schedules (`Schedule::bulk`): one chunk walk per
 /// block and persistent rings, stores from registers and through shared
 /// memory, on f16/bf16/f32 aligned and ragged shapes (a ragged tail takes

@@ -308,15 +308,21 @@ fn bulk_layout_sizes_and_limits() {
     assert_eq!(l.input_offsets, [0, 32768, 65536]);
     assert_eq!((l.stage_bytes, l.tx_bytes), (98304, 98304));
     assert_eq!(l.shared_bytes, 2 * 98304 + 16);
-    // A third stage (or bulk stores) would exceed 227 KiB: an error naming the sizes.
+    // A third stage (or bulk stores) would exceed 227 KiB with these three
+    // inputs: the problem does not fit the ring (the launcher's default
+    // path runs it), and the reason names the sizes.
     s.schedule.bulk = Some(BulkCopy {
         stages: 3,
         tiles_per_stage: 4,
         store: BulkStore::Registers,
     });
-    let text = s.bulk_layout().unwrap_err().to_string();
+    let reason = s.bulk_layout().unwrap().unwrap_err();
+    let text = reason.to_string();
     assert!(
-        text.contains("3 stages of 4 tiles") && text.contains("232448"),
+        matches!(reason, cutlet::Error::InvalidArgument { .. })
+            && text.contains("bulk copy schedule")
+            && text.contains("3 stages of 4 tiles")
+            && text.contains("232448"),
         "{text}"
     );
     // Not sm_90a, not the 1-D view, a narrow access: the launcher's fallback.

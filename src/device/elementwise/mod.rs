@@ -94,7 +94,9 @@ impl Elementwise {
         Ok(self)
     }
 
-    /// Arithmetic in `compute` (F32 or F64) instead of the default.
+    /// Arithmetic in `compute` (F32 or F64) instead of the default (f64
+    /// where an input is f64 or i32, else f32). Any other type makes
+    /// [`run`](Self::run) return [`Error::InvalidArgument`] naming it.
     #[must_use]
     pub fn compute(mut self, compute: ElementType) -> Elementwise {
         self.compute = Some(compute);
@@ -200,7 +202,8 @@ impl Elementwise {
     /// Scalars are read in the compute type (f32 ones rounded to nearest).
     /// An empty output is a no-op.
     ///
-    /// Errors: [`Error::InvalidArgument`] for a wrong input or scalar count,
+    /// Errors: [`Error::InvalidArgument`] for a compute type other than f32
+    /// or f64, a wrong input or scalar count,
     /// more than 8 inputs, a scalar not finite in the compute type (unless
     /// [`check_scalars`](Self::check_scalars) is off), shapes that do not
     /// broadcast, an output that addresses an element twice or overlaps an
@@ -228,6 +231,13 @@ impl Elementwise {
             layout: output.layout(),
         };
         let compute = self.compute_type(&descs);
+        if !matches!(compute, ElementType::F32 | ElementType::F64) {
+            return Err(Error::invalid_argument(
+                "compute type",
+                compute,
+                "f32 or f64 (the arithmetic types of the elementwise kernels; 16-bit inputs compute in f32)",
+            ));
+        }
         check_arguments(
             self.expression.arity(),
             self.expression.scalar_count(),

@@ -180,7 +180,9 @@ impl Reduce {
     /// column ([`ReduceDim::First`]), or one element ([`ReduceDim::All`]).
     ///
     /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a wrong output shape (naming
-    /// both shapes), an unsupported element type, an output type other than
+    /// both shapes), an output that shares memory with the input (the
+    /// kernels read the input while they write the output: in place is not
+    /// supported), an unsupported element type, an output type other than
     /// the input's or f32, max or min over an empty dimension, a map of
     /// another arity or scalar count, a map scalar not finite in f32 (unless
     /// [`check_scalars`](Self::check_scalars) is off), a stream of another
@@ -205,6 +207,8 @@ impl Reduce {
         if checked.outputs == 0 {
             return Ok(());
         }
+        let mut output = output;
+        run::check_disjoint(stream, &input, &mut output)?;
         let plan = self.plan(stream, &input, output.element(), checked.out_stride)?;
         run_plan(
             &self.device,

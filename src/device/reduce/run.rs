@@ -11,7 +11,7 @@ use crate::device::device::Device;
 use crate::device::launch::{KernelArgs, LaunchConfig};
 use crate::kernel::reduce::{Plan, Workspace, BLOCK_THREADS};
 use crate::tensor::{TensorArg, TensorArgMut};
-use crate::Result;
+use crate::{Error, Result};
 
 /// Launches every kernel of `plan` in order.
 pub(super) fn run_plan(
@@ -91,4 +91,42 @@ fn push_buffer<'a>(
             push_input(args);
         }
     }
+}
+
+/// Checks that `output` shares no byte with `input`: the kernels read the
+/// input while they write the output (and a split reduction reads it again
+/// after a first kernel), so an output inside the input would change what
+/// is reduced.
+///
+/// Errors: [`Error::InvalidArgument`] naming both address ranges.
+pub(super) fn check_disjoint(
+    stream: &Arc<CudaStream>,
+    input: &TensorArg<'_>,
+    output: &mut TensorArgMut<'_>,
+) -> Result<()> {
+    let bytes = |len: Result<usize>, size: u32| -> u64 {
+        len.map_or(u64::MAX, |len| len as u64 * u64::from(size))
+    };
+    let in_bytes = bytes(input.layout.required_len(), input.element().size_bytes());
+    let out_bytes = bytes(output.layout.required_len(), output.element().size_bytes());
+    // The addresses, read as a launch reads them (the probe's stream
+    // ordering is recorded when it drops, before any launch).
+    let (in_addr, out_addr) = {
+        let mut probe = KernelArgs::new(stream);
+        let in_addr = input.buffer.push_input(&mut probe);
+        let out_addr = output.buffer.push_output(&mut probe);
+        (in_addr, out_addr)
+    };
+    let in_end = in_addr.saturating_add(in_bytes);
+    let out_end = out_addr.saturating_add(out_bytes);
+    if in_bytes == 0 || out_bytes == 0 || in_end <= out_addr || out_end <= in_addr {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(
+        "output",
+        format!(
+            "{out_bytes} bytes at {out_addr:#x}, overlapping the input's {in_bytes} bytes at {in_addr:#x}"
+        ),
+        "an output that shares no memory with the input (a reduction reads its input while it writes the output)",
+    ))
 }

@@ -209,13 +209,13 @@ impl ElementwiseSpec {
     /// It fits when the arch is sm_90a, the spec is the launcher's 1-D view
     /// (`flat`), every tensor is contiguous with 16-byte accesses (so every
     /// address and chunk is 16-byte aligned), a tile row is a multiple of 16
-    /// bytes of every tensor, and the TV layout gives every thread the same
-    /// value offsets.
+    /// bytes of every tensor, the TV layout gives every thread the same
+    /// value offsets, and the ring of these inputs fits: a stage carries at
+    /// most 2^20 - 1 bytes and the ring sm_90's 227 KiB of shared memory.
     ///
     /// Errors: [`Error::InvalidArgument`] when the schedule has no bulk copy,
-    /// its ranges are wrong ([`BulkCopy::validate`]), the expression has no
-    /// input, a stage would carry more than 2^20 - 1 bytes or the ring would
-    /// exceed sm_90's 227 KiB of shared memory; the tiling's errors.
+    /// its ranges are wrong ([`BulkCopy::validate`]) or the expression has
+    /// no input; the tiling's errors.
     pub fn bulk_layout(&self) -> Result<Result<BulkLayout>> {
         self.bulk_layout_for(&self.tiling.plan()?)
     }
@@ -298,15 +298,17 @@ impl ElementwiseSpec {
         let barrier_offset = stage_bytes * u64::from(bulk.stages);
         let shared = barrier_offset + u64::from(MBARRIER_BYTES) * u64::from(bulk.stages);
         let limit = u64::from(ArchKind::Sm90.max_dynamic_shared_bytes());
+        // The ring's size follows from this problem's inputs (their count
+        // and element sizes): a ring too big for them is a problem that
+        // does not fit, and the launcher runs the default path.
         if tx > MAX_TX_BYTES || shared > limit {
-            return Err(Error::invalid_argument(
-                "bulk copy",
+            return Ok(Err(unfit(
                 format!(
                     "{} stages of {} tiles ({tx} bytes of inputs per stage, {shared} bytes of shared memory)",
                     bulk.stages, bulk.tiles_per_stage
                 ),
-                format!("at most {MAX_TX_BYTES} bytes per stage and {limit} bytes of shared memory"),
-            ));
+                &format!("at most {MAX_TX_BYTES} bytes per stage and {limit} bytes of shared memory"),
+            )));
         }
         let to_u32 = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
         let mut layout = BulkLayout {
