@@ -21,9 +21,10 @@
 //! [`LoadedKernel`]), `run` (launch on the caller's stream), and
 //! `wait_optimized`.
 //!
-//! What each family needs of the GPU: the GEMM compute capability 8.0 or
-//! newer (its `sm_80` PTX; a spec built for `sm_90a` needs 9.0 exactly);
-//! elementwise kernels, reductions and the vector add 7.0 or newer (an
+//! What each family needs of the GPU: the GEMM compute capability 7.0 or
+//! newer for the SM70 (Volta) kernel's `sm_70` PTX, 8.0 or newer for the
+//! SM80 kernel's `sm_80` PTX (the builder's default below 9.0), 9.0 exactly
+//! for a spec built for `sm_90a` (the SM90 kernels); elementwise kernels, reductions and the vector add 7.0 or newer (an
 //! elementwise bulk-copy schedule runs as such on 9.0 only, and falls back
 //! to the default path elsewhere).
 //!
