@@ -155,11 +155,15 @@ fn f32_inputs_multiply_as_tf32() {
             drop(args);
             results.push(stream.clone_dtoh(&d).unwrap());
         }
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(
-            bits(&results[0]),
-            bits(&results[1]),
-            "{arch:?}: f32 and tf32 inputs differ"
-        );
+        let first = results[0]
+            .iter()
+            .zip(&results[1])
+            .position(|(f, t)| f.to_bits() != t.to_bits());
+        if let Some(i) = first {
+            panic!(
+                "{arch:?}: f32 and tf32 inputs differ first at D[{i}]: {} against {}",
+                results[0][i], results[1][i]
+            );
+        }
     }
 }

@@ -575,7 +575,7 @@ impl Launcher {
             if op == c_slot && c_unread {
                 continue;
             }
-            values.tensor_maps[op] = Some(tensor_map(request, &values, element_of(spec, op))?);
+            values.tensor_maps[op] = Some(tensor_map(request, &values, map_element(spec, op))?);
         }
         if c_unread && requests.iter().any(|r| r.operand as usize == c_slot) {
             values.tensor_maps[c_slot] = values.tensor_maps[d_slot];
@@ -703,6 +703,19 @@ fn resident_blocks(
     match function.max_active_clusters(block, shared_mem_bytes, (x, y, z)) {
         Ok(clusters) if clusters > 0 => clusters.saturating_mul(size),
         _ => sm_count,
+    }
+}
+
+/// The element type a tensor map of operand `op` (0..4: A, B, C, D) of
+/// `spec` loads: the operand's, except that f32 inputs of A and B (which
+/// multiply as tf32) load as tf32, as a tf32 GEMM's do, so that both give
+/// the same bits.
+fn map_element(spec: &GemmSpec, op: usize) -> ElementType {
+    match element_of(spec, op) {
+        ElementType::F32 if op == GemmOperand::A as usize || op == GemmOperand::B as usize => {
+            ElementType::TF32
+        }
+        element => element,
     }
 }
 
