@@ -1,7 +1,10 @@
 //! The PTX golden: a hash of the text of every kernel the generator emits
-//! for the default GEMM configurations (`collective::sm80_default_specs()`
-//! and fused epilogues on two of them), the elementwise kernels and the
-//! reduction kernels the GPU tests launch. A refactor of the generator must
+//! for the default GEMM configurations (`sm80_default_specs()` and fused
+//! epilogues on two of them; every SM90 default of `sm90_default_specs()`
+//! in the form that tests beta and the forms for beta = 0 and beta not 0,
+//! with the TMA-store and the register-store epilogue, and their
+//! stand-ins; every SM70 default of `sm70_default_specs()`), the
+//! elementwise kernels and the reduction kernels the GPU tests launch. A refactor of the generator must
 //! leave every line of `tests/golden/ptx_hashes.txt` as it is.
 //!
 //! When a change of the emitted PTX is intended, regenerate the file with
@@ -13,8 +16,10 @@ mod reduce;
 
 use cutlet::arch::ArchKind;
 
+use cutlet::collective::{EpiloguePolicy, SourceRead};
 use cutlet::fusion::{scalar, Expr, Expression};
 use cutlet::kernel::elementwise::{Access, BulkCopy, BulkStore, Schedule};
+use cutlet::kernel::gemm::{sm70_default_specs, sm90_default_specs, GemmSpec};
 use cutlet::kernel::gemm::{sm80_default_spec, sm80_default_specs};
 use cutlet::kernel::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{BF16, F16, F32};
@@ -65,6 +70,56 @@ fn gemm_kernels() -> Vec<(String, String)> {
             specs.push(spec);
         }
     }
+    specs
+        .iter()
+        .map(|s| (s.kernel_name(), s.ptx().unwrap()))
+        .collect()
+}
+
+/// `(kernel name, PTX)` of every SM90 default in its three forms (the
+/// kernel that tests beta, and those for beta = 0 and beta not 0), with
+/// the TMA-store epilogue and the register-store one, and of the stand-in
+/// of each (the first runs' kernel, in the same forms).
+fn sm90_kernels() -> Vec<(String, String)> {
+    let defaults = sm90_default_specs();
+    assert_eq!(
+        defaults.len(),
+        194,
+        "sm90_default_specs() lists 194 configurations"
+    );
+    let mut specs: Vec<GemmSpec> = Vec::new();
+    for spec in defaults {
+        let direct = spec
+            .clone()
+            .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+            .unwrap();
+        for s in [spec, direct] {
+            if let Some(stand_in) = s.sm90_stand_in() {
+                specs.push(stand_in);
+            }
+            specs.push(s);
+        }
+    }
+    // A stand-in serves several kernels: hash each once.
+    let mut seen = std::collections::HashSet::new();
+    specs.retain(|s| seen.insert(s.clone()));
+    let mut out = Vec::new();
+    for s in &specs {
+        out.push((s.kernel_name(), s.ptx().unwrap()));
+        for (read, form) in [(SourceRead::Never, "beta0"), (SourceRead::Always, "beta1")] {
+            out.push((
+                format!("{}@{form}", s.kernel_name()),
+                s.ptx_for(read).unwrap(),
+            ));
+        }
+    }
+    out
+}
+
+/// `(kernel name, PTX)` of every SM70 default.
+fn sm70_kernels() -> Vec<(String, String)> {
+    let specs = sm70_default_specs();
+    assert!(!specs.is_empty());
     specs
         .iter()
         .map(|s| (s.kernel_name(), s.ptx().unwrap()))
@@ -148,6 +203,8 @@ fn lines() -> Vec<String> {
     let mut out = Vec::new();
     for (family, kernels) in [
         ("gemm", gemm_kernels()),
+        ("gemm_sm90", sm90_kernels()),
+        ("gemm_sm70", sm70_kernels()),
         ("elementwise", elementwise_kernels()),
         ("reduce", reduction_kernels()),
     ] {
