@@ -1,8 +1,9 @@
 //! The GEMM kernel as composed parts: what `GemmSpec::kernel` composes
 //! agrees with the spec's own figures (shared memory, threads, grid,
 //! alignment, the parameter list), and a part written outside the crate
-//! (here a tile scheduler) composes with the SM80 mainloop and epilogue
-//! into a kernel that ptxas assembles.
+//! (here a tile scheduler) composes with the SM80 mainloop and epilogue,
+//! and a persistent one with the SM90 mainloop and epilogue, into kernels
+//! that ptxas assembles (`gemm_sm90_gpu.rs` runs the SM90 one).
 
 mod common;
 
@@ -220,4 +221,64 @@ fn a_part_that_reads_an_undeclared_parameter_is_an_error() {
     let params = cutlet::gemm::KernelParams::new().declare(&mut k).unwrap();
     let err = params.load(&mut k, ParamRole::Workspace).unwrap_err();
     assert!(err.to_string().contains("workspace"), "{err}");
+}
+
+/// A persistent tile scheduler written outside the crate
+/// (`common::walk::ColumnWalk`) composes with the SM90 mainloop and
+/// TMA-store epilogue, cooperative and ping-pong, into kernels that ptxas
+/// assembles for sm_90a without spills; its walk is in the PTX and the
+/// persistent scheduler's raster parameters are not.
+#[test]
+fn a_persistent_scheduler_from_outside_composes_with_the_sm90_parts() {
+    use cutlet::kernel::gemm::{sm90_spec, KernelSchedule};
+    for (schedule, tile, name) in [
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [256, 128, 64],
+            "gemm_sm90_column_walk_cooperative",
+        ),
+        (
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [128, 128, 64],
+            "gemm_sm90_column_walk_pingpong",
+        ),
+    ] {
+        let spec = sm90_spec(
+            BF16,
+            BF16,
+            BF16,
+            F32,
+            OperandMajor::K,
+            OperandMajor::K,
+            OutputMajor::N,
+            schedule,
+            tile,
+            [1, 1],
+        )
+        .unwrap();
+        let kernel = common::walk::sm90_with_column_walk(&spec, name);
+        kernel.can_implement().unwrap();
+        let names: Vec<String> = kernel.params().iter().map(|r| r.name()).collect();
+        assert!(!names.contains(&"raster_log".to_string()), "{names:?}");
+        // A block per tile, up to one per SM.
+        let (tm, tn) = spec.tiles(1000, 300);
+        assert_eq!(
+            kernel.grid_on_device(1000, 300, 2, 132),
+            (tm * tn * 2, 1, 1)
+        );
+        assert_eq!(kernel.grid_on_device(10_000, 10_000, 1, 132), (132, 1, 1));
+        assert_eq!(
+            kernel.tensor_maps().len(),
+            spec.kernel().unwrap().tensor_maps().len()
+        );
+        let ptx = kernel.ptx().unwrap();
+        assert!(ptx.contains(&format!(".visible .entry {name}(")));
+        assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+        assert!(ptx.contains("%nctaid.x"));
+        assert!(!ptx.contains("raster_log"));
+        if let Some(report) = common::ptxas::assemble(&ptx, "sm_90a") {
+            let f = report.function(name);
+            assert_eq!(f.spill_stores + f.spill_loads, 0, "{name}: {f:?}");
+        }
+    }
 }

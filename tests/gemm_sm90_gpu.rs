@@ -1205,3 +1205,38 @@ fn typed_sm90_config_runs_a_d_that_tma_cannot_write() {
         }
     }
 }
+
+/// The SM90 kernel composed with a tile scheduler written outside the
+/// crate (`common::walk::ColumnWalk`: tiles in column-major order, a grid
+/// stride, no cluster) computes every case exactly through
+/// `Gemm::from_kernel`, cooperative and ping-pong (whose consumers take
+/// every other tile of the walk and skip the other's k-tiles).
+#[test]
+fn a_tile_scheduler_from_outside_runs_the_sm90_kernel_exactly() {
+    const NAME: &str = "a_tile_scheduler_from_outside_runs_the_sm90_kernel_exactly";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    for (schedule, tile) in [
+        (
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [256, 128, 64],
+        ),
+        (KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64]),
+    ] {
+        let spec = bf16_sm90_spec(schedule, tile, [1, 1]);
+        let name = format!("gemm_sm90_column_walk_{}", schedule.name());
+        let kernel = common::walk::sm90_with_column_walk(&spec, &name);
+        let gemm = Gemm::from_kernel(&device, spec.clone(), Box::new(kernel)).unwrap();
+        for case in CASES.into_iter().chain([MANY_TILES]) {
+            run_case_with::<bf16, bf16>(
+                &device,
+                &spec,
+                case,
+                Some(&gemm),
+                SchedulerArgs::default(),
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

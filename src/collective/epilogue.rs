@@ -74,7 +74,9 @@ impl SourceRead {
 /// - [`alignment`](Epilogue::alignment): the elements C's and D's
 ///   addresses, leading dimensions and batch strides must be multiples of;
 /// - [`can_implement`](Epilogue::can_implement): whether it can be built
-///   (the fusion expression's inputs fit, ...).
+///   (the fusion expression's inputs fit, ...);
+/// - [`tensor_maps`](Epilogue::tensor_maps): the tensor maps of what it
+///   stores or loads with TMA.
 ///
 /// Device side, in the order the kernel calls them:
 /// 1. [`emit_params`](Epilogue::emit_params) at kernel entry, before the
@@ -113,6 +115,13 @@ pub trait Epilogue {
     /// # Errors
     /// [`Error::Config`](crate::Error::Config) naming what it cannot do.
     fn can_implement(&self) -> crate::Result<()>;
+
+    /// The tensor maps the launcher encodes for the outputs it stores or
+    /// the sources it loads with TMA (one per `ParamRole::TensorMap` among
+    /// its [`params`](Self::params)); none by default.
+    fn tensor_maps(&self) -> Vec<crate::gemm::TensorMapRequest> {
+        Vec::new()
+    }
 
     /// Emits the loads of the scalar parameters at kernel entry.
     ///

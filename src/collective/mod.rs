@@ -6,7 +6,8 @@
 //!
 //! | trait | host side | device side |
 //! |---|---|---|
-//! | [`Mainloop`] | `params` (roles), `shared_storage`, `alignment`, `can_implement` | `emit_prologue`; one body (`emit_mainloop`) or a producer and a consumer part (`emit_producer`, `emit_consumer`) |
+//! | [`Mainloop`] | `params` (roles), `shared_storage`, `alignment`, `can_implement` | `emit_prologue`; one body (`emit_mainloop`) |
+//! | [`WarpSpecializedMainloop`] (a [`Mainloop`]) | `ring_bytes`, `tensor_maps` | a producer part (`emit_prefetch`, `emit_producer` per tile, `emit_producer_tail`) and a consumer part (`emit_consumer` or `emit_consumer_overlapped` per tile, `emit_consumer_skip`) |
 //! | [`Epilogue`] | `params`, `shared_storage`, `alignment`, `can_implement` | `emit_params` at entry, `emit_prologue` per tile, `emit_store` of the accumulators |
 //!
 //! The kernel layer (`crate::kernel::gemm`) composes a mainloop, an
@@ -21,6 +22,7 @@
 //! | item | file |
 //! |---|---|
 //! | [`Mainloop`] | `mainloop.rs` |
+//! | [`WarpSpecializedMainloop`], [`ConsumerOverlap`] | `mainloop_warp_specialized.rs` |
 //! | [`Epilogue`] | `epilogue.rs` |
 //! | [`MainloopPolicy`], [`EpiloguePolicy`], [`CStaging`], their tags and specs | `dispatch_policy.rs` |
 //! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
@@ -49,6 +51,7 @@ mod epilogue_params;
 mod epilogue_sm80;
 mod epilogue_sm90;
 mod mainloop;
+mod mainloop_warp_specialized;
 mod shared_storage;
 mod sm70_mma_pipelined;
 mod sm80_mma_multistage;
@@ -71,7 +74,8 @@ pub use epilogue_sm90::{
     CLoad, EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,
     TmaEpilogueParams,
 };
-pub use mainloop::{ConsumerOverlap, Mainloop};
+pub use mainloop::Mainloop;
+pub use mainloop_warp_specialized::{ConsumerOverlap, WarpSpecializedMainloop};
 pub use shared_storage::SharedStorage;
 pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};

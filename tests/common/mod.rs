@@ -7,3 +7,4 @@ pub mod gpu;
 pub mod probe;
 pub mod ptxas;
 pub mod sweep;
+pub mod walk;

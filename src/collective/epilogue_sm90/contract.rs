@@ -10,7 +10,7 @@ use crate::collective::epilogue_params::{
     emit_linear_scalars, emit_output_tile, output_params, LinearScalars,
 };
 use crate::collective::{Accumulators, BlockContext, Epilogue, SharedStorage, SourceRead};
-use crate::gemm::{DeclaredParams, GemmOperand, ParamRole};
+use crate::gemm::{stores_whole_chunks, DeclaredParams, GemmOperand, ParamRole, TensorMapRequest};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 impl Epilogue for EpilogueSm90NoSmem {
@@ -126,6 +126,32 @@ impl Epilogue for EpilogueSm90TmaStore {
             bytes: self.shared_bytes(),
             align: 1024,
         }
+    }
+
+    /// D's map (its subtile boxes and swizzle; a row-major D's map ends at
+    /// the last whole 16-byte chunk of each row, the rest written from
+    /// registers) and, where C is loaded with TMA, C's (the same boxes;
+    /// loads may read partial chunks).
+    fn tensor_maps(&self) -> Vec<TensorMapRequest> {
+        let (box_dims, swizzle_bytes) = self.box_dims();
+        let dims = TensorMapRequest::output_dims(self.spec.majors.d);
+        let mut maps = vec![TensorMapRequest {
+            operand: GemmOperand::D,
+            dims,
+            box_dims,
+            swizzle_bytes,
+            whole_chunks: stores_whole_chunks(self.spec.majors.d),
+        }];
+        if self.loads_c() {
+            maps.push(TensorMapRequest {
+                operand: GemmOperand::C,
+                dims,
+                box_dims,
+                swizzle_bytes,
+                whole_chunks: false,
+            });
+        }
+        maps
     }
 
     /// D is written by TMA: 16-byte rows; C is loaded by TMA (16-byte

@@ -48,10 +48,6 @@ impl Mainloop for Sm70MmaPipelined {
             })
     }
 
-    fn warp_specialized(&self) -> bool {
-        false
-    }
-
     fn emit_prologue(
         &self,
         k: &mut Kernel,

@@ -52,10 +52,6 @@ impl Mainloop for Sm80MmaMultistage {
         Ok(())
     }
 
-    fn warp_specialized(&self) -> bool {
-        false
-    }
-
     fn emit_prologue(
         &self,
         k: &mut Kernel,

@@ -1,10 +1,13 @@
 //! [`Sm90TmaGmmaWarpSpecialized`] under the [`Mainloop`] contract: a tensor
-//! map per operand, the ring's stages and barriers, TMA's 16-byte rule, and
-//! the producer and consumer parts of a warp-specialized kernel.
+//! map per operand, the ring's stages and barriers, TMA's 16-byte rule; and
+//! under the [`WarpSpecializedMainloop`] contract: the producer and consumer
+//! parts of a warp-specialized kernel.
 
 use super::{Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN};
-use crate::collective::{Accumulators, BlockContext, Mainloop, SharedStorage};
-use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
+use crate::collective::{
+    Accumulators, BlockContext, ConsumerOverlap, Mainloop, SharedStorage, WarpSpecializedMainloop,
+};
+use crate::gemm::{GemmOperand, OperandMajor, ParamRole, TensorMapRequest};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError};
 
@@ -116,10 +119,6 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
         Ok(())
     }
 
-    fn warp_specialized(&self) -> bool {
-        true
-    }
-
     fn emit_prologue(
         &self,
         k: &mut Kernel,
@@ -141,9 +140,29 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
                     .to_string(),
         })
     }
+}
+
+/// The producer thread issues the TMA loads of each tile's k-tiles into
+/// the ring; the consumer warpgroups multiply them with wgmma.
+impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
+    fn ring_bytes(&self) -> u32 {
+        self.pipeline_config().shared_bytes()
+    }
+
+    fn tensor_maps(&self) -> Vec<TensorMapRequest> {
+        self.tensor_map_requests()
+    }
+
+    fn emit_prefetch(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
+        self.emit_tensor_map_prefetch(k, io)
+    }
 
     fn emit_producer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.emit_loads(k, io)
+    }
+
+    fn emit_producer_tail(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
+        self.emit_ring_drain(k, io)
     }
 
     fn emit_consumer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<Accumulators, PtxError> {
@@ -154,8 +173,13 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
-        overlap: &mut crate::collective::ConsumerOverlap<'_>,
+        overlap: &mut ConsumerOverlap<'_>,
     ) -> Result<Accumulators, PtxError> {
         self.emit_mma(k, io, Some(overlap))
+    }
+
+    fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
+        self.emit_skip(k, io);
+        Ok(())
     }
 }

@@ -343,7 +343,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     }
 
     /// Emits the prefetch of both tensor maps (by the producer thread).
-    pub(crate) fn emit_prefetch(
+    pub(crate) fn emit_tensor_map_prefetch(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
@@ -470,7 +470,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// Emits the producer's end in a cluster: it waits until every stage
     /// was released, so that no peer still arrives on this CTA's barriers
     /// after it exits.
-    pub(crate) fn emit_producer_tail(
+    pub(crate) fn emit_ring_drain(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
@@ -486,7 +486,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// Emits the consumer's skip over `tiles` work tiles of the ring (the
     /// ping-pong consumers take turns: each skips the stages of the other's
     /// tiles).
-    pub(crate) fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
+    pub(crate) fn emit_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
         // index' = index + k_tiles; phase flips once per wrap.
         let c = &io.consumer;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);

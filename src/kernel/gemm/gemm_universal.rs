@@ -422,39 +422,22 @@ impl GemmSpec {
                 let name = self.kernel_name();
                 let kernel: Box<dyn GemmKernel> = match epilogue {
                     EpiloguePolicy::Sm90TmaWarpSpecialized => {
-                        let epilogue = EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m)
-                            .with_c_staging(self.facts().c_staging());
-                        let (box_dims, swizzle_bytes) = epilogue.box_dims();
-                        let dims = crate::gemm::TensorMapRequest::output_dims(self.majors.d);
-                        let mut maps = vec![crate::gemm::TensorMapRequest {
-                            operand: GemmOperand::D,
-                            dims,
-                            box_dims,
-                            swizzle_bytes,
-                            whole_chunks: crate::gemm::stores_whole_chunks(self.majors.d),
-                        }];
-                        if epilogue.loads_c() {
-                            // C's boxes are D's; loads may read partial chunks.
-                            maps.push(crate::gemm::TensorMapRequest {
-                                operand: GemmOperand::C,
-                                dims,
-                                box_dims,
-                                swizzle_bytes,
-                                whole_chunks: false,
-                            });
-                        }
+                        let epilogue =
+                            EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m)
+                                .with_c_staging(self.facts().c_staging());
                         let kernel = Sm90GemmWarpSpecialized::new(
                             name, self.types, self.tile, cluster, filling, mainloop, epilogue,
-                            maps, scheduler,
+                            scheduler,
                         );
                         kernel.can_implement()?;
                         Box::new(kernel)
                     }
                     _ => {
-                        let epilogue = EpilogueSm90NoSmem::new(&ctx, &self.epilogue, wg_rows, split_m);
+                        let epilogue =
+                            EpilogueSm90NoSmem::new(&ctx, &self.epilogue, wg_rows, split_m);
                         let kernel = Sm90GemmWarpSpecialized::new(
                             name, self.types, self.tile, cluster, filling, mainloop, epilogue,
-                            Vec::new(), scheduler,
+                            scheduler,
                         );
                         kernel.can_implement()?;
                         Box::new(kernel)

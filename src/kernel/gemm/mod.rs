@@ -12,7 +12,7 @@
 //! | [`GemmUniversal`], [`GemmKernel`], [`GemmSpec::kernel`] | `gemm_universal.rs` |
 //! | [`KernelSchedule`], [`TileSchedulerPolicy`] and their tags | `dispatch_policy.rs` |
 //! | [`Sm90GemmWarpSpecialized`] | `sm90_warpspecialized.rs`: the SM90 producer/consumer skeleton, cooperative and ping-pong |
-//! | [`TileScheduler`], [`DataParallel`], [`Persistent`] | `tile_scheduler/` |
+//! | [`TileScheduler`], [`PersistentTileScheduler`], [`DataParallel`], [`Persistent`] | `tile_scheduler/` |
 //! | [`check_config`], [`ConfigFacts`] | `rules.rs` (the SM70 rules: `rules_sm70.rs`; the SM90 rules: `rules_sm90.rs`) |
 //! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`], [`sm70_default_spec`], [`sm70_default_specs`] | `builder.rs` |
 //! | [`sm90_spec`], [`sm90_default_spec`], [`sm90_spec_for_problem`], [`sm90_default_specs`] | `builder_sm90.rs` |
@@ -21,11 +21,18 @@
 //!
 //! A new mainloop is one folder under `src/collective/` implementing
 //! [`Mainloop`](crate::collective::Mainloop) (its parameters, shared
-//! storage, alignment, `can_implement`; its prologue and either one body or
-//! a producer and a consumer part), plus a variant of
+//! storage, alignment, `can_implement`, its prologue) and either one body
+//! (`emit_mainloop`, for [`GemmUniversal`]) or
+//! [`WarpSpecializedMainloop`](crate::collective::WarpSpecializedMainloop)
+//! (its ring, tensor maps, producer and consumer parts, for
+//! [`Sm90GemmWarpSpecialized`]), plus a variant of
 //! [`MainloopPolicy`](crate::collective::MainloopPolicy) and a tag. A new
+//! tile scheduler is one file under `tile_scheduler/` implementing
+//! [`TileScheduler`] (and [`PersistentTileScheduler`] for the SM90 kernel:
+//! the walk), plus a variant of [`TileSchedulerPolicy`] and a tag. A new
 //! kernel schedule is one file here composing the three traits (as
-//! `gemm_universal.rs` does for [`KernelSchedule::Multistage`]), a variant of
+//! `gemm_universal.rs` does for [`KernelSchedule::Multistage`] and
+//! `sm90_warpspecialized.rs` for the warp-specialized ones), a variant of
 //! [`KernelSchedule`] and a tag, and one arm in [`GemmSpec::kernel`].
 
 mod builder;
@@ -60,5 +67,5 @@ pub use sm90_warpspecialized::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule}
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
     emit_raster, emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams,
-    RasterOrder, TileCoord, TileScheduler, BALANCED_ROUNDS,
+    PersistentTileScheduler, RasterOrder, TileCoord, TileScheduler, BALANCED_ROUNDS,
 };

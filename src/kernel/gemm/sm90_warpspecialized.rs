@@ -20,11 +20,10 @@
 //! The grid is the persistent scheduler's (clusters that fit the GPU); a
 //! kernel of clusters launches with its cluster shape.
 
-use super::{GemmKernel, Persistent, TileCoord};
+use super::{GemmKernel, PersistentTileScheduler, TileCoord};
 use crate::arch::ArchKind;
 use crate::collective::{
-    BlockContext, Epilogue, Mainloop, SharedStorage, Sm90TmaGmmaWarpSpecialized, SourceRead,
-    STAGE_ALIGN,
+    BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop, STAGE_ALIGN,
 };
 use crate::gemm::{GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::pipeline::OrderedSequenceBarrier;
@@ -46,28 +45,61 @@ pub enum WarpSpecializedSchedule {
     Pingpong,
 }
 
-/// The SM90 warp-specialized kernel of the TMA + wgmma mainloop, an
-/// epilogue `E` (TMA store or register store) and the persistent scheduler.
+/// The SM90 warp-specialized kernel composed of a warp-specialized
+/// mainloop `M` (its producer and consumer parts), an epilogue `E` and a
+/// persistent tile scheduler `S`, as CUTLASS's `GemmUniversal<ProblemShape,
+/// CollectiveMainloop, CollectiveEpilogue, TileScheduler>` for the
+/// `KernelTmaWarpSpecialized*` schedules. [`GemmSpec::kernel`](super::GemmSpec::kernel)
+/// composes the SM90 TMA + wgmma mainloop, the TMA-store or register-store
+/// epilogue and [`Persistent`](super::Persistent); a part written outside
+/// the crate composes the same way (`tests/gemm_parts.rs`).
 ///
 /// Shared memory, from the dynamic region's start rounded up to 1024
-/// bytes: the mainloop's ring (stages, then barriers), rounded up to 1024;
-/// the epilogue's region; the ping-pong kernel's ordered barrier.
+/// bytes: the mainloop's ring ([`WarpSpecializedMainloop::ring_bytes`]),
+/// rounded up to 1024; the epilogue's region; the ping-pong kernel's
+/// ordered barrier. Parameters: the extents, then the mainloop's, the
+/// epilogue's and the scheduler's roles.
+///
+/// ```
+/// use cutlet::collective::{EpilogueSm90NoSmem, Sm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Config, DefaultBf16Sm90};
+/// use cutlet::kernel::gemm::{GemmKernel, Persistent, Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
+///
+/// let spec = DefaultBf16Sm90::spec();
+/// let ctx = spec.context();
+/// // The cooperative schedule: two consumer warpgroups of 64 rows each.
+/// let mainloop = Sm90TmaGmmaWarpSpecialized::new(&ctx, &spec.mainloop, [2, 1], 2, 64);
+/// let epilogue = EpilogueSm90NoSmem::new(&ctx, &spec.epilogue, 64, true);
+/// let scheduler = Persistent { raster_log: 3, cluster: [2, 1] };
+/// let kernel = Sm90GemmWarpSpecialized::new(
+///     "my_gemm".to_string(), spec.types, spec.tile, [2, 1],
+///     WarpSpecializedSchedule::Cooperative, mainloop, epilogue, scheduler,
+/// );
+/// assert_eq!(kernel.block_threads(), 384);
+/// assert!(kernel.ptx().unwrap().contains(".entry my_gemm("));
+/// ```
 #[derive(Clone, Debug)]
-pub struct Sm90GemmWarpSpecialized<E> {
+pub struct Sm90GemmWarpSpecialized<M, E, S> {
     name: String,
     types: GemmTypes,
     tile: [u32; 3],
     cluster: [u32; 2],
     schedule: WarpSpecializedSchedule,
-    mainloop: Sm90TmaGmmaWarpSpecialized,
+    mainloop: M,
     epilogue: E,
-    scheduler: Persistent,
+    scheduler: S,
     params: KernelParams,
-    epilogue_maps: Vec<crate::gemm::TensorMapRequest>,
 }
 
-impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
-    /// The kernel `name` of these parts.
+impl<M, E, S> Sm90GemmWarpSpecialized<M, E, S>
+where
+    M: WarpSpecializedMainloop,
+    E: Epilogue,
+    S: PersistentTileScheduler,
+{
+    /// The kernel `name` of these parts: `tile` (BM, BN, BK) and `cluster`
+    /// (CTAs along M and N) as the parts were built for, `schedule` the
+    /// filling of the skeleton.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
@@ -75,10 +107,9 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         tile: [u32; 3],
         cluster: [u32; 2],
         schedule: WarpSpecializedSchedule,
-        mainloop: Sm90TmaGmmaWarpSpecialized,
+        mainloop: M,
         epilogue: E,
-        epilogue_maps: Vec<crate::gemm::TensorMapRequest>,
-        scheduler: Persistent,
+        scheduler: S,
     ) -> Self {
         let mut params = KernelParams::new();
         params.extend(
@@ -86,7 +117,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         );
         params.extend(mainloop.params());
         params.extend(epilogue.params());
-        params.extend(<Persistent as super::TileScheduler>::params(&scheduler));
+        params.extend(scheduler.params());
         Sm90GemmWarpSpecialized {
             name,
             types,
@@ -97,16 +128,12 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             epilogue,
             scheduler,
             params,
-            epilogue_maps,
         }
     }
 
     /// The epilogue's offset: after the mainloop's ring, 1024-aligned.
     fn epilogue_offset(&self) -> u32 {
-        self.mainloop
-            .pipeline_config()
-            .shared_bytes()
-            .next_multiple_of(STAGE_ALIGN)
+        self.mainloop.ring_bytes().next_multiple_of(STAGE_ALIGN)
     }
 
     /// The ordered barrier's offset: after the epilogue's region.
@@ -141,8 +168,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         let m = params.load(&mut k, ParamRole::Extent(ProblemDim::M))?;
         let n = params.load(&mut k, ParamRole::Extent(ProblemDim::N))?;
         let kk = params.load(&mut k, ParamRole::Extent(ProblemDim::K))?;
-        let scheduler =
-            <Persistent as super::TileScheduler>::emit_params(&self.scheduler, &mut k, &params)?;
+        let sp = self.scheduler.emit_params(&mut k, &params)?;
         let epilogue_params = self.epilogue.emit_params(&mut k, &params)?;
         let [bm, bn, _] = self.tile;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
@@ -227,16 +253,18 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
         };
         // Each role walks its tiles in one loop whose top maps the linear
         // index to a tile: the scheduler's divisions appear once per role.
-        let (sp, _) = &scheduler;
-        self.scheduler.emit_start(&mut k, sp);
+        let sp = &sp;
+        self.scheduler.emit_walk_start(&mut k, sp);
         let top = k.new_label("producer_tile")?;
         let tail = k.new_label("producer_tail")?;
         k.place_label(&top);
-        let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
+        let (coord, valid) = self
+            .scheduler
+            .emit_walk_current(&mut k, sp, tiles_m, tiles_n);
         k.push(format!("@!{valid} bra {};", tail.name()));
         set_tile(&mut k, &coord);
         self.mainloop.emit_producer(&mut k, &io)?;
-        self.scheduler.emit_step(&mut k, sp, 1);
+        self.scheduler.emit_walk_step(&mut k, sp, 1);
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&tail);
         // Every load of this block is issued: the kernel behind on the
@@ -257,7 +285,7 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             WarpSpecializedSchedule::Cooperative => 1,
             WarpSpecializedSchedule::Pingpong => 2,
         };
-        self.scheduler.emit_start(&mut k, sp);
+        self.scheduler.emit_walk_start(&mut k, sp);
         let order = match &ordered {
             Some(barrier) => {
                 // Warpgroup 2 takes the second tile, and skips the first's k-tiles.
@@ -268,8 +296,8 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
                 let q = k.reg(RegClass::Pred);
                 k.push(format!("setp.eq.u32 {q}, {group}, 0;"));
                 k.push(format!("@{q} bra {};", second.name()));
-                self.scheduler.emit_step(&mut k, sp, 1);
-                self.mainloop.emit_consumer_skip(&mut k, &io);
+                self.scheduler.emit_walk_step(&mut k, sp, 1);
+                self.mainloop.emit_consumer_skip(&mut k, &io)?;
                 k.place_label(&second);
                 Some((barrier, state))
             }
@@ -297,15 +325,15 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             // work out its prologue while the tile's last wgmmas run (H100,
             // bf16 4096³: BENCHMARKS.md); the loop's test needs no division.
             None => {
-                let total = self.scheduler.emit_total(&mut k, sp, tiles_m, tiles_n);
+                let total = self.scheduler.emit_walk_total(&mut k, sp, tiles_m, tiles_n);
                 k.place_label(&top);
-                let valid = self.scheduler.emit_valid(&mut k, sp, total);
+                let valid = self.scheduler.emit_walk_valid(&mut k, sp, total);
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
                 let mut epilogue_io = None;
                 let acc = self
                     .mainloop
                     .emit_consumer_overlapped(&mut k, &io, &mut |k| {
-                        let (coord, _) = self.scheduler.emit_current(k, sp, tiles_m, tiles_n);
+                        let (coord, _) = self.scheduler.emit_walk_current(k, sp, tiles_m, tiles_n);
                         epilogue_io = Some(tile_prologue(k, &coord)?);
                         Ok(())
                     })?;
@@ -320,7 +348,9 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
             // holds the tensor cores.
             Some((barrier, state)) => {
                 k.place_label(&top);
-                let (coord, valid) = self.scheduler.emit_current(&mut k, sp, tiles_m, tiles_n);
+                let (coord, valid) = self
+                    .scheduler
+                    .emit_walk_current(&mut k, sp, tiles_m, tiles_n);
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
                 let epilogue_io = tile_prologue(&mut k, &coord)?;
                 barrier.wait(&mut k, state).map_err(pipeline_error)?;
@@ -329,10 +359,10 @@ impl<E: Epilogue> Sm90GemmWarpSpecialized<E> {
                 barrier.wait(&mut k, state).map_err(pipeline_error)?;
                 self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
                 barrier.arrive(&mut k, state).map_err(pipeline_error)?;
-                self.mainloop.emit_consumer_skip(&mut k, &io);
+                self.mainloop.emit_consumer_skip(&mut k, &io)?;
             }
         }
-        self.scheduler.emit_step(&mut k, sp, steps);
+        self.scheduler.emit_walk_step(&mut k, sp, steps);
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&consumer_done);
         self.epilogue.emit_tail(&mut k, tid)?;
@@ -350,9 +380,11 @@ fn pipeline_error(e: crate::Error) -> PtxError {
     }
 }
 
-impl<E> GemmKernel for Sm90GemmWarpSpecialized<E>
+impl<M, E, S> GemmKernel for Sm90GemmWarpSpecialized<M, E, S>
 where
+    M: WarpSpecializedMainloop + Clone + Send + Sync + std::fmt::Debug + 'static,
     E: Epilogue + Clone + Send + Sync + std::fmt::Debug + 'static,
+    S: PersistentTileScheduler + Clone + Send + Sync + std::fmt::Debug + 'static,
 {
     fn name(&self) -> &str {
         &self.name
@@ -363,7 +395,7 @@ where
     }
 
     fn scheduler_value(&self, role: ParamRole) -> Option<u32> {
-        <Persistent as super::TileScheduler>::param_value(&self.scheduler, role)
+        self.scheduler.param_value(role)
     }
 
     /// The parts' regions side by side (see the type's docs).
@@ -385,27 +417,19 @@ where
 
     fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32) {
         let [bm, bn, _] = self.tile;
-        <Persistent as super::TileScheduler>::grid(
-            &self.scheduler,
-            m.div_ceil(bm),
-            n.div_ceil(bn),
-            l,
-        )
+        self.scheduler.grid(m.div_ceil(bm), n.div_ceil(bn), l)
     }
 
     fn grid_on_device(&self, m: u32, n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
         let [bm, bn, _] = self.tile;
-        <Persistent as super::TileScheduler>::grid_on_device(
-            &self.scheduler,
-            m.div_ceil(bm),
-            n.div_ceil(bn),
-            l,
-            sm_count,
-        )
+        self.scheduler
+            .grid_on_device(m.div_ceil(bm), n.div_ceil(bn), l, sm_count)
     }
 
-    fn workspace_size(&self, _shape: &GemmShape) -> usize {
-        0
+    /// The tile scheduler's workspace (the mainloop and the epilogues
+    /// keep none).
+    fn workspace_size(&self, shape: &GemmShape) -> usize {
+        self.scheduler.workspace_size(shape)
     }
 
     fn alignment(&self) -> [u32; 4] {
@@ -426,8 +450,8 @@ where
     }
 
     fn tensor_maps(&self) -> Vec<crate::gemm::TensorMapRequest> {
-        let mut maps = self.mainloop.tensor_map_requests();
-        maps.extend(self.epilogue_maps.iter().copied());
+        let mut maps = self.mainloop.tensor_maps();
+        maps.extend(self.epilogue.tensor_maps());
         maps
     }
 

@@ -35,7 +35,9 @@ use crate::ptx::{Kernel, PtxError, Reg};
 ///    the last); `None` for a scheduler that gives each block one tile.
 ///
 /// Raster order, persistent, stream-K, split-K and grouped schedulers are
-/// implementations of this trait; [`DataParallel`] is the first.
+/// implementations of this trait; [`DataParallel`] is the first. A
+/// scheduler a warp-specialized kernel walks implements
+/// [`PersistentTileScheduler`] too.
 pub trait TileScheduler {
     /// The parameters loaded at kernel entry.
     type Params;
@@ -94,4 +96,63 @@ pub trait TileScheduler {
         params: &Self::Params,
         current: &TileCoord,
     ) -> Result<Option<(TileCoord, Reg)>, PtxError>;
+}
+
+/// A tile scheduler whose blocks (or clusters) each walk a sequence of work
+/// units, as the SM90 warp-specialized kernel
+/// ([`Sm90GemmWarpSpecialized`](super::Sm90GemmWarpSpecialized)) runs them:
+/// the producer thread and each consumer warpgroup walk the same sequence
+/// in the same order, one loop per role.
+///
+/// # Contract
+///
+/// Host side: [`TileScheduler`]'s (its parameters and their values, the
+/// grid it walks on a GPU of a given SM count, its workspace).
+///
+/// Device side, on the registers of [`TileScheduler::emit_params`] (each
+/// role walks with its own copy of the position, since every role's thread
+/// runs the same code):
+/// 1. [`emit_walk_start`](Self::emit_walk_start) before a role's loop: the
+///    position of the block's first work unit;
+/// 2. [`emit_walk_current`](Self::emit_walk_current) at the loop's top: the
+///    current unit's tile and batch in fresh registers, and a predicate,
+///    false once the walk is past its last unit;
+/// 3. [`emit_walk_step`](Self::emit_walk_step) at the loop's end: the
+///    position `steps` units on (ping-pong consumers step by 2: each takes
+///    every other unit);
+/// 4. [`emit_walk_total`](Self::emit_walk_total) once before a loop, and
+///    [`emit_walk_valid`](Self::emit_walk_valid) at its top: the same
+///    predicate as `emit_walk_current`'s without working out the tile (a
+///    loop that computes the tile elsewhere, as the cooperative consumers
+///    do while their last MMAs run).
+pub trait PersistentTileScheduler: TileScheduler {
+    /// Emits the walk's start: the position of the first work unit.
+    fn emit_walk_start(&self, k: &mut Kernel, params: &Self::Params);
+
+    /// Emits the current unit's tile and batch and whether the walk is
+    /// still within its units (`.pred`).
+    fn emit_walk_current(
+        &self,
+        k: &mut Kernel,
+        params: &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> (TileCoord, Reg);
+
+    /// Emits the step of the position by `steps` units.
+    fn emit_walk_step(&self, k: &mut Kernel, params: &Self::Params, steps: u32);
+
+    /// Emits what [`emit_walk_valid`](Self::emit_walk_valid) compares the
+    /// position with (a register of the scheduler's choosing), once.
+    fn emit_walk_total(
+        &self,
+        k: &mut Kernel,
+        params: &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Reg;
+
+    /// Emits whether the position is within the walk (`.pred`), from
+    /// [`emit_walk_total`](Self::emit_walk_total)'s register.
+    fn emit_walk_valid(&self, k: &mut Kernel, params: &Self::Params, total: Reg) -> Reg;
 }

@@ -21,7 +21,7 @@
 //! past M or N still runs the mainloop (its peers multicast into it and
 //! count on its loads) but stores nothing.
 
-use super::{emit_raster, RasterOrder, TileCoord, TileScheduler};
+use super::{emit_raster, PersistentTileScheduler, RasterOrder, TileCoord, TileScheduler};
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
@@ -357,6 +357,42 @@ impl TileScheduler for Persistent {
         _current: &TileCoord,
     ) -> Result<Option<(TileCoord, Reg)>, PtxError> {
         self.emit_advance(k, p, 1, tiles[0], tiles[1]).map(Some)
+    }
+}
+
+/// The walk over cluster tiles: the block's (cluster's) id, then strides
+/// of the grid.
+impl PersistentTileScheduler for Persistent {
+    fn emit_walk_start(&self, k: &mut Kernel, (p, _): &Self::Params) {
+        self.emit_start(k, p);
+    }
+
+    fn emit_walk_current(
+        &self,
+        k: &mut Kernel,
+        (p, _): &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> (TileCoord, Reg) {
+        self.emit_current(k, p, tiles_m, tiles_n)
+    }
+
+    fn emit_walk_step(&self, k: &mut Kernel, (p, _): &Self::Params, steps: u32) {
+        self.emit_step(k, p, steps);
+    }
+
+    fn emit_walk_total(
+        &self,
+        k: &mut Kernel,
+        (p, _): &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Reg {
+        self.emit_total(k, p, tiles_m, tiles_n)
+    }
+
+    fn emit_walk_valid(&self, k: &mut Kernel, (p, _): &Self::Params, total: Reg) -> Reg {
+        self.emit_valid(k, p, total)
     }
 }
 

@@ -1,0 +1,107 @@
+//! [`WarpSpecializedMainloop`]: the contract of a mainloop whose producer
+//! and consumer run on different warpgroups (CUTLASS's SM90
+//! `CollectiveMma` of a `KernelTmaWarpSpecialized*` schedule), which the
+//! SM90 kernel skeleton ([`Sm90GemmWarpSpecialized`](crate::kernel::gemm::Sm90GemmWarpSpecialized))
+//! composes with an epilogue and a persistent tile scheduler.
+
+use super::{Accumulators, Mainloop};
+use crate::gemm::TensorMapRequest;
+use crate::ptx::{Kernel, PtxError};
+
+/// Work a kernel hands [`WarpSpecializedMainloop::emit_consumer_overlapped`]
+/// to emit where the consumer's last MMAs hide it.
+pub type ConsumerOverlap<'a> = dyn FnMut(&mut Kernel) -> Result<(), PtxError> + 'a;
+
+/// A mainloop run as a producer part (the loads, by one thread of the
+/// producer warpgroup) and a consumer part (the MMAs, by the consumer
+/// warpgroups) over a ring of shared-memory stages.
+///
+/// # Contract
+///
+/// Host side, beside [`Mainloop`]'s:
+/// - [`ring_bytes`](Self::ring_bytes): the bytes of its ring (stages, then
+///   their barriers) from the kernel's 1024-byte aligned start of shared
+///   memory; the skeleton places the epilogue's region after it, rounded
+///   up to 1024 bytes (its [`Mainloop::shared_storage`] is this plus the
+///   1024 bytes of slack that alignment may take);
+/// - [`tensor_maps`](Self::tensor_maps): the tensor maps the launcher
+///   encodes for its operands (one per `ParamRole::TensorMap` it declares).
+///
+/// Device side, in the order the skeleton calls them, with `io` from
+/// [`Mainloop::emit_prologue`] (emitted once by every thread, after the
+/// epilogue's `emit_init` and before the block or cluster synchronizes):
+/// 1. producer thread, once: [`emit_prefetch`](Self::emit_prefetch) (the
+///    tensor-map prefetches); then per tile of its walk
+///    [`emit_producer`](Self::emit_producer) (the tile's k-tiles into the
+///    ring, each stage acquired and its transaction armed); after the last
+///    tile [`emit_producer_tail`](Self::emit_producer_tail) (waits until
+///    the consumers released every stage, so that no multicast lands in a
+///    CTA that has exited);
+/// 2. consumer warpgroups, per tile: [`emit_consumer`](Self::emit_consumer)
+///    or [`emit_consumer_overlapped`](Self::emit_consumer_overlapped) (the
+///    tile's MMAs; every stage waited for, consumed and released; the
+///    accumulators returned in the layout the epilogue reads);
+///    [`emit_consumer_skip`](Self::emit_consumer_skip) for a tile another
+///    consumer warpgroup takes (ping-pong: its k-tiles' stages are passed
+///    over, the pipeline state advanced as if consumed).
+///
+/// Both parts walk the same tiles in the same order (the skeleton's tile
+/// scheduler), so the ring's stage and phase agree without other signals.
+pub trait WarpSpecializedMainloop: Mainloop {
+    /// Bytes of the ring from the 1024-byte aligned start of shared memory.
+    fn ring_bytes(&self) -> u32;
+
+    /// The tensor maps of the operands it loads.
+    fn tensor_maps(&self) -> Vec<TensorMapRequest>;
+
+    /// Emits the producer thread's one-time work before its walk.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_prefetch(&self, k: &mut Kernel, io: &Self::Io) -> Result<(), PtxError>;
+
+    /// Emits the producer part of one tile: its k-tiles into the ring.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_producer(&self, k: &mut Kernel, io: &Self::Io) -> Result<(), PtxError>;
+
+    /// Emits the producer's end, after its last tile.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_producer_tail(&self, k: &mut Kernel, io: &Self::Io) -> Result<(), PtxError>;
+
+    /// Emits the consumer part of one tile (its MMAs) and returns the
+    /// accumulators.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_consumer(&self, k: &mut Kernel, io: &Self::Io) -> Result<Accumulators, PtxError>;
+
+    /// [`emit_consumer`](Self::emit_consumer) with `overlap` (work of the
+    /// kernel that reads no accumulator and no stage: the next tile's
+    /// coordinates and epilogue registers) emitted once on every path,
+    /// where its cost is hidden: the SM90 cooperative mainloop emits it
+    /// while its last MMAs run. The default emits it after the consumer.
+    ///
+    /// # Errors
+    /// As [`emit_consumer`](Self::emit_consumer), and `overlap`'s.
+    fn emit_consumer_overlapped(
+        &self,
+        k: &mut Kernel,
+        io: &Self::Io,
+        overlap: &mut ConsumerOverlap<'_>,
+    ) -> Result<Accumulators, PtxError> {
+        let acc = self.emit_consumer(k, io)?;
+        overlap(k)?;
+        Ok(acc)
+    }
+
+    /// Emits the pass over one tile's k-tiles that another consumer
+    /// warpgroup multiplies (ping-pong).
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_consumer_skip(&self, k: &mut Kernel, io: &Self::Io) -> Result<(), PtxError>;
+}
