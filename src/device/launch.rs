@@ -8,6 +8,7 @@ use cudarc::driver::{sys, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncO
 
 use super::device::DeviceLimits;
 use super::function::Function;
+use crate::tensor::{ReadBuffer, WriteBuffer};
 use crate::{Error, Result};
 
 /// Grid, block and dynamic shared memory of one launch.
@@ -166,6 +167,24 @@ impl<'a> KernelArgs<'a> {
     /// by alignment or check overlaps.
     pub fn input_address<T, B: DevicePtr<T> + ?Sized>(&mut self, buffer: &'a B) -> u64 {
         let (address, guard) = buffer.device_ptr(self.stream);
+        self.guards.push(guard);
+        self.scalar(address);
+        address
+    }
+
+    /// Pushes a type-erased read buffer (a tensor view's) as a read
+    /// argument and returns its address (see [`input_address`](Self::input_address)).
+    pub fn read_buffer(&mut self, buffer: &'a dyn ReadBuffer) -> u64 {
+        let (address, guard) = buffer.read_address(self.stream);
+        self.guards.push(guard);
+        self.scalar(address);
+        address
+    }
+
+    /// Pushes a type-erased write buffer as a written argument and returns
+    /// its address (see [`output_address`](Self::output_address)).
+    pub fn write_buffer(&mut self, buffer: &'a mut dyn WriteBuffer) -> u64 {
+        let (address, guard) = buffer.write_address(self.stream);
         self.guards.push(guard);
         self.scalar(address);
         address

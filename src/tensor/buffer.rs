@@ -1,9 +1,10 @@
 //! [`ReadBuffer`] and [`WriteBuffer`]: cudarc device memory with its element
 //! type erased, so one call can take tensors of different element types.
 
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DeviceSlice};
+use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
+};
 
-use crate::device::KernelArgs;
 use crate::numeric::{Element, ElementType};
 
 mod sealed {
@@ -21,15 +22,17 @@ pub trait ReadBuffer: sealed::Sealed {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Pushes the buffer as a read argument (its `u64` address, with cudarc's
-    /// stream ordering) and returns the address.
-    fn push_input<'s>(&'s self, args: &mut KernelArgs<'s>) -> u64;
+    /// The buffer's device address for a read on `stream`, with cudarc's
+    /// stream ordering: the read waits for earlier writes, and the guard
+    /// records it when it drops (after the launch is queued).
+    fn read_address<'s>(&'s self, stream: &'s CudaStream) -> (u64, SyncOnDrop<'s>);
 }
 
 /// Device memory a kernel may write: `CudaSlice<T>` or `CudaViewMut<T>`.
 pub trait WriteBuffer: ReadBuffer {
-    /// Pushes the buffer as a written argument and returns its address.
-    fn push_output<'s>(&'s mut self, args: &mut KernelArgs<'s>) -> u64;
+    /// The buffer's device address for a write on `stream` (the write waits
+    /// for earlier reads and writes; the guard records it when it drops).
+    fn write_address<'s>(&'s mut self, stream: &'s CudaStream) -> (u64, SyncOnDrop<'s>);
 }
 
 macro_rules! read_buffer {
@@ -42,8 +45,8 @@ macro_rules! read_buffer {
             fn len(&self) -> usize {
                 DeviceSlice::len(self)
             }
-            fn push_input<'s>(&'s self, args: &mut KernelArgs<'s>) -> u64 {
-                args.input_address::<T, Self>(self)
+            fn read_address<'s>(&'s self, stream: &'s CudaStream) -> (u64, SyncOnDrop<'s>) {
+                DevicePtr::<T>::device_ptr(self, stream)
             }
         }
     )*};
@@ -54,8 +57,8 @@ read_buffer!(CudaSlice<T>, CudaView<'_, T>, CudaViewMut<'_, T>);
 macro_rules! write_buffer {
     ($($ty:ty),*) => {$(
         impl<T: Element> WriteBuffer for $ty {
-            fn push_output<'s>(&'s mut self, args: &mut KernelArgs<'s>) -> u64 {
-                args.output_address::<T, Self>(self)
+            fn write_address<'s>(&'s mut self, stream: &'s CudaStream) -> (u64, SyncOnDrop<'s>) {
+                DevicePtrMut::<T>::device_ptr_mut(self, stream)
             }
         }
     )*};

@@ -6,7 +6,7 @@
 //! | [`ViewLayout`] | `layout.rs` | shape and strides of rank 1 or 2; required buffer length (overflow-checked), broadcasting, transpose |
 //! | [`TensorRef`], [`TensorMut`] | `view.rs` | a typed view of a `CudaSlice<T>`/`CudaView<T>` (read) or `CudaSlice<T>`/`CudaViewMut<T>` (write) |
 //! | [`TensorArg`], [`TensorArgMut`] | `view.rs` | the same with the element type erased (`.into()` from the typed forms); what kernels take |
-//! | [`ReadBuffer`], [`WriteBuffer`] | `buffer.rs` | sealed traits over cudarc's buffers: element type, length, pushing the address as a launch argument |
+//! | [`ReadBuffer`], [`WriteBuffer`] | `buffer.rs` | sealed traits over cudarc's buffers: element type, length, the device address for a read or a write on a stream |
 //!
 //! # Contract for kernels that take views
 //!
@@ -17,9 +17,10 @@
 //!   two modes only; [`ViewLayout::broadcast_to`] stretches extent-1 modes.
 //! - Building a view touches no device: validation can run before any
 //!   driver call. A kernel gets the address by pushing the buffer into its
-//!   [`KernelArgs`](crate::device::KernelArgs) ([`ReadBuffer::push_input`],
-//!   [`WriteBuffer::push_output`]), which also orders the launch on the stream
-//!   after earlier work on the buffer, as cudarc does.
+//!   [`KernelArgs`](crate::device::KernelArgs) (`read_buffer`,
+//!   `write_buffer`, through [`ReadBuffer::read_address`] and
+//!   [`WriteBuffer::write_address`]), which also orders the launch on the
+//!   stream after earlier work on the buffer, as cudarc does.
 //!
 //! ```no_run
 //! # fn main() -> cutlet::Result<()> {

@@ -263,12 +263,12 @@ impl Elementwise {
         };
         let mut args = KernelArgs::new(stream);
         let TensorArgMut { buffer, .. } = output;
-        let out_addr = buffer.push_output(&mut args);
+        let out_addr = args.write_buffer(buffer);
         let (rs, cs) = problem.strides[0];
         args.scalar(rs).scalar(cs);
         let mut in_addrs = Vec::with_capacity(inputs.len());
         for (input, (rs, cs)) in inputs.iter().zip(&problem.strides[1..]) {
-            in_addrs.push(input.buffer.push_input(&mut args));
+            in_addrs.push(args.read_buffer(input.buffer));
             args.scalar(*rs).scalar(*cs);
         }
         let disjoint = check_overlap(&out_desc, out_addr, &descs, &in_addrs)?;

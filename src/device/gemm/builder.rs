@@ -8,7 +8,6 @@ use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 
 use super::arguments::Arguments;
 use super::launcher::{check_spec, Launcher};
-use super::picks::ProblemPicks;
 use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
@@ -473,7 +472,7 @@ impl GemmBuilder {
             // the kernel set, the kernel is picked for each problem.
             let launcher = Launcher::with_register_store(device, spec.clone(), None);
             return Ok(if picks_here {
-                launcher.with_picks(ProblemPicks::new(spec, None, sm_count))
+                launcher.picking(spec, None, sm_count)
             } else {
                 launcher
             });
@@ -488,8 +487,8 @@ impl GemmBuilder {
         let Ok(sm90_spec) = sm90.sm90_spec() else {
             return Ok(Launcher::new(device, spec));
         };
-        let picks = ProblemPicks::new(sm90_spec.clone(), Some(spec.clone()), sm_count);
-        Ok(Launcher::with_register_store(device, sm90_spec, Some(spec)).with_picks(picks))
+        let launcher = Launcher::with_register_store(device, sm90_spec.clone(), Some(spec.clone()));
+        Ok(launcher.picking(sm90_spec, Some(spec), sm_count))
     }
 
     /// The [`TypedGemm`] of these values on `device`, whose `run` takes
@@ -584,6 +583,44 @@ impl Gemm {
         Gemm {
             launcher: Launcher::new(device, spec),
         }
+    }
+
+    /// The GEMM that launches `kernel`, a kernel composed from parts, one
+    /// written outside the crate, say (a [`TileScheduler`](crate::kernel::gemm::TileScheduler)
+    /// of its own in a [`GemmUniversal`](crate::kernel::gemm::GemmUniversal)
+    /// or [`Sm90GemmWarpSpecialized`](crate::kernel::gemm::Sm90GemmWarpSpecialized));
+    /// `spec` is the configuration its parts were built from, whose element
+    /// types, majors, tile and cluster the argument checks and the launch
+    /// read (the alignment, parameters, tensor maps, shared memory and grid
+    /// are the kernel's own). The kernel compiles once, at full
+    /// optimization, on its first call; its modules are cached under its
+    /// name beside `spec`'s own kernel.
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `spec` breaks a configuration rule,
+    /// `kernel`'s parts cannot be built, or `kernel` launches clusters of
+    /// another size than `spec`'s.
+    pub fn from_kernel(
+        device: &Device,
+        spec: GemmSpec,
+        kernel: Box<dyn crate::kernel::gemm::GemmKernel>,
+    ) -> Result<Gemm> {
+        spec.validate()?;
+        kernel.can_implement()?;
+        let cluster = spec.cluster.iter().product::<u32>();
+        if kernel.cluster() != [cluster, 1, 1] {
+            return Err(Error::Config {
+                config: kernel.name().to_string(),
+                reason: format!(
+                    "the kernel launches clusters of {:?} CTAs, the spec {:?}: expected the spec's cluster",
+                    kernel.cluster(),
+                    spec.cluster
+                ),
+            });
+        }
+        Ok(Gemm {
+            launcher: Launcher::from_kernel(device, spec, kernel),
+        })
     }
 
     /// Whether [`can_implement`](Self::can_implement) and [`run`](Self::run)

@@ -53,7 +53,12 @@ pub(crate) struct Launcher {
     /// For a GEMM the builder picks for the device: the kernel picked for
     /// each problem, where that is not this launcher's own (which then
     /// serves as the default: `spec`, and `wait_optimized` before any call).
-    picks: Option<Box<ProblemPicks>>,
+    picks: Option<Box<ProblemPicks<Launcher>>>,
+    /// For a kernel composed outside [`GemmSpec::kernel`]
+    /// ([`from_kernel`](Self::from_kernel)): its name, which keys its
+    /// compiled modules beside the spec (the spec's own composition is
+    /// another kernel).
+    custom: Option<String>,
 }
 
 impl Launcher {
@@ -69,14 +74,44 @@ impl Launcher {
             fallback: None,
             stand_in: OnceLock::new(),
             picks: None,
+            custom: None,
         }
     }
 
-    /// This launcher, running each problem on the kernel `picks` picks for
-    /// it (this launcher's own where that is its spec).
-    pub(crate) fn with_picks(mut self, picks: ProblemPicks) -> Self {
-        self.picks = Some(Box::new(picks));
-        self
+    /// A launcher of `kernel`, composed from parts built for `spec` (whose
+    /// types, majors, tile and cluster the checks and the launch read),
+    /// compiled in one tier at full optimization, without a stand-in.
+    pub(crate) fn from_kernel(
+        device: &Device,
+        spec: GemmSpec,
+        kernel: Box<dyn GemmKernel>,
+    ) -> Self {
+        let mut launcher = Launcher::new(device, spec);
+        launcher.custom = Some(kernel.name().to_string());
+        launcher.composed = OnceLock::from(kernel);
+        launcher.stand_in = OnceLock::from(None);
+        launcher
+    }
+
+    /// This launcher, running each problem on the SM90 kernel picked for
+    /// it on a device of `sm_count` SMs (this launcher's own where that is
+    /// its spec, `template`): each pick with its register-store form and
+    /// `fallback` behind it, as [`with_register_store`](Self::with_register_store).
+    pub(crate) fn picking(
+        self,
+        template: GemmSpec,
+        fallback: Option<GemmSpec>,
+        sm_count: u32,
+    ) -> Self {
+        let device = self.device.clone();
+        let picks = ProblemPicks::new(template, sm_count, move |spec, check_scalars| {
+            let mut launcher = Launcher::with_register_store(&device, spec, fallback.clone());
+            launcher.set_check_scalars(check_scalars);
+            launcher
+        });
+        let mut launcher = self;
+        launcher.picks = Some(Box::new(picks));
+        launcher
     }
 
     /// The launcher for a problem of `shape`: the one picked for it, or
@@ -84,7 +119,7 @@ impl Launcher {
     fn picked(&self, shape: &GemmShape) -> &Launcher {
         self.picks
             .as_ref()
-            .and_then(|picks| picks.launcher(&self.device, shape, self.check_scalars))
+            .and_then(|picks| picks.launcher(shape, self.check_scalars))
             .unwrap_or(self)
     }
 
@@ -233,13 +268,21 @@ impl Launcher {
         let spec = &self.spec;
         let name = || composed.name().to_string();
         let generate = || Ok(composed.ptx()?);
-        let kernel = match self.stand_in() {
-            Some(stand_in) => {
+        let kernel = match (&self.custom, self.stand_in()) {
+            (Some(custom), _) => get_or_load(
+                &self.device,
+                &(spec.clone(), custom.clone()),
+                name,
+                generate,
+            )?,
+            (None, Some(stand_in)) => {
                 let quick = || stand_in.stand_in_ptx(None);
                 get_or_load_with_stand_in(&self.device, spec, name, generate, quick)?
             }
-            None if spec.arch == ArchKind::Sm90 => get_or_load(&self.device, spec, name, generate)?,
-            None => get_or_load_tiered(&self.device, spec, name, generate)?,
+            (None, None) if spec.arch == ArchKind::Sm90 => {
+                get_or_load(&self.device, spec, name, generate)?
+            }
+            (None, None) => get_or_load_tiered(&self.device, spec, name, generate)?,
         };
         Ok(self.kernel.get_or_init(|| kernel))
     }
@@ -269,14 +312,15 @@ impl Launcher {
         let key = (self.spec.clone(), read);
         let name = || variant.name().to_string();
         let generate = || Ok(variant.ptx()?);
-        let kernel = match self.stand_in() {
+        let kernel = match (&self.custom, self.stand_in()) {
+            (Some(custom), _) => get_or_load(&self.device, &(key, custom.clone()), name, generate)?,
             // The stand-in's kernel for the same case of beta runs until
             // this one, compiled in the background, is ready.
-            Some(stand_in) => {
+            (None, Some(stand_in)) => {
                 let quick = || stand_in.stand_in_ptx(Some(read));
                 get_or_load_with_stand_in(&self.device, &key, name, generate, quick)?
             }
-            None => get_or_load(&self.device, &key, name, generate)?,
+            (None, None) => get_or_load(&self.device, &key, name, generate)?,
         };
         Ok(slot.get_or_init(|| kernel))
     }

@@ -1,13 +1,13 @@
-//! [`ProblemPicks`]: the SM90 kernel of a [`Gemm`](super::Gemm) the builder
+//! [`ProblemPicks`]: the SM90 kernels of a [`Gemm`](super::Gemm) the builder
 //! picks for the device, chosen again for each problem as CUTLASS's
 //! `KernelScheduleAuto` would (the schedule, tile and cluster of
 //! [`sm90_spec_for_problem`](crate::kernel::gemm::sm90_spec_for_problem)),
-//! each kernel made and compiled on the first call that needs it.
+//! each made on the first call that needs it. What it holds for each pick
+//! (the launcher, in `launcher.rs`) is made by a function it is given, so
+//! this file imports nothing of the launcher's.
 
 use std::sync::OnceLock;
 
-use super::launcher::{check_spec, Launcher};
-use crate::device::Device;
 use crate::gemm::GemmShape;
 use crate::kernel::gemm::{sm90_spec, GemmSpec, Sm90Pick, Sm90PickFacts};
 
@@ -15,51 +15,65 @@ use crate::kernel::gemm::{sm90_spec, GemmSpec, Sm90Pick, Sm90PickFacts};
 /// picks [`Sm90Pick::for_problem`] makes (five today).
 const SLOTS: usize = 8;
 
+/// What a [`ProblemPicks`] makes for a picked spec, given the caller's
+/// `check_scalars` setting.
+type Make<L> = dyn Fn(GemmSpec, bool) -> L + Send + Sync;
+
 /// The per-problem kernels of a GEMM whose default is `template` (an SM90
-/// spec: its types, majors and fused epilogue are every pick's).
-#[derive(Debug)]
-pub(crate) struct ProblemPicks {
+/// spec: its types, majors and fused epilogue are every pick's), each held
+/// as an `L` (a launcher) that `make` builds from the picked spec.
+pub(crate) struct ProblemPicks<L> {
     template: GemmSpec,
     /// What the template's types and majors allow the pick
     /// ([`Sm90PickFacts`]), worked out once.
     facts: Sm90PickFacts,
-    /// The kernel behind each pick's register-store form (the SM80 kernel
-    /// for operands TMA cannot read); `None` where the SM90 kernel was
-    /// pinned, so that its refusals of A and B state TMA's rules.
-    fallback: Option<GemmSpec>,
     sm_count: u32,
-    /// Each pick made so far and its launcher (`None` where its spec could
-    /// not be built: the default runs those problems). Filled in order, never
-    /// emptied, so a launcher handed out lives as long as the picks.
-    slots: [OnceLock<(Sm90Pick, Option<Launcher>)>; SLOTS],
+    make: Box<Make<L>>,
+    /// Each pick made so far and what was made of it (`None` where its
+    /// spec could not be built: the default runs those problems). Filled
+    /// in order, never emptied, so a reference handed out lives as long as
+    /// the picks.
+    slots: [OnceLock<(Sm90Pick, Option<L>)>; SLOTS],
 }
 
-impl ProblemPicks {
+impl<L> std::fmt::Debug for ProblemPicks<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let picks: Vec<Sm90Pick> = self
+            .slots
+            .iter()
+            .filter_map(|s| s.get().map(|p| p.0))
+            .collect();
+        f.debug_struct("ProblemPicks")
+            .field("template", &self.template.kernel_name())
+            .field("sm_count", &self.sm_count)
+            .field("picks", &picks)
+            .finish()
+    }
+}
+
+impl<L> ProblemPicks<L> {
     /// Picks for a GEMM whose default kernel is `template` on a device of
-    /// `sm_count` SMs, each pick's register-store form then `fallback`
-    /// behind it where that is given.
-    pub(crate) fn new(template: GemmSpec, fallback: Option<GemmSpec>, sm_count: u32) -> Self {
+    /// `sm_count` SMs; `make` builds what runs a picked spec.
+    pub(crate) fn new(
+        template: GemmSpec,
+        sm_count: u32,
+        make: impl Fn(GemmSpec, bool) -> L + Send + Sync + 'static,
+    ) -> Self {
         let facts = Sm90PickFacts::of(template.types, template.majors);
         ProblemPicks {
             facts,
             template,
-            fallback,
             sm_count,
+            make: Box::new(make),
             slots: Default::default(),
         }
     }
 
-    /// The launcher of the kernel picked for `shape`, or `None` where that
-    /// is the default kernel (or could not be built): the caller's own
-    /// launcher then runs it. `check_scalars` is the caller's setting, given
-    /// to a launcher made here (`set_check_scalars` changes those made
-    /// before: [`made_mut`](Self::made_mut)).
-    pub(crate) fn launcher(
-        &self,
-        device: &Device,
-        shape: &GemmShape,
-        check_scalars: bool,
-    ) -> Option<&Launcher> {
+    /// What runs the kernel picked for `shape`, or `None` where that is
+    /// the default kernel (or could not be built): the caller's own then
+    /// runs it. `check_scalars` is the caller's setting, given to what is
+    /// made here (changing it later: [`made_mut`](Self::made_mut)).
+    pub(crate) fn launcher(&self, shape: &GemmShape, check_scalars: bool) -> Option<&L> {
         let clamp = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
         let problem = [shape.m, shape.n, shape.k, shape.l].map(clamp);
         let t = &self.template;
@@ -68,7 +82,12 @@ impl ProblemPicks {
             return None;
         }
         for slot in &self.slots {
-            let made = || (pick, self.make(device, pick, check_scalars));
+            let made = || {
+                let made = self
+                    .spec_of(pick)
+                    .map(|spec| (self.make)(spec, check_scalars));
+                (pick, made)
+            };
             let (made, launcher) = slot.get_or_init(made);
             // Another call may have filled this slot with another pick.
             if *made == pick {
@@ -78,9 +97,9 @@ impl ProblemPicks {
         None
     }
 
-    /// The launcher of `pick`: its spec (the template's types, majors and
-    /// fusion), with its register-store form and the fallback behind it.
-    fn make(&self, device: &Device, pick: Sm90Pick, check_scalars: bool) -> Option<Launcher> {
+    /// The spec of `pick`: the template's types, majors and fusion with the
+    /// pick's schedule, tile and cluster; `None` where it cannot be built.
+    fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
         let mut spec = sm90_spec(
             t.types.a,
@@ -96,21 +115,19 @@ impl ProblemPicks {
         )
         .ok()?;
         spec.epilogue.fusion = t.epilogue.fusion.clone();
-        check_spec(&spec).ok()?;
-        let mut launcher = Launcher::with_register_store(device, spec, self.fallback.clone());
-        launcher.set_check_scalars(check_scalars);
-        Some(launcher)
+        spec.kernel().ok()?;
+        Some(spec)
     }
 
-    /// The launchers made so far.
-    pub(crate) fn made(&self) -> impl Iterator<Item = &Launcher> {
+    /// What was made so far.
+    pub(crate) fn made(&self) -> impl Iterator<Item = &L> {
         self.slots
             .iter()
             .filter_map(|slot| slot.get().and_then(|(_, launcher)| launcher.as_ref()))
     }
 
-    /// The launchers made so far, to change a setting of each.
-    pub(crate) fn made_mut(&mut self) -> impl Iterator<Item = &mut Launcher> {
+    /// What was made so far, to change a setting of each.
+    pub(crate) fn made_mut(&mut self) -> impl Iterator<Item = &mut L> {
         self.slots
             .iter_mut()
             .filter_map(|slot| slot.get_mut().and_then(|(_, launcher)| launcher.as_mut()))

@@ -34,7 +34,7 @@ impl Reduce {
             });
         };
         let mut probe = KernelArgs::new(stream);
-        let address = input.buffer.push_input(&mut probe);
+        let address = probe.read_buffer(input.buffer);
         drop(probe);
         let layout = input.layout();
         let [rows, cols] = layout.shape();

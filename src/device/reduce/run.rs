@@ -32,7 +32,7 @@ pub(super) fn run_plan(
         let (counters_base, counters_guard) = counters.device_ptr_mut(stream);
         let mut args = KernelArgs::new(stream);
         push_buffer(&mut args, launch.source, ws_base, |args| {
-            input.buffer.push_input(args)
+            args.read_buffer(input.buffer)
         });
         let out_buffer = &mut *output.buffer;
         match launch.target {
@@ -40,7 +40,7 @@ pub(super) fn run_plan(
                 args.scalar(ws_base + offset * 4);
             }
             _ => {
-                out_buffer.push_output(&mut args);
+                args.write_buffer(out_buffer);
             }
         }
         args.scalar(ws_base);
@@ -75,20 +75,20 @@ pub(super) fn run_plan(
     Ok(())
 }
 
-/// Pushes a launch's source: the user's input (through `push_input`) or a
+/// Pushes a launch's source: the user's input (through `read_input`) or a
 /// workspace offset.
 fn push_buffer<'a>(
     args: &mut KernelArgs<'a>,
     source: Workspace,
     ws_base: u64,
-    push_input: impl FnOnce(&mut KernelArgs<'a>) -> u64,
+    read_input: impl FnOnce(&mut KernelArgs<'a>) -> u64,
 ) {
     match source {
         Workspace::At(offset) => {
             args.scalar(ws_base + offset * 4);
         }
         _ => {
-            push_input(args);
+            read_input(args);
         }
     }
 }
@@ -113,8 +113,8 @@ pub(super) fn check_disjoint(
     // ordering is recorded when it drops, before any launch).
     let (in_addr, out_addr) = {
         let mut probe = KernelArgs::new(stream);
-        let in_addr = input.buffer.push_input(&mut probe);
-        let out_addr = output.buffer.push_output(&mut probe);
+        let in_addr = probe.read_buffer(input.buffer);
+        let out_addr = probe.write_buffer(output.buffer);
         (in_addr, out_addr)
     };
     let in_end = in_addr.saturating_add(in_bytes);
