@@ -79,9 +79,11 @@ pub use mainloop_warp_specialized::{ConsumerOverlap, WarpSpecializedMainloop};
 pub use shared_storage::SharedStorage;
 pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
-pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::reads_a_from_registers;
+pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::{
+    check_sm90_mainloop, reads_a_from_registers,
+};
 pub use sm90_mma_tma_gmma_ss_warpspecialized::{
-    Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
+    Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, MAX_ACCUMULATOR_REGISTERS, STAGE_ALIGN,
 };
 pub(crate) use smem_layout::tile_stage_bytes;
 pub use smem_layout::OperandSmem;

@@ -22,6 +22,7 @@ mod epilogue;
 mod major;
 mod operand;
 mod params;
+mod rule_message;
 mod shape;
 mod tensor_map;
 mod types;
@@ -30,6 +31,7 @@ pub use epilogue::{BiasAxis, Epilogue, MAX_BIASES};
 pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;
 pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};
+pub use rule_message::RuleMessage;
 pub use shape::GemmShape;
 pub use tensor_map::{
     stores_whole_chunks, tma_store_rows_exact, tma_store_takes, TensorMapRequest,

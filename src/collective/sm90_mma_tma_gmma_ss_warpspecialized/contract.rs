@@ -3,12 +3,11 @@
 //! under the [`WarpSpecializedMainloop`] contract: the producer and consumer
 //! parts of a warp-specialized kernel.
 
-use super::{Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN};
+use super::{check_sm90_mainloop, Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN};
 use crate::collective::{
     Accumulators, BlockContext, ConsumerOverlap, Mainloop, SharedStorage, WarpSpecializedMainloop,
 };
-use crate::gemm::{GemmOperand, OperandMajor, ParamRole, TensorMapRequest};
-use crate::numeric::ElementType;
+use crate::gemm::{GemmOperand, ParamRole, TensorMapRequest};
 use crate::ptx::{Kernel, PtxError};
 
 impl Mainloop for Sm90TmaGmmaWarpSpecialized {
@@ -43,77 +42,17 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
                 reason,
             })
         };
-        let t = self.ctx.types;
-        let [bm, bn, bk] = self.ctx.tile;
-        let supported = matches!(
-            (t.a, t.b, t.acc),
-            (ElementType::BF16, ElementType::BF16, ElementType::F32)
-                | (ElementType::F16, ElementType::F16, ElementType::F32)
-                | (ElementType::F16, ElementType::F16, ElementType::F16)
-                | (ElementType::TF32, ElementType::TF32, ElementType::F32)
-                | (ElementType::F32, ElementType::F32, ElementType::F32)
-        );
-        if !supported {
-            return refuse(format!(
-                "element types a={} b={} acc={} have no wgmma instruction: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16 or tf32/tf32/f32",
-                t.a, t.b, t.acc
-            ));
-        }
-        let size = t.a.size_bytes();
-        if bk * size != 128 && bk * size != 64 {
-            return refuse(format!(
-                "TileK {bk} of {} makes {}-byte rows: expected 64- or 128-byte rows (TileK {} or {}) for the 64- or 128-byte swizzle",
-                t.a,
-                bk * size,
-                64 / size,
-                128 / size
-            ));
-        }
-        if bn % 8 != 0 || bn == 0 || bn > 256 {
-            return refuse(format!(
-                "TileN {bn}: expected a multiple of 8 from 8 to 256 (wgmma's N)"
-            ));
-        }
-        if !self.wg_rows.is_multiple_of(64)
-            || self.wg_rows == 0
-            || bm != self.wg_rows * self.consumers
-        {
-            return refuse(format!(
-                "TileM {bm} over {} consumer warpgroups: expected 64 or 128 rows per warpgroup (wgmma's M is 64)",
-                self.consumers
-            ));
-        }
-        if t.a.size_bytes() == 4 && self.ctx.majors.b != OperandMajor::K {
-            return refuse(
-                "a tf32 B must be K-major for wgmma (it transposes 16-bit types only; an M-major A passes through registers, B cannot)"
-                    .to_string(),
-            );
-        }
+        // The rules (types, TileK, TileN, rows per warpgroup, accumulator
+        // registers, cluster shares) are the rule set's, written once.
         let [cm, cn] = self.cluster;
-        for (op, peers, dim) in [(GemmOperand::A, cn, "M"), (GemmOperand::B, cm, "N")] {
-            let tile = self.operand(op);
-            if tile.major == OperandMajor::MN && !tile.mn.is_multiple_of(tile.row_elems()) {
-                return refuse(format!(
-                    "{} is {dim}-major with a {} tile of {}: expected a multiple of {} (a 128-byte swizzle row)",
-                    op.name(),
-                    dim,
-                    tile.mn,
-                    tile.row_elems()
-                ));
-            }
-            if !tile.splits(peers) {
-                return refuse(format!(
-                    "the {} tile of {} rows cannot be split among the {peers} CTAs of the cluster that share it",
-                    op.name(),
-                    tile.mn
-                ));
-            }
-        }
-        if self.acc_regs_per_block() * (self.wg_rows / 64) > 192 {
+        let ctx = &self.ctx;
+        check_sm90_mainloop(ctx.types, ctx.majors, ctx.tile, [cm, cn, 1], self.consumers)
+            .or_else(|rule| refuse(rule.to_string()))?;
+        // What this mainloop was built with must be the tile's split.
+        if ctx.tile[0] != self.wg_rows * self.consumers {
             return refuse(format!(
-                "a {}x{bn} warpgroup tile needs {} accumulator registers per thread: expected at most 192",
-                self.wg_rows,
-                self.acc_regs_per_block() * (self.wg_rows / 64)
+                "TileM {} is not {} consumer warpgroups of {} rows",
+                ctx.tile[0], self.consumers, self.wg_rows
             ));
         }
         Ok(())

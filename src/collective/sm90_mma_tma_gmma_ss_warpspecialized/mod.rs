@@ -40,10 +40,13 @@
 mod a_fragment;
 mod contract;
 mod operand;
+mod rules;
 
 use a_fragment::AFragment;
 
 pub(crate) use operand::OperandTile;
+pub(crate) use rules::check_sm90_mainloop;
+pub use rules::MAX_ACCUMULATOR_REGISTERS;
 
 use super::{Accumulators, BlockContext, MainloopSpec, TileContext};
 use crate::atom::{

@@ -112,14 +112,6 @@ impl OperandTile {
         }
     }
 
-    /// Whether `peers` CTAs can share the tile's loads in equal boxes.
-    pub(crate) fn splits(&self, peers: u32) -> bool {
-        match self.major {
-            OperandMajor::K => self.mn.is_multiple_of(8 * peers),
-            OperandMajor::MN => (self.mn / self.row_elems()).is_multiple_of(peers),
-        }
-    }
-
     /// The tile's layout in shared memory: CuTe's GMMA atom of its major
     /// and swizzle ([`swizzle_bytes`](Self::swizzle_bytes)) tiled over
     /// `mn x BK` (`gmma_smem_layout`).
@@ -235,6 +227,15 @@ mod tests {
         // A's second 64-row block (the second atom), k-step 2: 2 x 16 rows of 128 bytes.
         let a = tile(OperandMajor::MN, 128, 64);
         assert_eq!(a.slice_offset(BF16, 1, 2).unwrap(), 8192 + 2 * 2048);
-        assert!(!tile(OperandMajor::MN, 64, 64).splits(2));
+        // A 64-column N-major B tile is one 128-byte box: two CTAs of a
+        // cluster column cannot share it (the rule set says so).
+        use crate::gemm::{GemmMajors, GemmTypes, OutputMajor};
+        let types = GemmTypes::new(BF16, BF16, BF16, BF16, crate::numeric::ElementType::F32);
+        let majors = GemmMajors::new(OperandMajor::K, OperandMajor::MN, OutputMajor::N);
+        let rule = super::super::check_sm90_mainloop(types, majors, [256, 64, 64], [2, 1, 1], 2);
+        assert!(rule.unwrap_err().as_str().contains("cannot be split"));
+        assert!(
+            super::super::check_sm90_mainloop(types, majors, [256, 64, 64], [1, 1, 1], 2).is_ok()
+        );
     }
 }

@@ -1,0 +1,159 @@
+//! The rules of the SM90 TMA + wgmma mainloop, as `const fn`s: the one
+//! place they are written. The kernel layer's rule set
+//! (`kernel::gemm::check_config`, for both front doors) and this
+//! mainloop's [`Mainloop::can_implement`](crate::collective::Mainloop::can_implement)
+//! both call [`check_sm90_mainloop`].
+//!
+//! | rule | why |
+//! |---|---|
+//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (f32 inputs as tf32); a tf32 B K-major | wgmma's types (it transposes only 16-bit operands; an M-major tf32 A passes through registers) |
+//! | TileK x element = 64 or 128 bytes | a K-major operand's row is one 64- or 128-byte swizzle row, which TMA and wgmma share |
+//! | TileN a multiple of 8 up to 256 (of 128 bytes for an N-major B) | wgmma's N; a swizzle row of N |
+//! | TileM 64 or 128 rows per consumer warpgroup | wgmma's M is 64 |
+//! | at most [`MAX_ACCUMULATOR_REGISTERS`] accumulator registers a consumer thread | what the 232 registers a consumer holds keep without spills |
+//! | cluster 1 or 2 along M and N, 1 along K; each CTA's share of a multicast tile whole boxes | TMA multicast |
+
+use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, RuleMessage};
+use crate::numeric::ElementType;
+
+/// The most accumulator registers a consumer thread may hold. ptxas 12.9
+/// for sm_90a, with the 232 registers `setmaxnreg` gives a consumer: every
+/// default kernel (at most 160) assembles without spills, while 192 (a
+/// cooperative 256x192 tile with a bf16 D or an MN-major A and B, a
+/// ping-pong 128x192 tile with an f32 D) spills 8 bytes and reloads 24.
+pub const MAX_ACCUMULATOR_REGISTERS: u32 = 160;
+
+/// The SM90 mainloop's rules for `types`, `majors`, `tile` (BM, BN, BK)
+/// and `cluster` (M, N, K) with `consumers` consumer warpgroups (2
+/// cooperative, 1 ping-pong).
+#[allow(clippy::result_large_err)]
+pub(crate) const fn check_sm90_mainloop(
+    types: GemmTypes,
+    majors: GemmMajors,
+    tile: [u32; 3],
+    cluster: [u32; 3],
+    consumers: u32,
+) -> Result<(), RuleMessage> {
+    let t = types;
+    let typed = matches!(
+        (t.a, t.b, t.acc),
+        (ElementType::BF16, ElementType::BF16, ElementType::F32)
+            | (ElementType::F16, ElementType::F16, ElementType::F32)
+            | (ElementType::F16, ElementType::F16, ElementType::F16)
+            | (ElementType::TF32, ElementType::TF32, ElementType::F32)
+            | (ElementType::F32, ElementType::F32, ElementType::F32)
+    );
+    if !typed {
+        return Err(RuleMessage::new()
+            .s("element types a=")
+            .s(t.a.name())
+            .s(", b=")
+            .s(t.b.name())
+            .s(", acc=")
+            .s(t.acc.name())
+            .s(" have no wgmma instruction: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16 or tf32/tf32/f32 (f32 inputs multiply as tf32)"));
+    }
+    if t.a.size_bytes() == 4 && !matches!(majors.b, OperandMajor::K) {
+        return Err(RuleMessage::new().s(
+            "tf32 B must be K-major on SM90: wgmma transposes only 16-bit operands (an M-major tf32 A passes through registers, B cannot)",
+        ));
+    }
+    let [bm, bn, bk] = tile;
+    let size = t.a.size_bytes();
+    if bk * size != 128 && bk * size != 64 {
+        return Err(RuleMessage::new()
+            .s("TileK ")
+            .n(bk)
+            .s(" of ")
+            .s(t.a.name())
+            .s(" makes ")
+            .n(bk * size)
+            .s("-byte rows: expected TileK ")
+            .n(64 / size)
+            .s(" or ")
+            .n(128 / size)
+            .s(" (one 64- or 128-byte swizzle row)"));
+    }
+    let n_step = if matches!(majors.b, OperandMajor::MN) {
+        128 / size
+    } else {
+        8
+    };
+    if bn == 0 || bn > 256 || bn % n_step != 0 {
+        return Err(RuleMessage::new()
+            .s("TileN ")
+            .n(bn)
+            .s(": expected a multiple of ")
+            .n(n_step)
+            .s(" from ")
+            .n(n_step)
+            .s(" to 256 (wgmma's N)"));
+    }
+    let schedule = if consumers == 2 {
+        "cooperative"
+    } else {
+        "pingpong"
+    };
+    let wg_rows = bm / consumers;
+    if bm % consumers != 0 || !(wg_rows == 64 || wg_rows == 128) {
+        return Err(RuleMessage::new()
+            .s("TileM ")
+            .n(bm)
+            .s(" with the ")
+            .s(schedule)
+            .s(" schedule: expected ")
+            .n(64 * consumers)
+            .s(" or ")
+            .n(128 * consumers)
+            .s(" (64 or 128 rows per consumer warpgroup)"));
+    }
+    let acc_values = wg_rows / 64 * bn / 2;
+    let acc_regs = if matches!(t.acc, ElementType::F16) {
+        acc_values / 2
+    } else {
+        acc_values
+    };
+    if acc_regs > MAX_ACCUMULATOR_REGISTERS {
+        return Err(RuleMessage::new()
+            .s("a ")
+            .n(wg_rows)
+            .s("x")
+            .n(bn)
+            .s(" warpgroup tile needs ")
+            .n(acc_regs)
+            .s(" accumulator registers per thread: expected at most 160 (a smaller TileN, or the cooperative schedule)"));
+    }
+    let [cm, cn, ck] = cluster;
+    if !(cm == 1 || cm == 2) || !(cn == 1 || cn == 2) || ck != 1 {
+        return Err(RuleMessage::new()
+            .s("cluster ")
+            .n(cm)
+            .s("x")
+            .n(cn)
+            .s("x")
+            .n(ck)
+            .s(": expected 1 or 2 CTAs along M and N and 1 along K"));
+    }
+    // A is shared by the cn CTAs of a cluster row, B by the cm of a column.
+    let a_splits = match majors.a {
+        OperandMajor::K => bm % (8 * cn) == 0,
+        OperandMajor::MN => (bm / (128 / size)).is_multiple_of(cn),
+    };
+    let b_splits = match majors.b {
+        OperandMajor::K => bn % (8 * cm) == 0,
+        OperandMajor::MN => (bn / (128 / size)).is_multiple_of(cm),
+    };
+    if !a_splits || !b_splits {
+        return Err(RuleMessage::new()
+            .s("tile ")
+            .n(bm)
+            .s("x")
+            .n(bn)
+            .s(" cannot be split among the CTAs of cluster ")
+            .n(cm)
+            .s("x")
+            .n(cn)
+            .s(" that share its A and B tiles: expected each CTA's share of A (split along the cluster's N) and of B (split along its M) a whole number of 8-row boxes for a K-major operand or 128-byte boxes for an MN-major one (64 16-bit or 32 tf32 elements)"));
+    }
+    Ok(())
+}
