@@ -13,7 +13,7 @@
 //! | [`KernelSchedule`], [`TileSchedulerPolicy`] and their tags | `dispatch_policy.rs` |
 //! | [`Sm90GemmWarpSpecialized`] | `sm90_warpspecialized.rs`: the SM90 producer/consumer skeleton, cooperative and ping-pong |
 //! | [`TileScheduler`], [`PersistentTileScheduler`], [`DataParallel`], [`Persistent`] | `tile_scheduler/` |
-//! | [`check_config`], [`ConfigFacts`] | `rules.rs` (the SM70 rules: `rules_sm70.rs`; the SM90 rules: `rules_sm90.rs`) |
+//! | [`check_config`], [`ConfigFacts`] | `rules/`: `mod.rs` dispatches to `sm80.rs`, `sm70.rs`, `sm90.rs`, which share `facts.rs` and `common.rs` (the SM90 mainloop's own rules are in its folder) |
 //! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`], [`sm70_default_spec`], [`sm70_default_specs`] | `builder.rs` |
 //! | [`sm90_spec`], [`sm90_default_spec`], [`sm90_spec_for_problem`], [`sm90_default_specs`] | `builder_sm90.rs` |
 //!
@@ -40,8 +40,6 @@ mod builder_sm90;
 mod dispatch_policy;
 mod gemm_universal;
 mod rules;
-mod rules_sm70;
-mod rules_sm90;
 mod sm90_warpspecialized;
 pub(crate) mod spec;
 mod tile_scheduler;

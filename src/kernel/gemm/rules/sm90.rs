@@ -13,11 +13,13 @@
 //! | TileN a multiple of 32 with the TMA-store epilogue | its 32-column subtiles |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
 
-use super::rules::{ConfigFacts, RuleMessage};
-use super::{KernelSchedule, TileSchedulerPolicy};
+use super::super::{KernelSchedule, TileSchedulerPolicy};
+use super::common::check_c_and_d;
+use super::facts::ConfigFacts;
 use crate::arch::ArchKind;
 use crate::collective::check_sm90_mainloop;
 use crate::collective::{EpiloguePolicy, MainloopPolicy};
+use crate::gemm::RuleMessage;
 use crate::numeric::ElementType;
 
 /// The rules of the warp-specialized SM90 kernels.
@@ -52,9 +54,8 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         return Err(rule);
     }
     let t = f.types;
-    if t.c as u32 != t.d as u32 || f.majors.c as u32 != f.majors.d as u32 {
-        return Err(RuleMessage::new()
-            .s("C and D differ in element type or major: expected C of D's type and major"));
+    if let Err(rule) = check_c_and_d(f) {
+        return Err(rule);
     }
     if !matches!(t.d, ElementType::F16 | ElementType::BF16 | ElementType::F32) {
         return Err(RuleMessage::new()

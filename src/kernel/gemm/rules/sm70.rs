@@ -5,7 +5,7 @@
 //! | rule | why |
 //! |---|---|
 //! | architecture `Sm70` with the SM70 mainloop, and the SM70 mainloop only on `Sm70` | `mma.sync.m8n8k4` is optimized for sm_70; the SM80 kernel needs `cp.async` |
-//! | cluster 1x1x1 | the multistage kernel schedule runs without clusters |
+//! | cluster 1x1x1; C and D of one major; 1 to 32 warps, one along K | the rules every multistage kernel shares (`common.rs`) |
 //! | A and B f16, accumulator f32 or f16 | the m8n8k4 instruction's types |
 //! | C and D of one type (f16 or f32) and one major | the epilogue reads C where it writes D; sm_70 converts no bf16 |
 //! | at most 32 warps, one along K | a block's limit |
@@ -15,10 +15,12 @@
 //! | accumulators, fragments and staging registers fit a thread's registers | the register file |
 //! | two stages or the epilogue's staging tile within sm_70's 96 KiB | the shared memory |
 
-use super::rules::{register_budget, swizzle_row_ok, ConfigFacts, RuleMessage};
+use super::common::{check_c_and_d, check_no_cluster, check_warp_count};
+use super::facts::{register_budget, swizzle_row_ok, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::MainloopPolicy;
 use crate::gemm::OperandMajor;
+use crate::gemm::RuleMessage;
 use crate::numeric::ElementType;
 
 /// Registers per thread the SM70 kernel's accumulators, double-buffered
@@ -58,15 +60,8 @@ pub(super) const fn check_sm70(f: &ConfigFacts) -> Result<(), RuleMessage> {
             "architecture sm_70 with the SM80 multistage mainloop: expected the SM70 two-stage mainloop (MainloopSm70TwoStage; sm_70 has no cp.async)",
         ));
     }
-    if f.cluster[0] != 1 || f.cluster[1] != 1 || f.cluster[2] != 1 {
-        return Err(RuleMessage::new()
-            .s("cluster ")
-            .n(f.cluster[0])
-            .s("x")
-            .n(f.cluster[1])
-            .s("x")
-            .n(f.cluster[2])
-            .s(" on sm_70: expected 1x1x1 (sm_70 has no thread-block clusters)"));
+    if let Err(rule) = check_no_cluster(f) {
+        return Err(rule);
     }
     let types = f.types;
     if !matches!(types.a, ElementType::F16)
@@ -82,13 +77,8 @@ pub(super) const fn check_sm70(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(types.acc.name())
             .s(" have no sm_70 tensor-core instruction: expected f16/f16/f32 or f16/f16/f16"));
     }
-    if types.c as u32 != types.d as u32 {
-        return Err(RuleMessage::new()
-            .s("C is ")
-            .s(types.c.name())
-            .s(" but D is ")
-            .s(types.d.name())
-            .s(": expected C and D of one element type"));
+    if let Err(rule) = check_c_and_d(f) {
+        return Err(rule);
     }
     if !matches!(types.d, ElementType::F16 | ElementType::F32) {
         return Err(RuleMessage::new()
@@ -96,26 +86,11 @@ pub(super) const fn check_sm70(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(types.d.name())
             .s(" on sm_70: expected f16 or f32 (sm_70 has no bf16 conversions)"));
     }
-    if f.majors.c as u32 != f.majors.d as u32 {
-        return Err(RuleMessage::new()
-            .s("C is ")
-            .s(f.majors.c.name())
-            .s("-major but D is ")
-            .s(f.majors.d.name())
-            .s("-major: expected C and D of one major"));
-    }
     let [bm, bn, bk] = f.tile;
-    let [wm, wn, wk] = f.mainloop.warps;
-    if wm == 0 || wn == 0 || wk != 1 || wm * wn > 32 {
-        return Err(RuleMessage::new()
-            .s("warps ")
-            .n(wm)
-            .s("x")
-            .n(wn)
-            .s("x")
-            .n(wk)
-            .s(": expected at least one warp along M and N, exactly one along K, at most 32 in all"));
+    if let Err(rule) = check_warp_count(f) {
+        return Err(rule);
     }
+    let [wm, wn, _] = f.mainloop.warps;
     if bm == 0 || bm % (32 * wm) != 0 {
         return Err(RuleMessage::new()
             .s("TileM ")

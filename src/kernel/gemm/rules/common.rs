@@ -1,0 +1,75 @@
+//! The rules several architectures' kernels share, written once: each
+//! arch's rule file calls them.
+
+use super::facts::ConfigFacts;
+use crate::gemm::RuleMessage;
+
+/// The multistage kernels run without thread-block clusters: cluster
+/// 1x1x1.
+#[allow(clippy::result_large_err)]
+pub(super) const fn check_no_cluster(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if f.cluster[0] != 1 || f.cluster[1] != 1 || f.cluster[2] != 1 {
+        return Err(RuleMessage::new()
+            .s("cluster ")
+            .n(f.cluster[0])
+            .s("x")
+            .n(f.cluster[1])
+            .s("x")
+            .n(f.cluster[2])
+            .s(" with the ")
+            .s(f.schedule.name())
+            .s(" kernel schedule: expected 1x1x1 (the multistage kernel runs without thread-block clusters)"));
+    }
+    Ok(())
+}
+
+/// C and D of one element type and one major: the epilogue reads C where
+/// it writes D.
+#[allow(clippy::result_large_err)]
+pub(super) const fn check_c_and_d(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if f.types.c as u32 != f.types.d as u32 {
+        return Err(RuleMessage::new()
+            .s("C is ")
+            .s(f.types.c.name())
+            .s(" but D is ")
+            .s(f.types.d.name())
+            .s(": expected C and D of one element type"));
+    }
+    if f.majors.c as u32 != f.majors.d as u32 {
+        return Err(RuleMessage::new()
+            .s("C is ")
+            .s(f.majors.c.name())
+            .s("-major but D is ")
+            .s(f.majors.d.name())
+            .s("-major: expected C and D of one major"));
+    }
+    Ok(())
+}
+
+/// At least one warp along M and N, exactly one along K, at most 32 in
+/// all (a block's 1024 threads).
+#[allow(clippy::result_large_err)]
+pub(super) const fn check_warp_count(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    let [wm, wn, wk] = f.mainloop.warps;
+    if wm == 0 || wn == 0 || wk != 1 {
+        return Err(RuleMessage::new()
+            .s("warps ")
+            .n(wm)
+            .s("x")
+            .n(wn)
+            .s("x")
+            .n(wk)
+            .s(": expected at least one warp along M and N and exactly one along K"));
+    }
+    if wm * wn > 32 {
+        return Err(RuleMessage::new()
+            .s("warps ")
+            .n(wm)
+            .s("x")
+            .n(wn)
+            .s(" make ")
+            .n(wm * wn * 32)
+            .s(" threads: a block holds at most 1024 (32 warps)"));
+    }
+    Ok(())
+}
