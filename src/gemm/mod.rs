@@ -15,7 +15,7 @@
 //! | [`GemmShape`] | `shape.rs` |
 //! | [`GemmOperand`] | `operand.rs` |
 //! | [`ParamRole`], [`KernelParams`], [`DeclaredParams`], [`ProblemDim`]: kernel parameters as a list | `params.rs` |
-//! | [`GemmTypes`] | `types.rs` |
+//! | [`GemmTypes`], [`default_tile_k`] | `types.rs` |
 //! | [`Epilogue`], [`BiasAxis`], [`MAX_BIASES`] | `epilogue.rs` |
 
 mod epilogue;
@@ -36,4 +36,4 @@ pub use shape::GemmShape;
 pub use tensor_map::{
     stores_whole_chunks, tma_store_rows_exact, tma_store_takes, TensorMapRequest,
 };
-pub use types::GemmTypes;
+pub use types::{default_tile_k, GemmTypes};

@@ -49,3 +49,18 @@ impl std::fmt::Display for GemmTypes {
         )
     }
 }
+
+/// The default TileK (BK) of every GEMM kernel for inputs of `a`: one
+/// 128-byte swizzle row of them, which `cp.async` and `ldmatrix` (SM80),
+/// TMA and wgmma (SM90) read whole: 64 for 16-bit types, 32 for tf32.
+///
+/// ```
+/// use cutlet::gemm::default_tile_k;
+/// use cutlet::numeric::ElementType::{BF16, TF32};
+///
+/// assert_eq!((default_tile_k(BF16), default_tile_k(TF32)), (64, 32));
+/// ```
+pub const fn default_tile_k(a: ElementType) -> u32 {
+    let size = a.size_bytes();
+    128 / if size == 0 { 1 } else { size }
+}

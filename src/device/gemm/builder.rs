@@ -327,7 +327,7 @@ impl GemmBuilder {
         let schedule = self
             .schedule
             .unwrap_or(KernelSchedule::TmaWarpSpecializedCooperative);
-        let bk = 128 / a.size_bytes().max(1);
+        let bk = crate::gemm::default_tile_k(a);
         let (tile, cluster) = match schedule {
             KernelSchedule::TmaWarpSpecializedPingpong => ([128, 128, bk], [1, 1]),
             _ => ([128, 256, bk], [2, 1]),

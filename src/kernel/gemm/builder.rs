@@ -54,9 +54,10 @@ pub fn sm80_default_spec(
     d_major: OutputMajor,
 ) -> crate::Result<GemmSpec> {
     let arch = ArchKind::Sm80;
+    let bk = crate::gemm::default_tile_k(a);
     let tile = match atom_shape(a) {
-        [_, _, 8] => [128, 128, 32],
-        _ => [128, 256, 64],
+        [_, _, 8] => [128, 128, bk],
+        _ => [128, 256, bk],
     };
     let types = GemmTypes::new(a, b, d, d, acc);
     let majors = GemmMajors::new(a_major, b_major, d_major);

@@ -5,7 +5,7 @@
 use super::{GemmSpec, KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, EpilogueSpec, MainloopPolicy, MainloopSpec};
-use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+use crate::gemm::{default_tile_k, GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
 /// Most stages the SM90 builder picks.
@@ -92,7 +92,7 @@ pub fn sm90_default_spec(
     b_major: OperandMajor,
     d_major: OutputMajor,
 ) -> crate::Result<GemmSpec> {
-    let bk = 128 / a.size_bytes().max(1);
+    let bk = default_tile_k(a);
     sm90_spec(
         a,
         b,
@@ -240,7 +240,7 @@ impl Sm90Pick {
         sm_count: u32,
         facts: Sm90PickFacts,
     ) -> Sm90Pick {
-        let bk = 128 / a.size_bytes().max(1);
+        let bk = default_tile_k(a);
         let cooperative = |tile: [u32; 3], cluster: [u32; 2]| Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile,
@@ -344,7 +344,7 @@ impl Sm90PickFacts {
     pub(crate) fn of(types: GemmTypes, majors: GemmMajors) -> Sm90PickFacts {
         let GemmTypes { a, b, d, acc, .. } = types;
         let a_major = majors.a;
-        let bk = 128 / a.size_bytes().max(1);
+        let bk = default_tile_k(a);
         let stages = |tile: [u32; 3], cluster: [u32; 2]| {
             let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
             sm90_spec(
@@ -423,7 +423,7 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
         for a_major in majors {
             for b_major in majors {
                 for d_major in [OutputMajor::N, OutputMajor::M] {
-                    let bk = 128 / ab.size_bytes();
+                    let bk = default_tile_k(ab);
                     for (schedule, tile, cluster) in [
                         (
                             KernelSchedule::TmaWarpSpecializedCooperative,
