@@ -26,6 +26,7 @@
 //! | [`Epilogue`] | `epilogue.rs` |
 //! | [`MainloopPolicy`], [`EpiloguePolicy`], [`CStaging`], their tags and specs | `dispatch_policy.rs` |
 //! | [`TileContext`], [`BlockContext`], [`GlobalOperand`], [`SharedStorage`] | `tile_context.rs`, `block.rs`, `shared_storage.rs` |
+//! | `pointer_operands` | `pointer_operands.rs`: what the SM70 and SM80 mainloops share (their parameters, alignment, prologue and zeroed accumulators) |
 //! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm70MmaPipelined`], [`SharedAccess`] | `sm70_mma_pipelined.rs` and its folder: the SM70 two-stage mainloop, global -> registers -> shared, `ld.shared` fragments, `mma.sync.m8n8k4` on quad pairs (`contract.rs`: its [`Mainloop`] impl) |
 //! | `context_tiled_mma` | `tiled_mma_of.rs`: the tiled MMA of a kernel's context (SM70 quad pairs or SM80 warps), shared by mainloop and epilogue |
@@ -52,6 +53,7 @@ mod epilogue_sm80;
 mod epilogue_sm90;
 mod mainloop;
 mod mainloop_warp_specialized;
+mod pointer_operands;
 mod shared_storage;
 mod sm70_mma_pipelined;
 mod sm80_mma_multistage;

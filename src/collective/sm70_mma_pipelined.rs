@@ -41,12 +41,13 @@ mod s2r_mma;
 pub(crate) use mappings::tiled_mma_of;
 pub use mappings::SharedAccess;
 
+use super::pointer_operands::{accumulator_layout, emit_zeroed_accumulators};
 use super::sm80_mma_multistage::atom_error;
 use super::{Accumulators, MainloopInputs, MainloopSpec, OperandSmem, TileContext};
 use crate::atom::MmaAtom;
-use crate::layout::{IntTuple, Layout};
+use crate::layout::Layout;
 use crate::ptx::{Kernel, PtxError, RegClass};
-use crate::tiled::{Operand, RegisterTensor};
+use crate::tiled::Operand;
 
 /// Shared-memory stages of the SM70 mainloop: one read while the next is
 /// written.
@@ -118,32 +119,14 @@ impl Sm70MmaPipelined {
     /// `(FrgV, RestM, RestN)`, to value slots with an atom's values
     /// contiguous, then N, then M.
     pub fn accumulator_layout(&self) -> crate::Result<Layout> {
-        let [bm, bn, _] = self.spec.tile.map(i64::from);
-        let shape = self.tiled_mma()?.fragment(Operand::C, [bm, bn])?;
-        let [frg, _, n_tiles] = shape.flatten()[..] else {
-            unreachable!("a fragment shape has three modes");
-        };
-        Ok(Layout::from_parts(
-            shape,
-            IntTuple::ints(&[1, n_tiles * frg, frg]),
-        ))
+        accumulator_layout(&self.tiled_mma()?, self.spec.tile)
     }
 
     /// Emits the mainloop and returns the accumulators: the tiled MMA's C
     /// fragment, as [`accumulator_layout`](Self::accumulator_layout) lays it
     /// out.
     pub fn emit(&self, k: &mut Kernel, inp: &MainloopInputs) -> Result<Accumulators, PtxError> {
-        let regs = self.mma.regs();
-        let layout = self.accumulator_layout().map_err(atom_error)?;
-        let acc = RegisterTensor::allocate(k, regs.c_class, layout, self.mma.types().c)
-            .map_err(atom_error)?;
-        for r in acc.regs() {
-            if regs.c_class == RegClass::F32 {
-                k.push(format!("mov.f32 {r}, 0f00000000;"));
-            } else {
-                k.push(format!("mov.b32 {r}, 0;"));
-            }
-        }
+        let acc = emit_zeroed_accumulators(k, self.mma, self.accumulator_layout())?;
         let stage_bytes = self.stage_bytes();
         let bk = self.spec.tile[2];
         let ca = self.copy_setup(k, inp, Operand::A, inp.a_tile, inp.lda_bytes, inp.m_rem, 0)?;

@@ -36,9 +36,10 @@ mod s2r_mma;
 pub use mappings::G2sMapping;
 pub(super) use mappings::{g2s_mapping, tiled_mma_of};
 
+use super::pointer_operands::{accumulator_layout, emit_zeroed_accumulators};
 use super::{MainloopSpec, OperandSmem, TileContext};
 use crate::atom::MmaAtom;
-use crate::layout::{IntTuple, Layout};
+use crate::layout::Layout;
 use crate::pipeline::{Pipeline, PipelineCpAsync};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::{Operand, RegisterTensor};
@@ -152,32 +153,14 @@ impl Sm80MmaMultistage {
     /// (an atom's values contiguous, then N, then M), the order the MMAs
     /// walk them.
     pub fn accumulator_layout(&self) -> crate::Result<Layout> {
-        let [bm, bn, _] = self.spec.tile.map(i64::from);
-        let shape = self.tiled_mma()?.fragment(Operand::C, [bm, bn])?;
-        let [frg, _, n_tiles] = shape.flatten()[..] else {
-            unreachable!("a fragment shape has three modes");
-        };
-        Ok(Layout::from_parts(
-            shape,
-            IntTuple::ints(&[1, n_tiles * frg, frg]),
-        ))
+        accumulator_layout(&self.tiled_mma()?, self.spec.tile)
     }
 
     /// Emits the mainloop and returns the accumulators: the tiled MMA's C
     /// fragment, as [`accumulator_layout`](Self::accumulator_layout) lays it
     /// out, in the atom's accumulator registers.
     pub fn emit(&self, k: &mut Kernel, inp: &MainloopInputs) -> Result<Accumulators, PtxError> {
-        let regs = self.mma.regs();
-        let layout = self.accumulator_layout().map_err(atom_error)?;
-        let acc = RegisterTensor::allocate(k, regs.c_class, layout, self.mma.types().c)
-            .map_err(atom_error)?;
-        for r in acc.regs() {
-            if regs.c_class == RegClass::F32 {
-                k.push(format!("mov.f32 {r}, 0f00000000;"));
-            } else {
-                k.push(format!("mov.b32 {r}, 0;"));
-            }
-        }
+        let acc = emit_zeroed_accumulators(k, self.mma, self.accumulator_layout())?;
 
         let stages = self.stages;
         let stage_bytes = self.stage_bytes();

@@ -2,26 +2,19 @@
 //! global addresses, `stages` shared-memory stages, producer and consumer
 //! in one body.
 
-use super::{MainloopInputs, Sm80MmaMultistage};
+use super::Sm80MmaMultistage;
+use crate::collective::pointer_operands::{emit_pointer_inputs, pointer_params, vector_alignment};
 use crate::collective::{
-    Accumulators, BlockContext, Mainloop, SharedStorage, SMEM_ALIGN, VECTOR_BYTES,
+    Accumulators, BlockContext, Mainloop, MainloopInputs, SharedStorage, SMEM_ALIGN,
 };
-use crate::gemm::{GemmOperand, ParamRole};
+use crate::gemm::ParamRole;
 use crate::ptx::{Kernel, PtxError};
 
 impl Mainloop for Sm80MmaMultistage {
     type Io = MainloopInputs;
 
     fn params(&self) -> Vec<ParamRole> {
-        let (a, b) = (GemmOperand::A, GemmOperand::B);
-        vec![
-            ParamRole::Address(a),
-            ParamRole::Address(b),
-            ParamRole::Ld(a),
-            ParamRole::Ld(b),
-            ParamRole::BatchStride(a),
-            ParamRole::BatchStride(b),
-        ]
+        pointer_params()
     }
 
     fn shared_storage(&self) -> SharedStorage {
@@ -32,11 +25,7 @@ impl Mainloop for Sm80MmaMultistage {
     }
 
     fn alignment(&self) -> [u32; 2] {
-        let types = self.context().types;
-        [
-            VECTOR_BYTES / types.a.size_bytes(),
-            VECTOR_BYTES / types.b.size_bytes(),
-        ]
+        vector_alignment(&self.context())
     }
 
     fn can_implement(&self) -> crate::Result<()> {
@@ -57,24 +46,7 @@ impl Mainloop for Sm80MmaMultistage {
         k: &mut Kernel,
         block: &BlockContext<'_>,
     ) -> Result<MainloopInputs, PtxError> {
-        let ctx = self.context();
-        let a = block.operand(GemmOperand::A)?;
-        let b = block.operand(GemmOperand::B)?;
-        let a_tile = a.operand_tile(k, block.m0, ctx.majors.a, ctx.types.a.size_bytes());
-        let b_tile = b.operand_tile(k, block.n0, ctx.majors.b, ctx.types.b.size_bytes());
-        Ok(MainloopInputs {
-            tid: block.tid,
-            smem: block.smem,
-            a_tile,
-            b_tile,
-            a_safe: a.base,
-            b_safe: b.base,
-            lda_bytes: a.ld_bytes,
-            ldb_bytes: b.ld_bytes,
-            m_rem: block.m_rem,
-            n_rem: block.n_rem,
-            k: block.k,
-        })
+        emit_pointer_inputs(k, block, &self.context())
     }
 
     fn emit_mainloop(&self, k: &mut Kernel, io: &MainloopInputs) -> Result<Accumulators, PtxError> {
