@@ -151,16 +151,14 @@ pub fn sm90_with_column_walk(
     ColumnWalk,
 > {
     use cutlet::collective::{EpilogueSm90TmaStore, Sm90TmaGmmaWarpSpecialized};
-    use cutlet::kernel::gemm::{KernelSchedule, Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
+    use cutlet::kernel::gemm::{KernelSchedule, Sm90GemmWarpSpecialized};
     assert_eq!(spec.cluster, [1, 1, 1], "ColumnWalk walks no clusters");
     let ctx = spec.context();
-    let (schedule, consumers, wg_rows) = match spec.schedule {
-        KernelSchedule::TmaWarpSpecializedCooperative => {
-            (WarpSpecializedSchedule::Cooperative, 2, spec.tile[0] / 2)
-        }
-        _ => (WarpSpecializedSchedule::Pingpong, 1, spec.tile[0]),
+    let (consumers, wg_rows) = match spec.schedule {
+        KernelSchedule::TmaWarpSpecializedCooperative => (2, spec.tile[0] / 2),
+        _ => (1, spec.tile[0]),
     };
-    let split_m = schedule == WarpSpecializedSchedule::Cooperative;
+    let split_m = consumers == 2;
     let mainloop =
         Sm90TmaGmmaWarpSpecialized::new(&ctx, &spec.mainloop, [1, 1], consumers, wg_rows);
     let epilogue = EpilogueSm90TmaStore::new(&ctx, &spec.epilogue, wg_rows, split_m)
@@ -170,7 +168,7 @@ pub fn sm90_with_column_walk(
         spec.types,
         spec.tile,
         [1, 1],
-        schedule,
+        spec.schedule,
         mainloop,
         epilogue,
         ColumnWalk,

@@ -22,8 +22,8 @@
 //! region ([`SharedStorage::overlap`]); its alignment requirements, launch
 //! shape, workspace and `can_implement` are the union of its parts'.
 
+use super::Sm90GemmWarpSpecialized;
 use super::{GemmSpec, KernelSchedule, TileScheduler, TileSchedulerPolicy};
-use super::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
 use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, EpilogueSm90TmaStore,
@@ -401,13 +401,11 @@ impl GemmSpec {
             ) => {
                 let cluster = [self.cluster[0], self.cluster[1]];
                 let [bm, ..] = self.tile;
-                let (filling, consumers, wg_rows) = match schedule {
-                    KernelSchedule::TmaWarpSpecializedCooperative => {
-                        (WarpSpecializedSchedule::Cooperative, 2, bm / 2)
-                    }
-                    _ => (WarpSpecializedSchedule::Pingpong, 1, bm),
+                let (consumers, wg_rows) = match schedule {
+                    KernelSchedule::TmaWarpSpecializedCooperative => (2, bm / 2),
+                    _ => (1, bm),
                 };
-                let split_m = filling == WarpSpecializedSchedule::Cooperative;
+                let split_m = consumers == 2;
                 let mainloop = Sm90TmaGmmaWarpSpecialized::new(
                     &ctx,
                     &self.mainloop,
@@ -426,7 +424,7 @@ impl GemmSpec {
                             EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m)
                                 .with_c_staging(self.facts().c_staging());
                         let kernel = Sm90GemmWarpSpecialized::new(
-                            name, self.types, self.tile, cluster, filling, mainloop, epilogue,
+                            name, self.types, self.tile, cluster, schedule, mainloop, epilogue,
                             scheduler,
                         );
                         kernel.can_implement()?;
@@ -436,7 +434,7 @@ impl GemmSpec {
                         let epilogue =
                             EpilogueSm90NoSmem::new(&ctx, &self.epilogue, wg_rows, split_m);
                         let kernel = Sm90GemmWarpSpecialized::new(
-                            name, self.types, self.tile, cluster, filling, mainloop, epilogue,
+                            name, self.types, self.tile, cluster, schedule, mainloop, epilogue,
                             scheduler,
                         );
                         kernel.can_implement()?;

@@ -61,7 +61,7 @@ pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
 pub use rules::{
     atom_shape, check_config, register_budget, swizzle_row_ok, ConfigFacts, RuleMessage,
 };
-pub use sm90_warpspecialized::{Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
+pub use sm90_warpspecialized::Sm90GemmWarpSpecialized;
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
     emit_raster, emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams,

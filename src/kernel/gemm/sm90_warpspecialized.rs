@@ -20,7 +20,7 @@
 //! The grid is the persistent scheduler's (clusters that fit the GPU); a
 //! kernel of clusters launches with its cluster shape.
 
-use super::{GemmKernel, PersistentTileScheduler, TileCoord};
+use super::{GemmKernel, KernelSchedule, PersistentTileScheduler, TileCoord};
 use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop, STAGE_ALIGN,
@@ -35,15 +35,6 @@ const WARPGROUP: u32 = 128;
 const PRODUCER_REGISTERS: u32 = 40;
 /// Registers a consumer thread takes (CUTLASS's `MmaRegisterRequirement`).
 const CONSUMER_REGISTERS: u32 = 232;
-
-/// Which filling of the skeleton.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WarpSpecializedSchedule {
-    /// Both consumer warpgroups on every tile, split along M.
-    Cooperative,
-    /// Consumer warpgroups on alternate tiles, taking turns.
-    Pingpong,
-}
 
 /// The SM90 warp-specialized kernel composed of a warp-specialized
 /// mainloop `M` (its producer and consumer parts), an epilogue `E` and a
@@ -63,7 +54,7 @@ pub enum WarpSpecializedSchedule {
 /// ```
 /// use cutlet::collective::{EpilogueSm90NoSmem, Sm90TmaGmmaWarpSpecialized};
 /// use cutlet::device::gemm::{Config, DefaultBf16Sm90};
-/// use cutlet::kernel::gemm::{GemmKernel, Persistent, Sm90GemmWarpSpecialized, WarpSpecializedSchedule};
+/// use cutlet::kernel::gemm::{GemmKernel, KernelSchedule, Persistent, Sm90GemmWarpSpecialized};
 ///
 /// let spec = DefaultBf16Sm90::spec();
 /// let ctx = spec.context();
@@ -73,7 +64,7 @@ pub enum WarpSpecializedSchedule {
 /// let scheduler = Persistent { raster_log: 3, cluster: [2, 1] };
 /// let kernel = Sm90GemmWarpSpecialized::new(
 ///     "my_gemm".to_string(), spec.types, spec.tile, [2, 1],
-///     WarpSpecializedSchedule::Cooperative, mainloop, epilogue, scheduler,
+///     KernelSchedule::TmaWarpSpecializedCooperative, mainloop, epilogue, scheduler,
 /// );
 /// assert_eq!(kernel.block_threads(), 384);
 /// assert!(kernel.ptx().unwrap().contains(".entry my_gemm("));
@@ -84,7 +75,7 @@ pub struct Sm90GemmWarpSpecialized<M, E, S> {
     types: GemmTypes,
     tile: [u32; 3],
     cluster: [u32; 2],
-    schedule: WarpSpecializedSchedule,
+    schedule: KernelSchedule,
     mainloop: M,
     epilogue: E,
     scheduler: S,
@@ -99,14 +90,15 @@ where
 {
     /// The kernel `name` of these parts: `tile` (BM, BN, BK) and `cluster`
     /// (CTAs along M and N) as the parts were built for, `schedule` the
-    /// filling of the skeleton.
+    /// filling of the skeleton (cooperative or ping-pong; the multistage
+    /// schedule is refused by [`can_implement`](GemmKernel::can_implement)).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         types: GemmTypes,
         tile: [u32; 3],
         cluster: [u32; 2],
-        schedule: WarpSpecializedSchedule,
+        schedule: KernelSchedule,
         mainloop: M,
         epilogue: E,
         scheduler: S,
@@ -145,7 +137,7 @@ where
     /// consumers' epilogue runs), plus 1024 bytes to align the start.
     fn storage(&self) -> SharedStorage {
         let mut bytes = self.ordered_offset();
-        if self.schedule == WarpSpecializedSchedule::Pingpong {
+        if self.schedule == KernelSchedule::TmaWarpSpecializedPingpong {
             bytes += OrderedSequenceBarrier::shared_bytes(2, 2);
         }
         SharedStorage {
@@ -208,7 +200,7 @@ where
             },
         )?;
         let io = self.mainloop.emit_prologue(&mut k, &entry)?;
-        let ordered = if self.schedule == WarpSpecializedSchedule::Pingpong {
+        let ordered = if self.schedule == KernelSchedule::TmaWarpSpecializedPingpong {
             let base = r(&mut k);
             k.push(format!(
                 "add.u32 {base}, {smem}, {};",
@@ -282,8 +274,8 @@ where
             "setmaxnreg.inc.sync.aligned.u32 {CONSUMER_REGISTERS};"
         ));
         let steps = match self.schedule {
-            WarpSpecializedSchedule::Cooperative => 1,
-            WarpSpecializedSchedule::Pingpong => 2,
+            KernelSchedule::TmaWarpSpecializedPingpong => 2,
+            _ => 1,
         };
         self.scheduler.emit_walk_start(&mut k, sp);
         let order = match &ordered {
@@ -439,6 +431,15 @@ where
     }
 
     fn can_implement(&self) -> crate::Result<()> {
+        if !self.schedule.warp_specialized() {
+            return Err(crate::Error::Config {
+                config: self.name.clone(),
+                reason: format!(
+                    "the {} schedule in the SM90 warp-specialized kernel: expected cooperative or ping-pong",
+                    self.schedule.name()
+                ),
+            });
+        }
         self.mainloop.can_implement()?;
         self.epilogue.can_implement()
     }
