@@ -31,7 +31,8 @@
 //! | [`Sm70MmaPipelined`], [`SharedAccess`] | `sm70_mma_pipelined.rs` and its folder: the SM70 two-stage mainloop, global -> registers -> shared, `ld.shared` fragments, `mma.sync.m8n8k4` on quad pairs (`contract.rs`: its [`Mainloop`] impl) |
 //! | `context_tiled_mma` | `tiled_mma_of.rs`: the tiled MMA of a kernel's context (SM70 quad pairs or SM80 warps), shared by mainloop and epilogue |
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
-//! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors) |
+//! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors); its `a_operand.rs` is the seam where the RS mainloop differs, its `rules.rs` the SM90 mainloop rules |
+//! | [`Sm90TmaGmmaRsWarpSpecialized`] | `sm90_mma_tma_gmma_rs_warpspecialized/`: the same with A through registers (the `_RS` wgmma, for a tf32 A that is M-major): the shared mainloop and its reader of A (`a_fragment.rs`) |
 //! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
 //! | [`EpilogueSm90TmaStore`], [`TmaEpilogueParams`], [`CLoad`] | `epilogue_sm90/tma_store.rs`: the SM90 epilogue storing D with TMA through shared memory, and loading C with TMA (`contract.rs`: its [`Epilogue`] impl) |
 //! | [`LinearScalars`] | `epilogue_params.rs`: what the SM80 and SM90 epilogues declare and load alike (C's and D's roles, alpha and beta, a tile's C, D and bias addresses) |
@@ -57,6 +58,7 @@ mod pointer_operands;
 mod shared_storage;
 mod sm70_mma_pipelined;
 mod sm80_mma_multistage;
+mod sm90_mma_tma_gmma_rs_warpspecialized;
 mod sm90_mma_tma_gmma_ss_warpspecialized;
 mod smem_layout;
 mod tile_context;
@@ -81,6 +83,7 @@ pub use mainloop_warp_specialized::{ConsumerOverlap, WarpSpecializedMainloop};
 pub use shared_storage::SharedStorage;
 pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
+pub use sm90_mma_tma_gmma_rs_warpspecialized::Sm90TmaGmmaRsWarpSpecialized;
 pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::{
     check_sm90_mainloop, reads_a_from_registers,
 };

@@ -3,7 +3,10 @@
 //! under the [`WarpSpecializedMainloop`] contract: the producer and consumer
 //! parts of a warp-specialized kernel.
 
-use super::{check_sm90_mainloop, Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN};
+use super::{
+    check_sm90_mainloop, reads_a_from_registers, DescriptorA, Sm90MainloopIo,
+    Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
+};
 use crate::collective::{
     Accumulators, BlockContext, ConsumerOverlap, Mainloop, SharedStorage, WarpSpecializedMainloop,
 };
@@ -36,24 +39,13 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
     }
 
     fn can_implement(&self) -> crate::Result<()> {
-        let refuse = |reason: String| {
-            Err(crate::Error::Config {
-                config: "SM90 TMA + wgmma mainloop".to_string(),
-                reason,
-            })
-        };
-        // The rules (types, TileK, TileN, rows per warpgroup, accumulator
-        // registers, cluster shares) are the rule set's, written once.
-        let [cm, cn] = self.cluster;
+        self.check_shared()?;
         let ctx = &self.ctx;
-        check_sm90_mainloop(ctx.types, ctx.majors, ctx.tile, [cm, cn, 1], self.consumers)
-            .or_else(|rule| refuse(rule.to_string()))?;
-        // What this mainloop was built with must be the tile's split.
-        if ctx.tile[0] != self.wg_rows * self.consumers {
-            return refuse(format!(
-                "TileM {} is not {} consumer warpgroups of {} rows",
-                ctx.tile[0], self.consumers, self.wg_rows
-            ));
+        if reads_a_from_registers(ctx.types.a, ctx.majors.a) {
+            return Err(refusal(format!(
+                "a {} A that is M-major is read from registers: expected the RS mainloop (Sm90TmaGmmaRsWarpSpecialized; wgmma transposes only 16-bit operands)",
+                ctx.types.a
+            )));
         }
         Ok(())
     }
@@ -105,7 +97,7 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
     }
 
     fn emit_consumer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<Accumulators, PtxError> {
-        self.emit_mma(k, io, None)
+        self.emit_mma(k, io, &DescriptorA, None)
     }
 
     fn emit_consumer_overlapped(
@@ -114,11 +106,39 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
         io: &Sm90MainloopIo,
         overlap: &mut ConsumerOverlap<'_>,
     ) -> Result<Accumulators, PtxError> {
-        self.emit_mma(k, io, Some(overlap))
+        self.emit_mma(k, io, &DescriptorA, Some(overlap))
     }
 
     fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.emit_skip(k, io);
         Ok(())
+    }
+}
+
+impl Sm90TmaGmmaWarpSpecialized {
+    /// What the SS and RS mainloops both check: the rule set's SM90
+    /// mainloop rules (types, TileK, TileN, rows per warpgroup,
+    /// accumulator registers, cluster shares), written once, and that the
+    /// consumers' rows make the tile.
+    pub(crate) fn check_shared(&self) -> crate::Result<()> {
+        let [cm, cn] = self.cluster;
+        let ctx = &self.ctx;
+        check_sm90_mainloop(ctx.types, ctx.majors, ctx.tile, [cm, cn, 1], self.consumers)
+            .map_err(|rule| refusal(rule.to_string()))?;
+        if ctx.tile[0] != self.wg_rows * self.consumers {
+            return Err(refusal(format!(
+                "TileM {} is not {} consumer warpgroups of {} rows",
+                ctx.tile[0], self.consumers, self.wg_rows
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The SM90 mainloops' configuration error for `reason`.
+pub(crate) fn refusal(reason: String) -> crate::Error {
+    crate::Error::Config {
+        config: "SM90 TMA + wgmma mainloop".to_string(),
+        reason,
     }
 }

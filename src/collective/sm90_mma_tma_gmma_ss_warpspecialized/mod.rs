@@ -14,14 +14,13 @@
 //! release each stage (to every CTA whose loads filled it) once the wgmma
 //! that read it has completed.
 //!
-//! A tf32 A that is M-major passes through registers instead (the `_RS`
-//! atom, CUTLASS's `MainloopSm90TmaGmmaRmemAWarpSpecialized`; wgmma
-//! transposes only 16-bit operands): a k-tile's A fragments are loaded
-//! from the stage ([`a_fragment`]) into one of two register sets, which
-//! consecutive k-tiles take turns with (the consumer loop is unrolled
-//! twice), so that one k-tile of wgmma stays in flight as with a
-//! descriptor: the set a k-tile overwrites was read by the k-tile before
-//! the previous one, which has completed.
+//! How the wgmmas read A is the one part the SS and RS mainloops do not
+//! share ([`AOperand`], `a_operand.rs`): here through a shared-memory
+//! descriptor ([`DescriptorA`]); a tf32 A that is M-major passes through
+//! registers instead, in the RS mainloop of the next folder
+//! (`sm90_mma_tma_gmma_rs_warpspecialized/`,
+//! [`Sm90TmaGmmaRsWarpSpecialized`](crate::collective::Sm90TmaGmmaRsWarpSpecialized)),
+//! which runs this mainloop with its own reader.
 //!
 //! The cooperative consumers zero their accumulators before each work
 //! tile and run one k-tile body for every k-tile (every wgmma adds); the
@@ -37,13 +36,13 @@
 //! kernel sets before each tile); `emit_producer` and `emit_consumer` emit
 //! one work tile's loads and MMAs.
 
-mod a_fragment;
+mod a_operand;
 mod contract;
 mod operand;
 mod rules;
 
-use a_fragment::AFragment;
-
+pub(crate) use a_operand::{AOperand, DescriptorA};
+pub(crate) use contract::refusal;
 pub(crate) use operand::OperandTile;
 pub(crate) use rules::check_sm90_mainloop;
 pub use rules::MAX_ACCUMULATOR_REGISTERS;
@@ -51,7 +50,7 @@ pub use rules::MAX_ACCUMULATOR_REGISTERS;
 use super::{Accumulators, BlockContext, MainloopSpec, TileContext};
 use crate::atom::{
     emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
-    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaA, GmmaDescriptor,
+    emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaDescriptor,
     MmaAtom, MmaSource, ScaleD,
 };
 use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
@@ -204,25 +203,9 @@ impl Sm90TmaGmmaWarpSpecialized {
         gmma_atom(t.a, t.b, t.acc, self.ctx.tile[1], self.a_source())
     }
 
-    /// The A fragment plan where A passes through registers.
-    fn a_fragment(&self) -> crate::Result<Option<AFragment>> {
-        if self.a_source() != MmaSource::RegisterShared {
-            return Ok(None);
-        }
-        let atom = self.atom().ok_or_else(|| {
-            crate::Error::invalid_argument(
-                "wgmma atom",
-                format!("{:?}", self.ctx.types),
-                "types with a wgmma instruction",
-            )
-        })?;
-        let a = self.operand(GemmOperand::A);
-        AFragment::new(atom, &a, self.ctx.types.a, self.wg_rows / 64).map(Some)
-    }
-
     /// Accumulator registers per 64-row block: N/2 f32, or N/4 words of
     /// f16 pairs.
-    fn acc_regs_per_block(&self) -> u32 {
+    pub(crate) fn acc_regs_per_block(&self) -> u32 {
         let n = self.ctx.tile[1];
         if self.ctx.types.acc == ElementType::F16 {
             n / 4
@@ -565,16 +548,16 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// accumulators (`io.acc`), with `overlap` emitted once on every path:
     /// where the consumer waits for its last k-tile's wgmmas (the
     /// cooperative kernel's single k-tile body), else after the MMAs.
-    pub(crate) fn emit_mma(
+    pub(crate) fn emit_mma<R: AOperand>(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
+        reader: &R,
         mut overlap: Option<&mut crate::collective::ConsumerOverlap<'_>>,
     ) -> Result<Accumulators, PtxError> {
         let err = pipeline_error;
         let acc = io.acc.clone();
-        let a_regs = self.emit_a_fragment_setup(k, io)?;
-        let a_regs = a_regs.as_ref();
+        let a_tile = reader.emit_tile_setup(self, k, io)?;
         let c = io.consumer;
         let prev = TmaAsyncState {
             stage: k.reg(RegClass::B32),
@@ -599,7 +582,9 @@ impl Sm90TmaGmmaWarpSpecialized {
                 k,
                 io,
                 &acc,
-                a_regs.map(|f| (f, 0)),
+                reader,
+                &a_tile,
+                0,
                 KTileScale::ZeroFirst(p_zero),
             )?;
             k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
@@ -616,7 +601,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         // k-tiles take turns with the two register sets, so that a k-tile's
         // loads overwrite the set of the k-tile before the previous one,
         // which the wait below has completed.
-        let sets: &[usize] = match (a_regs.is_some(), peeled) {
+        let sets: &[usize] = match (reader.sets() > 1, peeled) {
             (false, _) => &[0],
             (true, true) => &[1, 0],
             (true, false) => &[0, 1],
@@ -633,7 +618,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                 k.push(format!("setp.ne.u32 {later}, {kt}, 0;"));
                 KTileScale::ZeroFirst(later)
             };
-            self.emit_k_tile(k, io, &acc, a_regs.map(|f| (f, set)), scale)?;
+            self.emit_k_tile(k, io, &acc, reader, &a_tile, set, scale)?;
             // At most this k-tile in flight: the previous one's stage (if
             // any) is read.
             emit_wgmma_wait(k, 1).map_err(err)?;
@@ -690,34 +675,6 @@ impl Sm90TmaGmmaWarpSpecialized {
         Ok(acc)
     }
 
-    /// Where A passes through registers: emits this thread's byte offsets of
-    /// its A fragment values in a stage's A tile and allocates two sets of
-    /// fragment registers of every k-step; `None` where A is read through a
-    /// descriptor. Emitted per work tile: the offsets cost a few hundred
-    /// instructions a tile, where keeping them across the epilogue would
-    /// hold one more register per fragment value beside the accumulators.
-    fn emit_a_fragment_setup(
-        &self,
-        k: &mut Kernel,
-        io: &Sm90MainloopIo,
-    ) -> Result<Option<AFragmentRegs>, PtxError> {
-        let Some(plan) = self.a_fragment().map_err(pipeline_error)? else {
-            return Ok(None);
-        };
-        let offsets = plan.emit_offsets(k, io.wg_thread, io.a_rows_offset);
-        let mut set = || {
-            (0..plan.k_steps())
-                .map(|_| k.regs(RegClass::B32, plan.regs_per_k_step()))
-                .collect()
-        };
-        let regs = [set(), set()];
-        Ok(Some(AFragmentRegs {
-            plan,
-            offsets,
-            regs,
-        }))
-    }
-
     /// Releases the stage of `state` (after the wgmma that read it
     /// completed): the signalling threads arrive on its `empty` barrier,
     /// here or in the peer CTA they stand for.
@@ -747,7 +704,7 @@ impl Sm90TmaGmmaWarpSpecialized {
 
     /// Emits the descriptor words of `tile` (of `element`s) at shared
     /// address `stage + offset` (`offset` a register or an immediate).
-    fn emit_stage_descriptor(
+    pub(crate) fn emit_stage_descriptor(
         &self,
         k: &mut Kernel,
         tile: &OperandTile,
@@ -765,16 +722,20 @@ impl Sm90TmaGmmaWarpSpecialized {
 
     /// Emits the wgmma of one k-tile in the stage of the consumer's state:
     /// `BK / K` k-steps over the warpgroup's 64-row blocks, then commit,
-    /// with scale-d as `scale` says. Where A passes through registers (`a_regs`: the
-    /// fragments and the register set to use), the k-tile first loads every
-    /// k-step's fragments into the set (whose last reader, the k-tile
-    /// before the previous one, has completed).
-    fn emit_k_tile(
+    /// with scale-d as `scale` says, A read as `reader` reads it (with
+    /// register set `set` of its work-tile setup `a_tile`: a reader of A
+    /// through registers first loads the k-tile's fragments into the set,
+    /// whose last reader, the k-tile before the previous one, has
+    /// completed).
+    #[allow(clippy::too_many_arguments)]
+    fn emit_k_tile<R: AOperand>(
         &self,
         k: &mut Kernel,
         io: &Sm90MainloopIo,
         acc: &Accumulators,
-        a_regs: Option<(&AFragmentRegs, usize)>,
+        reader: &R,
+        a_tile: &R::Tile,
+        set: usize,
         scale: KTileScale,
     ) -> Result<(), PtxError> {
         let err = pipeline_error;
@@ -789,54 +750,19 @@ impl Sm90TmaGmmaWarpSpecialized {
         let steps = self.ctx.tile[2] / instr_k;
         let blocks = self.wg_rows / 64;
         let per_block = self.acc_regs_per_block() as usize;
-        let (a, b) = (self.operand(GemmOperand::A), self.operand(GemmOperand::B));
+        let b = self.operand(GemmOperand::B);
         let stage = io.consumer.stage;
-        let a_source = match a_regs {
-            None => ASource::Desc(self.emit_stage_descriptor(
-                k,
-                &a,
-                self.ctx.types.a,
-                stage,
-                io.a_rows_offset,
-            )?),
-            Some((frag, set)) => {
-                // Each value's address in this stage (A's tile opens it).
-                let addresses: Vec<Reg> = frag
-                    .offsets
-                    .iter()
-                    .map(|&offset| {
-                        let address = k.reg(RegClass::B32);
-                        k.push(format!("add.u32 {address}, {stage}, {offset};"));
-                        address
-                    })
-                    .collect();
-                let regs = &frag.regs[set];
-                for (kk, step) in regs.iter().enumerate() {
-                    frag.plan.emit_loads(k, &addresses, kk as u32, step);
-                }
-                ASource::Regs(frag, regs)
-            }
-        };
+        let ktile = reader.emit_k_tile(self, k, io, a_tile, stage, set)?;
         let desc_b = self.emit_stage_descriptor(k, &b, self.ctx.types.b, stage, b.offset)?;
         // scale-d through a predicate, as CUTLASS passes it (where the first
         // k-tile is peeled), or the immediate 1.
         let one = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {one}, 0, 0;"));
         emit_wgmma_fence(k).map_err(err)?;
+        let trans_a = reader.transposes(self);
         for kk in 0..steps {
             for mb in 0..blocks {
-                let a_operand = match &a_source {
-                    // Each slice's descriptor: the stage's low word plus the
-                    // slice's offset (one 32-bit add), the high word as it is.
-                    ASource::Desc(desc_a) => {
-                        let a_off = a.slice_offset(self.ctx.types.a, mb, kk).map_err(err)?;
-                        GmmaA::Desc(GmmaDescriptor::emit_at(k, *desc_a, a_off).map_err(err)?)
-                    }
-                    ASource::Regs(frag, regs) => {
-                        let per = frag.plan.regs_per_k_step() / blocks as usize;
-                        GmmaA::Regs(&regs[kk as usize][mb as usize * per..][..per])
-                    }
-                };
+                let a_operand = reader.operand(self, k, &ktile, kk, mb)?;
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
                 let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
                 let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
@@ -844,7 +770,6 @@ impl Sm90TmaGmmaWarpSpecialized {
                     KTileScale::ZeroFirst(zero) if kk == 0 => ScaleD::Pred(zero),
                     _ => ScaleD::Pred(one),
                 };
-                let trans_a = matches!(a_source, ASource::Desc(_)) && a.major == OperandMajor::MN;
                 atom.emit_wgmma(
                     k,
                     regs,
@@ -873,25 +798,7 @@ enum KTileScale {
     AddPred,
 }
 
-/// How one k-tile's wgmmas read A: a descriptor of the stage's A tile, or
-/// one set of fragment registers, loaded from the stage.
-enum ASource<'r> {
-    /// The descriptor's two words.
-    Desc([Reg; 2]),
-    /// The plan and the set's registers of each k-step.
-    Regs(&'r AFragmentRegs, &'r [Vec<Reg>]),
-}
-
-/// A's fragments where A passes through registers: the plan, this
-/// thread's value offsets in a stage's A tile, and two sets of the
-/// registers of each k-step (consecutive k-tiles take turns).
-struct AFragmentRegs {
-    plan: AFragment,
-    offsets: Vec<Reg>,
-    regs: [Vec<Vec<Reg>>; 2],
-}
-
-fn pipeline_error(e: crate::Error) -> PtxError {
+pub(crate) fn pipeline_error(e: crate::Error) -> PtxError {
     PtxError::UnsupportedSpec {
         kernel: "gemm",
         name: String::from("sm90 mainloop"),

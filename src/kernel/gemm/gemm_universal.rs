@@ -28,7 +28,7 @@ use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, EpilogueSm90TmaStore,
     GlobalOperand, Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
-    Sm90TmaGmmaWarpSpecialized, SourceRead,
+    Sm90TmaGmmaRsWarpSpecialized, Sm90TmaGmmaWarpSpecialized, SourceRead, WarpSpecializedMainloop,
 };
 use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
@@ -332,6 +332,38 @@ where
 /// blocks share rows of A and columns of B in L2.
 pub const DEFAULT_RASTER_LOG: u32 = 3;
 
+/// What every SM90 composition of a spec shares: the spec (its name,
+/// types and tile), the cluster, the schedule and the persistent scheduler.
+struct Sm90Parts<'s> {
+    spec: &'s GemmSpec,
+    cluster: [u32; 2],
+    schedule: KernelSchedule,
+    scheduler: super::Persistent,
+}
+
+impl Sm90Parts<'_> {
+    /// The SM90 kernel of `mainloop` and `epilogue` with these parts, checked.
+    fn compose<M, E>(&self, mainloop: M, epilogue: E) -> crate::Result<Box<dyn GemmKernel>>
+    where
+        M: WarpSpecializedMainloop + Clone + Send + Sync + std::fmt::Debug + 'static,
+        E: Epilogue + Clone + Send + Sync + std::fmt::Debug + 'static,
+    {
+        let s = self.spec;
+        let kernel = Sm90GemmWarpSpecialized::new(
+            s.kernel_name(),
+            s.types,
+            s.tile,
+            self.cluster,
+            self.schedule,
+            mainloop,
+            epilogue,
+            self.scheduler,
+        );
+        kernel.can_implement()?;
+        Ok(Box::new(kernel))
+    }
+}
+
 impl GemmSpec {
     /// The kernel the spec's parts compose: the spec's policies choose the
     /// mainloop, epilogue and tile scheduler, its values fix their sizes.
@@ -406,40 +438,40 @@ impl GemmSpec {
                     _ => (1, bm),
                 };
                 let split_m = consumers == 2;
-                let mainloop = Sm90TmaGmmaWarpSpecialized::new(
-                    &ctx,
-                    &self.mainloop,
-                    cluster,
-                    consumers,
-                    wg_rows,
-                );
                 let scheduler = super::Persistent {
                     raster_log: DEFAULT_RASTER_LOG,
                     cluster,
                 };
-                let name = self.kernel_name();
-                let kernel: Box<dyn GemmKernel> = match epilogue {
-                    EpiloguePolicy::Sm90TmaWarpSpecialized => {
-                        let epilogue =
-                            EpilogueSm90TmaStore::new(&ctx, &self.epilogue, wg_rows, split_m)
-                                .with_c_staging(self.facts().c_staging());
-                        let kernel = Sm90GemmWarpSpecialized::new(
-                            name, self.types, self.tile, cluster, schedule, mainloop, epilogue,
-                            scheduler,
-                        );
-                        kernel.can_implement()?;
-                        Box::new(kernel)
-                    }
-                    _ => {
-                        let epilogue =
-                            EpilogueSm90NoSmem::new(&ctx, &self.epilogue, wg_rows, split_m);
-                        let kernel = Sm90GemmWarpSpecialized::new(
-                            name, self.types, self.tile, cluster, schedule, mainloop, epilogue,
-                            scheduler,
-                        );
-                        kernel.can_implement()?;
-                        Box::new(kernel)
-                    }
+                // The mainloop reads A through a descriptor (SS) or, for a
+                // tf32 A that is M-major, from registers (RS); the epilogue
+                // stores with TMA or from registers.
+                let parts = Sm90Parts {
+                    spec: self,
+                    cluster,
+                    schedule,
+                    scheduler,
+                };
+                let rs = crate::collective::reads_a_from_registers(self.types.a, self.majors.a);
+                let (ml, ctx) = (&self.mainloop, &ctx);
+                let kernel: Box<dyn GemmKernel> = match (rs, epilogue) {
+                    (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
+                        Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, split_m)
+                            .with_c_staging(self.facts().c_staging()),
+                    )?,
+                    (false, _) => parts.compose(
+                        Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, split_m),
+                    )?,
+                    (true, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
+                        Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, split_m)
+                            .with_c_staging(self.facts().c_staging()),
+                    )?,
+                    (true, _) => parts.compose(
+                        Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, split_m),
+                    )?,
                 };
                 Ok(kernel)
             }

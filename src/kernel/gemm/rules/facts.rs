@@ -12,7 +12,7 @@ use crate::numeric::ElementType;
 use super::super::{KernelSchedule, TileSchedulerPolicy};
 
 /// Every fact of a GEMM configuration the rules read: a
-/// [`GemmSpec`](super::GemmSpec) with its epilogue's policy but without
+/// [`GemmSpec`](crate::kernel::gemm::GemmSpec) with its epilogue's policy but without
 /// its fusion expression, `Copy` so that a `const` can build it from a
 /// configuration type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -16,8 +16,8 @@
 //! gives the layout's offset for all 128 threads, every value, block and
 //! k-step, and refuses the tile otherwise.
 
-use super::OperandTile;
 use crate::atom::MmaAtom;
+use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized::OperandTile;
 use crate::layout::Swizzle;
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, Reg, RegClass};
