@@ -34,7 +34,7 @@
 //! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors); its `a_operand.rs` is the seam where the RS mainloop differs, its `rules.rs` the SM90 mainloop rules |
 //! | [`Sm90TmaGmmaRsWarpSpecialized`] | `sm90_mma_tma_gmma_rs_warpspecialized/`: the same with A through registers (the `_RS` wgmma, for a tf32 A that is M-major): the shared mainloop and its reader of A (`a_fragment.rs`) |
 //! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
-//! | [`EpilogueSm90TmaStore`], [`TmaEpilogueParams`], [`CLoad`] | `epilogue_sm90/tma_store.rs`: the SM90 epilogue storing D with TMA through shared memory, and loading C with TMA (`contract.rs`: its [`Epilogue`] impl) |
+//! | [`EpilogueSm90TmaStore`], [`TmaEpilogueParams`], [`CLoad`] | `epilogue_sm90/tma_store/`: the SM90 epilogue storing D with TMA through shared memory (`mod.rs`: its types and shared-memory layout; `store.rs`: a tile's store; `stmatrix.rs`: the register-to-shared copies; `tail.rs`: a row-major D's columns after its last whole chunk; `c_load.rs`: C loaded with TMA or read from global memory; `../contract.rs`: its [`Epilogue`] impl) |
 //! | [`LinearScalars`] | `epilogue_params.rs`: what the SM80 and SM90 epilogues declare and load alike (C's and D's roles, alpha and beta, a tile's C, D and bias addresses) |
 //! | [`EpilogueSm80`], [`VectorMapping`] | `epilogue_sm80/`: D = alpha * acc + beta * C (or the fusion expression), staged through shared memory (`contract.rs`: its [`Epilogue`] impl); `epilogue_fusion.rs`: the bias reads and the expression |
 
