@@ -19,6 +19,7 @@ use cudarc::driver::{sys::CUevent_flags, CudaSlice, CudaStream, DevicePtr, Valid
 
 use cutlet::device::gemm::ParamValues;
 use cutlet::device::{get_or_load, Device, KernelArgs, LaunchConfig};
+use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm80_default_spec, sm80_spec_for_problem};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
@@ -86,13 +87,8 @@ fn probe<T>(
     let (m, n, k) = (shape.m, shape.n, shape.k);
     let sms = device.limits().sm_count;
     let spec: GemmSpec = sm80_spec_for_problem(
-        ty,
-        ty,
-        ty,
-        ElementType::F32,
-        OperandMajor::K,
-        OperandMajor::K,
-        OutputMajor::N,
+        GemmTypes::new(ty, ty, ty, ty, ElementType::F32),
+        GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
         m as u32,
         n as u32,
         1,

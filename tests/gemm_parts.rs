@@ -10,6 +10,7 @@ mod common;
 use cutlet::arch::ArchKind;
 use cutlet::collective::{EpilogueSm80, EpilogueSpec, Sm80MmaMultistage};
 use cutlet::gemm::{BiasAxis, DeclaredParams, Epilogue, GemmShape, ParamRole};
+use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{
     sm80_default_spec, sm80_default_specs, GemmKernel, GemmSpec, GemmUniversal, OperandMajor,
     OutputMajor, TileCoord, TileScheduler,
@@ -244,13 +245,8 @@ fn a_persistent_scheduler_from_outside_composes_with_the_sm90_parts() {
         ),
     ] {
         let spec = sm90_spec(
-            BF16,
-            BF16,
-            BF16,
-            F32,
-            OperandMajor::K,
-            OperandMajor::K,
-            OutputMajor::N,
+            GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+            GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
             schedule,
             tile,
             [1, 1],

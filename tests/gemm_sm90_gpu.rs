@@ -41,6 +41,7 @@ use cutlet::device::gemm::{
     Arguments, Gemm, GemmShape, Operand, OutputOperand, RasterOrder, SchedulerArgs,
 };
 use cutlet::device::Device;
+use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{
     sm90_default_specs, sm90_spec, sm90_spec_for_problem, GemmSpec, KernelSchedule, OperandMajor,
     OutputMajor,
@@ -326,13 +327,8 @@ fn kernels() -> Vec<GemmSpec> {
             (F16, F32, OperandMajor::MN, OperandMajor::MN),
         ] {
             match sm90_spec(
-                ab,
-                ab,
-                d,
-                F32,
-                a_major,
-                b_major,
-                OutputMajor::N,
+                GemmTypes::new(ab, ab, d, d, F32),
+                GemmMajors::new(a_major, b_major, OutputMajor::N),
                 schedule,
                 tile,
                 cluster,
@@ -369,13 +365,8 @@ fn kernels() -> Vec<GemmSpec> {
     ] {
         specs.push(
             sm90_spec(
-                ElementType::TF32,
-                ElementType::TF32,
-                F32,
-                F32,
-                OperandMajor::MN,
-                OperandMajor::K,
-                OutputMajor::N,
+                GemmTypes::new(ElementType::TF32, ElementType::TF32, F32, F32, F32),
+                GemmMajors::new(OperandMajor::MN, OperandMajor::K, OutputMajor::N),
                 schedule,
                 tile,
                 cluster,
@@ -387,13 +378,8 @@ fn kernels() -> Vec<GemmSpec> {
     // tiles (fewer waves than 128x256), the TMA store with its tail columns.
     specs.push(
         sm90_spec_for_problem(
-            BF16,
-            BF16,
-            BF16,
-            F32,
-            OperandMajor::K,
-            OperandMajor::K,
-            OutputMajor::N,
+            GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+            GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
             [4095, 4097, 4093, 1],
             132,
         )
@@ -540,7 +526,14 @@ const MANY_TILES: Case = Case {
 fn bf16_sm90_spec(schedule: KernelSchedule, tile: [u32; 3], cluster: [u32; 2]) -> GemmSpec {
     let (i, f) = (ElementType::BF16, ElementType::F32);
     let (k, n) = (OperandMajor::K, OutputMajor::N);
-    sm90_spec(i, i, i, f, k, k, n, schedule, tile, cluster).unwrap()
+    sm90_spec(
+        GemmTypes::new(i, i, i, i, f),
+        GemmMajors::new(k, k, n),
+        schedule,
+        tile,
+        cluster,
+    )
+    .unwrap()
 }
 
 /// Tiles of an odd number of 32-column subtiles (ping-pong 128x96: 3;
@@ -891,13 +884,14 @@ fn build_picks_the_kernel_for_each_problem() {
             if std::ptr::eq(which, &gemm) {
                 let spec = gemm.spec_for(&args).clone();
                 let expected = sm90_spec_for_problem(
-                    ElementType::BF16,
-                    ElementType::BF16,
-                    ElementType::BF16,
-                    ElementType::F32,
-                    OperandMajor::K,
-                    OperandMajor::K,
-                    OutputMajor::N,
+                    GemmTypes::new(
+                        ElementType::BF16,
+                        ElementType::BF16,
+                        ElementType::BF16,
+                        ElementType::BF16,
+                        ElementType::F32,
+                    ),
+                    GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
                     [m, n, k, 1].map(|x| x as u32),
                     sm_count,
                 )

@@ -2,6 +2,7 @@
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
 use cutlet::arch::ArchKind;
+use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_spec_for_problem, KernelSchedule};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
@@ -165,13 +166,14 @@ impl DenseGemmArgs {
             }
             let GemmShape { m, n, k, l } = self.mnkl;
             let chosen = sm90_spec_for_problem(
-                self.a_dtype,
-                self.b_dtype,
-                self.c_dtype,
-                self.acc_dtype,
-                self.a_major,
-                self.b_major,
-                self.c_major,
+                GemmTypes::new(
+                    self.a_dtype,
+                    self.b_dtype,
+                    self.c_dtype,
+                    self.c_dtype,
+                    self.acc_dtype,
+                ),
+                GemmMajors::new(self.a_major, self.b_major, self.c_major),
                 [extent(m), extent(n), extent(k), extent(l)],
                 sm_count,
             );
@@ -189,13 +191,8 @@ impl DenseGemmArgs {
         }
         let GemmShape { m, n, l, .. } = self.mnkl;
         sm80_spec_for_problem(
-            spec.types.a,
-            spec.types.b,
-            spec.types.d,
-            spec.types.acc,
-            spec.majors.a,
-            spec.majors.b,
-            spec.majors.d,
+            spec.types,
+            spec.majors,
             extent(m),
             extent(n),
             extent(l),

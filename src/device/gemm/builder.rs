@@ -12,6 +12,7 @@ use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::device::{Device, LoadedKernel};
+use crate::gemm::{GemmMajors, GemmTypes};
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
 use crate::numeric::{Element, ElementType};
@@ -335,7 +336,11 @@ impl GemmBuilder {
         let tile = self.tile.unwrap_or(tile);
         let cluster = self.cluster.unwrap_or(cluster);
         let mut spec = sm90_spec(
-            a, b, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
+            GemmTypes::new(a, b, d, d, acc),
+            GemmMajors::new(a_major, b_major, d_major),
+            schedule,
+            tile,
+            cluster,
         )?;
         if let Some(epilogue) = &self.epilogue {
             spec.epilogue.fusion = epilogue.clone();

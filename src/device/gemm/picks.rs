@@ -102,13 +102,8 @@ impl<L> ProblemPicks<L> {
     fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
         let mut spec = sm90_spec(
-            t.types.a,
-            t.types.b,
-            t.types.d,
-            t.types.acc,
-            t.majors.a,
-            t.majors.b,
-            t.majors.d,
+            t.types,
+            t.majors,
             pick.schedule,
             pick.tile,
             [pick.cluster[0], pick.cluster[1]],

@@ -79,32 +79,28 @@ pub fn sm80_default_spec(
 /// waves on 132 SMs, 528 tiles of 256x128 are 4) and A is K-major.
 ///
 /// ```
+/// use cutlet::gemm::{GemmMajors, GemmTypes};
 /// use cutlet::kernel::gemm::sm80_spec_for_problem;
 /// use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
-/// let pick = |m, n| sm80_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, m, n, 1, 132).unwrap().tile;
+/// let pick = |m, n| sm80_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), m, n, 1, 132).unwrap().tile;
 /// assert_eq!(pick(4096, 4096), [128, 256, 64]);
 /// assert_eq!(pick(4095, 4097), [256, 128, 64]);
 /// ```
 ///
 /// # Errors
 /// As [`sm80_default_spec`].
-#[allow(clippy::too_many_arguments)]
 pub fn sm80_spec_for_problem(
-    a: ElementType,
-    b: ElementType,
-    d: ElementType,
-    acc: ElementType,
-    a_major: OperandMajor,
-    b_major: OperandMajor,
-    d_major: OutputMajor,
+    types: GemmTypes,
+    majors: GemmMajors,
     m: u32,
     n: u32,
     l: u32,
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let wide = sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?;
+    let (t, mj) = (types, majors);
+    let wide = sm80_default_spec(t.a, t.b, t.d, t.acc, mj.a, mj.b, mj.d)?;
     let Some(tall) = tall_variant(&wide) else {
         return Ok(wide);
     };

@@ -18,11 +18,13 @@ const MAX_SM90_STAGES: u32 = 8;
 /// [`GemmSpec::with_sm90_epilogue`] swaps the epilogue.
 ///
 /// ```
+/// use cutlet::gemm::{GemmMajors, GemmTypes};
 /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
 /// let spec = sm90_spec(
-///     BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N,
+///     GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+///     GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
 ///     KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64], [2, 1],
 /// ).unwrap();
 /// assert_eq!(spec.mainloop.stages(), 4);
@@ -34,15 +36,9 @@ const MAX_SM90_STAGES: u32 = 8;
 ///
 /// # Errors
 /// [`Error::Config`](crate::Error::Config) naming the broken rule.
-#[allow(clippy::too_many_arguments)]
 pub fn sm90_spec(
-    a: ElementType,
-    b: ElementType,
-    d: ElementType,
-    acc: ElementType,
-    a_major: OperandMajor,
-    b_major: OperandMajor,
-    d_major: OutputMajor,
+    types: GemmTypes,
+    majors: GemmMajors,
     schedule: KernelSchedule,
     tile: [u32; 3],
     cluster: [u32; 2],
@@ -50,8 +46,8 @@ pub fn sm90_spec(
     let arch = ArchKind::Sm90;
     let spec = GemmSpec {
         arch,
-        types: GemmTypes::new(a, b, d, d, acc),
-        majors: GemmMajors::new(a_major, b_major, d_major),
+        types,
+        majors,
         tile,
         cluster: [cluster[0], cluster[1], 1],
         mainloop: MainloopSpec {
@@ -94,13 +90,8 @@ pub fn sm90_default_spec(
 ) -> crate::Result<GemmSpec> {
     let bk = default_tile_k(a);
     sm90_spec(
-        a,
-        b,
-        d,
-        acc,
-        a_major,
-        b_major,
-        d_major,
+        GemmTypes::new(a, b, d, d, acc),
+        GemmMajors::new(a_major, b_major, d_major),
         KernelSchedule::TmaWarpSpecializedCooperative,
         [128, 256, bk],
         [2, 1],
@@ -127,33 +118,34 @@ pub fn sm90_default_spec(
 /// is not whole chunks).
 ///
 /// ```
+/// use cutlet::gemm::{GemmMajors, GemmTypes};
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
 /// use cutlet::numeric::ElementType::{BF16, F32, TF32};
 ///
-/// let big = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
+/// let big = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
 /// // cuBLAS's shape: 256x128 tiles in a 1x2 cluster.
 /// assert_eq!((big.tile, big.cluster), ([256, 128, 64], [1, 2, 1]));
-/// let small = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [2048, 2048, 2048, 1], 132).unwrap();
+/// let small = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [2048, 2048, 2048, 1], 132).unwrap();
 /// assert_eq!(small.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
 /// // A short K: ping-pong hides the epilogue.
-/// let short = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [8192, 8192, 1024, 1], 132).unwrap();
+/// let short = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [8192, 8192, 1024, 1], 132).unwrap();
 /// assert_eq!((short.schedule, short.cluster), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
 /// // 4097 columns make a 17th column of 128x256 tiles one column wide: 544
 /// // tiles, 5 waves on 132 SMs. 256x128 tiles: 16 x 33 = 528, 4 waves.
 /// // An f32 D leaves 256x128 tiles 3 stages: 128x256 keeps 4.
-/// let wide = sm90_spec_for_problem(BF16, BF16, F32, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 4096, 4096, 1], 132).unwrap();
+/// let wide = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, F32, F32, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!((wide.tile, wide.cluster, wide.mainloop.stages()), ([128, 256, 64], [2, 1, 1], 4));
 /// // 4096x14336: 16 x 112 = 1792 tiles of 256x128 take 14 rounds of 132,
 /// // 16 x 90 = 1440 of 256x160 take 11, 1.8% less time.
-/// let mlp = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4096, 14336, 4096, 1], 132).unwrap();
+/// let mlp = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 14336, 4096, 1], 132).unwrap();
 /// assert_eq!((mlp.tile, mlp.cluster, mlp.mainloop.stages()), ([256, 160, 32], [1, 2, 1], 7));
-/// let ragged = sm90_spec_for_problem(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N, [4095, 4097, 4093, 1], 132).unwrap();
+/// let ragged = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4095, 4097, 4093, 1], 132).unwrap();
 /// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
 /// // tf32 with an M-major A (read from registers): the cooperative 128x256
 /// // kernel from 66 of its tiles on (half of 132 SMs; 16 x 8 = 128 at 2048³),
 /// // ping-pong below.
-/// let tf32 = |m, n, k| sm90_spec_for_problem(TF32, TF32, F32, F32, OperandMajor::MN, OperandMajor::K, OutputMajor::N, [m, n, k, 1], 132).unwrap();
+/// let tf32 = |m, n, k| sm90_spec_for_problem(GemmTypes::new(TF32, TF32, F32, F32, F32), GemmMajors::new(OperandMajor::MN, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
 /// assert_eq!((tf32(2048, 2048, 2048).schedule, tf32(2048, 2048, 2048).tile), (KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 32]));
 /// assert_eq!(tf32(4095, 4097, 4093).tile, [128, 256, 32]);
 /// assert_eq!(tf32(1000, 1000, 1000).schedule, KernelSchedule::TmaWarpSpecializedPingpong);
@@ -161,62 +153,16 @@ pub fn sm90_default_spec(
 ///
 /// # Errors
 /// [`Error::Config`](crate::Error::Config) naming the broken rule.
-#[allow(clippy::too_many_arguments)]
 pub fn sm90_spec_for_problem(
-    a: ElementType,
-    b: ElementType,
-    d: ElementType,
-    acc: ElementType,
-    a_major: OperandMajor,
-    b_major: OperandMajor,
-    d_major: OutputMajor,
+    types: GemmTypes,
+    majors: GemmMajors,
     [m, n, k, l]: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
-    let spec = sm90_problem_kernel(
-        a,
-        b,
-        d,
-        acc,
-        a_major,
-        b_major,
-        d_major,
-        [m, n, k, l],
-        sm_count,
-    )?;
+    let facts = Sm90PickFacts::of(types, majors);
+    let pick = Sm90Pick::for_problem(types.a, majors.a, [m, n, k, l], sm_count, facts);
+    let spec = sm90_spec(types, majors, pick.schedule, pick.tile, pick.cluster)?;
     spec.with_epilogue_for_output(m, n)
-}
-
-/// The schedule, tile and cluster of [`sm90_spec_for_problem`].
-#[allow(clippy::too_many_arguments)]
-fn sm90_problem_kernel(
-    a: ElementType,
-    b: ElementType,
-    d: ElementType,
-    acc: ElementType,
-    a_major: OperandMajor,
-    b_major: OperandMajor,
-    d_major: OutputMajor,
-    problem: [u32; 4],
-    sm_count: u32,
-) -> crate::Result<GemmSpec> {
-    let facts = Sm90PickFacts::of(
-        GemmTypes::new(a, b, d, d, acc),
-        GemmMajors::new(a_major, b_major, d_major),
-    );
-    let pick = Sm90Pick::for_problem(a, a_major, problem, sm_count, facts);
-    sm90_spec(
-        a,
-        b,
-        d,
-        acc,
-        a_major,
-        b_major,
-        d_major,
-        pick.schedule,
-        pick.tile,
-        pick.cluster,
-    )
 }
 
 /// The kernel shape [`sm90_spec_for_problem`] picks: schedule, tile and
@@ -348,7 +294,11 @@ impl Sm90PickFacts {
         let stages = |tile: [u32; 3], cluster: [u32; 2]| {
             let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
             sm90_spec(
-                a, b, d, acc, a_major, majors.b, majors.d, schedule, tile, cluster,
+                GemmTypes::new(a, b, d, d, acc),
+                GemmMajors::new(a_major, majors.b, majors.d),
+                schedule,
+                tile,
+                cluster,
             )
             .map(|spec| spec.mainloop.stages())
         };
@@ -460,7 +410,11 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
                             continue;
                         }
                         if let Ok(spec) = sm90_spec(
-                            ab, ab, d, acc, a_major, b_major, d_major, schedule, tile, cluster,
+                            GemmTypes::new(ab, ab, d, d, acc),
+                            GemmMajors::new(a_major, b_major, d_major),
+                            schedule,
+                            tile,
+                            cluster,
                         ) {
                             specs.push(spec);
                         }
@@ -564,12 +518,14 @@ impl GemmSpec {
     /// shared memory the epilogue leaves.
     ///
     /// ```
+    /// use cutlet::gemm::{GemmMajors, GemmTypes};
     /// use cutlet::collective::EpiloguePolicy;
     /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
     /// let tma = sm90_spec(
-    ///     BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N,
+    ///     GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+    ///     GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
     ///     KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 64], [1, 1],
     /// ).unwrap();
     /// let direct = tma.clone().with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem).unwrap();

@@ -117,13 +117,14 @@ impl ConfigFacts {
     /// mainloop a stage; else it is read from global memory.
     ///
     /// ```
+    /// use cutlet::gemm::{GemmMajors, GemmTypes};
     /// use cutlet::collective::CStaging;
     /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
     /// let (k, n) = (OperandMajor::K, OutputMajor::N);
     /// let spec = |d, schedule, tile| {
-    ///     sm90_spec(BF16, BF16, d, F32, k, k, n, schedule, tile, [1, 1]).unwrap()
+    ///     sm90_spec(GemmTypes::new(BF16, BF16, d, d, F32), GemmMajors::new(k, k, n), schedule, tile, [1, 1]).unwrap()
     /// };
     /// // 4 stages of 48 KiB leave room for C's 16 KiB of buffers.
     /// let cooperative = spec(BF16, KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 64]);
