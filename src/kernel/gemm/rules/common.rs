@@ -73,3 +73,40 @@ pub(super) const fn check_warp_count(f: &ConfigFacts) -> Result<(), RuleMessage>
     }
     Ok(())
 }
+
+/// At least 2 stages: the pipeline fills one stage while another is read.
+#[allow(clippy::result_large_err)]
+pub(super) const fn check_stages(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if f.mainloop.stages() < 2 {
+        return Err(RuleMessage::new()
+            .s("Stages ")
+            .n(f.mainloop.stages())
+            .s(": expected at least 2 (the pipeline fills one stage while another is read)"));
+    }
+    Ok(())
+}
+
+/// The stages, the epilogue's region and the barriers within the shared
+/// memory a block of the architecture may use.
+#[allow(clippy::result_large_err)]
+pub(super) const fn check_shared_memory(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    let bytes = f.shared_mem_bytes();
+    let limit = f.arch.max_dynamic_shared_bytes();
+    if bytes > limit {
+        return Err(RuleMessage::new()
+            .s("shared memory of ")
+            .n(bytes)
+            .s(" bytes (")
+            .n(f.mainloop.stages())
+            .s(" stages of ")
+            .n(f.stage_bytes())
+            .s(" bytes; the epilogue's ")
+            .n(f.epilogue_bytes())
+            .s(") exceeds the ")
+            .n(limit)
+            .s(" bytes a block of ")
+            .s(f.arch.ptx_target())
+            .s(" may use: expected fewer stages or a smaller tile"));
+    }
+    Ok(())
+}

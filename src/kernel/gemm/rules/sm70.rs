@@ -15,7 +15,7 @@
 //! | accumulators, fragments and staging registers fit a thread's registers | the register file |
 //! | two stages or the epilogue's staging tile within sm_70's 96 KiB | the shared memory |
 
-use super::common::{check_c_and_d, check_no_cluster, check_warp_count};
+use super::common::{check_c_and_d, check_no_cluster, check_shared_memory, check_warp_count};
 use super::facts::{register_budget, swizzle_row_ok, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::MainloopPolicy;
@@ -152,19 +152,5 @@ pub(super) const fn check_sm70(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(budget)
             .s(" a thread may hold: expected a smaller tile or more warps"));
     }
-    let bytes = f.shared_mem_bytes();
-    let limit = f.arch.max_dynamic_shared_bytes();
-    if bytes > limit {
-        return Err(RuleMessage::new()
-            .s("shared memory of ")
-            .n(bytes)
-            .s(" bytes (2 stages of ")
-            .n(f.stage_bytes())
-            .s(" bytes; the epilogue stages ")
-            .n(f.epilogue_bytes())
-            .s(") exceeds the ")
-            .n(limit)
-            .s(" bytes a block of sm_70 may use: expected a smaller tile"));
-    }
-    Ok(())
+    check_shared_memory(f)
 }

@@ -2,7 +2,9 @@
 //! epilogue, the data-parallel scheduler; on `Sm80`, or `Sm90` for the same
 //! kernel compiled for sm_90a), part of [`check_config`](super::check_config).
 
-use super::common::{check_c_and_d, check_no_cluster, check_warp_count};
+use super::common::{
+    check_c_and_d, check_no_cluster, check_shared_memory, check_stages, check_warp_count,
+};
 use super::facts::{register_budget, shape_u32, swizzle_row_ok, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, MainloopPolicy};
@@ -145,29 +147,8 @@ pub(super) const fn check_sm80(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(threads)
             .s(" threads: expected a smaller warp tile (more warps or a smaller tile)"));
     }
-    if f.mainloop.stages() < 2 {
-        return Err(RuleMessage::new()
-            .s("Stages ")
-            .n(f.mainloop.stages())
-            .s(": expected at least 2 (the cp.async pipeline double-buffers)"));
+    if let Err(rule) = check_stages(f) {
+        return Err(rule);
     }
-    let bytes = f.shared_mem_bytes();
-    let limit = f.arch.max_dynamic_shared_bytes();
-    if bytes > limit {
-        return Err(RuleMessage::new()
-            .s("shared memory of ")
-            .n(bytes)
-            .s(" bytes (")
-            .n(f.mainloop.stages())
-            .s(" stages of ")
-            .n(f.stage_bytes())
-            .s(" bytes; the epilogue stages ")
-            .n(f.epilogue_bytes())
-            .s(") exceeds the ")
-            .n(limit)
-            .s(" bytes a block of ")
-            .s(f.arch.ptx_target())
-            .s(" may use: expected fewer stages or a smaller tile"));
-    }
-    Ok(())
+    check_shared_memory(f)
 }

@@ -14,7 +14,7 @@
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
 
 use super::super::{KernelSchedule, TileSchedulerPolicy};
-use super::common::check_c_and_d;
+use super::common::{check_c_and_d, check_shared_memory, check_stages};
 use super::facts::ConfigFacts;
 use crate::arch::ArchKind;
 use crate::collective::check_sm90_mainloop;
@@ -83,27 +83,8 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(bn)
             .s(" with the TMA epilogue: expected a multiple of its 32-column subtile"));
     }
-    if f.mainloop.stages() < 2 {
-        return Err(RuleMessage::new()
-            .s("Stages ")
-            .n(f.mainloop.stages())
-            .s(": expected at least 2"));
+    if let Err(rule) = check_stages(f) {
+        return Err(rule);
     }
-    let bytes = f.shared_mem_bytes();
-    let limit = f.arch.max_dynamic_shared_bytes();
-    if bytes > limit {
-        return Err(RuleMessage::new()
-            .s("shared memory of ")
-            .n(bytes)
-            .s(" bytes (")
-            .n(f.mainloop.stages())
-            .s(" stages of ")
-            .n(f.stage_bytes())
-            .s(" bytes and their barriers) exceeds the ")
-            .n(limit)
-            .s(" bytes a block of ")
-            .s(f.arch.ptx_target())
-            .s(" may use: expected fewer stages or a smaller tile"));
-    }
-    Ok(())
+    check_shared_memory(f)
 }
