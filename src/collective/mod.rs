@@ -29,6 +29,7 @@
 //! | `pointer_operands` | `pointer_operands.rs`: what the SM70 and SM80 mainloops share (their parameters, alignment, prologue and zeroed accumulators) |
 //! | [`OperandSmem`] | `smem_layout.rs`: an operand's swizzled shared-memory tile and its `cp.async` thread mapping |
 //! | [`Sm70MmaPipelined`], [`SharedAccess`] | `sm70_mma_pipelined.rs` and its folder: the SM70 two-stage mainloop, global -> registers -> shared, `ld.shared` fragments, `mma.sync.m8n8k4` on quad pairs (`contract.rs`: its [`Mainloop`] impl) |
+//! | [`Sm90TiledMma`] | `sm90_tiled_mma.rs`: the SM90 consumers' tiled MMA (a wgmma atom over the warpgroups along M) and its C partition: the mainloop allocates the accumulators with its fragment layout, both SM90 epilogues read every accumulator's row and column through it |
 //! | `context_tiled_mma` | `tiled_mma_of.rs`: the tiled MMA of a kernel's context (SM70 quad pairs or SM80 warps), shared by mainloop and epilogue |
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
 //! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors); its `a_operand.rs` is the seam where the RS mainloop differs, its `rules.rs` the SM90 mainloop rules |
@@ -60,6 +61,7 @@ mod sm70_mma_pipelined;
 mod sm80_mma_multistage;
 mod sm90_mma_tma_gmma_rs_warpspecialized;
 mod sm90_mma_tma_gmma_ss_warpspecialized;
+mod sm90_tiled_mma;
 mod smem_layout;
 mod tile_context;
 mod tiled_mma_of;
@@ -90,6 +92,7 @@ pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::{
 pub use sm90_mma_tma_gmma_ss_warpspecialized::{
     Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, MAX_ACCUMULATOR_REGISTERS, STAGE_ALIGN,
 };
+pub use sm90_tiled_mma::Sm90TiledMma;
 pub(crate) use smem_layout::tile_stage_bytes;
 pub use smem_layout::OperandSmem;
 pub use tile_context::TileContext;

@@ -53,6 +53,7 @@ use crate::atom::{
     emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaDescriptor,
     MmaAtom, MmaSource, ScaleD,
 };
+use crate::collective::Sm90TiledMma;
 use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
 use crate::numeric::ElementType;
 use crate::pipeline::{
@@ -201,17 +202,6 @@ impl Sm90TmaGmmaWarpSpecialized {
     pub(crate) fn atom(&self) -> Option<MmaAtom> {
         let t = self.ctx.types;
         gmma_atom(t.a, t.b, t.acc, self.ctx.tile[1], self.a_source())
-    }
-
-    /// Accumulator registers per 64-row block: N/2 f32, or N/4 words of
-    /// f16 pairs.
-    pub(crate) fn acc_regs_per_block(&self) -> u32 {
-        let n = self.ctx.tile[1];
-        if self.ctx.types.acc == ElementType::F16 {
-            n / 4
-        } else {
-            n / 2
-        }
     }
 
     /// The tensor maps of A and B: the box each TMA copy loads.
@@ -509,28 +499,32 @@ impl Sm90TmaGmmaWarpSpecialized {
         self.consumers == 1
     }
 
-    /// The accumulator registers of a consumer warpgroup: `wg_rows / 64`
-    /// blocks of the wgmma D fragment (CuTe's `CLayout_64xN`), block-major.
+    /// The consumers' tiled MMA: the wgmma atom over the consumer
+    /// warpgroups along M, each of `wg_rows` rows. The accumulators are
+    /// allocated with its fragment layout and the epilogues read them
+    /// through its C partition.
+    pub fn tiled_mma(&self) -> crate::Result<Sm90TiledMma> {
+        let atom = self.atom().ok_or_else(|| {
+            crate::Error::invalid_argument(
+                "wgmma atom",
+                format!("{:?}", self.ctx.types),
+                "types with a wgmma instruction",
+            )
+        })?;
+        Sm90TiledMma::new(atom, self.consumers, self.wg_rows)
+    }
+
+    /// The accumulator registers of a consumer warpgroup: the tiled MMA's
+    /// C fragment `(FrgV, RestM, RestN)` = `(N/2, wg_rows/64, 1)`, one
+    /// wgmma D fragment (CuTe's `CLayout_64xN`) per 64-row block, f32
+    /// registers or f16 pairs.
     fn allocate_accumulators(&self, k: &mut Kernel) -> Result<Accumulators, PtxError> {
-        let blocks = self.wg_rows / 64;
-        let per_block = self.acc_regs_per_block();
+        let layout = self.tiled_mma().map_err(pipeline_error)?.fragment_layout();
         let (class, element) = if self.ctx.types.acc == ElementType::F16 {
             (RegClass::B32, ElementType::F16)
         } else {
             (RegClass::F32, ElementType::F32)
         };
-        let values = if element == ElementType::F16 {
-            2 * per_block
-        } else {
-            per_block
-        };
-        let layout: crate::layout::Layout = format!("({values},{blocks}):(1,{values})")
-            .parse()
-            .map_err(|e: crate::layout::ParseError| PtxError::UnsupportedSpec {
-                kernel: "gemm",
-                name: String::from("sm90 mainloop"),
-                reason: e.to_string(),
-            })?;
         RegisterTensor::allocate(k, class, layout, element).map_err(pipeline_error)
     }
 
@@ -749,7 +743,6 @@ impl Sm90TmaGmmaWarpSpecialized {
         let instr_k = self.instr_k();
         let steps = self.ctx.tile[2] / instr_k;
         let blocks = self.wg_rows / 64;
-        let per_block = self.acc_regs_per_block() as usize;
         let b = self.operand(GemmOperand::B);
         let stage = io.consumer.stage;
         let ktile = reader.emit_k_tile(self, k, io, a_tile, stage, set)?;
@@ -765,14 +758,14 @@ impl Sm90TmaGmmaWarpSpecialized {
                 let a_operand = reader.operand(self, k, &ktile, kk, mb)?;
                 let b_off = b.slice_offset(self.ctx.types.b, 0, kk).map_err(err)?;
                 let db = GmmaDescriptor::emit_at(k, desc_b, b_off).map_err(err)?;
-                let regs = &acc.regs()[mb as usize * per_block..(mb as usize + 1) * per_block];
+                let regs = acc.atom_regs(&[i64::from(mb), 0]);
                 let scale = match scale {
                     KTileScale::ZeroFirst(zero) if kk == 0 => ScaleD::Pred(zero),
                     _ => ScaleD::Pred(one),
                 };
                 atom.emit_wgmma(
                     k,
-                    regs,
+                    &regs,
                     a_operand,
                     db,
                     scale,
