@@ -78,7 +78,7 @@ impl Sm90TiledMma {
                 "1 (ping-pong) or 2 (cooperative)",
             ));
         }
-        if wg_rows == 0 || wg_rows % ATOM_ROWS != 0 {
+        if wg_rows == 0 || !wg_rows.is_multiple_of(ATOM_ROWS) {
             return Err(Error::invalid_argument(
                 "rows per warpgroup",
                 wg_rows,
