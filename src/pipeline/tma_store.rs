@@ -23,9 +23,14 @@
 //! | writes | every writer | `st.shared` into the stage | |
 //! | [`producer_fence`](PipelineTmaStore::producer_fence) | every writer, after its last write | `fence.proxy.async.shared::cta` | the writes are ordered before the copy engine's (async-proxy) reads |
 //! | barrier | every writer and the issuer | the caller's (`bar.sync`) | every write is fenced |
-//! | [`issue_store`](PipelineTmaStore::issue_store) | the issuer, in the caller's branch | `cp.async.bulk.global.shared::cta.bulk_group` | the store joins the issuer's open group |
+//! | [`issue_store`](PipelineTmaStore::issue_store) or [`issue_tma_store`](PipelineTmaStore::issue_tma_store) | the issuer, in the caller's branch | `cp.async.bulk.global.shared::cta.bulk_group` (a byte range) or `cp.async.bulk.tensor` (a box through a tensor map) | the store joins the issuer's open group |
 //! | [`producer_commit`](PipelineTmaStore::producer_commit) | the issuer, in the caller's branch | `cp.async.bulk.commit_group` | the stage's stores form one group, the newest |
 //! | [`producer_tail`](PipelineTmaStore::producer_tail) | the issuer, at the end (branches around itself) | `cp.async.bulk.wait_group 0` | every store has written global memory |
+//!
+//! Where a walk reuses the whole ring for something else (another tile's
+//! loads into the same buffers), [`producer_drain`](PipelineTmaStore::producer_drain)
+//! (or [`reads_done`](PipelineTmaStore::reads_done) in the caller's
+//! issuer branch) waits until no committed store still reads any stage.
 //!
 //! Where the acquire sits sets how many groups may stay in flight
 //! ([`StoreAcquire`]): CUTLASS acquires a stage just before the barrier
@@ -33,6 +38,7 @@
 //! stage acquires the next stage before the barrier that precedes this
 //! stage's store, one commit earlier (`Stages - 2`).
 
+use crate::atom::{emit_tma_store, Coord};
 use crate::ptx::{Kernel, Reg};
 use crate::{Error, Result};
 
@@ -210,6 +216,43 @@ impl PipelineTmaStore {
             "bulk_store_s2g",
             &[("dst", &dst), ("src", &src), ("bytes", &bytes)],
         )?;
+        Ok(())
+    }
+
+    /// By the issuer, in a branch of the caller's that runs on it alone:
+    /// one TMA store of a box from shared `src` (`.b32` shared-window
+    /// address, 128-byte aligned) through the tensor map at generic address
+    /// `map` (`.b64`) at `coords` (innermost first), joining the issuer's
+    /// open group.
+    ///
+    /// Errors: those of [`emit_tma_store`] (a register of the wrong class,
+    /// a rank outside 1 to 5).
+    pub fn issue_tma_store(
+        &self,
+        k: &mut Kernel,
+        map: Reg,
+        coords: &[Coord],
+        src: Reg,
+    ) -> Result<()> {
+        emit_tma_store(k, map, coords, src)
+    }
+
+    /// By the issuer, in a branch of the caller's that runs on it alone:
+    /// `cp.async.bulk.wait_group.read 0`. Once it returns no committed
+    /// store reads any stage.
+    pub fn reads_done(&self, k: &mut Kernel) -> Result<()> {
+        k.snippet("sm90/bulk_copy", "bulk_wait_group_read", &[("pending", &0)])?;
+        Ok(())
+    }
+
+    /// The issuer's wait until no committed store reads any stage:
+    /// `@!issuer` branches past [`reads_done`](Self::reads_done). The
+    /// writers learn it at the next barrier.
+    pub fn producer_drain(&self, k: &mut Kernel) -> Result<()> {
+        let skip = k.new_label(&format!("{}_drained", self.name))?;
+        k.push(format!("@!{} bra {};", self.issuer, skip.name()));
+        self.reads_done(k)?;
+        k.place_label(&skip);
         Ok(())
     }
 

@@ -4,14 +4,15 @@
 //! and writes them to D, while the producer warp already loads the next
 //! work tile into the shared memory the mainloop owns.
 //!
-//! The accumulators are the wgmma D fragment (CuTe's `CLayout_64xN`):
-//! thread `T` of a warpgroup (`w = T / 32`, `g = (T % 32) / 4`,
-//! `t = T % 4`) holds, per 64-row block and per 8 columns `j`, the values
-//! at rows `16w + g` and `16w + g + 8`, columns `8j + 2t` and `8j + 2t + 1`.
-//! Row-major D takes each pair of columns as one 32-bit (16-bit types) or
-//! 64-bit (f32) store; column-major D one element at a time. C is read at
-//! the same places by the same thread, only where beta is not 0, so D may
-//! alias C. Rows and columns past M and N are skipped.
+//! Where each accumulator lies comes from the consumers' tiled MMA
+//! ([`Sm90TiledMma`]): its C partition gives every thread's first row and
+//! column and every value's offset from them (for the wgmma D fragment,
+//! rows `16w + g` and `16w + g + 8` of each 64-row block, column pairs
+//! `8j + 2t`, `8j + 2t + 1`). Row-major D takes each pair of columns as
+//! one 32-bit (16-bit types) or 64-bit (f32) store; column-major D one
+//! element at a time. C is read at the same places by the same thread,
+//! only where beta is not 0, so D may alias C. Rows and columns past M and
+//! N are skipped.
 
 mod contract;
 mod tma_store;
@@ -20,7 +21,7 @@ pub use tma_store::{CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilo
 
 use super::epilogue_fusion::{apply, apply_without_source, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
-use super::{EpilogueSpec, SourceRead, TileContext};
+use super::{EpilogueSpec, Sm90TiledMma, SourceRead, TileContext};
 use crate::atom::{CopyValue, UniversalCopy};
 use crate::gemm::{BiasAxis, OutputMajor};
 use crate::numeric::ElementType;
@@ -81,9 +82,9 @@ impl EpilogueSm90TmaStore {
         }
     }
 
-    /// Accumulator value `v` of 64-row block `mb` as an f32 register.
-    fn acc_value(&self, k: &mut Kernel, acc: &RegisterTensor, mb: u32, v: u32) -> Reg {
-        acc_f32(k, self.spec.types.acc, self.spec.tile[1], acc, mb, v)
+    /// The consumers' tiled MMA, whose C partition places the accumulators.
+    pub(crate) fn tiled_mma(&self) -> Result<Sm90TiledMma, PtxError> {
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.split_m)
     }
 }
 
@@ -127,18 +128,11 @@ fn emit_beta_nonzero(k: &mut Kernel, beta: Reg) -> Reg {
     p_beta
 }
 
-/// Accumulator value `v` of 64-row block `mb` of an `n`-wide wgmma
-/// fragment as an f32 register (f16 accumulators converted).
-fn acc_f32(
-    k: &mut Kernel,
-    acc_type: ElementType,
-    n: u32,
-    acc: &RegisterTensor,
-    mb: u32,
-    v: u32,
-) -> Reg {
-    // N/2 values per thread per block: f32 registers, or f16 halves.
-    let (reg, half) = acc.value(i64::from(mb * (n / 2) + v));
+/// Accumulator value `v` (the fragment's logical index, as the tiled MMA's
+/// C partition numbers a thread's values) as an f32 register (f16
+/// accumulators converted).
+fn acc_f32(k: &mut Kernel, acc_type: ElementType, acc: &RegisterTensor, v: i64) -> Reg {
+    let (reg, half) = acc.value(v);
     if acc_type == ElementType::F16 {
         let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
         let out = k.reg(RegClass::F32);
@@ -149,6 +143,49 @@ fn acc_f32(
     } else {
         reg
     }
+}
+
+/// The consumers' tiled MMA of an SM90 epilogue of `spec`: `2` warpgroups
+/// of `wg_rows` rows where it splits tiles along M, else one (the C
+/// partition does not depend on where A is read from, so the `_SS` atom
+/// stands for both mainloops).
+fn epilogue_tiled_mma(
+    spec: &EpilogueFacts,
+    wg_rows: u32,
+    split_m: bool,
+) -> Result<Sm90TiledMma, PtxError> {
+    let t = spec.types;
+    let err = |e: crate::Error| PtxError::UnsupportedSpec {
+        kernel: "gemm",
+        name: String::from("sm90 epilogue"),
+        reason: e.to_string(),
+    };
+    let atom = crate::atom::gmma_atom(
+        t.a,
+        t.b,
+        t.acc,
+        spec.tile[1],
+        crate::atom::MmaSource::SharedShared,
+    )
+    .ok_or_else(|| {
+        err(crate::Error::invalid_argument(
+            "wgmma atom",
+            format!("{:?}", t),
+            "types with a wgmma instruction",
+        ))
+    })?;
+    Sm90TiledMma::new(atom, if split_m { 2 } else { 1 }, wg_rows).map_err(err)
+}
+
+/// Emits consumer thread `tid`'s index among the tiled MMA's threads: its
+/// place after the producer warpgroup, modulo the consumers of one tile
+/// (`(tid - 128) mod threads`; ping-pong's second warpgroup holds a tile
+/// of its own).
+fn emit_consumer_index(k: &mut Kernel, tid: Reg, mma: &Sm90TiledMma) -> Reg {
+    let index = k.reg(RegClass::B32);
+    k.push(format!("sub.u32 {index}, {tid}, 128;"));
+    k.push(format!("and.b32 {index}, {index}, {};", mma.threads() - 1));
+    index
 }
 
 impl EpilogueSm90NoSmem {
@@ -186,26 +223,21 @@ impl EpilogueSm90NoSmem {
         let types = self.spec.types;
         let major = self.spec.majors.d;
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        // The thread's first row and column in the tile.
-        let (t, w, g, q, row0, col0) = (r32(k), r32(k), r32(k), r32(k), r32(k), r32(k));
-        k.push(format!("and.b32 {t}, {}, 127;", io.tid));
-        k.push(format!("shr.u32 {w}, {t}, 5;"));
-        k.push(format!("and.b32 {g}, {t}, 31;"));
-        k.push(format!("and.b32 {q}, {g}, 3;"));
-        k.push(format!("shr.u32 {g}, {g}, 2;"));
-        k.push(format!("mad.lo.u32 {row0}, {w}, 16, {g};"));
-        if self.split_m {
-            let c = k.warpgroup_index(io.tid);
-            k.push(format!("sub.u32 {c}, {c}, 1;"));
-            k.push(format!("mad.lo.u32 {row0}, {c}, {}, {row0};", self.wg_rows));
-        }
-        k.push(format!("shl.b32 {col0}, {q}, 1;"));
+        let mma = self.tiled_mma()?;
+        let err = |e: crate::Error| PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: String::from("sm90 epilogue"),
+            reason: e.to_string(),
+        };
+        mma.check_accumulators(acc).map_err(err)?;
+        // The thread's first row and column in the tile: the C partition's
+        // thread layouts.
+        let index = emit_consumer_index(k, io.tid, &mma);
+        let (row0, col0) = mma.emit_origin(k, index).map_err(err)?;
         // The edges relative to the thread's first element.
         let (m_left, n_left) = (r32(k), r32(k));
         k.push(format!("sub.s32 {m_left}, {}, {row0};", io.m_rem));
         k.push(format!("sub.s32 {n_left}, {}, {col0};", io.n_rem));
-        let n = self.spec.tile[1];
-        let blocks = self.wg_rows / 64;
         let (dsize, csize) = (types.d.size_bytes(), types.c.size_bytes());
         // Base addresses of the thread's first element in D and C.
         let base = |k: &mut Kernel, tile: Reg, ld: Reg, size: u32| {
@@ -223,20 +255,24 @@ impl EpilogueSm90NoSmem {
         let d_base = base(k, io.d_tile, io.ldd_bytes, dsize);
         let c_base = base(k, io.c_tile, io.ldc_bytes, csize);
         let biases = self.spec.epilogue.biases();
-        // Row and column offsets (from row0, col0) of every element.
-        let rows: Vec<(u32, u32, u32)> = (0..blocks)
-            .flat_map(|mb| (0..2).map(move |h| (mb, h, 64 * mb + 8 * h)))
-            .collect();
-        let cols: Vec<(u32, u32, u32)> = (0..n / 8)
-            .flat_map(|j| (0..2).map(move |e| (j, e, 8 * j + e)))
-            .collect();
+        // Row and column offsets (from row0, col0) of the thread's values;
+        // row-major D stores column pairs (c, c + 1) together.
+        let rows = mma.row_offsets();
+        let cols = mma.col_offsets();
+        if major == OutputMajor::N && cols.chunks(2).any(|p| p.len() != 2 || p[1] != p[0] + 1) {
+            return Err(err(crate::Error::invalid_argument(
+                "accumulator columns",
+                format!("{cols:?}"),
+                "pairs of adjacent columns",
+            )));
+        }
         // Predicates of every row and column offset.
         let inside = |k: &mut Kernel, left: Reg, offset: u32| {
             let p = k.reg(RegClass::Pred);
             k.push(format!("setp.gt.s32 {p}, {left}, {offset};"));
             p
         };
-        let row_ok: Vec<Reg> = rows.iter().map(|&(_, _, o)| inside(k, m_left, o)).collect();
+        let row_ok: Vec<Reg> = rows.iter().map(|&o| inside(k, m_left, o)).collect();
         // The outer walk: rows of row-major D, columns of column-major D.
         let (outer_list, inner_list) = match major {
             OutputMajor::N => (&rows, &cols),
@@ -253,7 +289,7 @@ impl EpilogueSm90NoSmem {
             load_f32(k, types.c, p, addr, 0)
         };
         let walk = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
-            for (oi, &(_, _, outer)) in outer_list.iter().enumerate() {
+            for (oi, &outer) in outer_list.iter().enumerate() {
                 let (d_ptr, c_ptr) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
                 let (d_step, c_step) = (io.ldd_bytes, io.ldc_bytes);
                 let wide = k.reg(RegClass::B64);
@@ -281,7 +317,7 @@ impl EpilogueSm90NoSmem {
                 }
                 let mut values = Vec::new();
                 let mut preds = Vec::new();
-                for (ii, &(_, _, inner)) in inner_list.iter().enumerate() {
+                for (ii, &inner) in inner_list.iter().enumerate() {
                     let p_inner = match major {
                         OutputMajor::N => inside(k, n_left, inner),
                         OutputMajor::M => row_ok[ii],
@@ -292,9 +328,14 @@ impl EpilogueSm90NoSmem {
                         OutputMajor::N => (rows[oi], cols[ii]),
                         OutputMajor::M => (rows[ii], cols[oi]),
                     };
-                    let (mb, h) = (row.0, row.1);
-                    let (j, e) = (col.0, col.1);
-                    let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
+                    let v = mma.value_at(row, col).ok_or_else(|| {
+                        err(crate::Error::invalid_argument(
+                            "accumulator place",
+                            format!("row {row}, column {col}"),
+                            "a place the thread holds",
+                        ))
+                    })?;
+                    let a = acc_f32(k, types.acc, acc, v);
                     let c = if with_c {
                         load_f32(k, types.c, p, c_ptr, inner * csize)?
                     } else {
@@ -305,8 +346,8 @@ impl EpilogueSm90NoSmem {
                         bias.push(match outer_bias[i] {
                             Some(v) => v,
                             None => match axis {
-                                BiasAxis::Row => bias_value(k, i, row.2, row0, p)?,
-                                BiasAxis::Column => bias_value(k, i, col.2, col0, p)?,
+                                BiasAxis::Row => bias_value(k, i, row, row0, p)?,
+                                BiasAxis::Column => bias_value(k, i, col, col0, p)?,
                             },
                         });
                     }
@@ -327,7 +368,7 @@ impl EpilogueSm90NoSmem {
                     values.push(value);
                     preds.push(p);
                     // Row-major D stores each column pair together.
-                    if major == OutputMajor::M || e == 1 {
+                    if major == OutputMajor::M || ii % 2 == 1 {
                         let offset = match major {
                             OutputMajor::N => (inner - 1) * dsize,
                             OutputMajor::M => inner * dsize,
@@ -343,9 +384,9 @@ impl EpilogueSm90NoSmem {
         emit_for_source(k, self.source, io.beta, walk)
     }
 
-    /// Accumulator value `v` of 64-row block `mb` as an f32 register.
-    fn acc_value(&self, k: &mut Kernel, acc: &RegisterTensor, mb: u32, v: u32) -> Reg {
-        acc_f32(k, self.spec.types.acc, self.spec.tile[1], acc, mb, v)
+    /// The consumers' tiled MMA, whose C partition places the accumulators.
+    pub(crate) fn tiled_mma(&self) -> Result<Sm90TiledMma, PtxError> {
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.split_m)
     }
 
     /// Stores the values of one group at `[ptr + offset]`: a column pair of

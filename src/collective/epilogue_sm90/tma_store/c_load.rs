@@ -4,10 +4,11 @@
 //! from global memory in pairs.
 
 use super::super::emit_beta_nonzero;
+use super::stmatrix::Staging;
 use super::{
     atom_error, CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, WarpgroupOrigin, SUBTILE_N,
 };
-use crate::atom::{emit_tma_load, Coord, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use crate::atom::{emit_tma_load, Coord};
 use crate::collective::SourceRead;
 use crate::gemm::OutputMajor;
 use crate::numeric::ElementType;
@@ -178,34 +179,6 @@ impl EpilogueSm90TmaStore {
         Ok(())
     }
 
-    /// Reads one 64-row block `mb` of C's subtile in buffer byte `buffer`
-    /// (of the C buffers) with two `ldmatrix.x4`, as `emit_matrices` writes
-    /// D's: the thread's words `[h][jl]`, two 16-bit elements each.
-    pub(super) fn emit_c_matrices(
-        &self,
-        k: &mut Kernel,
-        bases: &[Reg],
-        mb: u32,
-        buffer: u32,
-    ) -> Result<[[Reg; (SUBTILE_N / 8) as usize]; 2], PtxError> {
-        let buffer = self.c_offset() + buffer;
-        let mut words = [[bases[0]; (SUBTILE_N / 8) as usize]; 2];
-        for a in [0usize, 2] {
-            let dst: Vec<Reg> = (0..4).map(|_| k.reg(RegClass::B32)).collect();
-            let at = self.matrix_address(bases, mb, buffer, a);
-            match self.spec.majors.d {
-                OutputMajor::N => SM75_U32x4_LDSM_N::emit(k, &dst, &at),
-                OutputMajor::M => SM75_U16x8_LDSM_T::emit(k, &dst, &at),
-            }
-            .map_err(atom_error)?;
-            words[0][a] = dst[0];
-            words[1][a] = dst[1];
-            words[0][a + 1] = dst[2];
-            words[1][a + 1] = dst[3];
-        }
-        Ok(words)
-    }
-
     /// Element `e` (0: the low half) of a word of two C elements, as f32.
     pub(super) fn c_element(&self, k: &mut Kernel, word: Reg, e: u32) -> Reg {
         let out = k.reg(RegClass::F32);
@@ -226,22 +199,19 @@ impl EpilogueSm90TmaStore {
         out
     }
 
-    /// Reads one thread's two f32 values of C for 8-column group `jl` of a
-    /// subtile (at 64-row block `mb`, half `h`) from C's buffer at byte
-    /// `buffer`: the places [`stage`](Self::stage) writes D's.
+    /// Reads one thread's f32 pair of C at `place` from C's buffer at
+    /// byte `buffer`: where [`stage`](Self::stage) writes D's.
     pub(super) fn load_c_pair(
         &self,
         k: &mut Kernel,
-        bases: &[Reg],
-        (mb, h, jl): (u32, u32, u32),
+        staging: &Staging,
+        place: [u32; 2],
         buffer: u32,
-        row_off: u32,
-    ) -> [Reg; 2] {
-        let major = self.spec.majors.d;
+    ) -> Result<[Reg; 2], PtxError> {
         let buffer = self.c_offset() + buffer;
         let pair = [k.reg(RegClass::F32), k.reg(RegClass::F32)];
-        let places = self.f32_places(major, bases, (mb, h, jl), buffer, row_off);
-        match major {
+        let places = self.f32_places(staging, place, buffer)?;
+        match self.spec.majors.d {
             OutputMajor::N => k.push(format!(
                 "ld.shared.v2.f32 {{{}, {}}}, [{}];",
                 pair[0], pair[1], places[0]
@@ -252,6 +222,6 @@ impl EpilogueSm90TmaStore {
                 }
             }
         }
-        pair
+        Ok(pair)
     }
 }

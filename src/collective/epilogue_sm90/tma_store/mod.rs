@@ -12,7 +12,10 @@
 //! TMA applies): a 16-bit D with `stmatrix.x4` (four 8x8 matrices of the
 //! accumulator fragment a store, `.trans` for a column-major D; CuTe's
 //! `SM90_U32x4_STSM_N` and `SM90_U16x8_STSM_T`), an f32 D with plain
-//! stores. Then `fence.proxy.async`, a barrier of the warpgroup, and
+//! stores. Which accumulator lies where comes from the consumers' tiled
+//! MMA ([`Sm90TiledMma`](crate::collective::Sm90TiledMma)): its C
+//! partition places every value, and the `stmatrix` copies are built from
+//! it and the copy atom (`matrix_copy.rs`, as CuTe's `make_tiled_copy_C`). Then `fence.proxy.async`, a barrier of the warpgroup, and
 //! one thread stores the buffer with TMA (`cp.async.bulk.tensor`, a bulk
 //! group per subtile). Before a buffer is written again, that thread waits
 //! until at most one bulk group still reads shared memory
@@ -72,6 +75,7 @@ use crate::gemm::OutputMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 mod c_load;
+mod matrix_copy;
 mod stmatrix;
 mod store;
 mod tail;

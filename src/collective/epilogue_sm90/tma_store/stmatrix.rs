@@ -1,13 +1,59 @@
-//! The register-to-shared copies of a subtile: `stmatrix` of the packed
-//! 16-bit values where D's type allows, else one value at a time (f32),
-//! and their addresses in the swizzled buffers.
+//! The register-to-shared copies of a subtile and the shared addresses
+//! they use: `stmatrix` of the packed 16-bit values where D's type allows
+//! (the [`MatrixCopy`] of the tiled MMA's fragment), else one value or pair
+//! at a time (f32); C read back the same way (`ldmatrix`, plain loads).
+//!
+//! A place in a warpgroup's subtile buffer is (row of the band, column of
+//! the subtile). Its byte offset is split in two: a run-time part, the
+//! swizzled address of the thread's own place plus a *key* (the part of
+//! the place that reaches the swizzled bits), emitted once per tile for
+//! each key; and an immediate (whole 8-row groups of a row-major buffer,
+//! whole boxes and 8-column groups of a column-major one), a multiple of
+//! the swizzle's period, so that it adds after the swizzle.
 
+use super::matrix_copy::{MatrixCopy, MatrixInstruction};
 use super::{atom_error, EpilogueSm90TmaStore, SUBTILE_N};
-use crate::atom::{SM90_U16x8_STSM_T, SM90_U32x4_STSM_N};
+use crate::atom::{
+    CopyAtom, GmmaSwizzle, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM90_U16x8_STSM_T,
+    SM90_U32x4_STSM_N,
+};
 use crate::collective::epilogue_fusion::emit_pack_pair;
+use crate::collective::Sm90TiledMma;
 use crate::gemm::OutputMajor;
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// The run-time addresses of one tile's staged places: per key (see the
+/// module's docs), the swizzled shared address of the thread's place plus
+/// that key.
+pub(super) struct Staging {
+    bases: Vec<([u32; 2], Reg)>,
+}
+
+impl Staging {
+    /// The address operand of `place` in the buffer at byte `buffer`.
+    fn at(
+        &self,
+        epi: &EpilogueSm90TmaStore,
+        place: [u32; 2],
+        buffer: u32,
+    ) -> Result<String, PtxError> {
+        let (key, imm) = epi.split_place(place);
+        let base = self
+            .bases
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, r)| *r)
+            .ok_or_else(|| {
+                atom_error(crate::Error::invalid_argument(
+                    "staged place",
+                    format!("{place:?} (key {key:?})"),
+                    "a place whose key the tile's staging emitted",
+                ))
+            })?;
+        Ok(format!("{base}+{}", buffer + imm))
+    }
+}
 
 impl EpilogueSm90TmaStore {
     /// Whether D's elements are 16-bit, so that the fragments are staged
@@ -17,126 +63,233 @@ impl EpilogueSm90TmaStore {
         self.spec.types.d != ElementType::F32
     }
 
-    /// Converts one thread's column pair (row g, columns 2q and 2q + 1 of
-    /// an 8-column group) to one word of two 16-bit elements, the first in
-    /// the low half: one `cvt.rn.{f16x2,bf16x2}.f32`.
+    /// Converts one thread's column pair to one word of two 16-bit
+    /// elements, the first in the low half: one `cvt.rn.{f16x2,bf16x2}.f32`.
     pub(super) fn pack(&self, k: &mut Kernel, values: &[Reg]) -> Reg {
         let word = k.reg(RegClass::B32);
         emit_pack_pair(k, self.spec.types.d, word, values[0], values[1]);
         word
     }
 
-    /// The `stmatrix` row addresses of this lane, for a 64-row block at
-    /// offset 0 of buffer 0: lane `l` gives row `l % 8` of matrix `l / 8`,
-    /// matrix `i` being the 8x8 block of half `i % 2` (rows 8h..8h+7 of the
-    /// warp's 16) and 8-column group `a + i / 2` of the store for groups
-    /// `a` and `a + 1`. Row-major D: one address per `a` in {0, 2} (the
-    /// swizzle moves 16-byte chunks within a row, so the two differ in
-    /// swizzled bits); column-major D (transposed store: lane `l` gives
-    /// column `l % 8` of its matrix, 8 rows of 16 bits): one address, group
-    /// 2 lying 16 columns (2048 bytes) further, past the swizzled bits.
-    pub(super) fn emit_matrix_bases(
+    /// The copy atom that stages D's matrices (`store`) or reads C's back:
+    /// `stmatrix`/`ldmatrix`, transposed for a column-major D.
+    fn matrix_atom(&self, store: bool) -> CopyAtom {
+        match (self.spec.majors.d, store) {
+            (OutputMajor::N, true) => CopyAtom::Sm90U32x4StsmN,
+            (OutputMajor::M, true) => CopyAtom::Sm90U16x8StsmT,
+            (OutputMajor::N, false) => CopyAtom::Sm75U32x4LdsmN,
+            (OutputMajor::M, false) => CopyAtom::Sm75U16x8LdsmT,
+        }
+    }
+
+    /// The tiled MMA's matrix copies with the store (or load) atom.
+    pub(super) fn matrix_copy(
         &self,
-        k: &mut Kernel,
-        t: Reg,
-        w: Reg,
-        buffers: Reg,
-    ) -> Vec<Reg> {
+        mma: &Sm90TiledMma,
+        store: bool,
+    ) -> Result<MatrixCopy, PtxError> {
+        MatrixCopy::new(
+            mma,
+            self.matrix_atom(store),
+            self.spec.majors.d == OutputMajor::M,
+        )
+        .map_err(atom_error)
+    }
+
+    /// The buffers' swizzle: `Swizzle<2,4,3>` on the bytes of 64-byte rows,
+    /// `Swizzle<3,4,3>` on 128-byte ones.
+    pub(super) fn swizzle(&self) -> GmmaSwizzle {
         let (_, span) = self.box_dims();
-        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (r, half, group, rows) = (r32(k), r32(k), r32(k), r32(k));
-        k.push(format!("and.b32 {r}, {t}, 7;"));
-        k.push(format!("bfe.u32 {half}, {t}, 3, 1;"));
-        k.push(format!("bfe.u32 {group}, {t}, 4, 1;"));
-        // The matrix's first row in the warpgroup's 64-row block: 16w + 8h.
-        k.push(format!("mad.lo.u32 {rows}, {w}, 16, 0;"));
-        k.push(format!("mad.lo.u32 {rows}, {half}, 8, {rows};"));
+        if span == 64 {
+            GmmaSwizzle::B64
+        } else {
+            GmmaSwizzle::B128
+        }
+    }
+
+    /// Byte offset of a place (row of the band, column of the subtile) in
+    /// a subtile buffer, before the swizzle: row-major, rows of `span`
+    /// bytes; column-major, boxes of `box_rows` rows, each column of a box
+    /// 128 bytes.
+    fn linear(&self, [row, col]: [u32; 2]) -> u32 {
+        let size = self.spec.types.d.size_bytes();
+        let (_, span) = self.box_dims();
         match self.spec.majors.d {
-            OutputMajor::N => [0u32, 2]
-                .into_iter()
-                .map(|a| {
-                    let (row, lin) = (r32(k), r32(k));
-                    k.push(format!("add.u32 {row}, {rows}, {r};"));
-                    k.push(format!("mul.lo.u32 {lin}, {row}, {span};"));
-                    k.push(format!("mad.lo.u32 {lin}, {group}, 16, {lin};"));
-                    k.push(format!("add.u32 {lin}, {lin}, {};", 16 * a));
-                    self.buffer_address(k, buffers, lin)
-                })
-                .collect(),
+            OutputMajor::N => row * span + col * size,
             OutputMajor::M => {
-                let (c, lin) = (r32(k), r32(k));
-                k.push(format!("mad.lo.u32 {c}, {group}, 8, {r};"));
-                k.push(format!("mul.lo.u32 {lin}, {c}, 128;"));
-                let size = self.spec.types.d.size_bytes();
-                k.push(format!("mad.lo.u32 {lin}, {rows}, {size}, {lin};"));
-                vec![self.buffer_address(k, buffers, lin)]
+                let rows = self.box_rows();
+                (row / rows) * SUBTILE_N * 128 + col * 128 + (row % rows) * size
             }
         }
     }
 
-    /// Stages one 64-row block `mb` of a subtile (the thread's words
-    /// `[h][jl]`) into the buffer at byte `buffer` with two `stmatrix.x4`:
-    /// 8-column groups 0-1, then 2-3, each as matrices (h 0, group a),
-    /// (h 1, a), (h 0, a + 1), (h 1, a + 1).
+    /// `place` (its column taken within the subtile) as its key and the
+    /// immediate that completes it (see the module's docs).
+    fn split_place(&self, [row, col]: [u32; 2]) -> ([u32; 2], u32) {
+        let col = col % SUBTILE_N;
+        let key = match self.spec.majors.d {
+            OutputMajor::N => [row % 8, col],
+            OutputMajor::M => [row % self.box_rows(), col % 8],
+        };
+        (key, self.linear([row, col]) - self.linear(key))
+    }
+
+    /// Emits the addresses of the keys of `places` (in order of first
+    /// appearance): `buffers + swizzle(linear(thread place + key))`, the
+    /// thread's place `(row, col)` (`.b32`). Errors where an immediate
+    /// would reach the swizzled bits.
+    pub(super) fn emit_staging(
+        &self,
+        k: &mut Kernel,
+        buffers: Reg,
+        (row, col): (Reg, Reg),
+        places: &[[u32; 2]],
+    ) -> Result<Staging, PtxError> {
+        let period = self.swizzle().swizzle().period() as u32;
+        let mut bases: Vec<([u32; 2], Reg)> = Vec::new();
+        for &place in places {
+            let (key, imm) = self.split_place(place);
+            if imm % period != 0 {
+                return Err(atom_error(crate::Error::invalid_argument(
+                    "staged place",
+                    format!("{place:?}"),
+                    format!("an immediate that is a multiple of the swizzle period {period}"),
+                )));
+            }
+            if bases.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            let linear = self.emit_linear(k, row, col, key);
+            bases.push((key, self.buffer_address(k, buffers, linear)));
+        }
+        Ok(Staging { bases })
+    }
+
+    /// Emits [`linear`](Self::linear) of `(row + key[0], col + key[1])`.
+    fn emit_linear(&self, k: &mut Kernel, row: Reg, col: Reg, key: [u32; 2]) -> Reg {
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let size = self.spec.types.d.size_bytes();
+        let (_, span) = self.box_dims();
+        let plus = |k: &mut Kernel, x: Reg, add: u32| {
+            if add == 0 {
+                return x;
+            }
+            let y = r32(k);
+            k.push(format!("add.u32 {y}, {x}, {add};"));
+            y
+        };
+        let (r, c) = (plus(k, row, key[0]), plus(k, col, key[1]));
+        let lin = r32(k);
+        match self.spec.majors.d {
+            OutputMajor::N => {
+                k.push(format!("mul.lo.u32 {lin}, {r}, {span};"));
+                k.push(format!("mad.lo.u32 {lin}, {c}, {size}, {lin};"));
+            }
+            OutputMajor::M => {
+                let rows = self.box_rows();
+                let (b, rr) = (r32(k), r32(k));
+                k.push(format!("shr.u32 {b}, {r}, {};", rows.trailing_zeros()));
+                k.push(format!("and.b32 {rr}, {r}, {};", rows - 1));
+                k.push(format!("mul.lo.u32 {lin}, {b}, {};", SUBTILE_N * 128));
+                k.push(format!("mad.lo.u32 {lin}, {c}, 128, {lin};"));
+                k.push(format!("mad.lo.u32 {lin}, {rr}, {size}, {lin};"));
+            }
+        }
+        lin
+    }
+
+    /// Emits the place each lane addresses in the instructions of `copy`
+    /// (from their origins): the warp's first element (the tiled MMA's
+    /// thread layouts at the warp's first thread) plus the copy's lane
+    /// layouts; `t` is the thread's index in its warpgroup.
+    pub(super) fn emit_lane_place(
+        &self,
+        k: &mut Kernel,
+        mma: &Sm90TiledMma,
+        copy: &MatrixCopy,
+        t: Reg,
+    ) -> Result<(Reg, Reg), PtxError> {
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (warp, lane) = (r32(k), r32(k));
+        k.push(format!("and.b32 {warp}, {t}, -32;"));
+        k.push(format!("and.b32 {lane}, {t}, 31;"));
+        let (row, col) = mma.emit_origin(k, warp).map_err(atom_error)?;
+        let emit = |k: &mut Kernel, layout| {
+            crate::tiled::emit_layout_offset(k, layout, lane).map_err(atom_error)
+        };
+        let (lr, lc) = (emit(k, copy.lane_rows())?, emit(k, copy.lane_cols())?);
+        k.push(format!("add.u32 {row}, {row}, {lr};"));
+        k.push(format!("add.u32 {col}, {col}, {lc};"));
+        Ok((row, col))
+    }
+
+    /// Stages instruction `i`'s four matrices of D (the words of its
+    /// registers' value pairs) into the buffer at byte `buffer`.
     pub(super) fn emit_matrices(
         &self,
         k: &mut Kernel,
-        bases: &[Reg],
-        mb: u32,
+        staging: &Staging,
+        i: &MatrixInstruction,
         buffer: u32,
-        words: &[[Option<Reg>; (SUBTILE_N / 8) as usize]; 2],
+        words: &[Reg; 4],
     ) -> Result<(), PtxError> {
-        let word = |h: usize, jl: usize| {
-            words[h][jl].ok_or_else(|| PtxError::UnsupportedSpec {
-                kernel: "gemm",
-                name: String::from("sm90 tma epilogue"),
-                reason: format!("no word for half {h}, group {jl} of a 64-row block"),
-            })
-        };
-        for a in [0usize, 2] {
-            let src = [word(0, a)?, word(1, a)?, word(0, a + 1)?, word(1, a + 1)?];
-            let at = self.matrix_address(bases, mb, buffer, a);
-            match self.spec.majors.d {
-                OutputMajor::N => SM90_U32x4_STSM_N::emit(k, &src, &at),
-                OutputMajor::M => SM90_U16x8_STSM_T::emit(k, &src, &at),
-            }
-            .map_err(atom_error)?;
-        }
-        Ok(())
-    }
-
-    /// The address operand of the `stmatrix` (or `ldmatrix`) of 64-row
-    /// block `mb`, 8-column groups `a` and `a + 1`, in the buffer at byte
-    /// `buffer` (see [`emit_matrix_bases`](Self::emit_matrix_bases)).
-    pub(super) fn matrix_address(&self, bases: &[Reg], mb: u32, buffer: u32, a: usize) -> String {
+        let at = staging.at(self, i.origin, buffer)?;
         match self.spec.majors.d {
-            OutputMajor::N => {
-                let (_, span) = self.box_dims();
-                format!("{}+{}", bases[a / 2], buffer + mb * 64 * span)
-            }
-            OutputMajor::M => {
-                // Box mb (64 rows of a 16-bit type), group a's columns.
-                let offset = buffer + mb * SUBTILE_N * 128 + 8 * a as u32 * 128;
-                format!("{}+{offset}", bases[0])
-            }
+            OutputMajor::N => SM90_U32x4_STSM_N::emit(k, words, &at),
+            OutputMajor::M => SM90_U16x8_STSM_T::emit(k, words, &at),
+        }
+        .map_err(atom_error)
+    }
+
+    /// Reads instruction `i`'s four matrices of C from C's buffer at byte
+    /// `buffer` (of the C buffers): the words of its registers.
+    pub(super) fn emit_c_matrices(
+        &self,
+        k: &mut Kernel,
+        staging: &Staging,
+        i: &MatrixInstruction,
+        buffer: u32,
+    ) -> Result<[Reg; 4], PtxError> {
+        let words = [(); 4].map(|_| k.reg(RegClass::B32));
+        let at = staging.at(self, i.origin, self.c_offset() + buffer)?;
+        match self.spec.majors.d {
+            OutputMajor::N => SM75_U32x4_LDSM_N::emit(k, &words, &at),
+            OutputMajor::M => SM75_U16x8_LDSM_T::emit(k, &words, &at),
+        }
+        .map_err(atom_error)?;
+        Ok(words)
+    }
+
+    /// The address operands of one thread's f32 pair at `place` (its first
+    /// element; the second is the next column) in the buffer at byte
+    /// `buffer`: one for both (row-major, a `.v2` access) or one per
+    /// element (column-major).
+    pub(super) fn f32_places(
+        &self,
+        staging: &Staging,
+        place: [u32; 2],
+        buffer: u32,
+    ) -> Result<Vec<String>, PtxError> {
+        match self.spec.majors.d {
+            OutputMajor::N => Ok(vec![staging.at(self, place, buffer)?]),
+            OutputMajor::M => (0..2)
+                .map(|e| staging.at(self, [place[0], place[1] + e], buffer))
+                .collect(),
         }
     }
 
-    /// Writes one thread's f32 values of 8-column group `jl` of a subtile
-    /// (at 64-row block `mb`, half `h`) into the buffer at byte `buffer`.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes one thread's f32 pair at `place` into the buffer at byte
+    /// `buffer`.
     pub(super) fn stage(
         &self,
         k: &mut Kernel,
-        major: OutputMajor,
-        bases: &[Reg],
-        (mb, h, jl): (u32, u32, u32),
+        staging: &Staging,
+        place: [u32; 2],
         buffer: u32,
-        row_off: u32,
         values: &[Reg],
     ) -> Result<(), PtxError> {
-        let places = self.f32_places(major, bases, (mb, h, jl), buffer, row_off);
-        match major {
+        let places = self.f32_places(staging, place, buffer)?;
+        match self.spec.majors.d {
             OutputMajor::N => k.push(format!(
                 "st.shared.v2.f32 [{}], {{{}, {}}};",
                 places[0], values[0], values[1]
@@ -148,42 +301,5 @@ impl EpilogueSm90TmaStore {
             }
         }
         Ok(())
-    }
-
-    /// The address operands of one thread's f32 pair of 8-column group
-    /// `jl` of a subtile (at 64-row block `mb`, half `h`, row offset
-    /// `row_off`) in the buffer at byte `buffer`: one for both (row-major,
-    /// a `.v2` access) or one per element (column-major).
-    pub(super) fn f32_places(
-        &self,
-        major: OutputMajor,
-        bases: &[Reg],
-        (mb, h, jl): (u32, u32, u32),
-        buffer: u32,
-        row_off: u32,
-    ) -> Vec<String> {
-        let (_, span) = self.box_dims();
-        match major {
-            OutputMajor::N => {
-                vec![format!(
-                    "{}+{}",
-                    bases[jl as usize],
-                    buffer + row_off * span
-                )]
-            }
-            OutputMajor::M => {
-                let box_bytes = SUBTILE_N * 128;
-                let blocks_per_mb = 64 / self.box_rows();
-                (0..2u32)
-                    .map(|e| {
-                        let base = bases[(2 * h + e) as usize];
-                        format!(
-                            "{base}+{}",
-                            buffer + mb * blocks_per_mb * box_bytes + 8 * jl * 128
-                        )
-                    })
-                    .collect()
-            }
-        }
     }
 }

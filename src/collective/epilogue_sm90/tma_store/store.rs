@@ -3,17 +3,19 @@
 //! thread's TMA store of it, two buffers in turn; and the kernel's end,
 //! which waits for the last stores.
 
-use super::super::emit_for_source;
+use super::super::{acc_f32, emit_for_source};
+use super::matrix_copy::{MatrixCopy, MatrixInstruction};
+use super::stmatrix::Staging;
 use super::{
     atom_error, CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, WarpgroupOrigin, SUBTILE_N,
 };
-use crate::atom::{
-    emit_tma_store, emit_tma_store_arrive, emit_tma_store_fence, emit_tma_store_wait,
-};
 use crate::collective::epilogue_fusion::{apply, apply_without_source, load_f32};
+use crate::collective::Sm90TiledMma;
 use crate::gemm::{BiasAxis, OutputMajor};
+use crate::pipeline::{PipelineTmaStore, StoreAcquire};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::RegisterTensor;
+use std::collections::HashMap;
 
 impl EpilogueSm90TmaStore {
     /// Emits the store of one tile's accumulators; `smem` is this kernel's
@@ -28,8 +30,11 @@ impl EpilogueSm90TmaStore {
         let major = self.spec.majors.d;
         let csize = types.c.size_bytes();
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let frame = self.emit_frame(k, io)?;
+        let mma = self.tiled_mma()?;
+        mma.check_accumulators(acc).map_err(atom_error)?;
+        let frame = self.emit_frame(k, io, &mma)?;
         let TileFrame {
+            ring,
             origin,
             row0,
             col0,
@@ -40,12 +45,13 @@ impl EpilogueSm90TmaStore {
             rows,
             row_ok,
             c_rows,
-            bases,
-            matrix_bases,
+            staging,
+            matrices,
         } = &frame;
         let (t, wg, wg_row0, issuer) = (origin.thread, origin.wg, origin.row0, origin.issuer);
         let (row0, col0, buffers, barrier, n_left, c_base) =
             (*row0, *col0, *buffers, *barrier, *n_left, *c_base);
+        let cols = mma.col_offsets();
         let n = self.spec.tile[1];
         let biases = self.spec.epilogue.biases();
         let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
@@ -58,11 +64,10 @@ impl EpilogueSm90TmaStore {
             ));
             load_f32(k, types.c, p, addr, 0)
         };
+        // A subtile's buffer is free once the store that read it last has
+        // (the ring's acquire), and the warpgroup learns it at its barrier.
         let wait = |k: &mut Kernel| -> Result<(), PtxError> {
-            let skip = k.new_label("epi_wait")?;
-            k.push(format!("@!{issuer} bra {};", skip.name()));
-            emit_tma_store_wait(k, 1).map_err(atom_error)?;
-            k.place_label(&skip);
+            ring.producer_acquire(k).map_err(atom_error)?;
             k.push(format!("bar.sync {barrier}, 128;"));
             Ok(())
         };
@@ -84,10 +89,7 @@ impl EpilogueSm90TmaStore {
                 // every store has read the buffers and every thread of the
                 // warpgroup has left the previous tile (its tail columns
                 // read them).
-                let drained = k.new_label("epi_c_drained")?;
-                k.push(format!("@!{issuer} bra {};", drained.name()));
-                emit_tma_store_wait(k, 0).map_err(atom_error)?;
-                k.place_label(&drained);
+                ring.producer_drain(k).map_err(atom_error)?;
                 k.push(format!("bar.sync {barrier}, 128;"));
                 let skip = k.new_label("epi_c_first")?;
                 k.push(format!("@!{issuer} bra {};", skip.name()));
@@ -110,28 +112,62 @@ impl EpilogueSm90TmaStore {
                     )?;
                     k.push(format!("xor.b32 {0}, {0}, 1;", c.phases[b]));
                 }
-                // 16-bit D: the words of one 64-row block, [h][jl].
-                let mut words = [[None; (SUBTILE_N / 8) as usize]; 2];
-                // C loaded with TMA: its words of the 64-row block, [h][jl].
-                let mut c_words = None;
-                for (ri, &(mb, h, row_off)) in rows.iter().enumerate() {
-                    if tma_c.is_some() && h == 0 && self.stores_matrices() {
-                        c_words = Some(self.emit_c_matrices(k, matrix_bases, mb, buffer)?);
+                // The subtile's columns, in pairs; the matrix copies whose
+                // windows lie in it, and which of them are staged (or, for
+                // C, read) yet.
+                let chunk_cols: Vec<u32> = cols
+                    .iter()
+                    .copied()
+                    .filter(|c| c / SUBTILE_N == chunk)
+                    .collect();
+                let copies: Vec<&MatrixInstruction> = matrices
+                    .iter()
+                    .flat_map(|copy| copy.instructions())
+                    .filter(|i| i.origin[1] / SUBTILE_N == chunk)
+                    .collect();
+                let mut staged = vec![false; copies.len()];
+                let mut c_read = vec![false; copies.len()];
+                // 16-bit D: the packed word of each value pair, by its
+                // first value; C loaded with TMA: each value's C word and half.
+                let mut words: HashMap<i64, Reg> = HashMap::new();
+                let mut c_words: HashMap<i64, (Reg, u32)> = HashMap::new();
+                for (ri, &row_off) in rows.iter().enumerate() {
+                    if tma_c.is_some() && self.stores_matrices() {
+                        for (ci, copy) in copies.iter().enumerate() {
+                            let window = copy.origin[0]..copy.origin[0] + 16;
+                            if c_read[ci] || !window.contains(&row_off) {
+                                continue;
+                            }
+                            let regs = self.emit_c_matrices(k, staging, copy, buffer)?;
+                            for (reg, pair) in regs.iter().zip(&copy.values) {
+                                c_words.insert(pair[0], (*reg, 0));
+                                c_words.insert(pair[1], (*reg, 1));
+                            }
+                            c_read[ci] = true;
+                        }
                     }
-                    for jl in 0..SUBTILE_N / 8 {
-                        let j = chunk * SUBTILE_N / 8 + jl;
+                    for pair in chunk_cols.chunks(2) {
+                        let place = [row_off, pair[0]];
                         let mut values = Vec::new();
                         // f32 C loaded with TMA: the thread's two values,
                         // where `stage` writes D's.
                         let c_pair = match tma_c {
                             Some(_) if !self.stores_matrices() => {
-                                Some(self.load_c_pair(k, bases, (mb, h, jl), buffer, row_off))
+                                Some(self.load_c_pair(k, staging, place, buffer)?)
                             }
                             _ => None,
                         };
-                        for e in 0..2u32 {
-                            let col_off = 8 * j + e;
-                            let a = self.acc_value(k, acc, mb, 4 * j + 2 * h + e);
+                        let mut first = None;
+                        for (e, &col_off) in pair.iter().enumerate() {
+                            let v = mma.value_at(row_off, col_off).ok_or_else(|| {
+                                atom_error(crate::Error::invalid_argument(
+                                    "accumulator place",
+                                    format!("row {row_off}, column {col_off}"),
+                                    "a place the thread holds",
+                                ))
+                            })?;
+                            first.get_or_insert(v);
+                            let a = acc_f32(k, types.acc, acc, v);
                             // Whether the element is in the problem, for C's
                             // and the biases' loads (TMA clips D's store).
                             let mut in_bounds = || {
@@ -143,11 +179,9 @@ impl EpilogueSm90TmaStore {
                             let p = ((with_c && tma_c.is_none()) || !biases.is_empty())
                                 .then(&mut in_bounds);
                             let c = match (p, major) {
-                                _ if tma_c.is_some() => match (c_words, c_pair) {
-                                    (Some(cw), _) => {
-                                        self.c_element(k, cw[h as usize][jl as usize], e)
-                                    }
-                                    (None, Some(pair)) => pair[e as usize],
+                                _ if tma_c.is_some() => match (c_words.get(&v), c_pair) {
+                                    (Some(&(word, half)), _) => self.c_element(k, word, half),
+                                    (None, Some(pair)) => pair[e],
                                     (None, None) => zero,
                                 },
                                 (Some(p), OutputMajor::N) if with_c => {
@@ -188,14 +222,33 @@ impl EpilogueSm90TmaStore {
                             )?);
                         }
                         if self.stores_matrices() {
-                            words[h as usize][jl as usize] = Some(self.pack(k, &values));
+                            if let Some(v) = first {
+                                words.insert(v, self.pack(k, &values));
+                            }
                         } else {
-                            self.stage(k, major, bases, (mb, h, jl), buffer, row_off, &values)?;
+                            self.stage(k, staging, place, buffer, &values)?;
                         }
                     }
-                    if self.stores_matrices() && h == 1 {
-                        self.emit_matrices(k, matrix_bases, mb, buffer, &words)?;
+                    // Every copy whose registers are all packed now.
+                    for (ci, copy) in copies.iter().enumerate() {
+                        let regs: Option<Vec<Reg>> = copy
+                            .values
+                            .iter()
+                            .map(|p| words.get(&p[0]).copied())
+                            .collect();
+                        if let (false, Some(regs)) = (staged[ci], regs) {
+                            let regs = [regs[0], regs[1], regs[2], regs[3]];
+                            self.emit_matrices(k, staging, copy, buffer, &regs)?;
+                            staged[ci] = true;
+                        }
                     }
+                }
+                if staged.iter().any(|s| !s) {
+                    return Err(atom_error(crate::Error::invalid_argument(
+                        "subtile",
+                        chunk,
+                        "every matrix copy's values in the subtile's rows and columns",
+                    )));
                 }
                 self.emit_subtile_store(
                     k,
@@ -219,10 +272,7 @@ impl EpilogueSm90TmaStore {
         // even number) that newest store reads buffer 0, so wait for every
         // store here.
         if n_chunks % 2 == 1 {
-            let skip = k.new_label("epi_wait_all")?;
-            k.push(format!("@!{issuer} bra {};", skip.name()));
-            emit_tma_store_wait(k, 0).map_err(atom_error)?;
-            k.place_label(&skip);
+            ring.producer_drain(k).map_err(atom_error)?;
         }
         k.place_label(&early);
         if let Some(tail) = &tail {
@@ -253,16 +303,18 @@ impl EpilogueSm90TmaStore {
             next_c,
         } = store;
         let (barrier, buffers, origin) = (frame.barrier, frame.buffers, &frame.origin);
-        emit_tma_store_fence(k).map_err(atom_error)?;
+        let ring = &frame.ring;
+        ring.producer_fence(k).map_err(atom_error)?;
         k.push(format!("bar.sync {barrier}, 128;"));
         let skip = k.new_label("epi_store")?;
         k.push(format!("@!{} bra {};", origin.issuer, skip.name()));
         let src = k.reg(RegClass::B32);
         k.push(format!("add.u32 {src}, {buffers}, {buffer};"));
         self.emit_subtile_boxes(k, io, origin.row0, chunk, src, |k, at, coords| {
-            emit_tma_store(k, io.d_map, coords, at).map_err(atom_error)
+            ring.issue_tma_store(k, io.d_map, coords, at)
+                .map_err(atom_error)
         })?;
-        emit_tma_store_arrive(k).map_err(atom_error)?;
+        ring.producer_commit(k).map_err(atom_error)?;
         // C's buffer is read (the barrier above): its next subtile, where
         // the tile still has it (the early end's test).
         if let (Some((c, in_d)), true) = (next_c, chunk + 2 < n_chunks) {
@@ -274,7 +326,7 @@ impl EpilogueSm90TmaStore {
             ));
             k.push(format!("@!{q} bra {};", skip.name()));
             if in_d {
-                emit_tma_store_wait(k, 0).map_err(atom_error)?;
+                ring.reads_done(k).map_err(atom_error)?;
             }
             self.emit_c_load(k, io, c, origin, chunk + 2)?;
         }
@@ -300,23 +352,20 @@ impl EpilogueSm90TmaStore {
         &self,
         k: &mut Kernel,
         io: &Sm90TmaEpilogueInputs,
+        mma: &Sm90TiledMma,
     ) -> Result<TileFrame, PtxError> {
         let types = self.spec.types;
         let major = self.spec.majors.d;
-        let (dsize, csize) = (types.d.size_bytes(), types.c.size_bytes());
+        let csize = types.c.size_bytes();
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
         let origin = self.emit_origin(k, io.base.tid);
         let (t, wg, wg_row0) = (origin.thread, origin.wg, origin.row0);
-        let (w, g, q) = (r32(k), r32(k), r32(k));
-        k.push(format!("shr.u32 {w}, {t}, 5;"));
-        k.push(format!("and.b32 {g}, {t}, 31;"));
-        k.push(format!("and.b32 {q}, {g}, 3;"));
-        k.push(format!("shr.u32 {g}, {g}, 2;"));
-        // Rows relative to the warpgroup's first (`local`) and the tile's.
-        let (local, row0, col0) = (r32(k), r32(k), r32(k));
-        k.push(format!("mad.lo.u32 {local}, {w}, 16, {g};"));
+        // The thread's first row in its band (`local`, the tiled MMA's
+        // thread layout at its place in warpgroup 0) and in the tile, and
+        // its first column.
+        let (local, col0) = mma.emit_origin(k, t).map_err(atom_error)?;
+        let row0 = r32(k);
         k.push(format!("add.u32 {row0}, {local}, {wg_row0};"));
-        k.push(format!("shl.b32 {col0}, {q}, 1;"));
         // This warpgroup's two buffers; its named barrier (1 + warpgroup).
         let buffers = r32(k);
         k.push(format!(
@@ -345,13 +394,19 @@ impl EpilogueSm90TmaStore {
             k.push(format!("mad.wide.u32 {addr}, {inner}, {csize}, {addr};"));
             addr
         };
-        let blocks = self.wg_rows / 64;
-        let rows: Vec<(u32, u32, u32)> = (0..blocks)
-            .flat_map(|mb| (0..2).map(move |h| (mb, h, 64 * mb + 8 * h)))
-            .collect();
+        // The row offsets of the thread's values; columns come in pairs.
+        let rows = mma.row_offsets();
+        let cols = mma.col_offsets();
+        if cols.chunks(2).any(|p| p.len() != 2 || p[1] != p[0] + 1) {
+            return Err(atom_error(crate::Error::invalid_argument(
+                "accumulator columns",
+                format!("{cols:?}"),
+                "pairs of adjacent columns",
+            )));
+        }
         let row_ok: Vec<Reg> = rows
             .iter()
-            .map(|&(_, _, o)| {
+            .map(|&o| {
                 let p = k.reg(RegClass::Pred);
                 k.push(format!("setp.gt.s32 {p}, {m_left}, {o};"));
                 p
@@ -360,7 +415,7 @@ impl EpilogueSm90TmaStore {
         // Row-major: C's row pointers, one per row offset.
         let c_rows: Vec<Reg> = if major == OutputMajor::N {
             rows.iter()
-                .map(|&(_, _, o)| {
+                .map(|&o| {
                     let ptr = k.reg(RegClass::B64);
                     let wide = k.reg(RegClass::B64);
                     k.push(format!("cvt.u64.u32 {wide}, {o};"));
@@ -374,58 +429,34 @@ impl EpilogueSm90TmaStore {
         } else {
             Vec::new()
         };
-        // Shared addresses of the thread's elements: the swizzled offset of
-        // the part of the position that changes the swizzle bits, the rest
-        // (64-row blocks, 8-row halves, 8-column groups) an immediate.
-        let (_, span) = self.box_dims();
-        let staged = |k: &mut Kernel, linear_of: &dyn Fn(&mut Kernel) -> Reg| {
-            let linear = linear_of(k);
-            self.buffer_address(k, buffers, linear)
-        };
-        // f32 D, row-major: per 8-column group j of a subtile (4 of them): row
-        // `local`, column 2q + 8j. Column-major: per half h and column
-        // e: row local + 8h of its box, column 2q + e.
-        let bases: Vec<Reg> = match major {
-            _ if self.stores_matrices() => Vec::new(),
-            OutputMajor::N => (0..SUBTILE_N / 8)
-                .map(|j| {
-                    staged(k, &|k: &mut Kernel| {
-                        let lin = r32(k);
-                        k.push(format!("mul.lo.u32 {lin}, {local}, {span};"));
-                        let c = r32(k);
-                        k.push(format!("add.u32 {c}, {col0}, {};", 8 * j));
-                        k.push(format!("mad.lo.u32 {lin}, {c}, {dsize}, {lin};"));
-                        lin
-                    })
-                })
-                .collect(),
-            OutputMajor::M => {
-                let box_rows = self.box_rows();
-                (0..2)
-                    .flat_map(|h| (0..2).map(move |e| (h, e)))
-                    .map(|(h, e)| {
-                        staged(k, &|k: &mut Kernel| {
-                            let (r, b, rr, c, lin) = (r32(k), r32(k), r32(k), r32(k), r32(k));
-                            k.push(format!("add.u32 {r}, {local}, {};", 8 * h));
-                            k.push(format!("div.u32 {b}, {r}, {box_rows};"));
-                            k.push(format!("rem.u32 {rr}, {r}, {box_rows};"));
-                            k.push(format!("add.u32 {c}, {col0}, {e};"));
-                            k.push(format!("mul.lo.u32 {lin}, {b}, {};", SUBTILE_N * 128));
-                            k.push(format!("mad.lo.u32 {lin}, {c}, 128, {lin};"));
-                            k.push(format!("mad.lo.u32 {lin}, {rr}, {dsize}, {lin};"));
-                            lin
-                        })
-                    })
-                    .collect()
+        // The shared addresses the thread stages at: 16-bit D, the matrix
+        // copies' lane rows at each copy's origin; f32 D, its own values'
+        // places (the first of each pair, row-major; each, column-major).
+        let (staging, matrices) = if self.stores_matrices() {
+            // C's `ldmatrix` reads back what D's `stmatrix` writes: the
+            // same instructions and lanes.
+            let store = self.matrix_copy(mma, true)?;
+            if self.loads_c() && self.matrix_copy(mma, false)? != store {
+                return Err(atom_error(crate::Error::invalid_argument(
+                    "ldmatrix copy of C",
+                    format!("{:?}", self.spec.majors.d),
+                    "the instructions and lanes of D's stmatrix copy",
+                )));
             }
-        };
-        // 16-bit D: `stmatrix` row addresses (see `emit_matrices`).
-        let matrix_bases = if self.stores_matrices() {
-            self.emit_matrix_bases(k, t, w, buffers)
+            let place = self.emit_lane_place(k, mma, &store, t)?;
+            let origins: Vec<[u32; 2]> = store.instructions().iter().map(|i| i.origin).collect();
+            let staging = self.emit_staging(k, buffers, place, &origins)?;
+            (staging, Some(store))
         } else {
-            Vec::new()
+            let places: Vec<[u32; 2]> = (0..mma.values())
+                .map(|v| [mma.row_of(v), mma.col_of(v)])
+                .filter(|p| major == OutputMajor::M || p[1] % 2 == 0)
+                .collect();
+            (self.emit_staging(k, buffers, (local, col0), &places)?, None)
         };
+        let ring = self.store_ring(origin.issuer)?;
         Ok(TileFrame {
+            ring,
             origin,
             row0,
             col0,
@@ -436,33 +467,41 @@ impl EpilogueSm90TmaStore {
             rows,
             row_ok,
             c_rows,
-            bases,
-            matrix_bases,
+            staging,
+            matrices,
         })
+    }
+
+    /// The warpgroup's ring of D's two subtile buffers
+    /// ([`PipelineTmaStore`]): the stores of a subtile form one bulk group
+    /// of the issuing thread (`issuer`), and a buffer is acquired before
+    /// its writes, once at most one newer group still reads (CUTLASS's
+    /// placement, [`StoreAcquire::BeforeWrites`]).
+    fn store_ring(&self, issuer: Reg) -> Result<PipelineTmaStore, PtxError> {
+        PipelineTmaStore::new(2, StoreAcquire::BeforeWrites, issuer, "epi").map_err(atom_error)
     }
 
     /// Emits the kernel's end for the issuing thread: every TMA store of
     /// D complete before the block exits.
     pub(crate) fn emit_tail(&self, k: &mut Kernel, tid: Reg) -> Result<(), PtxError> {
-        let p = k.reg(RegClass::Pred);
+        let issuer = k.reg(RegClass::Pred);
         let t = k.reg(RegClass::B32);
         k.push(format!("and.b32 {t}, {tid}, 127;"));
-        k.push(format!("setp.ne.u32 {p}, {t}, 0;"));
-        let skip = k.new_label("epi_tail")?;
-        k.push(format!("@{p} bra {};", skip.name()));
-        k.snippet("sm90/bulk_copy", "bulk_wait_group", &[("pending", &0)])?;
-        k.place_label(&skip);
-        Ok(())
+        k.push(format!("setp.eq.u32 {issuer}, {t}, 0;"));
+        self.store_ring(issuer)?
+            .producer_tail(k)
+            .map_err(atom_error)
     }
 }
 
 /// The registers [`EpilogueSm90TmaStore::emit_frame`] leaves for a tile's
 /// subtiles.
 struct TileFrame {
+    /// The warpgroup's ring of D's two subtile buffers.
+    ring: PipelineTmaStore,
     /// The warpgroup's place in the tile.
     origin: WarpgroupOrigin,
-    /// The thread's first row in the tile and first column of each
-    /// 8-column group (`.b32`).
+    /// The thread's first row and column in the tile (`.b32`).
     row0: Reg,
     col0: Reg,
     /// The warpgroup's two subtile buffers (shared address) and its named
@@ -473,16 +512,17 @@ struct TileFrame {
     n_left: Reg,
     /// C's address of the thread's first element (`.b64`).
     c_base: Reg,
-    /// Per row the thread holds: its 64-row block, half and row offset.
-    rows: Vec<(u32, u32, u32)>,
+    /// The row offsets of the thread's values, ascending.
+    rows: Vec<u32>,
     /// Per row: whether it is in the problem (`.pred`).
     row_ok: Vec<Reg>,
     /// Row-major C: per row, C's row pointer (`.b64`).
     c_rows: Vec<Reg>,
-    /// f32 D: the shared addresses the thread stages its values at.
-    bases: Vec<Reg>,
-    /// 16-bit D: the `stmatrix` row addresses.
-    matrix_bases: Vec<Reg>,
+    /// The shared addresses the thread stages D at (and reads C back from).
+    staging: Staging,
+    /// 16-bit D: the tiled MMA's matrix copies (`stmatrix` of D; C's
+    /// `ldmatrix` the same instructions).
+    matrices: Option<MatrixCopy>,
 }
 
 /// Which subtile [`EpilogueSm90TmaStore::emit_subtile_store`] stores: its
