@@ -18,6 +18,7 @@
 //! | [`GemmTypes`], [`default_tile_k`] | `types.rs` |
 //! | [`Epilogue`], [`BiasAxis`], [`MAX_BIASES`] | `epilogue.rs` |
 
+mod cluster;
 mod epilogue;
 mod major;
 mod operand;
@@ -27,6 +28,7 @@ mod shape;
 mod tensor_map;
 mod types;
 
+pub use cluster::ClusterShape;
 pub use epilogue::{BiasAxis, Epilogue, MAX_BIASES};
 pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;

@@ -151,23 +151,20 @@ pub fn sm90_with_column_walk(
     ColumnWalk,
 > {
     use cutlet::collective::{EpilogueSm90TmaStore, Sm90TmaGmmaWarpSpecialized};
-    use cutlet::kernel::gemm::{KernelSchedule, Sm90GemmWarpSpecialized};
+    use cutlet::kernel::gemm::Sm90GemmWarpSpecialized;
     assert_eq!(spec.cluster, [1, 1, 1], "ColumnWalk walks no clusters");
     let ctx = spec.context();
-    let (consumers, wg_rows) = match spec.schedule {
-        KernelSchedule::TmaWarpSpecializedCooperative => (2, spec.tile[0] / 2),
-        _ => (1, spec.tile[0]),
-    };
-    let split_m = consumers == 2;
+    let consumers = spec.schedule.tile_warpgroups();
+    let wg_rows = spec.tile[0] / consumers;
     let mainloop =
-        Sm90TmaGmmaWarpSpecialized::new(&ctx, &spec.mainloop, [1, 1], consumers, wg_rows);
-    let epilogue = EpilogueSm90TmaStore::new(&ctx, &spec.epilogue, wg_rows, split_m)
+        Sm90TmaGmmaWarpSpecialized::new(&ctx, &spec.mainloop, spec.cluster, consumers, wg_rows);
+    let epilogue = EpilogueSm90TmaStore::new(&ctx, &spec.epilogue, wg_rows, consumers)
         .with_c_staging(spec.facts().c_staging());
     Sm90GemmWarpSpecialized::new(
         name.to_string(),
         spec.types,
         spec.tile,
-        [1, 1],
+        spec.cluster,
         spec.schedule,
         mainloop,
         epilogue,

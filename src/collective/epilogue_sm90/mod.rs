@@ -34,9 +34,10 @@ pub struct EpilogueSm90NoSmem {
     pub(crate) spec: EpilogueFacts,
     /// Rows of the tile each consumer warpgroup holds.
     pub(crate) wg_rows: u32,
-    /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
-    /// cooperative kernel) rather than whole tiles (ping-pong).
-    pub(crate) split_m: bool,
+    /// Consumer warpgroups that share a tile, warpgroup `c` holding rows
+    /// `c * wg_rows ..` (2, the cooperative kernel), or 1 (ping-pong, each
+    /// warpgroup whole tiles).
+    pub(crate) warpgroups: u32,
     /// When C is read ([`SourceRead::Tested`] unless generated for one case).
     pub(crate) source: SourceRead,
 }
@@ -70,13 +71,15 @@ pub struct Sm90EpilogueInputs {
 
 impl EpilogueSm90TmaStore {
     /// The epilogue of `ctx` and `spec` for consumer warpgroups of
-    /// `wg_rows` rows, splitting each tile along M (`split_m`) or not.
-    pub fn new(ctx: &TileContext, spec: &EpilogueSpec, wg_rows: u32, split_m: bool) -> Self {
-        let register = EpilogueSm90NoSmem::new(ctx, spec, wg_rows, split_m);
+    /// `wg_rows` rows, `warpgroups` of them sharing each tile (2
+    /// cooperative, 1 ping-pong:
+    /// [`KernelSchedule::tile_warpgroups`](crate::kernel::gemm::KernelSchedule::tile_warpgroups)).
+    pub fn new(ctx: &TileContext, spec: &EpilogueSpec, wg_rows: u32, warpgroups: u32) -> Self {
+        let register = EpilogueSm90NoSmem::new(ctx, spec, wg_rows, warpgroups);
         EpilogueSm90TmaStore {
             spec: register.spec,
             wg_rows,
-            split_m,
+            warpgroups,
             c_staging: super::CStaging::Global,
             source: SourceRead::Tested,
         }
@@ -84,7 +87,7 @@ impl EpilogueSm90TmaStore {
 
     /// The consumers' tiled MMA, whose C partition places the accumulators.
     pub(crate) fn tiled_mma(&self) -> Result<Sm90TiledMma, PtxError> {
-        epilogue_tiled_mma(&self.spec, self.wg_rows, self.split_m)
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups)
     }
 }
 
@@ -145,14 +148,14 @@ fn acc_f32(k: &mut Kernel, acc_type: ElementType, acc: &RegisterTensor, v: i64) 
     }
 }
 
-/// The consumers' tiled MMA of an SM90 epilogue of `spec`: `2` warpgroups
-/// of `wg_rows` rows where it splits tiles along M, else one (the C
+/// The consumers' tiled MMA of an SM90 epilogue of `spec`: `warpgroups`
+/// warpgroups of `wg_rows` rows along M (the C
 /// partition does not depend on where A is read from, so the `_SS` atom
 /// stands for both mainloops).
 fn epilogue_tiled_mma(
     spec: &EpilogueFacts,
     wg_rows: u32,
-    split_m: bool,
+    warpgroups: u32,
 ) -> Result<Sm90TiledMma, PtxError> {
     let t = spec.types;
     let err = |e: crate::Error| PtxError::UnsupportedSpec {
@@ -174,7 +177,7 @@ fn epilogue_tiled_mma(
             "types with a wgmma instruction",
         ))
     })?;
-    Sm90TiledMma::new(atom, if split_m { 2 } else { 1 }, wg_rows).map_err(err)
+    Sm90TiledMma::new(atom, warpgroups, wg_rows).map_err(err)
 }
 
 /// Emits consumer thread `tid`'s index among the tiled MMA's threads: its
@@ -190,8 +193,9 @@ fn emit_consumer_index(k: &mut Kernel, tid: Reg, mma: &Sm90TiledMma) -> Reg {
 
 impl EpilogueSm90NoSmem {
     /// The epilogue of `ctx` and `spec` for consumer warpgroups of
-    /// `wg_rows` rows, splitting each tile along M (`split_m`) or not.
-    pub fn new(ctx: &TileContext, spec: &EpilogueSpec, wg_rows: u32, split_m: bool) -> Self {
+    /// `wg_rows` rows, `warpgroups` of them sharing each tile (2
+    /// cooperative, 1 ping-pong).
+    pub fn new(ctx: &TileContext, spec: &EpilogueSpec, wg_rows: u32, warpgroups: u32) -> Self {
         EpilogueSm90NoSmem {
             spec: EpilogueFacts {
                 arch: ctx.arch,
@@ -202,7 +206,7 @@ impl EpilogueSm90NoSmem {
                 epilogue: spec.fusion.clone(),
             },
             wg_rows,
-            split_m,
+            warpgroups,
             source: SourceRead::Tested,
         }
     }
@@ -386,7 +390,7 @@ impl EpilogueSm90NoSmem {
 
     /// The consumers' tiled MMA, whose C partition places the accumulators.
     pub(crate) fn tiled_mma(&self) -> Result<Sm90TiledMma, PtxError> {
-        epilogue_tiled_mma(&self.spec, self.wg_rows, self.split_m)
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups)
     }
 
     /// Stores the values of one group at `[ptr + offset]`: a column pair of

@@ -24,7 +24,7 @@ use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized::pipeline_error;
 use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized::AOperand;
 use crate::collective::{MainloopSpec, TileContext};
 use crate::collective::{Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized};
-use crate::gemm::GemmOperand;
+use crate::gemm::{ClusterShape, GemmOperand};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 /// The SM90 TMA + wgmma mainloop with A through registers (the `_RS`
@@ -41,7 +41,7 @@ impl Sm90TmaGmmaRsWarpSpecialized {
     pub fn new(
         ctx: &TileContext,
         spec: &MainloopSpec,
-        cluster: [u32; 2],
+        cluster: ClusterShape,
         consumers: u32,
         wg_rows: u32,
     ) -> Self {

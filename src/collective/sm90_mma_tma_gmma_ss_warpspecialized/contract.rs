@@ -121,10 +121,15 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// accumulator registers, cluster shares), written once, and that the
     /// consumers' rows make the tile.
     pub(crate) fn check_shared(&self) -> crate::Result<()> {
-        let [cm, cn] = self.cluster;
         let ctx = &self.ctx;
-        check_sm90_mainloop(ctx.types, ctx.majors, ctx.tile, [cm, cn, 1], self.consumers)
-            .map_err(|rule| refusal(rule.to_string()))?;
+        check_sm90_mainloop(
+            ctx.types,
+            ctx.majors,
+            ctx.tile,
+            self.cluster,
+            self.consumers,
+        )
+        .map_err(|rule| refusal(rule.to_string()))?;
         if ctx.tile[0] != self.wg_rows * self.consumers {
             return Err(refusal(format!(
                 "TileM {} is not {} consumer warpgroups of {} rows",

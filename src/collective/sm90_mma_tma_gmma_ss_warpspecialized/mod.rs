@@ -54,7 +54,7 @@ use crate::atom::{
     MmaAtom, MmaSource, ScaleD,
 };
 use crate::collective::Sm90TiledMma;
-use crate::gemm::{GemmOperand, OperandMajor, ParamRole};
+use crate::gemm::{ClusterShape, GemmOperand, OperandMajor, ParamRole};
 use crate::numeric::ElementType;
 use crate::pipeline::{
     Pipeline, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig, TmaAsyncState,
@@ -77,7 +77,7 @@ pub const STAGE_ALIGN: u32 = 1024;
 pub struct Sm90TmaGmmaWarpSpecialized {
     pub(crate) ctx: TileContext,
     pub(crate) stages: u32,
-    pub(crate) cluster: [u32; 2],
+    pub(crate) cluster: ClusterShape,
     pub(crate) consumers: u32,
     pub(crate) wg_rows: u32,
 }
@@ -119,7 +119,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     pub fn new(
         ctx: &TileContext,
         spec: &MainloopSpec,
-        cluster: [u32; 2],
+        cluster: ClusterShape,
         consumers: u32,
         wg_rows: u32,
     ) -> Self {
@@ -171,7 +171,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// after every consumer warpgroup of every CTA that loads into it
     /// released it.
     pub fn pipeline_config(&self) -> TmaAsyncConfig {
-        let [cm, cn] = self.cluster;
+        let [cm, cn] = self.cluster.mn();
         TmaAsyncConfig {
             stages: self.stages,
             stage_bytes: self.stage_bytes(),
@@ -184,7 +184,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     }
 
     fn cluster_size(&self) -> u32 {
-        self.cluster[0] * self.cluster[1]
+        self.cluster.ctas()
     }
 
     /// Where the wgmma reads A: through a descriptor, or from registers
@@ -206,7 +206,7 @@ impl Sm90TmaGmmaWarpSpecialized {
 
     /// The tensor maps of A and B: the box each TMA copy loads.
     pub fn tensor_map_requests(&self) -> Vec<crate::gemm::TensorMapRequest> {
-        let [cm, cn] = self.cluster;
+        let [cm, cn] = self.cluster.mn();
         [(GemmOperand::A, cn), (GemmOperand::B, cm)]
             .into_iter()
             .map(|(op, peers)| {
@@ -240,7 +240,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             let param = block.params.get(ParamRole::TensorMap(op))?.clone();
             maps[i] = emit_tensor_map_address(k, &param).map_err(err)?;
         }
-        let [cm, _] = self.cluster;
+        let cm = self.cluster.m;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (cta_m, cta_n) = (r(k), r(k));
         let wg_thread = r(k);
@@ -333,7 +333,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// Emits one work tile's loads, by the producer thread alone.
     pub(crate) fn emit_loads(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         let err = pipeline_error;
-        let [cm, cn] = self.cluster;
+        let [cm, cn] = self.cluster.mn();
         let bk = self.ctx.tile[2];
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (kt, kc) = (r(k), r(k));

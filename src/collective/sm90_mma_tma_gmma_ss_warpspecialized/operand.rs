@@ -229,13 +229,24 @@ mod tests {
         assert_eq!(a.slice_offset(BF16, 1, 2).unwrap(), 8192 + 2 * 2048);
         // A 64-column N-major B tile is one 128-byte box: two CTAs of a
         // cluster column cannot share it (the rule set says so).
-        use crate::gemm::{GemmMajors, GemmTypes, OutputMajor};
+        use crate::gemm::{ClusterShape, GemmMajors, GemmTypes, OutputMajor};
         let types = GemmTypes::new(BF16, BF16, BF16, BF16, crate::numeric::ElementType::F32);
         let majors = GemmMajors::new(OperandMajor::K, OperandMajor::MN, OutputMajor::N);
-        let rule = super::super::check_sm90_mainloop(types, majors, [256, 64, 64], [2, 1, 1], 2);
-        assert!(rule.unwrap_err().as_str().contains("cannot be split"));
-        assert!(
-            super::super::check_sm90_mainloop(types, majors, [256, 64, 64], [1, 1, 1], 2).is_ok()
+        let rule = super::super::check_sm90_mainloop(
+            types,
+            majors,
+            [256, 64, 64],
+            ClusterShape::new(2, 1),
+            2,
         );
+        assert!(rule.unwrap_err().as_str().contains("cannot be split"));
+        assert!(super::super::check_sm90_mainloop(
+            types,
+            majors,
+            [256, 64, 64],
+            ClusterShape::ONE,
+            2
+        )
+        .is_ok());
     }
 }

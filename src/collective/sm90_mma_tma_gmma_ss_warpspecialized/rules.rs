@@ -11,9 +11,9 @@
 //! | TileN a multiple of 8 up to 256 (of 128 bytes for an N-major B) | wgmma's N; a swizzle row of N |
 //! | TileM 64 or 128 rows per consumer warpgroup | wgmma's M is 64 |
 //! | at most [`MAX_ACCUMULATOR_REGISTERS`] accumulator registers a consumer thread | what the 232 registers a consumer holds keep without spills |
-//! | cluster 1 or 2 along M and N, 1 along K; each CTA's share of a multicast tile whole boxes | TMA multicast |
+//! | cluster 1 or 2 along M and N; each CTA's share of a multicast tile whole boxes | TMA multicast |
 
-use crate::gemm::{GemmMajors, GemmTypes, OperandMajor, RuleMessage};
+use crate::gemm::{ClusterShape, GemmMajors, GemmTypes, OperandMajor, RuleMessage};
 use crate::numeric::ElementType;
 
 /// The most accumulator registers a consumer thread may hold. ptxas 12.9
@@ -24,14 +24,14 @@ use crate::numeric::ElementType;
 pub const MAX_ACCUMULATOR_REGISTERS: u32 = 160;
 
 /// The SM90 mainloop's rules for `types`, `majors`, `tile` (BM, BN, BK)
-/// and `cluster` (M, N, K) with `consumers` consumer warpgroups (2
+/// and `cluster` with `consumers` consumer warpgroups (2
 /// cooperative, 1 ping-pong).
 #[allow(clippy::result_large_err)]
 pub(crate) const fn check_sm90_mainloop(
     types: GemmTypes,
     majors: GemmMajors,
     tile: [u32; 3],
-    cluster: [u32; 3],
+    cluster: ClusterShape,
     consumers: u32,
 ) -> Result<(), RuleMessage> {
     let t = types;
@@ -123,16 +123,14 @@ pub(crate) const fn check_sm90_mainloop(
             .n(acc_regs)
             .s(" accumulator registers per thread: expected at most 160 (a smaller TileN, or the cooperative schedule)"));
     }
-    let [cm, cn, ck] = cluster;
-    if !(cm == 1 || cm == 2) || !(cn == 1 || cn == 2) || ck != 1 {
+    let ClusterShape { m: cm, n: cn } = cluster;
+    if !(cm == 1 || cm == 2) || !(cn == 1 || cn == 2) {
         return Err(RuleMessage::new()
             .s("cluster ")
             .n(cm)
             .s("x")
             .n(cn)
-            .s("x")
-            .n(ck)
-            .s(": expected 1 or 2 CTAs along M and N and 1 along K"));
+            .s(": expected 1 or 2 CTAs along M and along N"));
     }
     // A is shared by the cn CTAs of a cluster row, B by the cm of a column.
     let a_splits = match majors.a {

@@ -12,7 +12,7 @@ use super::tags::GemmElement;
 use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::device::{Device, LoadedKernel};
-use crate::gemm::{GemmMajors, GemmTypes};
+use crate::gemm::{ClusterShape, GemmMajors, GemmTypes};
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
 use crate::numeric::{Element, ElementType};
@@ -62,7 +62,7 @@ pub struct GemmBuilder {
     stages: Option<u32>,
     arch: Option<ArchKind>,
     schedule: Option<KernelSchedule>,
-    cluster: Option<[u32; 2]>,
+    cluster: Option<ClusterShape>,
     epilogue: Option<Epilogue>,
 }
 
@@ -218,11 +218,12 @@ impl GemmBuilder {
     /// ```
     /// use cutlet::arch::ArchKind;
     /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::gemm::ClusterShape;
     /// use cutlet::kernel::gemm::KernelSchedule;
     ///
     /// let spec = Gemm::builder().arch(ArchKind::Sm90).spec().unwrap();
     /// assert_eq!(spec.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
-    /// assert_eq!((spec.tile, spec.cluster), ([128, 256, 64], [2, 1, 1]));
+    /// assert_eq!((spec.tile, spec.cluster), ([128, 256, 64], ClusterShape::new(2, 1)));
     /// let pingpong = Gemm::builder()
     ///     .arch(ArchKind::Sm90)
     ///     .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
@@ -276,9 +277,9 @@ impl GemmBuilder {
         self
     }
 
-    /// The thread-block cluster (M, N) of the SM90 kernels: 1 or 2 CTAs
-    /// each way (default 2x1 for the cooperative schedule, 1x1 for
-    /// ping-pong). The CTAs of a cluster share their A and B tiles through
+    /// The thread-block cluster of the SM90 kernels, `[m, n]` or a
+    /// [`ClusterShape`]: 1 or 2 CTAs each way (default 2x1 for the
+    /// cooperative schedule, 1x1 for ping-pong). The CTAs of a cluster share their A and B tiles through
     /// TMA multicast. Where no [`arch`](Self::arch) is set, a cluster of
     /// more than one CTA implies `arch(Sm90)`.
     ///
@@ -291,8 +292,8 @@ impl GemmBuilder {
     /// let refused = Gemm::builder().arch(ArchKind::Sm80).cluster([1, 2]).spec();
     /// assert!(refused.unwrap_err().to_string().contains("cluster 1x2"));
     /// ```
-    pub fn cluster(mut self, cluster: [u32; 2]) -> Self {
-        self.cluster = Some(cluster);
+    pub fn cluster(mut self, cluster: impl Into<ClusterShape>) -> Self {
+        self.cluster = Some(cluster.into());
         self
     }
 
@@ -312,7 +313,7 @@ impl GemmBuilder {
             }
             (Some(schedule), _) => Ok(schedule.warp_specialized()),
             (None, Some(arch)) => Ok(arch == ArchKind::Sm90),
-            (None, None) => Ok(self.cluster.is_some_and(|c| c != [1, 1])),
+            (None, None) => Ok(self.cluster.is_some_and(|c| !c.is_one())),
         }
     }
 
@@ -330,8 +331,8 @@ impl GemmBuilder {
             .unwrap_or(KernelSchedule::TmaWarpSpecializedCooperative);
         let bk = crate::gemm::default_tile_k(a);
         let (tile, cluster) = match schedule {
-            KernelSchedule::TmaWarpSpecializedPingpong => ([128, 128, bk], [1, 1]),
-            _ => ([128, 256, bk], [2, 1]),
+            KernelSchedule::TmaWarpSpecializedPingpong => ([128, 128, bk], ClusterShape::ONE),
+            _ => ([128, 256, bk], ClusterShape::new(2, 1)),
         };
         let tile = self.tile.unwrap_or(tile);
         let cluster = self.cluster.unwrap_or(cluster);
@@ -399,12 +400,11 @@ impl GemmBuilder {
         if self.wants_sm90()? {
             return self.sm90_spec();
         }
-        if let Some(cluster) = self.cluster.filter(|&c| c != [1, 1]) {
+        if let Some(cluster) = self.cluster.filter(|&c| !c.is_one()) {
             return Err(Error::Config {
                 config: "SM80 GEMM".to_string(),
                 reason: format!(
-                    "cluster {}x{}: the multistage kernel runs without clusters (expected 1x1, or arch Sm90)",
-                    cluster[0], cluster[1]
+                    "cluster {cluster}: the multistage kernel runs without clusters (expected 1x1, or arch Sm90)"
                 ),
             });
         }
@@ -612,12 +612,11 @@ impl Gemm {
     ) -> Result<Gemm> {
         spec.validate()?;
         kernel.can_implement()?;
-        let cluster = spec.cluster.iter().product::<u32>();
-        if kernel.cluster() != [cluster, 1, 1] {
+        if kernel.cluster() != spec.cluster {
             return Err(Error::Config {
                 config: kernel.name().to_string(),
                 reason: format!(
-                    "the kernel launches clusters of {:?} CTAs, the spec {:?}: expected the spec's cluster",
+                    "the kernel launches {} clusters, the spec {}: expected the spec's cluster",
                     kernel.cluster(),
                     spec.cluster
                 ),

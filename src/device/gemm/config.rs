@@ -11,7 +11,7 @@ use typenum::Unsigned;
 use super::tags::{GemmElement, OperandMajorTag, OutputMajorTag};
 use crate::arch::Arch;
 use crate::collective::{EpilogueSm80Staged, EpilogueSpec, EpilogueTag, MainloopSpec, MainloopTag};
-use crate::gemm::{GemmMajors, GemmTypes};
+use crate::gemm::{ClusterShape, GemmMajors, GemmTypes};
 use crate::kernel::gemm::{
     check_config, ConfigFacts, DataParallelScheduler, GemmSpec, KernelMultistage,
     KernelScheduleTag, TileSchedulerTag,
@@ -100,7 +100,7 @@ pub trait Config: Send + Sync + 'static {
             <Self::MajorC as OutputMajorTag>::MAJOR,
         ),
         tile: [Self::TileM::U32, Self::TileN::U32, Self::TileK::U32],
-        cluster: [Self::ClusterM::U32, Self::ClusterN::U32, 1],
+        cluster: ClusterShape::new(Self::ClusterM::U32, Self::ClusterN::U32),
         mainloop: MainloopSpec {
             policy: <Self::Mainloop as MainloopTag>::POLICY,
             warps: [Self::WarpsM::U32, Self::WarpsN::U32, 1],

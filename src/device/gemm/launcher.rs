@@ -600,10 +600,9 @@ impl Launcher {
             raster_log,
             raster_order: Some({
                 let (tiles_m, tiles_n) = spec.tiles(m, n);
-                let cluster = [spec.cluster[0], spec.cluster[1]];
                 args.scheduler
                     .raster_order
-                    .resolve(tiles_m, tiles_n, cluster)
+                    .resolve(tiles_m, tiles_n, spec.cluster)
             }),
         };
         let mut values = values;
@@ -661,7 +660,7 @@ impl Launcher {
         // A kernel that waits for the grid ahead before it touches global
         // memory (`dependent_launch`) may start before that grid ends.
         unsafe {
-            match composed.cluster() {
+            match composed.cluster().launch_dims() {
                 [x, y, z]
                     if composed.dependent_launch() && crate::device::dependent_launch_enabled() =>
                 {
@@ -738,7 +737,7 @@ fn resident_blocks(
     shared_mem_bytes: u32,
     sm_count: u32,
 ) -> u32 {
-    let [x, y, z] = composed.cluster();
+    let [x, y, z] = composed.cluster().launch_dims();
     let size = x * y * z;
     if size <= 1 {
         return sm_count;

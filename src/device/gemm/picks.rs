@@ -78,7 +78,7 @@ impl<L> ProblemPicks<L> {
         let problem = [shape.m, shape.n, shape.k, shape.l].map(clamp);
         let t = &self.template;
         let pick = Sm90Pick::for_problem(t.types.a, t.majors.a, problem, self.sm_count, self.facts);
-        if pick.schedule == t.schedule && pick.tile == t.tile && pick.cluster == t.cluster[..2] {
+        if pick.schedule == t.schedule && pick.tile == t.tile && pick.cluster == t.cluster {
             return None;
         }
         for slot in &self.slots {
@@ -101,14 +101,7 @@ impl<L> ProblemPicks<L> {
     /// pick's schedule, tile and cluster; `None` where it cannot be built.
     fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
-        let mut spec = sm90_spec(
-            t.types,
-            t.majors,
-            pick.schedule,
-            pick.tile,
-            [pick.cluster[0], pick.cluster[1]],
-        )
-        .ok()?;
+        let mut spec = sm90_spec(t.types, t.majors, pick.schedule, pick.tile, pick.cluster).ok()?;
         spec.epilogue.fusion = t.epilogue.fusion.clone();
         spec.kernel().ok()?;
         Some(spec)

@@ -5,7 +5,7 @@
 use super::{GemmSpec, KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, EpilogueSpec, MainloopPolicy, MainloopSpec};
-use crate::gemm::{default_tile_k, GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+use crate::gemm::{default_tile_k, ClusterShape, GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
 /// Most stages the SM90 builder picks.
@@ -41,7 +41,7 @@ pub fn sm90_spec(
     majors: GemmMajors,
     schedule: KernelSchedule,
     tile: [u32; 3],
-    cluster: [u32; 2],
+    cluster: impl Into<ClusterShape>,
 ) -> crate::Result<GemmSpec> {
     let arch = ArchKind::Sm90;
     let spec = GemmSpec {
@@ -49,7 +49,7 @@ pub fn sm90_spec(
         types,
         majors,
         tile,
-        cluster: [cluster[0], cluster[1], 1],
+        cluster: cluster.into(),
         mainloop: MainloopSpec {
             policy: MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages: 2 },
             warps: [4, 1, 1],
@@ -73,7 +73,7 @@ pub fn sm90_spec(
 /// use cutlet::numeric::ElementType::{F16, F32};
 ///
 /// let spec = sm90_default_spec(F16, F16, F16, F32, OperandMajor::K, OperandMajor::MN, OutputMajor::N).unwrap();
-/// assert_eq!((spec.tile, spec.cluster), ([128, 256, 64], [2, 1, 1]));
+/// assert_eq!((spec.tile, spec.cluster.mnk()), ([128, 256, 64], [2, 1, 1]));
 /// assert_eq!(spec.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
 /// ```
 ///
@@ -125,23 +125,23 @@ pub fn sm90_default_spec(
 /// let big = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
 /// // cuBLAS's shape: 256x128 tiles in a 1x2 cluster.
-/// assert_eq!((big.tile, big.cluster), ([256, 128, 64], [1, 2, 1]));
+/// assert_eq!((big.tile, big.cluster.mnk()), ([256, 128, 64], [1, 2, 1]));
 /// let small = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [2048, 2048, 2048, 1], 132).unwrap();
 /// assert_eq!(small.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
 /// // A short K: ping-pong hides the epilogue.
 /// let short = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [8192, 8192, 1024, 1], 132).unwrap();
-/// assert_eq!((short.schedule, short.cluster), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
+/// assert_eq!((short.schedule, short.cluster.mnk()), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
 /// // 4097 columns make a 17th column of 128x256 tiles one column wide: 544
 /// // tiles, 5 waves on 132 SMs. 256x128 tiles: 16 x 33 = 528, 4 waves.
 /// // An f32 D leaves 256x128 tiles 3 stages: 128x256 keeps 4.
 /// let wide = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, F32, F32, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 4096, 4096, 1], 132).unwrap();
-/// assert_eq!((wide.tile, wide.cluster, wide.mainloop.stages()), ([128, 256, 64], [2, 1, 1], 4));
+/// assert_eq!((wide.tile, wide.cluster.mnk(), wide.mainloop.stages()), ([128, 256, 64], [2, 1, 1], 4));
 /// // 4096x14336: 16 x 112 = 1792 tiles of 256x128 take 14 rounds of 132,
 /// // 16 x 90 = 1440 of 256x160 take 11, 1.8% less time.
 /// let mlp = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 14336, 4096, 1], 132).unwrap();
-/// assert_eq!((mlp.tile, mlp.cluster, mlp.mainloop.stages()), ([256, 160, 32], [1, 2, 1], 7));
+/// assert_eq!((mlp.tile, mlp.cluster.mnk(), mlp.mainloop.stages()), ([256, 160, 32], [1, 2, 1], 7));
 /// let ragged = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4095, 4097, 4093, 1], 132).unwrap();
-/// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
+/// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster.mnk()), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
 /// // tf32 with an M-major A (read from registers): the cooperative 128x256
 /// // kernel from 66 of its tiles on (half of 132 SMs; 16 x 8 = 128 at 2048³),
 /// // ping-pong below.
@@ -172,7 +172,7 @@ pub fn sm90_spec_for_problem(
 pub(crate) struct Sm90Pick {
     pub(crate) schedule: KernelSchedule,
     pub(crate) tile: [u32; 3],
-    pub(crate) cluster: [u32; 2],
+    pub(crate) cluster: ClusterShape,
 }
 
 impl Sm90Pick {
@@ -187,10 +187,10 @@ impl Sm90Pick {
         facts: Sm90PickFacts,
     ) -> Sm90Pick {
         let bk = default_tile_k(a);
-        let cooperative = |tile: [u32; 3], cluster: [u32; 2]| Sm90Pick {
+        let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile,
-            cluster,
+            cluster: ClusterShape::new(cm, cn),
         };
         let wide = cooperative([128, 256, bk], [2, 1]);
         let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
@@ -217,7 +217,7 @@ impl Sm90Pick {
             // ping-pong hides it (8192x8192x1024 bf16 on the H100: 654
             // TFLOP/s against 622).
             let tall_tile = [256, 128, bk];
-            let wide_cluster = [wide.cluster[0], wide.cluster[1], 1];
+            let wide_cluster = wide.cluster;
             let waves_of = |tile, cluster| waves([m, n, l], tile, cluster, sm_count);
             // The same work in 256x128 tiles where that takes fewer waves:
             // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
@@ -225,8 +225,10 @@ impl Sm90Pick {
             // (4). Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093
             // ran at 624 TFLOP/s against 740.
             let big = if waves_of(tall_tile, wide_cluster) < waves_of(wide.tile, wide_cluster) {
-                cooperative(tall_tile, wide.cluster)
-            } else if waves_of(tall_tile, [1, 2, 1]) <= waves_of(wide.tile, wide_cluster) {
+                cooperative(tall_tile, wide.cluster.mn())
+            } else if waves_of(tall_tile, ClusterShape::new(1, 2))
+                <= waves_of(wide.tile, wide_cluster)
+            {
                 // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked
                 // along M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16
                 // 4096³ 0.993-0.994 against 0.988-0.989 for 128x256 2x1,
@@ -249,8 +251,7 @@ impl Sm90Pick {
                 let deep = cooperative(deep_tile(bk), [1, 2]);
                 let cost = |p: Sm90Pick| {
                     let [tm, tn, _] = p.tile;
-                    let cluster = [p.cluster[0], p.cluster[1], 1];
-                    waves_of(p.tile, cluster) * u64::from(tm * tn)
+                    waves_of(p.tile, p.cluster) * u64::from(tm * tn)
                 };
                 if cost(deep) * 1000 <= cost(big) * 985 {
                     return deep;
@@ -263,7 +264,7 @@ impl Sm90Pick {
         Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedPingpong,
             tile: [128, 128, bk],
-            cluster: [1, 1],
+            cluster: ClusterShape::ONE,
         }
     }
 }
@@ -330,12 +331,12 @@ const fn deep_tile(bk: u32) -> [u32; 3] {
 /// SMs takes over a problem `[m, n, l]` in `tile` tiles launched in
 /// `cluster` clusters: the tile grid rounded up to whole clusters, over the
 /// CTAs of the grid it launches.
-fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: [u32; 3], sm_count: u32) -> u64 {
-    let [cm, cn] = [cluster[0].max(1), cluster[1].max(1)];
+fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: ClusterShape, sm_count: u32) -> u64 {
+    let [cm, cn] = [cluster.m.max(1), cluster.n.max(1)];
     let (tiles_m, tiles_n) = (m.div_ceil(tile[0].max(1)), n.div_ceil(tile[1].max(1)));
     let scheduler = super::Persistent {
         raster_log: 0,
-        cluster: [cm, cn],
+        cluster: ClusterShape::new(cm, cn),
     };
     let (ctas, ..) =
         super::TileScheduler::grid_on_device(&scheduler, tiles_m, tiles_n, l, sm_count);
@@ -487,7 +488,7 @@ impl GemmSpec {
     ///
     /// let spec = sm90_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
     /// let stand_in = spec.sm90_stand_in().unwrap();
-    /// assert_eq!((stand_in.tile, stand_in.cluster), ([128, 128, 64], [1, 1, 1]));
+    /// assert_eq!((stand_in.tile, stand_in.cluster.mnk()), ([128, 128, 64], [1, 1, 1]));
     /// assert_eq!(stand_in.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
     /// assert_eq!((stand_in.types, stand_in.majors, stand_in.epilogue.policy), (spec.types, spec.majors, spec.epilogue.policy));
     /// assert!(stand_in.sm90_stand_in().is_none());
@@ -508,7 +509,7 @@ impl GemmSpec {
         let mut stand_in = self.clone();
         stand_in.schedule = KernelSchedule::TmaWarpSpecializedCooperative;
         stand_in.tile = [128, 128, self.tile[2]];
-        stand_in.cluster = [1, 1, 1];
+        stand_in.cluster = ClusterShape::ONE;
         stand_in.with_sm90_epilogue(self.epilogue.policy).ok()
     }
 

@@ -38,6 +38,36 @@ impl KernelSchedule {
     pub const fn warp_specialized(self) -> bool {
         !matches!(self, KernelSchedule::Multistage)
     }
+
+    /// The consumer warpgroups that share one output tile, each a band of
+    /// `BM / tile_warpgroups` rows (the warpgroups of the consumers'
+    /// tiled MMA along M): 2 cooperative, 1 ping-pong; 0 for the
+    /// multistage kernel, which has no warpgroups. Where a schedule's
+    /// consumers and bands are needed, they come from here.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::KernelSchedule;
+    ///
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedCooperative.tile_warpgroups(), 2);
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedPingpong.tile_warpgroups(), 1);
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedPingpong.tiles_in_flight(), 2);
+    /// ```
+    pub const fn tile_warpgroups(self) -> u32 {
+        match self {
+            KernelSchedule::Multistage => 0,
+            KernelSchedule::TmaWarpSpecializedCooperative => 2,
+            KernelSchedule::TmaWarpSpecializedPingpong => 1,
+        }
+    }
+
+    /// The output tiles a block's consumers work on at once: 2 for
+    /// ping-pong (each consumer warpgroup its own, in turn), else 1.
+    pub const fn tiles_in_flight(self) -> u32 {
+        match self {
+            KernelSchedule::TmaWarpSpecializedPingpong => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// Which tile scheduler maps blocks to output tiles.

@@ -30,7 +30,9 @@ use crate::collective::{
     GlobalOperand, Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
     Sm90TmaGmmaRsWarpSpecialized, Sm90TmaGmmaWarpSpecialized, SourceRead, WarpSpecializedMainloop,
 };
-use crate::gemm::{GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
+use crate::gemm::{
+    ClusterShape, GemmOperand, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim,
+};
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
 
 /// What a launcher needs of a composed GEMM kernel, whatever its parts:
@@ -52,8 +54,9 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
     /// Threads per block.
     fn block_threads(&self) -> u32;
 
-    /// Thread-block cluster (1 x 1 x 1: none).
-    fn cluster(&self) -> [u32; 3];
+    /// Thread-block cluster ([`ClusterShape::ONE`]: none); the launch
+    /// takes its [`launch_dims`](ClusterShape::launch_dims).
+    fn cluster(&self) -> ClusterShape;
 
     /// Whether the kernel may start before the kernel ahead of it on the
     /// stream has finished (a programmatic dependent launch,
@@ -295,8 +298,8 @@ where
         self.threads
     }
 
-    fn cluster(&self) -> [u32; 3] {
-        [1, 1, 1]
+    fn cluster(&self) -> ClusterShape {
+        ClusterShape::ONE
     }
 
     fn grid(&self, m: u32, n: u32, l: u32) -> (u32, u32, u32) {
@@ -336,7 +339,7 @@ pub const DEFAULT_RASTER_LOG: u32 = 3;
 /// types and tile), the cluster, the schedule and the persistent scheduler.
 struct Sm90Parts<'s> {
     spec: &'s GemmSpec,
-    cluster: [u32; 2],
+    cluster: ClusterShape,
     schedule: KernelSchedule,
     scheduler: super::Persistent,
 }
@@ -431,13 +434,10 @@ impl GemmSpec {
                 epilogue @ (EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized),
                 TileSchedulerPolicy::Persistent,
             ) => {
-                let cluster = [self.cluster[0], self.cluster[1]];
+                let cluster = self.cluster;
                 let [bm, ..] = self.tile;
-                let (consumers, wg_rows) = match schedule {
-                    KernelSchedule::TmaWarpSpecializedCooperative => (2, bm / 2),
-                    _ => (1, bm),
-                };
-                let split_m = consumers == 2;
+                let consumers = schedule.tile_warpgroups();
+                let wg_rows = bm / consumers;
                 let scheduler = super::Persistent {
                     raster_log: DEFAULT_RASTER_LOG,
                     cluster,
@@ -456,21 +456,21 @@ impl GemmSpec {
                 let kernel: Box<dyn GemmKernel> = match (rs, epilogue) {
                     (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
                         Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, split_m)
+                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
                             .with_c_staging(self.facts().c_staging()),
                     )?,
                     (false, _) => parts.compose(
                         Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, split_m),
+                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
                     )?,
                     (true, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
                         Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, split_m)
+                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
                             .with_c_staging(self.facts().c_staging()),
                     )?,
                     (true, _) => parts.compose(
                         Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, split_m),
+                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
                     )?,
                 };
                 Ok(kernel)

@@ -25,7 +25,7 @@ use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop, STAGE_ALIGN,
 };
-use crate::gemm::{GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
+use crate::gemm::{ClusterShape, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::pipeline::OrderedSequenceBarrier;
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
 
@@ -54,16 +54,18 @@ const CONSUMER_REGISTERS: u32 = 232;
 /// ```
 /// use cutlet::collective::{EpilogueSm90NoSmem, Sm90TmaGmmaWarpSpecialized};
 /// use cutlet::device::gemm::{Config, DefaultBf16Sm90};
+/// use cutlet::gemm::ClusterShape;
 /// use cutlet::kernel::gemm::{GemmKernel, KernelSchedule, Persistent, Sm90GemmWarpSpecialized};
 ///
 /// let spec = DefaultBf16Sm90::spec();
 /// let ctx = spec.context();
 /// // The cooperative schedule: two consumer warpgroups of 64 rows each.
-/// let mainloop = Sm90TmaGmmaWarpSpecialized::new(&ctx, &spec.mainloop, [2, 1], 2, 64);
-/// let epilogue = EpilogueSm90NoSmem::new(&ctx, &spec.epilogue, 64, true);
-/// let scheduler = Persistent { raster_log: 3, cluster: [2, 1] };
+/// let cluster = ClusterShape::new(2, 1);
+/// let mainloop = Sm90TmaGmmaWarpSpecialized::new(&ctx, &spec.mainloop, cluster, 2, 64);
+/// let epilogue = EpilogueSm90NoSmem::new(&ctx, &spec.epilogue, 64, 2);
+/// let scheduler = Persistent { raster_log: 3, cluster };
 /// let kernel = Sm90GemmWarpSpecialized::new(
-///     "my_gemm".to_string(), spec.types, spec.tile, [2, 1],
+///     "my_gemm".to_string(), spec.types, spec.tile, cluster,
 ///     KernelSchedule::TmaWarpSpecializedCooperative, mainloop, epilogue, scheduler,
 /// );
 /// assert_eq!(kernel.block_threads(), 384);
@@ -74,7 +76,7 @@ pub struct Sm90GemmWarpSpecialized<M, E, S> {
     name: String,
     types: GemmTypes,
     tile: [u32; 3],
-    cluster: [u32; 2],
+    cluster: ClusterShape,
     schedule: KernelSchedule,
     mainloop: M,
     epilogue: E,
@@ -97,7 +99,7 @@ where
         name: String,
         types: GemmTypes,
         tile: [u32; 3],
-        cluster: [u32; 2],
+        cluster: ClusterShape,
         schedule: KernelSchedule,
         mainloop: M,
         epilogue: E,
@@ -273,10 +275,7 @@ where
         k.push(format!(
             "setmaxnreg.inc.sync.aligned.u32 {CONSUMER_REGISTERS};"
         ));
-        let steps = match self.schedule {
-            KernelSchedule::TmaWarpSpecializedPingpong => 2,
-            _ => 1,
-        };
+        let steps = self.schedule.tiles_in_flight();
         self.scheduler.emit_walk_start(&mut k, sp);
         let order = match &ordered {
             Some(barrier) => {
@@ -399,8 +398,8 @@ where
         3 * WARPGROUP
     }
 
-    fn cluster(&self) -> [u32; 3] {
-        [self.cluster[0] * self.cluster[1], 1, 1]
+    fn cluster(&self) -> ClusterShape {
+        self.cluster
     }
 
     fn dependent_launch(&self) -> bool {

@@ -34,7 +34,7 @@ use super::{KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::collective::VECTOR_BYTES;
 use crate::collective::{EpiloguePolicy, EpilogueSpec, MainloopPolicy, MainloopSpec, TileContext};
-use crate::gemm::{GemmMajors, GemmTypes};
+use crate::gemm::{ClusterShape, GemmMajors, GemmTypes};
 use crate::numeric::ElementType;
 
 /// Every static fact of one GEMM kernel, layer by layer: what every part
@@ -51,8 +51,8 @@ pub struct GemmSpec {
     pub majors: GemmMajors,
     /// CTA tile (BM, BN, BK).
     pub tile: [u32; 3],
-    /// Thread-block cluster (M, N, K); `[1, 1, 1]` for kernels without clusters.
-    pub cluster: [u32; 3],
+    /// Thread-block cluster; [`ClusterShape::ONE`] for kernels without clusters.
+    pub cluster: ClusterShape,
     /// The mainloop: its policy (with the stage count) and warp layout.
     pub mainloop: MainloopSpec,
     /// The epilogue: its policy and the fusion expression applied to the
@@ -100,7 +100,7 @@ impl GemmSpec {
             types,
             majors,
             tile,
-            cluster: [1, 1, 1],
+            cluster: ClusterShape::ONE,
             mainloop: MainloopSpec {
                 policy: MainloopPolicy::Sm80CpAsync { stages },
                 warps,
@@ -180,8 +180,8 @@ impl GemmSpec {
             format!(
                 "_{}_c{}x{}",
                 self.schedule.name(),
-                self.cluster[0],
-                self.cluster[1]
+                self.cluster.m,
+                self.cluster.n
             )
         } else {
             String::new()

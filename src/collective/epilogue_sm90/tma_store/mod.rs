@@ -154,9 +154,9 @@ pub struct EpilogueSm90TmaStore {
     pub(crate) spec: EpilogueFacts,
     /// Rows of the tile each consumer warpgroup holds.
     pub(crate) wg_rows: u32,
-    /// Whether consumer warpgroup `c` holds rows `c * wg_rows ..` (the
-    /// cooperative kernel) rather than whole tiles (ping-pong).
-    pub(crate) split_m: bool,
+    /// Consumer warpgroups that share a tile (2 cooperative: warpgroup `c`
+    /// holds rows `c * wg_rows ..`; 1 ping-pong).
+    pub(crate) warpgroups: u32,
     /// Where C is staged ([`with_c_staging`](Self::with_c_staging)).
     pub(crate) c_staging: CStaging,
     /// When C is read ([`SourceRead::Tested`] unless generated for one case).
@@ -232,7 +232,7 @@ impl EpilogueSm90TmaStore {
         let wg = k.warpgroup_index(tid);
         k.push(format!("sub.u32 {wg}, {wg}, 1;"));
         let row0 = k.reg(RegClass::B32);
-        if self.split_m {
+        if self.warpgroups > 1 {
             k.push(format!("mul.lo.u32 {row0}, {wg}, {};", self.wg_rows));
         } else {
             k.push(format!("mov.u32 {row0}, 0;"));

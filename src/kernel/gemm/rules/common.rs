@@ -5,20 +5,18 @@ use super::facts::ConfigFacts;
 use crate::gemm::RuleMessage;
 
 /// The multistage kernels run without thread-block clusters: cluster
-/// 1x1x1.
+/// 1x1.
 #[allow(clippy::result_large_err)]
 pub(super) const fn check_no_cluster(f: &ConfigFacts) -> Result<(), RuleMessage> {
-    if f.cluster[0] != 1 || f.cluster[1] != 1 || f.cluster[2] != 1 {
+    if !f.cluster.is_one() {
         return Err(RuleMessage::new()
             .s("cluster ")
-            .n(f.cluster[0])
+            .n(f.cluster.m)
             .s("x")
-            .n(f.cluster[1])
-            .s("x")
-            .n(f.cluster[2])
+            .n(f.cluster.n)
             .s(" with the ")
             .s(f.schedule.name())
-            .s(" kernel schedule: expected 1x1x1 (the multistage kernel runs without thread-block clusters)"));
+            .s(" kernel schedule: expected 1x1 (the multistage kernel runs without thread-block clusters)"));
     }
     Ok(())
 }

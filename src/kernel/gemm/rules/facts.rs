@@ -6,7 +6,7 @@ use crate::arch::ArchKind;
 use crate::atom::{MmaAtom, SM80_MMA};
 use crate::collective::{staging_bytes, tile_stage_bytes};
 use crate::collective::{CStaging, EpiloguePolicy, MainloopSpec};
-use crate::gemm::{GemmMajors, GemmTypes};
+use crate::gemm::{ClusterShape, GemmMajors, GemmTypes};
 use crate::numeric::ElementType;
 
 use super::super::{KernelSchedule, TileSchedulerPolicy};
@@ -25,8 +25,8 @@ pub struct ConfigFacts {
     pub majors: GemmMajors,
     /// CTA tile (BM, BN, BK).
     pub tile: [u32; 3],
-    /// Thread-block cluster (M, N, K).
-    pub cluster: [u32; 3],
+    /// Thread-block cluster.
+    pub cluster: ClusterShape,
     /// The mainloop's policy and warp layout.
     pub mainloop: MainloopSpec,
     /// The epilogue's policy.
@@ -176,10 +176,7 @@ impl ConfigFacts {
     /// buffers per consumer warpgroup, each its rows (BM/2 cooperative, BM
     /// ping-pong).
     const fn tma_epilogue_d_bytes(&self) -> u32 {
-        let rows = match self.schedule {
-            KernelSchedule::TmaWarpSpecializedPingpong => self.tile[0],
-            _ => self.tile[0] / 2,
-        };
+        let rows = self.tile[0] / self.schedule.tile_warpgroups();
         4 * rows * 32 * self.types.d.size_bytes()
     }
 

@@ -14,7 +14,7 @@
 //! | rule | why |
 //! |---|---|
 //! | architecture `Sm80` or `Sm90` with the SM80 mainloop, `Sm70` with the SM70 one | the SM80 kernel is `mma.sync` + `cp.async` + `ldmatrix` (sm_80 and later); `Sm70`'s rules are `rules_sm70.rs`'s |
-//! | cluster 1x1x1 | the multistage kernel schedule runs without clusters |
+//! | cluster 1x1 | the multistage kernel schedule runs without clusters |
 //! | A/B/accumulator types with a tensor-core instruction | f16/f16/f32, bf16/bf16/f32, f16/f16/f16, tf32/tf32/f32 |
 //! | C and D of one type (f16, bf16, f32) and one major | the epilogue reads C where it writes D |
 //! | at most 1024 threads (32 warps), one warp along K | a block's limit |
@@ -52,7 +52,7 @@ use crate::collective::MainloopPolicy;
 /// ```
 /// use cutlet::arch::ArchKind;
 /// use cutlet::collective::{EpiloguePolicy, MainloopPolicy, MainloopSpec};
-/// use cutlet::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+/// use cutlet::gemm::{ClusterShape, GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 /// use cutlet::kernel::gemm::{check_config, ConfigFacts, KernelSchedule, TileSchedulerPolicy};
 /// use cutlet::numeric::ElementType::{BF16, F32};
 ///
@@ -61,7 +61,7 @@ use crate::collective::MainloopPolicy;
 ///     types: GemmTypes::new(BF16, BF16, BF16, BF16, F32),
 ///     majors: GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
 ///     tile: [32, 32, 64],
-///     cluster: [1, 1, 1],
+///     cluster: ClusterShape::ONE,
 ///     mainloop: MainloopSpec { policy: MainloopPolicy::Sm80CpAsync { stages: 2 }, warps: [1, 1, 1] },
 ///     epilogue: EpiloguePolicy::Sm80Staged,
 ///     scheduler: TileSchedulerPolicy::DataParallel,
@@ -92,7 +92,7 @@ mod tests {
     use super::*;
     use crate::collective::{EpiloguePolicy, MainloopSpec};
     use crate::gemm::OutputMajor;
-    use crate::gemm::{GemmMajors, GemmTypes, OperandMajor};
+    use crate::gemm::{ClusterShape, GemmMajors, GemmTypes, OperandMajor};
     use crate::kernel::gemm::{KernelSchedule, TileSchedulerPolicy};
     use crate::numeric::ElementType;
     use ElementType::{BF16, F16, F32};
@@ -103,7 +103,7 @@ mod tests {
             types: GemmTypes::new(BF16, BF16, BF16, BF16, F32),
             majors: GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
             tile,
-            cluster: [1, 1, 1],
+            cluster: ClusterShape::ONE,
             mainloop: MainloopSpec {
                 policy: crate::collective::MainloopPolicy::Sm80CpAsync { stages },
                 warps: [warps[0], warps[1], 1],

@@ -5,7 +5,7 @@
 //! | rule | why |
 //! |---|---|
 //! | architecture `Sm70` with the SM70 mainloop, and the SM70 mainloop only on `Sm70` | `mma.sync.m8n8k4` is optimized for sm_70; the SM80 kernel needs `cp.async` |
-//! | cluster 1x1x1; C and D of one major; 1 to 32 warps, one along K | the rules every multistage kernel shares (`common.rs`) |
+//! | cluster 1x1; C and D of one major; 1 to 32 warps, one along K | the rules every multistage kernel shares (`common.rs`) |
 //! | A and B f16, accumulator f32 or f16 | the m8n8k4 instruction's types |
 //! | C and D of one type (f16 or f32) and one major | the epilogue reads C where it writes D; sm_70 converts no bf16 |
 //! | at most 32 warps, one along K | a block's limit |

@@ -13,7 +13,7 @@
 //! | TileN a multiple of 32 with the TMA-store epilogue | its 32-column subtiles |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
 
-use super::super::{KernelSchedule, TileSchedulerPolicy};
+use super::super::TileSchedulerPolicy;
 use super::common::{check_c_and_d, check_shared_memory, check_stages};
 use super::facts::ConfigFacts;
 use crate::arch::ArchKind;
@@ -46,10 +46,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(f.schedule.name())
             .s(" kernel schedule runs the SM90 parts: expected MainloopSm90TmaGmmaWarpSpecialized, EpilogueTmaWarpSpecialized or EpilogueNoSmemWarpSpecialized, and the persistent tile scheduler"));
     }
-    let consumers = match f.schedule {
-        KernelSchedule::TmaWarpSpecializedCooperative => 2,
-        _ => 1,
-    };
+    let consumers = f.schedule.tile_warpgroups();
     if let Err(rule) = check_sm90_mainloop(f.types, f.majors, f.tile, f.cluster, consumers) {
         return Err(rule);
     }

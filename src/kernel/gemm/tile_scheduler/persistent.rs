@@ -22,7 +22,7 @@
 //! count on its loads) but stores nothing.
 
 use super::{emit_raster, PersistentTileScheduler, RasterOrder, TileCoord, TileScheduler};
-use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
+use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 /// The most rounds of tiles for which the persistent grid is cut to the
@@ -34,12 +34,13 @@ use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 /// ping-pong) 1.048-1.050 against 1.042-1.044.
 pub const BALANCED_ROUNDS: u32 = 16;
 
-/// A persistent scheduler over clusters of `cluster[0] x cluster[1]` CTAs.
+/// A persistent scheduler over clusters of `cluster.m x cluster.n` CTAs.
 ///
 /// ```
+/// use cutlet::gemm::ClusterShape;
 /// use cutlet::kernel::gemm::{Persistent, TileScheduler};
 ///
-/// let scheduler = Persistent { raster_log: 3, cluster: [2, 1] };
+/// let scheduler = Persistent { raster_log: 3, cluster: ClusterShape::new(2, 1) };
 /// // 16 x 16 tiles, 2 batches: 256 cluster tiles; a GPU of 132 SMs runs 66
 /// // clusters of 2 at once, 4 rounds (3.9): 64 clusters take them in 4 as well.
 /// assert_eq!(scheduler.grid_on_device(32, 16, 2, 132), (128, 1, 1));
@@ -52,8 +53,8 @@ pub const BALANCED_ROUNDS: u32 = 16;
 pub struct Persistent {
     /// The rasterization swizzle the launcher passes (`raster_log`).
     pub raster_log: u32,
-    /// CTAs of a cluster along M and N.
-    pub cluster: [u32; 2],
+    /// The cluster: CTAs along M and N.
+    pub cluster: ClusterShape,
 }
 
 /// The registers of a [`Persistent`] walk in one thread: the scheduler's
@@ -79,7 +80,7 @@ pub struct PersistentParams {
 
 impl Persistent {
     fn cluster_size(&self) -> u32 {
-        self.cluster[0] * self.cluster[1]
+        self.cluster.ctas()
     }
 
     /// The host model of the walk: the (tile_m, tile_n, batch) of cluster
@@ -89,9 +90,10 @@ impl Persistent {
     /// tiles, as the launcher resolves them).
     ///
     /// ```
+    /// use cutlet::gemm::ClusterShape;
     /// use cutlet::kernel::gemm::{Persistent, RasterOrder};
     ///
-    /// let s = Persistent { raster_log: 1, cluster: [2, 1] };
+    /// let s = Persistent { raster_log: 1, cluster: ClusterShape::new(2, 1) };
     /// // 4 x 2 tiles: 2 x 2 cluster tiles per batch.
     /// assert_eq!(s.tile_of(0, 4, 2, [1, 0], RasterOrder::AlongN), (1, 0, 0));
     /// assert_eq!(s.tile_of(1, 4, 2, [0, 0], RasterOrder::AlongN), (2, 0, 0));
@@ -108,14 +110,14 @@ impl Persistent {
         order: RasterOrder,
     ) -> (u32, u32, u32) {
         let order = order.resolve(tiles_m, tiles_n, self.cluster);
-        let cm = tiles_m.div_ceil(self.cluster[0]);
-        let cn = tiles_n.div_ceil(self.cluster[1]);
+        let cm = tiles_m.div_ceil(self.cluster.m);
+        let cn = tiles_n.div_ceil(self.cluster.n);
         let per_batch = (cm * cn).max(1);
         let (batch, within) = (linear / per_batch, linear % per_batch);
         let (ctm, ctn) = order.tile(within, cm, cn, self.raster_log);
         (
-            ctm * self.cluster[0] + cta_m,
-            ctn * self.cluster[1] + cta_n,
+            ctm * self.cluster.m + cta_m,
+            ctn * self.cluster.n + cta_n,
             batch,
         )
     }
@@ -133,7 +135,7 @@ impl Persistent {
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> (TileCoord, Reg) {
-        let [cm_size, cn_size] = self.cluster;
+        let [cm_size, cn_size] = self.cluster.mn();
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let [cm, cn, per_batch] = self.emit_cluster_tiles(k, tiles_m, tiles_n);
         let (batch, within) = (r(k), r(k));
@@ -207,7 +209,7 @@ impl Persistent {
 
     /// Emits the cluster tiles along M and N and per batch (at least 1).
     fn emit_cluster_tiles(&self, k: &mut Kernel, tiles_m: Reg, tiles_n: Reg) -> [Reg; 3] {
-        let [cm_size, cn_size] = self.cluster;
+        let [cm_size, cn_size] = self.cluster.mn();
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (cm, cn, per_batch) = (r(k), r(k), r(k));
         k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
@@ -281,8 +283,8 @@ impl TileScheduler for Persistent {
     fn grid_on_device(&self, tiles_m: u32, tiles_n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
         let size = self.cluster_size();
         let cluster_tiles = tiles_m
-            .div_ceil(self.cluster[0])
-            .saturating_mul(tiles_n.div_ceil(self.cluster[1]))
+            .div_ceil(self.cluster.m)
+            .saturating_mul(tiles_n.div_ceil(self.cluster.n))
             .saturating_mul(l);
         let resident = cluster_tiles.min((sm_count / size).max(1)).max(1);
         // The fewest clusters that take the same rounds, up to
@@ -316,8 +318,8 @@ impl TileScheduler for Persistent {
             let rank = r(k);
             k.push(format!("mov.u32 {stride}, %nclusterid.x;"));
             k.push(format!("mov.u32 {rank}, %cluster_ctarank;"));
-            k.push(format!("rem.u32 {cta_m}, {rank}, {};", self.cluster[0]));
-            k.push(format!("div.u32 {cta_n}, {rank}, {};", self.cluster[0]));
+            k.push(format!("rem.u32 {cta_m}, {rank}, {};", self.cluster.m));
+            k.push(format!("div.u32 {cta_n}, {rank}, {};", self.cluster.m));
         } else {
             k.push(format!("mov.u32 {stride}, %nctaid.x;"));
             k.push(format!("mov.u32 {cta_m}, 0;"));
@@ -402,10 +404,10 @@ mod tests {
 
     #[test]
     fn the_grid_is_the_fewest_clusters_that_keep_the_rounds() {
-        for cluster in [[1, 1], [2, 1], [1, 2], [2, 2]] {
+        for cluster in [[1u32, 1], [2, 1], [1, 2], [2, 2]] {
             let s = Persistent {
                 raster_log: 0,
-                cluster,
+                cluster: cluster.into(),
             };
             let size = cluster[0] * cluster[1];
             for (tiles_m, tiles_n, l) in [
@@ -442,10 +444,10 @@ mod tests {
 
     #[test]
     fn every_tile_of_every_batch_is_walked_once() {
-        for cluster in [[1, 1], [2, 1], [1, 2], [2, 2]] {
+        for cluster in [[1u32, 1], [2, 1], [1, 2], [2, 2]] {
             let s = Persistent {
                 raster_log: 2,
-                cluster,
+                cluster: cluster.into(),
             };
             let (tiles_m, tiles_n, l) = (7u32, 5u32, 3u32);
             let (grid, ..) = s.grid_on_device(tiles_m, tiles_n, l, 16);

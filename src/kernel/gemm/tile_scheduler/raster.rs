@@ -10,6 +10,7 @@
 //! columns in L2. A group is capped at the tile count of its dimension, so
 //! no product overflows.
 
+use crate::gemm::ClusterShape;
 use crate::ptx::{Kernel, Reg, RegClass};
 
 /// The order in which a tile scheduler walks the output tiles (CUTLASS's
@@ -56,11 +57,17 @@ pub enum RasterOrder {
 
 impl RasterOrder {
     /// The order a launch over `tiles_m x tiles_n` tiles of a kernel in
-    /// `cluster` (M, N) clusters takes: [`Auto`](Self::Auto) and
+    /// `cluster` clusters takes: [`Auto`](Self::Auto) and
     /// [`Heuristic`](Self::Heuristic) resolved, the others as they are.
-    pub fn resolve(self, tiles_m: u32, tiles_n: u32, cluster: [u32; 2]) -> RasterOrder {
+    pub fn resolve(
+        self,
+        tiles_m: u32,
+        tiles_n: u32,
+        cluster: impl Into<ClusterShape>,
+    ) -> RasterOrder {
+        let cluster = cluster.into();
         match self {
-            RasterOrder::Auto if cluster[1] > cluster[0] => RasterOrder::AlongM,
+            RasterOrder::Auto if cluster.n > cluster.m => RasterOrder::AlongM,
             RasterOrder::Auto => RasterOrder::AlongN,
             RasterOrder::Heuristic if tiles_n > tiles_m => RasterOrder::AlongM,
             RasterOrder::Heuristic => RasterOrder::AlongN,
@@ -88,7 +95,7 @@ impl RasterOrder {
     /// assert_eq!(order, vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1), (0, 2)]);
     /// ```
     pub fn tile(self, id: u32, tiles_m: u32, tiles_n: u32, raster_log: u32) -> (u32, u32) {
-        match self.resolve(tiles_m, tiles_n, [1, 1]) {
+        match self.resolve(tiles_m, tiles_n, ClusterShape::ONE) {
             RasterOrder::AlongM => {
                 let (n, m) = raster_tile(id, tiles_n, tiles_m, raster_log);
                 (m, n)
