@@ -75,6 +75,7 @@ use crate::gemm::OutputMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 mod c_load;
+mod fusion;
 mod matrix_copy;
 mod stmatrix;
 mod store;

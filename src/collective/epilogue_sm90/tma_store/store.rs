@@ -4,14 +4,14 @@
 //! which waits for the last stores.
 
 use super::super::{acc_f32, emit_for_source};
+use super::fusion::{ElementAt, TmaC};
 use super::matrix_copy::{MatrixCopy, MatrixInstruction};
 use super::stmatrix::Staging;
 use super::{
     atom_error, CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, WarpgroupOrigin, SUBTILE_N,
 };
-use crate::collective::epilogue_fusion::{apply, apply_without_source, load_f32};
 use crate::collective::Sm90TiledMma;
-use crate::gemm::{BiasAxis, OutputMajor};
+use crate::gemm::OutputMajor;
 use crate::pipeline::{PipelineTmaStore, StoreAcquire};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::RegisterTensor;
@@ -28,42 +28,24 @@ impl EpilogueSm90TmaStore {
     ) -> Result<(), PtxError> {
         let types = self.spec.types;
         let major = self.spec.majors.d;
-        let csize = types.c.size_bytes();
-        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
         let mma = self.tiled_mma()?;
         mma.check_accumulators(acc).map_err(atom_error)?;
         let frame = self.emit_frame(k, io, &mma)?;
+        let frame_ref = &frame;
         let TileFrame {
             ring,
             origin,
-            row0,
-            col0,
             buffers,
             barrier,
-            n_left,
-            c_base,
             rows,
-            row_ok,
-            c_rows,
             staging,
             matrices,
+            ..
         } = &frame;
         let (t, wg, wg_row0, issuer) = (origin.thread, origin.wg, origin.row0, origin.issuer);
-        let (row0, col0, buffers, barrier, n_left, c_base) =
-            (*row0, *col0, *buffers, *barrier, *n_left, *c_base);
+        let (buffers, barrier) = (*buffers, *barrier);
         let cols = mma.col_offsets();
         let n = self.spec.tile[1];
-        let biases = self.spec.epilogue.biases();
-        let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
-            let index = r32(k);
-            k.push(format!("add.u32 {index}, {origin}, {offset};"));
-            let addr = k.reg(RegClass::B64);
-            k.push(format!(
-                "mad.wide.u32 {addr}, {index}, {csize}, {};",
-                io.base.biases[i]
-            ));
-            load_f32(k, types.c, p, addr, 0)
-        };
         // A subtile's buffer is free once the store that read it last has
         // (the ring's acquire), and the warpgroup learns it at its barrier.
         let wait = |k: &mut Kernel| -> Result<(), PtxError> {
@@ -168,58 +150,19 @@ impl EpilogueSm90TmaStore {
                             })?;
                             first.get_or_insert(v);
                             let a = acc_f32(k, types.acc, acc, v);
-                            // Whether the element is in the problem, for C's
-                            // and the biases' loads (TMA clips D's store).
-                            let mut in_bounds = || {
-                                let (p_col, p) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
-                                k.push(format!("setp.gt.s32 {p_col}, {n_left}, {col_off};"));
-                                k.push(format!("and.pred {p}, {}, {p_col};", row_ok[ri]));
-                                p
+                            let tma = tma_c.map(|_| match (c_words.get(&v), c_pair) {
+                                (Some(&(word, half)), _) => TmaC::Half(word, half),
+                                (None, Some(pair)) => TmaC::Value(pair[e]),
+                                (None, None) => TmaC::Zero,
+                            });
+                            let at = ElementAt {
+                                row: ri,
+                                row_off,
+                                col_off,
                             };
-                            let p = ((with_c && tma_c.is_none()) || !biases.is_empty())
-                                .then(&mut in_bounds);
-                            let c = match (p, major) {
-                                _ if tma_c.is_some() => match (c_words.get(&v), c_pair) {
-                                    (Some(&(word, half)), _) => self.c_element(k, word, half),
-                                    (None, Some(pair)) => pair[e],
-                                    (None, None) => zero,
-                                },
-                                (Some(p), OutputMajor::N) if with_c => {
-                                    load_f32(k, types.c, p, c_rows[ri], col_off * csize)?
-                                }
-                                (Some(p), OutputMajor::M) if with_c => {
-                                    let ptr = k.reg(RegClass::B64);
-                                    let wide = k.reg(RegClass::B64);
-                                    k.push(format!("mov.u64 {wide}, {col_off};"));
-                                    k.push(format!(
-                                        "mad.lo.u64 {ptr}, {wide}, {}, {c_base};",
-                                        io.base.ldc_bytes
-                                    ));
-                                    load_f32(k, types.c, p, ptr, row_off * csize)?
-                                }
-                                _ => zero,
-                            };
-                            // (`p` is tested wherever there are biases.)
-                            let mut bias = Vec::new();
-                            if let Some(p) = p {
-                                for (i, axis) in biases.iter().enumerate() {
-                                    bias.push(match axis {
-                                        BiasAxis::Row => bias_value(k, i, row_off, row0, p)?,
-                                        BiasAxis::Column => bias_value(k, i, col_off, col0, p)?,
-                                    });
-                                }
-                            }
-                            let apply = if with_c { apply } else { apply_without_source };
-                            values.push(apply(
-                                k,
-                                &self.spec,
-                                a,
-                                c,
-                                &bias,
-                                io.base.alpha,
-                                io.base.beta,
-                                &io.base.scalars,
-                            )?);
+                            values.push(
+                                self.emit_element(k, io, frame_ref, at, a, tma, with_c, zero)?,
+                            );
                         }
                         if self.stores_matrices() {
                             if let Some(v) = first {
@@ -496,33 +439,33 @@ impl EpilogueSm90TmaStore {
 
 /// The registers [`EpilogueSm90TmaStore::emit_frame`] leaves for a tile's
 /// subtiles.
-struct TileFrame {
+pub(super) struct TileFrame {
     /// The warpgroup's ring of D's two subtile buffers.
-    ring: PipelineTmaStore,
+    pub(super) ring: PipelineTmaStore,
     /// The warpgroup's place in the tile.
-    origin: WarpgroupOrigin,
+    pub(super) origin: WarpgroupOrigin,
     /// The thread's first row and column in the tile (`.b32`).
-    row0: Reg,
-    col0: Reg,
+    pub(super) row0: Reg,
+    pub(super) col0: Reg,
     /// The warpgroup's two subtile buffers (shared address) and its named
     /// barrier (`.b32`).
-    buffers: Reg,
-    barrier: Reg,
+    pub(super) buffers: Reg,
+    pub(super) barrier: Reg,
     /// Columns of the problem from `col0` on (`.b32`, signed).
-    n_left: Reg,
+    pub(super) n_left: Reg,
     /// C's address of the thread's first element (`.b64`).
-    c_base: Reg,
+    pub(super) c_base: Reg,
     /// The row offsets of the thread's values, ascending.
-    rows: Vec<u32>,
+    pub(super) rows: Vec<u32>,
     /// Per row: whether it is in the problem (`.pred`).
-    row_ok: Vec<Reg>,
+    pub(super) row_ok: Vec<Reg>,
     /// Row-major C: per row, C's row pointer (`.b64`).
-    c_rows: Vec<Reg>,
+    pub(super) c_rows: Vec<Reg>,
     /// The shared addresses the thread stages D at (and reads C back from).
-    staging: Staging,
+    pub(super) staging: Staging,
     /// 16-bit D: the tiled MMA's matrix copies (`stmatrix` of D; C's
     /// `ldmatrix` the same instructions).
-    matrices: Option<MatrixCopy>,
+    pub(super) matrices: Option<MatrixCopy>,
 }
 
 /// Which subtile [`EpilogueSm90TmaStore::emit_subtile_store`] stores: its
