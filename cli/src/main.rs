@@ -1,5 +1,6 @@
 //! The `cutlet` command line: a GEMM run timed against cuBLAS, a layout
-//! calculator, pictures of MMA layouts, a device report and bandwidth benchmarks, one subcommand each.
+//! calculator, pictures of MMA layouts, a device report, bandwidth
+//! benchmarks and a shape-grid profile against cuBLASLt, one subcommand each.
 
 mod out;
 
@@ -8,6 +9,7 @@ mod gemm;
 mod info;
 mod layout;
 mod mma;
+mod profile;
 
 use std::process::ExitCode;
 
@@ -33,6 +35,8 @@ enum Command {
     Info,
     /// Benchmark a kernel against the DRAM bandwidth ceiling, e.g. `cutlet bench elementwise --op add`.
     Bench(bench::BenchArgs),
+    /// Run cutlet's GEMM against cuBLASLt over a grid of shapes (default: M 1..8192 x N x K, plus LLM shapes); writes CSV, JSON and an SVG heatmap and prints every shape below 1.0.
+    Profile(profile::ProfileArgs),
 }
 
 /// Parses the command line and runs the subcommand. Usage errors and
@@ -52,5 +56,6 @@ fn main() -> ExitCode {
         Command::Mma(args) => mma::run(&args),
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
+        Command::Profile(args) => profile::run(&args),
     }
 }
