@@ -1234,3 +1234,154 @@ fn a_tile_scheduler_from_outside_runs_the_sm90_kernel_exactly() {
         }
     }
 }
+
+/// A split-K spec: the cooperative kernel of `tile` without a cluster, the
+/// register-store epilogue, `splits` units per tile; `d` D's type, `major`
+/// D's major.
+fn split_k_spec(
+    input: ElementType,
+    d: ElementType,
+    major: OutputMajor,
+    tile: [u32; 3],
+    splits: u32,
+) -> GemmSpec {
+    use cutlet::kernel::gemm::TileSchedulerPolicy;
+    let k = OperandMajor::K;
+    let mut spec = sm90_spec(
+        GemmTypes::new(input, input, d, d, ElementType::F32),
+        GemmMajors::new(k, k, major),
+        KernelSchedule::TmaWarpSpecializedCooperative,
+        tile,
+        [1, 1],
+    )
+    .unwrap()
+    .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+    .unwrap();
+    spec.scheduler = TileSchedulerPolicy::SplitK { splits };
+    spec.validate().unwrap();
+    spec
+}
+
+/// Split-K against the exact host result (small integers: every order of
+/// the sums gives the same bits): L = 3, alpha and beta not 0 or 1, C a
+/// buffer of its own and C in place in D, beta = 0 with C all NaN, ragged
+/// M, N and K, K shorter than one k-tile per split (most splits run no
+/// k-tile: 100 of K in 64-deep k-tiles is 2 k-tiles for 4 or 16 splits),
+/// many tiles per block, both majors of D, f32 and 16-bit D. D starts
+/// poisoned (NaN) outside what the kernel writes.
+#[test]
+fn split_k_computes_exactly() {
+    const NAME: &str = "split_k_computes_exactly";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let short_k = Case {
+        m: 260,
+        n: 130,
+        k: 100,
+        l: 2,
+        alpha: 1.5,
+        beta: 2.0,
+        in_place: false,
+        c_pad: 8,
+    };
+    let long_k = Case {
+        m: 129,
+        n: 200,
+        k: 3000,
+        l: 1,
+        alpha: 1.0,
+        beta: 0.0,
+        in_place: false,
+        c_pad: 0,
+    };
+    let (bf, f32t) = (ElementType::BF16, ElementType::F32);
+    for (tile, splits) in [
+        ([128, 128, 64], 4),
+        ([128, 64, 64], 3),
+        ([128, 256, 64], 2),
+        ([128, 128, 64], 16),
+    ] {
+        for major in [OutputMajor::N, OutputMajor::M] {
+            let spec = split_k_spec(bf, bf, major, tile, splits);
+            let mut cases: Vec<Case> = CASES.to_vec();
+            cases.extend([short_k, long_k, MANY_TILES]);
+            for case in cases {
+                run_case::<bf16, bf16>(&device, &spec, case)
+                    .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+            }
+        }
+    }
+    let spec = split_k_spec(bf, f32t, OutputMajor::N, [128, 128, 64], 5);
+    for case in [CASES[0], long_k] {
+        run_case::<bf16, f32>(&device, &spec, case)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+    let spec = split_k_spec(ElementType::TF32, f32t, OutputMajor::N, [128, 128, 32], 6);
+    for case in [CASES[0], long_k] {
+        run_case::<f32, f32>(&device, &spec, case)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+}
+
+/// Split-K's reduction adds the partial tiles in K order: on random data
+/// (where the order of the sums shows in the bits), 50 runs of one GEMM
+/// give D bit for bit, and the workspace's flags, which every run leaves
+/// at 0, need no reset between them.
+#[test]
+fn split_k_gives_the_same_bits_every_run() {
+    const NAME: &str = "split_k_gives_the_same_bits_every_run";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let (m, n, k) = (256usize, 384usize, 8192usize);
+    let spec = split_k_spec(
+        ElementType::BF16,
+        ElementType::BF16,
+        OutputMajor::N,
+        [128, 128, 64],
+        8,
+    );
+    let gemm = Gemm::from_spec(&device, spec.clone());
+    let random = |seed: u64, len: usize| -> Vec<bf16> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                bf16::from_f64((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            })
+            .collect()
+    };
+    let da = stream.clone_htod(&random(1, m * k)).unwrap();
+    let db = stream.clone_htod(&random(2, n * k)).unwrap();
+    let mut dd = stream.alloc_zeros::<bf16>(m * n).unwrap();
+    let mut first: Option<Vec<u16>> = None;
+    for run in 0..50 {
+        let mut args = Arguments::product(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(da.as_view(), k, m * k),
+            Operand::new(db.as_view(), k, n * k),
+            OutputOperand::new(dd.as_view_mut(), n, m * n),
+            1.0,
+        );
+        gemm.run(&mut args, &stream).unwrap();
+        drop(args);
+        let bits: Vec<u16> = stream
+            .clone_dtoh(&dd)
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        match &first {
+            None => first = Some(bits),
+            Some(want) => assert!(
+                bits == *want,
+                "{}: run {run} differs from run 0",
+                spec.kernel_name()
+            ),
+        }
+    }
+}

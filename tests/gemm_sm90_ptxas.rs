@@ -201,3 +201,62 @@ fn dump_matching() {
         }
     }
 }
+
+/// The split-K kernels (cooperative, register-store epilogue, no cluster)
+/// assemble for sm_90a with no spills and no assembler warning (the
+/// reduction adds into the accumulators only after every wgmma of the unit
+/// has completed, so no wgmma is serialized), in both source forms.
+#[test]
+fn split_k_kernels_assemble_without_spills() {
+    use cutlet::gemm::{GemmMajors, GemmTypes};
+    use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OutputMajor, TileSchedulerPolicy};
+    use cutlet::numeric::ElementType::{BF16, F16, F32, TF32};
+    let mut bad = Vec::new();
+    for (ab, d, tile, splits) in [
+        (BF16, BF16, [128, 128, 64], 4),
+        (F16, F32, [128, 64, 64], 16),
+        (TF32, F32, [128, 128, 32], 3),
+        (BF16, BF16, [128, 256, 64], 2),
+    ] {
+        let types = GemmTypes::new(ab, ab, d, d, F32);
+        let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+        let mut spec = sm90_spec(
+            types,
+            majors,
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            tile,
+            [1, 1],
+        )
+        .unwrap()
+        .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+        .unwrap();
+        spec.scheduler = TileSchedulerPolicy::SplitK { splits };
+        spec.validate().unwrap();
+        assert!(
+            spec.kernel_name().ends_with(&format!("_splitk{splits}")),
+            "{}",
+            spec.kernel_name()
+        );
+        for read in [SourceRead::Never, SourceRead::Always] {
+            let ptx = spec.ptx_for(read).unwrap();
+            assert!(
+                ptx.contains("ld.acquire.gpu.global.u32"),
+                "the turnstile's wait"
+            );
+            assert!(
+                ptx.contains("st.release.gpu.global.u32"),
+                "the turnstile's release"
+            );
+            let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+            let Some(report) = assemble(&ptx, "sm_90a") else {
+                return;
+            };
+            let f = report.function(&name);
+            eprintln!("{name}: {f:?}");
+            if (f.spill_stores, f.spill_loads) != (0, 0) || !report.warnings.is_empty() {
+                bad.push(format!("{f:?} {:?}", report.warnings));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}

@@ -6,7 +6,7 @@
 
 use super::{Accumulators, Mainloop};
 use crate::gemm::TensorMapRequest;
-use crate::ptx::{Kernel, PtxError};
+use crate::ptx::{Kernel, PtxError, Reg};
 
 /// Work a kernel hands [`WarpSpecializedMainloop::emit_consumer_overlapped`]
 /// to emit where the consumer's last MMAs hide it.
@@ -104,4 +104,21 @@ pub trait WarpSpecializedMainloop: Mainloop {
     /// # Errors
     /// The assembler's error.
     fn emit_consumer_skip(&self, k: &mut Kernel, io: &Self::Io) -> Result<(), PtxError>;
+
+    /// Emits, once after the prologue, what lets each work unit run a
+    /// range of the problem's k-tiles rather than all of them (a tile
+    /// scheduler that splits K: split-K, stream-K), and returns the
+    /// problem's k-tile count (`.b32`) the ranges are taken from. After it,
+    /// [`emit_k_range`](Self::emit_k_range) sets each unit's range, in the
+    /// producer's and the consumers' walk alike, before the unit's
+    /// producer and consumer parts. `None` (the default) for a mainloop
+    /// that runs whole tiles only; a kernel refuses a K-splitting
+    /// scheduler with it.
+    fn emit_split_k(&self, _k: &mut Kernel, _io: &mut Self::Io) -> Option<Reg> {
+        None
+    }
+
+    /// Emits the next work unit's k-tiles: `count` (`.b32`) from k-tile
+    /// `first` (see [`emit_split_k`](Self::emit_split_k)).
+    fn emit_k_range(&self, _k: &mut Kernel, _io: &Self::Io, _first: Reg, _count: Reg) {}
 }

@@ -94,4 +94,18 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaRsWarpSpecialized {
     fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.core.emit_consumer_skip(k, io)
     }
+
+    fn emit_split_k(&self, k: &mut Kernel, io: &mut Sm90MainloopIo) -> Option<crate::ptx::Reg> {
+        self.core.emit_split_k(k, io)
+    }
+
+    fn emit_k_range(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+        first: crate::ptx::Reg,
+        count: crate::ptx::Reg,
+    ) {
+        self.core.emit_k_range(k, io, first, count)
+    }
 }

@@ -11,7 +11,7 @@ use crate::collective::{
     Accumulators, BlockContext, ConsumerOverlap, Mainloop, SharedStorage, WarpSpecializedMainloop,
 };
 use crate::gemm::{GemmOperand, ParamRole, TensorMapRequest};
-use crate::ptx::{Kernel, PtxError};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 impl Mainloop for Sm90TmaGmmaWarpSpecialized {
     type Io = Sm90MainloopIo;
@@ -107,6 +107,21 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
         overlap: &mut ConsumerOverlap<'_>,
     ) -> Result<Accumulators, PtxError> {
         self.emit_mma(k, io, &DescriptorA, Some(overlap))
+    }
+
+    fn emit_split_k(&self, k: &mut Kernel, io: &mut Sm90MainloopIo) -> Option<Reg> {
+        let (total, first) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("mov.u32 {total}, {};", io.k_tiles));
+        k.push(format!("mov.u32 {first}, 0;"));
+        io.k_split = Some([total, first]);
+        Some(total)
+    }
+
+    fn emit_k_range(&self, k: &mut Kernel, io: &Sm90MainloopIo, first: Reg, count: Reg) {
+        if let Some([_, unit_first]) = io.k_split {
+            k.push(format!("mov.u32 {unit_first}, {first};"));
+            k.push(format!("mov.u32 {}, {count};", io.k_tiles));
+        }
     }
 
     fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {

@@ -96,8 +96,13 @@ pub struct Sm90MainloopIo {
     /// The work tile's first row, first column and batch (`.b32`), set by
     /// the kernel before each tile.
     pub tile: [Reg; 3],
-    /// K tiles: `ceil(K / BK)` (`.b32`).
+    /// The k-tiles of the current work unit (`.b32`): `ceil(K / BK)`, or
+    /// the unit's count where a scheduler splits K
+    /// ([`WarpSpecializedMainloop::emit_k_range`](crate::collective::WarpSpecializedMainloop::emit_k_range)).
     pub k_tiles: Reg,
+    /// Where a scheduler splits K: the problem's k-tiles (`.b32`, kept)
+    /// and the current unit's first k-tile (`.b32`); `None` otherwise.
+    pub k_split: Option<[Reg; 2]>,
     /// This CTA's position in its cluster, (M, N) (`.b32`).
     pub cta: [Reg; 2],
     /// Byte offset of this consumer warpgroup's rows in a stage's A tile (`.b32`).
@@ -310,6 +315,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             consumer,
             tile: [block.m0, block.n0, block.batch],
             k_tiles,
+            k_split: None,
             cta: [cta_m, cta_n],
             a_rows_offset,
             signal,
@@ -396,7 +402,11 @@ impl Sm90TmaGmmaWarpSpecialized {
             });
         }
         k.push(format!("mov.u32 {kt}, 0;"));
-        k.push(format!("mov.u32 {kc}, 0;"));
+        match io.k_split {
+            // The unit's first k-tile's K coordinate.
+            Some([_, first]) => k.push(format!("mul.lo.u32 {kc}, {first}, {bk};")),
+            None => k.push(format!("mov.u32 {kc}, 0;")),
+        }
         let top = k.new_label("producer_k")?;
         let done = k.new_label("producer_k_done")?;
         let p = k.reg(RegClass::Pred);

@@ -59,6 +59,19 @@ pub(crate) struct Launcher {
     /// compiled modules beside the spec (the spec's own composition is
     /// another kernel).
     custom: Option<String>,
+    /// The device workspace this launcher's kernels use where their tile
+    /// scheduler keeps state between blocks (split-K's partial tiles and
+    /// flags): allocated zeroed at the first run that needs it, grown when
+    /// a problem needs more, reused; with the event of its last launch, so
+    /// that a launch on another stream waits for it.
+    workspace: std::sync::Mutex<Option<OwnedWorkspace>>,
+}
+
+/// A launcher's own workspace and the event recorded after its last use.
+#[derive(Debug)]
+struct OwnedWorkspace {
+    buffer: CudaSlice<u8>,
+    last_use: Option<cudarc::driver::CudaEvent>,
 }
 
 impl Launcher {
@@ -75,6 +88,7 @@ impl Launcher {
             stand_in: OnceLock::new(),
             picks: None,
             custom: None,
+            workspace: std::sync::Mutex::new(None),
         }
     }
 
@@ -623,6 +637,47 @@ impl Launcher {
         if c_unread && requests.iter().any(|r| r.operand as usize == c_slot) {
             values.tensor_maps[c_slot] = values.tensor_maps[d_slot];
         }
+        // A scheduler that keeps state between blocks: the launcher's own
+        // workspace, ordered after its last launch (whatever the stream).
+        let workspace_bytes = composed.workspace_size(&shape);
+        let mut workspace = if workspace_bytes > 0 {
+            let mut slot = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
+            let grow = slot
+                .as_ref()
+                .is_none_or(|w| w.buffer.len() < workspace_bytes);
+            if grow {
+                if let Some(old) = slot.take() {
+                    if let Some(event) = &old.last_use {
+                        event.synchronize().map_err(|e| {
+                            Error::driver("waiting for the GEMM workspace's last use", e)
+                        })?;
+                    }
+                }
+                // Zeroed: the flags start at 0, and every launch leaves them 0.
+                let buffer = stream.alloc_zeros::<u8>(workspace_bytes).map_err(|e| {
+                    Error::driver(
+                        format!("allocating a {workspace_bytes}-byte GEMM workspace"),
+                        e,
+                    )
+                })?;
+                *slot = Some(OwnedWorkspace {
+                    buffer,
+                    last_use: None,
+                });
+            }
+            if let Some(owned) = slot.as_ref() {
+                if let Some(event) = &owned.last_use {
+                    stream
+                        .wait(event)
+                        .map_err(|e| Error::driver("ordering the GEMM workspace's uses", e))?;
+                }
+                let (address, _) = owned.buffer.device_ptr(stream);
+                values.workspace = address;
+            }
+            Some(slot)
+        } else {
+            None
+        };
         let mut params = KernelArgs::new(stream);
         values.push(composed, &mut params)?;
         let shared_mem_bytes = composed.shared_storage().bytes;
@@ -659,7 +714,9 @@ impl Launcher {
         // A kernel of thread-block clusters launches with its cluster shape.
         // A kernel that waits for the grid ahead before it touches global
         // memory (`dependent_launch`) may start before that grid ends.
-        unsafe {
+        // The workspace (where the kernel has one) is this launcher's own,
+        // allocated for at least `workspace_size` bytes, its flags zero.
+        let launched = unsafe {
             match composed.cluster().launch_dims() {
                 [x, y, z]
                     if composed.dependent_launch() && crate::device::dependent_launch_enabled() =>
@@ -669,7 +726,15 @@ impl Launcher {
                 [1, 1, 1] => function.launch(&config, params),
                 [x, y, z] => function.launch_cluster(&config, (x, y, z), params),
             }
+        };
+        if let Some(owned) = workspace.as_mut().and_then(|slot| slot.as_mut()) {
+            owned.last_use = Some(
+                stream
+                    .record_event(None)
+                    .map_err(|e| Error::driver("recording the GEMM workspace's use", e))?,
+            );
         }
+        launched
     }
 }
 

@@ -82,6 +82,15 @@ pub enum TileSchedulerPolicy {
     /// in groups along M (CUTLASS's `PersistentTileSchedulerSm90`):
     /// [`Persistent`](super::Persistent).
     Persistent,
+    /// The persistent walk with each tile's K loop split into `splits`
+    /// work units whose partial tiles the kernel adds in K order through a
+    /// workspace (deterministic; CUTLASS's split-K mode of the stream-K
+    /// scheduler): [`SplitK`](super::SplitK). SM90 cooperative kernels
+    /// without clusters, f32 accumulators, the register-store epilogue.
+    SplitK {
+        /// Work units per tile, 2 to 64.
+        splits: u32,
+    },
 }
 
 /// A kernel-schedule tag of a typed configuration.

@@ -336,15 +336,18 @@ where
 pub const DEFAULT_RASTER_LOG: u32 = 3;
 
 /// What every SM90 composition of a spec shares: the spec (its name,
-/// types and tile), the cluster, the schedule and the persistent scheduler.
-struct Sm90Parts<'s> {
+/// types and tile), the cluster, the schedule and the tile scheduler.
+struct Sm90Parts<'s, S> {
     spec: &'s GemmSpec,
     cluster: ClusterShape,
     schedule: KernelSchedule,
-    scheduler: super::Persistent,
+    scheduler: S,
 }
 
-impl Sm90Parts<'_> {
+impl<S> Sm90Parts<'_, S>
+where
+    S: super::PersistentTileScheduler + Clone + Send + Sync + std::fmt::Debug + 'static,
+{
     /// The SM90 kernel of `mainloop` and `epilogue` with these parts, checked.
     fn compose<M, E>(&self, mainloop: M, epilogue: E) -> crate::Result<Box<dyn GemmKernel>>
     where
@@ -360,7 +363,7 @@ impl Sm90Parts<'_> {
             self.schedule,
             mainloop,
             epilogue,
-            self.scheduler,
+            self.scheduler.clone(),
         );
         kernel.can_implement()?;
         Ok(Box::new(kernel))
@@ -368,6 +371,54 @@ impl Sm90Parts<'_> {
 }
 
 impl GemmSpec {
+    /// The SM90 warp-specialized kernel of this spec with `scheduler`: the
+    /// mainloop reads A through a descriptor (SS) or, for a tf32 A that is
+    /// M-major, from registers (RS); the epilogue stores with TMA or from
+    /// registers.
+    fn compose_sm90<S>(
+        &self,
+        ctx: &crate::collective::TileContext,
+        schedule: KernelSchedule,
+        epilogue: EpiloguePolicy,
+        scheduler: S,
+    ) -> crate::Result<Box<dyn GemmKernel>>
+    where
+        S: super::PersistentTileScheduler + Clone + Send + Sync + std::fmt::Debug + 'static,
+    {
+        let cluster = self.cluster;
+        let [bm, ..] = self.tile;
+        let consumers = schedule.tile_warpgroups();
+        let wg_rows = bm / consumers;
+        let parts = Sm90Parts {
+            spec: self,
+            cluster,
+            schedule,
+            scheduler,
+        };
+        let rs = crate::collective::reads_a_from_registers(self.types.a, self.majors.a);
+        let ml = &self.mainloop;
+        match (rs, epilogue) {
+            (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
+                Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
+                    .with_c_staging(self.facts().c_staging()),
+            ),
+            (false, _) => parts.compose(
+                Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
+            ),
+            (true, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
+                Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
+                    .with_c_staging(self.facts().c_staging()),
+            ),
+            (true, _) => parts.compose(
+                Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
+            ),
+        }
+    }
+
     /// The kernel the spec's parts compose: the spec's policies choose the
     /// mainloop, epilogue and tile scheduler, its values fix their sizes.
     ///
@@ -432,49 +483,25 @@ impl GemmSpec {
                 | KernelSchedule::TmaWarpSpecializedPingpong),
                 MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. },
                 epilogue @ (EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized),
-                TileSchedulerPolicy::Persistent,
-            ) => {
-                let cluster = self.cluster;
-                let [bm, ..] = self.tile;
-                let consumers = schedule.tile_warpgroups();
-                let wg_rows = bm / consumers;
-                let scheduler = super::Persistent {
-                    raster_log: DEFAULT_RASTER_LOG,
-                    cluster,
-                };
-                // The mainloop reads A through a descriptor (SS) or, for a
-                // tf32 A that is M-major, from registers (RS); the epilogue
-                // stores with TMA or from registers.
-                let parts = Sm90Parts {
-                    spec: self,
-                    cluster,
-                    schedule,
-                    scheduler,
-                };
-                let rs = crate::collective::reads_a_from_registers(self.types.a, self.majors.a);
-                let (ml, ctx) = (&self.mainloop, &ctx);
-                let kernel: Box<dyn GemmKernel> = match (rs, epilogue) {
-                    (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
-                        Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
-                            .with_c_staging(self.facts().c_staging()),
-                    )?,
-                    (false, _) => parts.compose(
-                        Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
-                    )?,
-                    (true, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
-                        Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
-                            .with_c_staging(self.facts().c_staging()),
-                    )?,
-                    (true, _) => parts.compose(
-                        Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
-                        EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
-                    )?,
-                };
-                Ok(kernel)
-            }
+                scheduler @ (TileSchedulerPolicy::Persistent | TileSchedulerPolicy::SplitK { .. }),
+            ) => match scheduler {
+                TileSchedulerPolicy::SplitK { splits } => {
+                    let [bm, bn, _] = self.tile;
+                    let split_k = super::SplitK {
+                        splits,
+                        raster_log: DEFAULT_RASTER_LOG,
+                        tile: [bm, bn],
+                    };
+                    self.compose_sm90(&ctx, schedule, epilogue, split_k)
+                }
+                _ => {
+                    let persistent = super::Persistent {
+                        raster_log: DEFAULT_RASTER_LOG,
+                        cluster: self.cluster,
+                    };
+                    self.compose_sm90(&ctx, schedule, epilogue, persistent)
+                }
+            },
             (
                 KernelSchedule::Multistage,
                 MainloopPolicy::Sm70TwoStage,

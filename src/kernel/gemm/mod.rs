@@ -64,6 +64,7 @@ pub use rules::{
 pub use sm90_warpspecialized::Sm90GemmWarpSpecialized;
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
-    emit_raster, emit_tile_coord, raster_tile, DataParallel, Persistent, PersistentParams,
-    PersistentTileScheduler, RasterOrder, TileCoord, TileScheduler, BALANCED_ROUNDS,
+    emit_raster, emit_tile_coord, raster_tile, DataParallel, Fixup, Persistent, PersistentParams,
+    PersistentTileScheduler, RasterOrder, SplitK, TileCoord, TileScheduler, BALANCED_ROUNDS,
+    SPLIT_K_RECORD_HEADER,
 };

@@ -20,7 +20,7 @@
 //! The grid is the persistent scheduler's (clusters that fit the GPU); a
 //! kernel of clusters launches with its cluster shape.
 
-use super::{GemmKernel, KernelSchedule, PersistentTileScheduler, TileCoord};
+use super::{Fixup, GemmKernel, KernelSchedule, PersistentTileScheduler, TileCoord};
 use crate::arch::ArchKind;
 use crate::collective::{
     BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop, STAGE_ALIGN,
@@ -31,6 +31,9 @@ use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
 
 /// Threads of a warpgroup.
 const WARPGROUP: u32 = 128;
+/// The named barrier of the consumer threads in a split tile's reduction
+/// (0 is the block's, 1 and 2 the TMA-store epilogue's warpgroups').
+const FIXUP_BARRIER: u32 = 3;
 /// Registers a producer thread keeps (CUTLASS's `LoadRegisterRequirement`).
 const PRODUCER_REGISTERS: u32 = 40;
 /// Registers a consumer thread takes (CUTLASS's `MmaRegisterRequirement`).
@@ -201,7 +204,34 @@ where
                 ..entry
             },
         )?;
-        let io = self.mainloop.emit_prologue(&mut k, &entry)?;
+        let mut io = self.mainloop.emit_prologue(&mut k, &entry)?;
+        // A scheduler that splits K: each unit runs a range of the k-tiles.
+        let k_total = if self.scheduler.splits_k() {
+            if self.schedule != KernelSchedule::TmaWarpSpecializedCooperative {
+                return Err(PtxError::UnsupportedSpec {
+                    kernel: "gemm",
+                    name: self.name.clone(),
+                    reason: "a tile scheduler that splits K runs with the cooperative schedule"
+                        .to_string(),
+                });
+            }
+            Some(self.mainloop.emit_split_k(&mut k, &mut io).ok_or_else(|| {
+                PtxError::UnsupportedSpec {
+                    kernel: "gemm",
+                    name: self.name.clone(),
+                    reason: "the mainloop runs whole tiles only: no K-splitting scheduler".into(),
+                }
+            })?)
+        } else {
+            None
+        };
+        let io = io;
+        let k_range = |k: &mut Kernel, sp: &S::Params| {
+            if let Some(total) = k_total {
+                let (first, count) = self.scheduler.emit_walk_k_range(k, sp, total);
+                self.mainloop.emit_k_range(k, &io, first, count);
+            }
+        };
         let ordered = if self.schedule == KernelSchedule::TmaWarpSpecializedPingpong {
             let base = r(&mut k);
             k.push(format!(
@@ -257,6 +287,7 @@ where
             .emit_walk_current(&mut k, sp, tiles_m, tiles_n);
         k.push(format!("@!{valid} bra {};", tail.name()));
         set_tile(&mut k, &coord);
+        k_range(&mut k, sp);
         self.mainloop.emit_producer(&mut k, &io)?;
         self.scheduler.emit_walk_step(&mut k, sp, 1);
         k.push(format!("bra.uni {};", top.name()));
@@ -320,6 +351,7 @@ where
                 k.place_label(&top);
                 let valid = self.scheduler.emit_walk_valid(&mut k, sp, total);
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
+                k_range(&mut k, sp);
                 let mut epilogue_io = None;
                 let acc = self
                     .mainloop
@@ -333,7 +365,34 @@ where
                     name: self.name.clone(),
                     reason: "the mainloop did not emit the tile's prologue".to_string(),
                 })?;
+                // A split tile's partial sums meet here; the unit that
+                // holds the whole sum stores the tile.
+                let stores = match k_total {
+                    Some(_) => {
+                        let thread = r(&mut k);
+                        k.push(format!("sub.u32 {thread}, {tid}, {WARPGROUP};"));
+                        let fixup = Fixup {
+                            acc: &acc,
+                            thread,
+                            threads: WARPGROUP * self.schedule.tile_warpgroups(),
+                            barrier: FIXUP_BARRIER,
+                        };
+                        self.scheduler.emit_fixup(&mut k, sp, &fixup)?
+                    }
+                    None => None,
+                };
+                let skip = match stores {
+                    Some(p) => {
+                        let skip = k.new_label("epilogue_skip")?;
+                        k.push(format!("@!{p} bra {};", skip.name()));
+                        Some(skip)
+                    }
+                    None => None,
+                };
                 self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+                if let Some(skip) = skip {
+                    k.place_label(&skip);
+                }
             }
             // Ping-pong: the prologue runs while the other consumer's tile
             // holds the tensor cores.

@@ -231,6 +231,9 @@ impl GemmSpec {
             TileSchedulerPolicy::DataParallel if !warp_specialized => "",
             TileSchedulerPolicy::DataParallel => "_dp",
             TileSchedulerPolicy::Persistent => "_persistent",
+            TileSchedulerPolicy::SplitK { splits } => {
+                return format!("{mainloop}{epilogue}_splitk{splits}");
+            }
         };
         format!("{mainloop}{epilogue}{scheduler}")
     }

@@ -13,7 +13,7 @@
 //! | TileN a multiple of 32 with the TMA-store epilogue | its 32-column subtiles |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
 
-use super::super::TileSchedulerPolicy;
+use super::super::{KernelSchedule, TileSchedulerPolicy};
 use super::common::{check_c_and_d, check_shared_memory, check_stages};
 use super::facts::ConfigFacts;
 use crate::arch::ArchKind;
@@ -39,12 +39,19 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     ) || !matches!(
         f.epilogue,
         EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized
-    ) || !matches!(f.scheduler, TileSchedulerPolicy::Persistent)
-    {
+    ) || !matches!(
+        f.scheduler,
+        TileSchedulerPolicy::Persistent | TileSchedulerPolicy::SplitK { .. }
+    ) {
         return Err(RuleMessage::new()
             .s("the ")
             .s(f.schedule.name())
             .s(" kernel schedule runs the SM90 parts: expected MainloopSm90TmaGmmaWarpSpecialized, EpilogueTmaWarpSpecialized or EpilogueNoSmemWarpSpecialized, and the persistent tile scheduler"));
+    }
+    if let TileSchedulerPolicy::SplitK { splits } = f.scheduler {
+        if let Err(rule) = check_split_k(f, splits) {
+            return Err(rule);
+        }
     }
     let consumers = f.schedule.tile_warpgroups();
     if let Err(rule) = check_sm90_mainloop(f.types, f.majors, f.tile, f.cluster, consumers) {
@@ -84,4 +91,41 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         return Err(rule);
     }
     check_shared_memory(f)
+}
+
+/// Split-K's rules: 2 to 64 splits, on the cooperative schedule (its two
+/// consumer warpgroups meet at the reduction) without clusters, with f32
+/// accumulators (the partial tiles are f32) and the register-store
+/// epilogue (a unit that does not store its tile must not have asked the
+/// TMA-store epilogue for C's subtiles).
+#[allow(clippy::result_large_err)]
+const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> {
+    if splits < 2 || splits > 64 {
+        return Err(RuleMessage::new()
+            .s("split-K with ")
+            .n(splits)
+            .s(" splits: expected 2 to 64"));
+    }
+    if !matches!(f.schedule, KernelSchedule::TmaWarpSpecializedCooperative) || !f.cluster.is_one() {
+        return Err(RuleMessage::new()
+            .s("split-K with the ")
+            .s(f.schedule.name())
+            .s(" schedule in a ")
+            .n(f.cluster.m)
+            .s("x")
+            .n(f.cluster.n)
+            .s(" cluster: expected the cooperative schedule without clusters (1x1)"));
+    }
+    if !matches!(f.types.acc, ElementType::F32) {
+        return Err(RuleMessage::new()
+            .s("split-K with ")
+            .s(f.types.acc.name())
+            .s(" accumulators: expected f32 (the partial tiles are f32)"));
+    }
+    if !matches!(f.epilogue, EpiloguePolicy::Sm90NoSmem) {
+        return Err(RuleMessage::new().s(
+            "split-K with the TMA-store epilogue: expected EpilogueNoSmemWarpSpecialized (the register-store epilogue)",
+        ));
+    }
+    Ok(())
 }

@@ -4,10 +4,12 @@
 mod data_parallel;
 mod persistent;
 mod raster;
+mod split_k;
 
 pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
 pub use persistent::{Persistent, PersistentParams, BALANCED_ROUNDS};
 pub use raster::{emit_raster, raster_tile, RasterOrder};
+pub use split_k::{SplitK, SPLIT_K_RECORD_HEADER};
 
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg};
@@ -155,4 +157,62 @@ pub trait PersistentTileScheduler: TileScheduler {
     /// Emits whether the position is within the walk (`.pred`), from
     /// [`emit_walk_total`](Self::emit_walk_total)'s register.
     fn emit_walk_valid(&self, k: &mut Kernel, params: &Self::Params, total: Reg) -> Reg;
+
+    /// Whether the scheduler splits a tile's K loop among work units
+    /// (split-K, stream-K): the kernel then asks its mainloop for k-tile
+    /// ranges ([`WarpSpecializedMainloop::emit_split_k`](crate::collective::WarpSpecializedMainloop::emit_split_k)),
+    /// sets each unit's with [`emit_walk_k_range`](Self::emit_walk_k_range)
+    /// and reduces the partial tiles with [`emit_fixup`](Self::emit_fixup).
+    /// No by default.
+    fn splits_k(&self) -> bool {
+        false
+    }
+
+    /// Emits the current unit's k-tiles, `(first, count)` (`.b32`), out of
+    /// the problem's `k_tiles` (a scheduler that [`splits_k`](Self::splits_k)).
+    /// The default is the whole loop: `(0, k_tiles)`.
+    fn emit_walk_k_range(
+        &self,
+        k: &mut Kernel,
+        _params: &Self::Params,
+        k_tiles: Reg,
+    ) -> (Reg, Reg) {
+        let first = k.reg(crate::ptx::RegClass::B32);
+        k.push(format!("mov.u32 {first}, 0;"));
+        (first, k_tiles)
+    }
+
+    /// Emits, after the current unit's MMAs and before its epilogue, by
+    /// every consumer thread, the reduction of a split tile's partial
+    /// accumulators (a scheduler that [`splits_k`](Self::splits_k)), and
+    /// returns a predicate that holds where this unit stores the tile
+    /// (the epilogue runs there alone, once per output element, on the
+    /// whole sum). `None` (the default, emitting nothing): every unit
+    /// stores its own tile.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    fn emit_fixup(
+        &self,
+        _k: &mut Kernel,
+        _params: &Self::Params,
+        _fixup: &Fixup<'_>,
+    ) -> Result<Option<Reg>, PtxError> {
+        Ok(None)
+    }
+}
+
+/// What [`PersistentTileScheduler::emit_fixup`] works on: the consumers'
+/// accumulators and where the consumer threads are.
+#[derive(Clone, Copy, Debug)]
+pub struct Fixup<'a> {
+    /// The thread's accumulators (`.f32` registers).
+    pub acc: &'a crate::tiled::RegisterTensor,
+    /// The thread's index among the consumer threads (`.b32`, 0 to
+    /// `threads - 1`).
+    pub thread: Reg,
+    /// Consumer threads that hold the tile together.
+    pub threads: u32,
+    /// A named barrier the consumer threads alone may use.
+    pub barrier: u32,
 }

@@ -1,0 +1,322 @@
+//! [`SplitK`]: a persistent tile scheduler that splits each output tile's
+//! K loop into `splits` work units (CUTLASS's split-K mode of
+//! `PersistentTileSchedulerSm90StreamK`) and adds their partial tiles in
+//! the kernel, in K order, through a workspace.
+//!
+//! Work unit `u` is split `u % splits` of tile `u / splits` (the tiles in
+//! the persistent scheduler's raster order), so a tile's splits are
+//! consecutive units that the grid's blocks take at once. Split `s` runs
+//! k-tiles `[s * q + min(s, r), ..)`, `q + (s < r)` of them, where `q` and
+//! `r` are the quotient and remainder of the problem's k-tiles by `splits`
+//! (a split past the k-tiles runs none and adds zeros).
+//!
+//! The reduction (CUTLASS's "fixup", its deterministic turnstile): each
+//! tile has a record in the workspace, a 128-byte header holding a flag,
+//! then the partial tile, value `v` of consumer thread `t` at `(v *
+//! threads + t)` f32s in. Split `s > 0` waits (one thread spinning on the
+//! flag with acquire loads) until the flag reads `s`, then adds the
+//! record's partial to its accumulators. Every split but the last stores
+//! its sum in the record and releases the flag as `s + 1`; the last resets
+//! the flag to 0 and runs the epilogue on the whole sum. So the partials
+//! are added in K order, the same bits on every run, and the flags are 0
+//! again when the kernel ends: no memset before a launch, and a launch
+//! captured in a CUDA graph replays. Deadlock-free because every block
+//! walks its units in increasing order, every block of the persistent grid
+//! is resident, and a unit waits only for the unit before it.
+
+use super::{
+    Fixup, Persistent, PersistentParams, PersistentTileScheduler, RasterOrder, TileCoord,
+    TileScheduler,
+};
+use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole};
+use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+
+/// Bytes of a tile record's header (its flag, padded to a 128-byte line).
+pub const SPLIT_K_RECORD_HEADER: u32 = 128;
+
+/// Split-K over a persistent walk of `BM x BN` tiles without clusters.
+///
+/// ```
+/// use cutlet::gemm::GemmShape;
+/// use cutlet::kernel::gemm::{SplitK, TileScheduler};
+///
+/// let s = SplitK { splits: 4, raster_log: 3, tile: [128, 128] };
+/// // 4 x 4 tiles of 512 x 512, 4 splits each: 64 units, one block each.
+/// assert_eq!(s.grid_on_device(4, 4, 1, 132), (64, 1, 1));
+/// // A record per tile: the header and 128 x 128 f32 partials.
+/// assert_eq!(s.workspace_size(&GemmShape::new(512, 512, 16384, 1)), 16 * (128 + 65536));
+/// // k-tiles 0..256 in 4 splits of 64; 10 k-tiles in 4: 3, 3, 2, 2.
+/// assert_eq!(s.k_range(1, 256), (64, 64));
+/// assert_eq!((0..4).map(|split| s.k_range(split, 10)).collect::<Vec<_>>(), [(0, 3), (3, 3), (6, 2), (8, 2)]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SplitK {
+    /// Work units per tile (at least 1).
+    pub splits: u32,
+    /// The rasterization swizzle of the tile walk.
+    pub raster_log: u32,
+    /// The output tile, `[BM, BN]`.
+    pub tile: [u32; 2],
+}
+
+impl SplitK {
+    /// The persistent walk over tiles this scheduler splits.
+    fn tiles(&self) -> Persistent {
+        Persistent {
+            raster_log: self.raster_log,
+            cluster: ClusterShape::ONE,
+        }
+    }
+
+    /// Bytes of one tile's record: the header and `BM x BN` f32 partials.
+    pub fn record_bytes(&self) -> u32 {
+        SPLIT_K_RECORD_HEADER + 4 * self.tile[0] * self.tile[1]
+    }
+
+    /// The k-tiles `(first, count)` split `split` runs of `k_tiles`.
+    pub fn k_range(&self, split: u32, k_tiles: u32) -> (u32, u32) {
+        let s = self.splits.max(1);
+        let (q, r) = (k_tiles / s, k_tiles % s);
+        (split * q + split.min(r), q + u32::from(split < r))
+    }
+
+    /// Emits `linear / splits` and `linear % splits` of the unit index.
+    fn emit_tile_and_split(&self, k: &mut Kernel, p: &PersistentParams) -> (Reg, Reg) {
+        let (tile, split) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("div.u32 {tile}, {}, {};", p.linear, self.splits));
+        k.push(format!("rem.u32 {split}, {}, {};", p.linear, self.splits));
+        (tile, split)
+    }
+}
+
+impl TileScheduler for SplitK {
+    /// The persistent walk's registers, its tile counts, and the
+    /// workspace's address (`.b64`).
+    type Params = (PersistentParams, [Reg; 2], Reg);
+
+    fn params(&self) -> Vec<ParamRole> {
+        let mut roles = self.tiles().params();
+        roles.push(ParamRole::Workspace);
+        roles
+    }
+
+    fn param_value(&self, role: ParamRole) -> Option<u32> {
+        match role {
+            ParamRole::RasterOrder => Some(RasterOrder::AlongN.param()),
+            ParamRole::RasterLog => Some(self.raster_log),
+            _ => None,
+        }
+    }
+
+    fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32) {
+        self.grid_on_device(tiles_m, tiles_n, l, 132)
+    }
+
+    /// The persistent walk's grid over the units (`splits` per tile).
+    fn grid_on_device(&self, tiles_m: u32, tiles_n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
+        self.tiles().grid_on_device(
+            tiles_m,
+            tiles_n.saturating_mul(self.splits.max(1)),
+            l,
+            sm_count,
+        )
+    }
+
+    /// A record per output tile of every batch; none with one split.
+    fn workspace_size(&self, shape: &GemmShape) -> usize {
+        if self.splits <= 1 {
+            return 0;
+        }
+        let tiles = shape.m.div_ceil(self.tile[0] as usize)
+            * shape.n.div_ceil(self.tile[1] as usize)
+            * shape.l;
+        tiles * self.record_bytes() as usize
+    }
+
+    fn emit_params(
+        &self,
+        k: &mut Kernel,
+        params: &DeclaredParams,
+    ) -> Result<Self::Params, PtxError> {
+        let (p, tiles) = self.tiles().emit_params(k, params)?;
+        let workspace = params.load(k, ParamRole::Workspace)?;
+        Ok((p, tiles, workspace))
+    }
+
+    fn emit_first_work_tile(
+        &self,
+        k: &mut Kernel,
+        (p, tiles, _): &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Result<TileCoord, PtxError> {
+        self.tiles()
+            .emit_first_work_tile(k, &(*p, *tiles), tiles_m, tiles_n)
+    }
+
+    fn emit_next_work_tile(
+        &self,
+        k: &mut Kernel,
+        (p, tiles, _): &Self::Params,
+        current: &TileCoord,
+    ) -> Result<Option<(TileCoord, Reg)>, PtxError> {
+        self.tiles().emit_next_work_tile(k, &(*p, *tiles), current)
+    }
+}
+
+impl PersistentTileScheduler for SplitK {
+    fn emit_walk_start(&self, k: &mut Kernel, (p, _, _): &Self::Params) {
+        self.tiles().emit_start(k, p);
+    }
+
+    /// The tile of unit `linear`: the persistent walk's tile
+    /// `linear / splits`.
+    fn emit_walk_current(
+        &self,
+        k: &mut Kernel,
+        (p, _, _): &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> (TileCoord, Reg) {
+        let (tile, _) = self.emit_tile_and_split(k, p);
+        let at_tile = PersistentParams { linear: tile, ..*p };
+        self.tiles().emit_current(k, &at_tile, tiles_m, tiles_n)
+    }
+
+    fn emit_walk_step(&self, k: &mut Kernel, (p, _, _): &Self::Params, steps: u32) {
+        self.tiles().emit_step(k, p, steps);
+    }
+
+    /// The units of the walk: the tiles times `splits` (`.b64`).
+    fn emit_walk_total(
+        &self,
+        k: &mut Kernel,
+        (p, _, _): &Self::Params,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> Reg {
+        let total = self.tiles().emit_total(k, p, tiles_m, tiles_n);
+        k.push(format!("mul.lo.u64 {total}, {total}, {};", self.splits));
+        total
+    }
+
+    fn emit_walk_valid(&self, k: &mut Kernel, (p, _, _): &Self::Params, total: Reg) -> Reg {
+        self.tiles().emit_valid(k, p, total)
+    }
+
+    fn splits_k(&self) -> bool {
+        self.splits > 1
+    }
+
+    fn emit_walk_k_range(
+        &self,
+        k: &mut Kernel,
+        (p, _, _): &Self::Params,
+        k_tiles: Reg,
+    ) -> (Reg, Reg) {
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (_, split) = self.emit_tile_and_split(k, p);
+        let (q, rem, first, count, extra) = (r(k), r(k), r(k), r(k), r(k));
+        k.push(format!("div.u32 {q}, {k_tiles}, {};", self.splits));
+        k.push(format!("rem.u32 {rem}, {k_tiles}, {};", self.splits));
+        k.push(format!("min.u32 {extra}, {split}, {rem};"));
+        k.push(format!("mad.lo.u32 {first}, {split}, {q}, {extra};"));
+        let p_extra = k.reg(RegClass::Pred);
+        k.push(format!("setp.lt.u32 {p_extra}, {split}, {rem};"));
+        k.push(format!("selp.u32 {count}, 1, 0, {p_extra};"));
+        k.push(format!("add.u32 {count}, {count}, {q};"));
+        (first, count)
+    }
+
+    /// The turnstile (see the module's docs).
+    fn emit_fixup(
+        &self,
+        k: &mut Kernel,
+        (p, _, workspace): &Self::Params,
+        fixup: &Fixup<'_>,
+    ) -> Result<Option<Reg>, PtxError> {
+        if self.splits <= 1 {
+            return Ok(None);
+        }
+        let Fixup {
+            acc,
+            thread,
+            threads,
+            barrier,
+        } = *fixup;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (tile, split) = self.emit_tile_and_split(k, p);
+        // The tile's record, its flag and this thread's first partial.
+        let (record, partial) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
+        k.push(format!(
+            "mad.wide.u32 {record}, {tile}, {}, {workspace};",
+            self.record_bytes()
+        ));
+        let offset = r(k);
+        k.push(format!("mul.lo.u32 {offset}, {thread}, 4;"));
+        k.push(format!(
+            "add.u32 {offset}, {offset}, {SPLIT_K_RECORD_HEADER};"
+        ));
+        k.push(format!("cvt.u64.u32 {partial}, {offset};"));
+        k.push(format!("add.u64 {partial}, {partial}, {record};"));
+        let leader = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {leader}, {thread}, 0;"));
+        let regs = acc.regs();
+        let stride = 4 * threads;
+        // Splits after the first: wait for the previous split's sum, add it.
+        let first_split = k.new_label("splitk_first")?;
+        let q = k.reg(RegClass::Pred);
+        k.push(format!("setp.eq.u32 {q}, {split}, 0;"));
+        k.push(format!("@{q} bra {};", first_split.name()));
+        let spun = k.new_label("splitk_spun")?;
+        let spin = k.new_label("splitk_spin")?;
+        k.push(format!("@!{leader} bra {};", spun.name()));
+        let flag = r(k);
+        k.place_label(&spin);
+        k.push(format!("ld.acquire.gpu.global.u32 {flag}, [{record}];"));
+        k.push(format!("setp.ne.u32 {q}, {flag}, {split};"));
+        k.push(format!("@{q} bra {};", spin.name()));
+        k.place_label(&spun);
+        k.push(format!("bar.sync {barrier}, {threads};"));
+        for (i, reg) in regs.iter().enumerate() {
+            let value = k.reg(RegClass::F32);
+            k.push(format!(
+                "ld.global.f32 {value}, [{partial}+{}];",
+                i as u32 * stride
+            ));
+            k.push(format!("add.f32 {reg}, {reg}, {value};"));
+        }
+        k.place_label(&first_split);
+        // Every split but the last: store the sum, release the flag.
+        let stores = k.reg(RegClass::Pred);
+        k.push(format!(
+            "setp.eq.u32 {stores}, {split}, {};",
+            self.splits - 1
+        ));
+        let last = k.new_label("splitk_last")?;
+        let done = k.new_label("splitk_done")?;
+        k.push(format!("@{stores} bra {};", last.name()));
+        for (i, reg) in regs.iter().enumerate() {
+            k.push(format!(
+                "st.global.f32 [{partial}+{}], {reg};",
+                i as u32 * stride
+            ));
+        }
+        k.push(format!("bar.sync {barrier}, {threads};"));
+        let next = r(k);
+        k.push(format!("add.u32 {next}, {split}, 1;"));
+        k.push(format!("@{leader} fence.acq_rel.gpu;"));
+        k.push(format!(
+            "@{leader} st.release.gpu.global.u32 [{record}], {next};"
+        ));
+        k.push(format!("bra.uni {};", done.name()));
+        // The last split: the flag back to 0 for the next launch (every
+        // earlier split of this tile has released it; none reads it again).
+        k.place_label(&last);
+        k.push(format!(
+            "@{leader} st.relaxed.gpu.global.u32 [{record}], 0;"
+        ));
+        k.place_label(&done);
+        Ok(Some(stores))
+    }
+}
