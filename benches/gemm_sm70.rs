@@ -51,6 +51,8 @@ fn options(
         cluster_shape_mn: None,
         raster_order: cutlet::device::gemm::RasterOrder::default(),
         swizzle_size: None,
+        decomposition: cutlet_harness::DecompositionArg::Auto,
+        splits: None,
         use_cold_l2: false,
     }
 }

@@ -69,6 +69,8 @@ fn versus_cublas(device: &Device) {
                 cluster_shape_mn: None,
                 raster_order: cutlet::device::gemm::RasterOrder::default(),
                 swizzle_size: None,
+                decomposition: cutlet_harness::DecompositionArg::Auto,
+                splits: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

@@ -89,6 +89,8 @@ fn options(case: &Case) -> DenseGemmArgs {
         cluster_shape_mn: None,
         raster_order: cutlet::device::gemm::RasterOrder::default(),
         swizzle_size: None,
+        decomposition: cutlet_harness::DecompositionArg::Auto,
+        splits: None,
     }
 }
 

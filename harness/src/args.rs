@@ -8,7 +8,7 @@ use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
 
-use cutlet::device::gemm::{Gemm, GemmShape, RasterOrder, SchedulerArgs};
+use cutlet::device::gemm::{Decomposition, Gemm, GemmShape, RasterOrder, SchedulerArgs};
 
 /// `dense_gemm.py`'s options, with its spellings (`--mnkl 4096,4096,4096,1`,
 /// `--a_dtype BFloat16`, `--a_major k`, ...). Types take the DSL names
@@ -89,6 +89,42 @@ pub struct DenseGemmArgs {
     /// profiler's --swizzle_size; default: the kernel's, 8).
     #[arg(long = "swizzle_size", value_parser = parse_swizzle_size)]
     pub swizzle_size: Option<u32>,
+    /// How the work is divided among blocks: auto (default: the problem's
+    /// pick), data_parallel, or split_k (with --splits).
+    #[arg(long = "decomposition", value_parser = parse_decomposition, default_value = "auto")]
+    pub decomposition: DecompositionArg,
+    /// Split-K's units per tile, 2 to 64 (implies --decomposition split_k
+    /// unless another is given).
+    #[arg(long = "splits")]
+    pub splits: Option<u32>,
+}
+
+/// `--decomposition`: chosen for the problem, or one of cutlet's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecompositionArg {
+    /// Chosen for the problem.
+    Auto,
+    /// Whole output tiles.
+    DataParallel,
+    /// Split-K, with `--splits`.
+    SplitK,
+}
+
+/// `auto`, `data_parallel` or `split_k`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text and the names accepted.
+pub fn parse_decomposition(text: &str) -> Result<DecompositionArg> {
+    match text {
+        "auto" => Ok(DecompositionArg::Auto),
+        "data_parallel" => Ok(DecompositionArg::DataParallel),
+        "split_k" => Ok(DecompositionArg::SplitK),
+        other => Err(Error::invalid_argument(
+            "decomposition",
+            format!("`{other}`"),
+            "auto, data_parallel or split_k",
+        )),
+    }
 }
 
 impl DenseGemmArgs {
@@ -97,6 +133,24 @@ impl DenseGemmArgs {
         SchedulerArgs {
             raster_order: self.raster_order,
             swizzle_size: self.swizzle_size,
+        }
+    }
+
+    /// The decomposition these options pin, if any.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for split_k without `--splits`.
+    pub fn decomposition(&self) -> Result<Option<Decomposition>> {
+        match (self.decomposition, self.splits) {
+            (DecompositionArg::Auto, None) => Ok(None),
+            (DecompositionArg::Auto | DecompositionArg::SplitK, Some(n)) => {
+                Ok(Some(Decomposition::SplitK(n)))
+            }
+            (DecompositionArg::DataParallel, _) => Ok(Some(Decomposition::DataParallel)),
+            (DecompositionArg::SplitK, None) => Err(Error::invalid_argument(
+                "--decomposition",
+                "split_k",
+                "--splits N beside it (2 to 64)",
+            )),
         }
     }
 
@@ -122,6 +176,9 @@ impl DenseGemmArgs {
         if let Some(cluster) = self.cluster_shape_mn {
             builder = builder.cluster(cluster);
         }
+        if let Some(decomposition) = self.decomposition()? {
+            builder = builder.decomposition(decomposition);
+        }
         builder.spec()
     }
 
@@ -134,6 +191,8 @@ impl DenseGemmArgs {
             None => {
                 self.schedule != ScheduleArg::Auto
                     || self.cluster_shape_mn.is_some()
+                    || self.splits.is_some()
+                    || self.decomposition == DecompositionArg::SplitK
                     || cc == (9, 0)
             }
         }
@@ -157,7 +216,8 @@ impl DenseGemmArgs {
         if self.sm90_on(cc) {
             let explicit = self.tile_shape_mnk.is_some()
                 || self.schedule != ScheduleArg::Auto
-                || self.cluster_shape_mn.is_some();
+                || self.cluster_shape_mn.is_some()
+                || self.decomposition()?.is_some();
             if explicit {
                 let mut args = self.clone();
                 args.arch = Some(ArchKind::Sm90);

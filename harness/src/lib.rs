@@ -36,8 +36,8 @@ mod reference;
 mod timing;
 
 pub use args::{
-    parse_cluster, parse_dtype, parse_mnkl, parse_raster_order, parse_schedule, parse_swizzle_size,
-    DenseGemmArgs, ScheduleArg,
+    parse_cluster, parse_decomposition, parse_dtype, parse_mnkl, parse_raster_order,
+    parse_schedule, parse_swizzle_size, DecompositionArg, DenseGemmArgs, ScheduleArg,
 };
 pub use cold_l2::cold_l2_buffer_sets;
 pub use cublas::CublasGemm;

@@ -144,6 +144,8 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         cluster_shape_mn: None,
         raster_order: RasterOrder::default(),
         swizzle_size: None,
+        decomposition: cutlet_harness::DecompositionArg::Auto,
+        splits: None,
     }
 }
 

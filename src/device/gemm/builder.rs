@@ -13,6 +13,7 @@ use super::typed::TypedGemm;
 use crate::arch::ArchKind;
 use crate::device::{Device, LoadedKernel};
 use crate::gemm::{ClusterShape, GemmMajors, GemmTypes};
+use crate::kernel::gemm::Decomposition;
 use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
 use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
 use crate::numeric::{Element, ElementType};
@@ -64,6 +65,7 @@ pub struct GemmBuilder {
     schedule: Option<KernelSchedule>,
     cluster: Option<ClusterShape>,
     epilogue: Option<Epilogue>,
+    decomposition: Option<Decomposition>,
 }
 
 /// Most stages the builder picks by itself (as the collective builder).
@@ -297,11 +299,60 @@ impl GemmBuilder {
         self
     }
 
+    /// How the work is divided among blocks: [`Decomposition::DataParallel`]
+    /// (whole output tiles), or [`Decomposition::SplitK`]`(n)`: each tile's
+    /// K loop in `n` units (2 to 64) whose partial tiles the kernel adds in
+    /// K order through a workspace the GEMM owns (allocated zeroed at the
+    /// first run that needs it and reused; its flags reset themselves, so a
+    /// run needs no memset and replays from a CUDA graph), the same bits on
+    /// every run. Split-K runs the SM90 cooperative kernel without a
+    /// cluster (default tile 128x128) with the register-store epilogue and
+    /// f32 accumulation; where no arch is set it implies `arch(Sm90)`, and
+    /// with `Sm80` or `Sm70` it is `Error::Config` naming both. Unset, the
+    /// GEMM picks per problem.
+    ///
+    /// ```
+    /// use cutlet::device::gemm::{Decomposition, Gemm};
+    /// use cutlet::kernel::gemm::TileSchedulerPolicy;
+    ///
+    /// let spec = Gemm::builder().decomposition(Decomposition::SplitK(8)).spec().unwrap();
+    /// assert_eq!(spec.scheduler, TileSchedulerPolicy::SplitK { splits: 8 });
+    /// assert_eq!((spec.tile, spec.cluster.mn()), ([128, 128, 64], [1, 1]));
+    /// assert!(spec.kernel_name().ends_with("_splitk8"));
+    /// let refused = Gemm::builder().arch(cutlet::arch::ArchKind::Sm80).decomposition(Decomposition::SplitK(8)).spec();
+    /// assert!(refused.unwrap_err().to_string().contains("SplitK(8) with arch Sm80"));
+    /// ```
+    pub fn decomposition(mut self, decomposition: Decomposition) -> Self {
+        self.decomposition = Some(decomposition);
+        self
+    }
+
+    /// The split count of a split-K decomposition, if one is asked for.
+    fn splits(&self) -> Option<u32> {
+        match self.decomposition {
+            Some(Decomposition::SplitK(n)) if n > 1 => Some(n),
+            _ => None,
+        }
+    }
+
     /// Whether these values ask for the SM90 warp-specialized kernel.
     ///
     /// Errors: [`Error::Config`] where an explicit arch other than `Sm90`
     /// is set beside a warp-specialized schedule, naming both.
     fn wants_sm90(&self) -> Result<bool> {
+        if let (Some(n), Some(arch)) = (self.splits(), self.arch) {
+            if arch != ArchKind::Sm90 {
+                return Err(Error::Config {
+                    config: format!("{arch:?} GEMM"),
+                    reason: format!(
+                        "decomposition SplitK({n}) with arch {arch:?}: split-K runs on the SM90 cooperative kernel (expected arch Sm90, or Decomposition::DataParallel on {arch:?})"
+                    ),
+                });
+            }
+        }
+        if self.splits().is_some() && self.schedule.is_none() {
+            return Ok(true);
+        }
         match (self.schedule, self.arch) {
             (Some(schedule), Some(arch)) if schedule.warp_specialized() && arch != ArchKind::Sm90 => {
                 Err(Error::Config {
@@ -330,8 +381,9 @@ impl GemmBuilder {
             .schedule
             .unwrap_or(KernelSchedule::TmaWarpSpecializedCooperative);
         let bk = crate::gemm::default_tile_k(a);
-        let (tile, cluster) = match schedule {
-            KernelSchedule::TmaWarpSpecializedPingpong => ([128, 128, bk], ClusterShape::ONE),
+        let (tile, cluster) = match (schedule, self.splits()) {
+            (_, Some(_)) => ([128, 128, bk], ClusterShape::ONE),
+            (KernelSchedule::TmaWarpSpecializedPingpong, _) => ([128, 128, bk], ClusterShape::ONE),
             _ => ([128, 256, bk], ClusterShape::new(2, 1)),
         };
         let tile = self.tile.unwrap_or(tile);
@@ -343,6 +395,10 @@ impl GemmBuilder {
             tile,
             cluster,
         )?;
+        if let Some(n) = self.splits() {
+            spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
+            spec.scheduler = crate::kernel::gemm::TileSchedulerPolicy::SplitK { splits: n };
+        }
         if let Some(epilogue) = &self.epilogue {
             spec.epilogue.fusion = epilogue.clone();
         }
@@ -467,7 +523,8 @@ impl GemmBuilder {
             && self.tile.is_none()
             && self.warps.is_none()
             && self.stages.is_none()
-            && self.cluster.is_none();
+            && self.cluster.is_none()
+            && self.decomposition.is_none();
         let picks_here = shape_unset && device.compute_capability() == (9, 0);
         let sm_count = device.limits().sm_count;
         if spec.schedule.warp_specialized() {

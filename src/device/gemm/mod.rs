@@ -83,6 +83,7 @@ mod picks;
 mod tags;
 mod typed;
 
+pub use crate::kernel::gemm::Decomposition;
 pub use adapter::{ArgumentsOf, GemmUniversalAdapter};
 pub use arguments::{
     Arguments, EpilogueArgs, GemmShape, Operand, OutputOperand, RasterOrder, SchedulerArgs, Source,

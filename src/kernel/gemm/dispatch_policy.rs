@@ -70,6 +70,40 @@ impl KernelSchedule {
     }
 }
 
+/// How a GEMM's work is divided among blocks (CUTLASS's
+/// `DecompositionMode`): whole output tiles, or each tile's K loop split
+/// into units whose partial tiles the kernel adds.
+///
+/// ```
+/// use cutlet::kernel::gemm::{Decomposition, TileSchedulerPolicy};
+///
+/// assert_eq!(Decomposition::SplitK(4).scheduler(), TileSchedulerPolicy::SplitK { splits: 4 });
+/// assert_eq!(Decomposition::SplitK(1).scheduler(), TileSchedulerPolicy::Persistent);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Decomposition {
+    /// Each output tile's whole K loop in one work unit (the persistent
+    /// walk of the SM90 kernels, one block per tile on SM80 and SM70).
+    #[default]
+    DataParallel,
+    /// Each output tile's K loop split into `n` work units (2 to 64; 1 is
+    /// data-parallel), their partial tiles added in K order in the kernel
+    /// through a workspace: the same bits on every run. For problems of
+    /// few output tiles and a long K. SM90 cooperative kernels without
+    /// clusters, f32 accumulation.
+    SplitK(u32),
+}
+
+impl Decomposition {
+    /// The SM90 tile scheduler of this decomposition.
+    pub const fn scheduler(self) -> TileSchedulerPolicy {
+        match self {
+            Decomposition::SplitK(n) if n > 1 => TileSchedulerPolicy::SplitK { splits: n },
+            _ => TileSchedulerPolicy::Persistent,
+        }
+    }
+}
+
 /// Which tile scheduler maps blocks to output tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum TileSchedulerPolicy {

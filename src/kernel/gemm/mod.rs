@@ -53,7 +53,7 @@ pub use builder::{
 pub use builder_sm90::{sm90_default_spec, sm90_default_specs, sm90_spec, sm90_spec_for_problem};
 pub(crate) use builder_sm90::{Sm90Pick, Sm90PickFacts};
 pub use dispatch_policy::{
-    DataParallelScheduler, KernelMultistage, KernelSchedule, KernelScheduleTag,
+    DataParallelScheduler, Decomposition, KernelMultistage, KernelSchedule, KernelScheduleTag,
     KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,
     TileSchedulerPolicy, TileSchedulerTag,
 };
