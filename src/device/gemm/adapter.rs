@@ -189,17 +189,24 @@ impl<C: Config> GemmUniversalAdapter<C> {
             .can_implement(args, &self.device().default_stream())
     }
 
-    /// Bytes of device workspace `run` needs: 0 (the data-parallel tile
-    /// scheduler keeps no state between CTAs).
+    /// Bytes of device workspace `run` needs: 0 for the data-parallel and
+    /// persistent tile schedulers (no state between CTAs); for split-K a
+    /// record per output tile (a 128-byte flag header and the tile's f32
+    /// partial sums).
     pub fn workspace_size(&self, args: &ArgumentsOf<'_, C>) -> usize {
         self.launcher.workspace_size(args)
     }
 
     /// Checks `args` (as [`can_implement`](Self::can_implement)) and
     /// compiles the kernel, so that the first `run` only launches; returns
-    /// the compiled kernel. `workspace` must hold
-    /// [`workspace_size`](Self::workspace_size) bytes when that is not zero
-    /// (`None` for none).
+    /// the compiled kernel. `workspace`: `None` lets the operation own its
+    /// workspace (allocated zeroed at the first run that needs one, grown
+    /// for a larger problem, reused; its flags reset themselves, so no
+    /// memset precedes a run); a buffer given is checked to hold
+    /// [`workspace_size`](Self::workspace_size) bytes, an
+    /// `Error::InvalidArgument` naming the bytes needed otherwise. (The runs
+    /// still use the operation's own workspace: a borrowed buffer's address
+    /// is not kept past this call.)
     ///
     /// A new configuration compiles in two tiers: a quick compile now, which
     /// the first runs launch, and the optimized one in the background. For

@@ -769,7 +769,13 @@ impl Gemm {
         self.launcher.can_implement(args, &stream)
     }
 
-    /// Bytes of device workspace `run` needs: 0.
+    /// Bytes of device workspace `run` needs for `args`: 0 unless the
+    /// kernel for their problem splits K (a record per output tile: a
+    /// 128-byte flag header and the tile's f32 partial sums;
+    /// [`decomposition`](GemmBuilder::decomposition)). `initialize(&args,
+    /// None)` and `run` use the GEMM's own workspace, allocated zeroed at
+    /// the first run that needs it and reused; a buffer given to
+    /// `initialize` is checked against this size.
     pub fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
         self.launcher.workspace_size(args)
     }

@@ -401,14 +401,17 @@ impl Launcher {
         if !std::ptr::eq(picked, self) {
             return picked.initialize(args, workspace);
         }
-        let needed = self.workspace_size(args);
-        let given = workspace.map_or(0, |w| w.len());
-        if given < needed {
-            return Err(Error::invalid_argument(
-                "workspace.len()",
-                given,
-                format!("at least {needed} bytes (workspace_size)"),
-            ));
+        // A workspace given must hold what the kernel needs; without one the
+        // GEMM uses its own (allocated at the first run that needs it).
+        if let Some(given) = workspace.map(|w| w.len()) {
+            let needed = self.workspace_size(args);
+            if given < needed {
+                return Err(Error::invalid_argument(
+                    "workspace.len()",
+                    given,
+                    format!("at least {needed} bytes (workspace_size)"),
+                ));
+            }
         }
         let stream = self.device.default_stream();
         let launcher = self.route(args, &stream);

@@ -140,7 +140,9 @@ impl<A: GemmElement, B: GemmElement, D: GemmElement> TypedGemm<A, B, D> {
         self.launcher.can_implement(args, &stream)
     }
 
-    /// Bytes of device workspace `run` needs: 0.
+    /// Bytes of device workspace `run` needs: as
+    /// [`Gemm::workspace_size`](super::Gemm::workspace_size) (0 unless the
+    /// kernel splits K; the GEMM owns the workspace it runs with).
     pub fn workspace_size(&self, args: &TypedArguments<'_, A, B, D>) -> usize {
         self.launcher.workspace_size(args)
     }
