@@ -241,11 +241,11 @@ fn split_k_kernels_assemble_without_spills() {
             let ptx = spec.ptx_for(read).unwrap();
             assert!(
                 ptx.contains("ld.acquire.gpu.global.u32"),
-                "the turnstile's wait"
+                "the last split's wait"
             );
             assert!(
-                ptx.contains("st.release.gpu.global.u32"),
-                "the turnstile's release"
+                ptx.contains("red.release.gpu.global.add.u32"),
+                "the other splits' arrivals"
             );
             let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
             let Some(report) = assemble(&ptx, "sm_90a") else {

@@ -10,19 +10,20 @@
 //! `r` are the quotient and remainder of the problem's k-tiles by `splits`
 //! (a split past the k-tiles runs none and adds zeros).
 //!
-//! The reduction (CUTLASS's "fixup", its deterministic turnstile): each
-//! tile has a record in the workspace, a 128-byte header holding a flag,
-//! then the partial tile, value `v` of consumer thread `t` at `(v *
-//! threads + t)` f32s in. Split `s > 0` waits (one thread spinning on the
-//! flag with acquire loads) until the flag reads `s`, then adds the
-//! record's partial to its accumulators. Every split but the last stores
-//! its sum in the record and releases the flag as `s + 1`; the last resets
-//! the flag to 0 and runs the epilogue on the whole sum. So the partials
-//! are added in K order, the same bits on every run, and the flags are 0
-//! again when the kernel ends: no memset before a launch, and a launch
-//! captured in a CUDA graph replays. Deadlock-free because every block
-//! walks its units in increasing order, every block of the persistent grid
-//! is resident, and a unit waits only for the unit before it.
+//! The reduction (CUTLASS's "fixup"), deterministic: each tile has a
+//! record in the workspace, a 128-byte header holding a counter, then a
+//! slot per split but the last, value `v` of consumer thread `t` at `(v *
+//! threads + t)` f32s into its slot. Every split but the last stores its
+//! partial tile in its slot and adds 1 to the counter (a release); the
+//! last split waits (one thread spinning with acquire loads) until the
+//! counter reads `splits - 1`, sets it back to 0, adds the slots' partials
+//! in K order and then its own, and runs the epilogue on the whole sum.
+//! So the splits run and store at once, the sum is added in one fixed
+//! order (the same bits on every run), and the counters are 0 again when
+//! the kernel ends: no memset before a launch, and a launch captured in a
+//! CUDA graph replays. Deadlock-free because every block walks its units
+//! in increasing order, every block of the persistent grid is resident,
+//! and only a tile's last unit waits, for units before it.
 
 use super::{
     Fixup, Persistent, PersistentParams, PersistentTileScheduler, RasterOrder, TileCoord,
@@ -43,8 +44,9 @@ pub const SPLIT_K_RECORD_HEADER: u32 = 128;
 /// let s = SplitK { splits: 4, raster_log: 3, tile: [128, 128] };
 /// // 4 x 4 tiles of 512 x 512, 4 splits each: 64 units, one block each.
 /// assert_eq!(s.grid_on_device(4, 4, 1, 132), (64, 1, 1));
-/// // A record per tile: the header and 128 x 128 f32 partials.
-/// assert_eq!(s.workspace_size(&GemmShape::new(512, 512, 16384, 1)), 16 * (128 + 65536));
+/// // A record per tile: the header and a 128 x 128 f32 partial tile for
+/// // each split but the last.
+/// assert_eq!(s.workspace_size(&GemmShape::new(512, 512, 16384, 1)), 16 * (128 + 3 * 65536));
 /// // k-tiles 0..256 in 4 splits of 64; 10 k-tiles in 4: 3, 3, 2, 2.
 /// assert_eq!(s.k_range(1, 256), (64, 64));
 /// assert_eq!((0..4).map(|split| s.k_range(split, 10)).collect::<Vec<_>>(), [(0, 3), (3, 3), (6, 2), (8, 2)]);
@@ -68,9 +70,15 @@ impl SplitK {
         }
     }
 
-    /// Bytes of one tile's record: the header and `BM x BN` f32 partials.
+    /// Bytes of one partial tile: `BM x BN` f32.
+    pub fn slot_bytes(&self) -> u32 {
+        4 * self.tile[0] * self.tile[1]
+    }
+
+    /// Bytes of one tile's record: the header and a partial tile for every
+    /// split but the last.
     pub fn record_bytes(&self) -> u32 {
-        SPLIT_K_RECORD_HEADER + 4 * self.tile[0] * self.tile[1]
+        SPLIT_K_RECORD_HEADER + (self.splits.max(1) - 1) * self.slot_bytes()
     }
 
     /// The k-tiles `(first, count)` split `split` runs of `k_tiles`.
@@ -228,7 +236,7 @@ impl PersistentTileScheduler for SplitK {
         (first, count)
     }
 
-    /// The turnstile (see the module's docs).
+    /// The reduction (see the module's docs).
     fn emit_fixup(
         &self,
         k: &mut Kernel,
@@ -246,7 +254,8 @@ impl PersistentTileScheduler for SplitK {
         } = *fixup;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (tile, split) = self.emit_tile_and_split(k, p);
-        // The tile's record, its flag and this thread's first partial.
+        // The tile's record (its counter) and this thread's first value in
+        // the record's first partial slot.
         let (record, partial) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
         k.push(format!(
             "mad.wide.u32 {record}, {tile}, {}, {workspace};",
@@ -263,31 +272,7 @@ impl PersistentTileScheduler for SplitK {
         k.push(format!("setp.eq.u32 {leader}, {thread}, 0;"));
         let regs = acc.regs();
         let stride = 4 * threads;
-        // Splits after the first: wait for the previous split's sum, add it.
-        let first_split = k.new_label("splitk_first")?;
-        let q = k.reg(RegClass::Pred);
-        k.push(format!("setp.eq.u32 {q}, {split}, 0;"));
-        k.push(format!("@{q} bra {};", first_split.name()));
-        let spun = k.new_label("splitk_spun")?;
-        let spin = k.new_label("splitk_spin")?;
-        k.push(format!("@!{leader} bra {};", spun.name()));
-        let flag = r(k);
-        k.place_label(&spin);
-        k.push(format!("ld.acquire.gpu.global.u32 {flag}, [{record}];"));
-        k.push(format!("setp.ne.u32 {q}, {flag}, {split};"));
-        k.push(format!("@{q} bra {};", spin.name()));
-        k.place_label(&spun);
-        k.push(format!("bar.sync {barrier}, {threads};"));
-        for (i, reg) in regs.iter().enumerate() {
-            let value = k.reg(RegClass::F32);
-            k.push(format!(
-                "ld.global.f32 {value}, [{partial}+{}];",
-                i as u32 * stride
-            ));
-            k.push(format!("add.f32 {reg}, {reg}, {value};"));
-        }
-        k.place_label(&first_split);
-        // Every split but the last: store the sum, release the flag.
+        let slot_bytes = self.slot_bytes();
         let stores = k.reg(RegClass::Pred);
         k.push(format!(
             "setp.eq.u32 {stores}, {split}, {};",
@@ -296,26 +281,50 @@ impl PersistentTileScheduler for SplitK {
         let last = k.new_label("splitk_last")?;
         let done = k.new_label("splitk_done")?;
         k.push(format!("@{stores} bra {};", last.name()));
+        // Every split but the last: its partial tile into its slot, then one
+        // arrival on the tile's counter.
+        let slot = k.reg(RegClass::B64);
+        k.push(format!(
+            "mad.wide.u32 {slot}, {split}, {slot_bytes}, {partial};"
+        ));
         for (i, reg) in regs.iter().enumerate() {
             k.push(format!(
-                "st.global.f32 [{partial}+{}], {reg};",
+                "st.global.f32 [{slot}+{}], {reg};",
                 i as u32 * stride
             ));
         }
         k.push(format!("bar.sync {barrier}, {threads};"));
-        let next = r(k);
-        k.push(format!("add.u32 {next}, {split}, 1;"));
         k.push(format!("@{leader} fence.acq_rel.gpu;"));
         k.push(format!(
-            "@{leader} st.release.gpu.global.u32 [{record}], {next};"
+            "@{leader} red.release.gpu.global.add.u32 [{record}], 1;"
         ));
         k.push(format!("bra.uni {};", done.name()));
-        // The last split: the flag back to 0 for the next launch (every
-        // earlier split of this tile has released it; none reads it again).
+        // The last split: once every other split has arrived, the slots'
+        // partials added in K order, then its own; the counter back to 0.
         k.place_label(&last);
-        k.push(format!(
-            "@{leader} st.relaxed.gpu.global.u32 [{record}], 0;"
-        ));
+        let spun = k.new_label("splitk_spun")?;
+        let spin = k.new_label("splitk_spin")?;
+        k.push(format!("@!{leader} bra {};", spun.name()));
+        let (count, q) = (r(k), k.reg(RegClass::Pred));
+        k.place_label(&spin);
+        k.push(format!("ld.acquire.gpu.global.u32 {count}, [{record}];"));
+        k.push(format!("setp.lt.u32 {q}, {count}, {};", self.splits - 1));
+        k.push(format!("@{q} bra {};", spin.name()));
+        // No other split reads or writes the counter again in this launch.
+        k.push(format!("st.relaxed.gpu.global.u32 [{record}], 0;"));
+        k.place_label(&spun);
+        k.push(format!("bar.sync {barrier}, {threads};"));
+        for (i, reg) in regs.iter().enumerate() {
+            let at = |s: u32| format!("[{partial}+{}]", s * slot_bytes + i as u32 * stride);
+            let sum = k.reg(RegClass::F32);
+            k.push(format!("ld.global.f32 {sum}, {};", at(0)));
+            for s in 1..self.splits - 1 {
+                let value = k.reg(RegClass::F32);
+                k.push(format!("ld.global.f32 {value}, {};", at(s)));
+                k.push(format!("add.f32 {sum}, {sum}, {value};"));
+            }
+            k.push(format!("add.f32 {reg}, {sum}, {reg};"));
+        }
         k.place_label(&done);
         Ok(Some(stores))
     }
