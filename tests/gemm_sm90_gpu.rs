@@ -1385,3 +1385,78 @@ fn split_k_gives_the_same_bits_every_run() {
         }
     }
 }
+
+/// The builder's per-problem pick splits K where the tiles leave most SMs
+/// idle and K is long (256 x 256 x 8192: 4 tiles of 128x128, 8 splits of
+/// 16 k-tiles), runs it exactly (beta and C in place, L = 2), and keeps
+/// whole tiles for a short K.
+#[test]
+fn build_picks_split_k_for_few_tiles_and_a_long_k() {
+    const NAME: &str = "build_picks_split_k_for_few_tiles_and_a_long_k";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let gemm = Gemm::builder()
+        .a(ElementType::BF16, OperandMajor::K)
+        .b(ElementType::BF16, OperandMajor::K)
+        .d(ElementType::BF16, OutputMajor::N)
+        .build(&device)
+        .unwrap();
+    let default = gemm.spec().clone();
+    for (case, split) in [
+        (
+            Case {
+                m: 256,
+                n: 256,
+                k: 8192,
+                l: 2,
+                alpha: 1.0,
+                beta: 0.5,
+                in_place: true,
+                c_pad: 0,
+            },
+            true,
+        ),
+        (
+            Case {
+                m: 256,
+                n: 256,
+                k: 512,
+                l: 1,
+                alpha: 2.0,
+                beta: 0.0,
+                in_place: false,
+                c_pad: 0,
+            },
+            false,
+        ),
+    ] {
+        run_case_with::<bf16, bf16>(
+            &device,
+            &default,
+            case,
+            Some(&gemm),
+            SchedulerArgs::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let stream = device.default_stream();
+        let (a, b) = (
+            stream.alloc_zeros::<bf16>(case.m * case.k).unwrap(),
+            stream.alloc_zeros::<bf16>(case.n * case.k).unwrap(),
+        );
+        let mut d = stream.alloc_zeros::<bf16>(case.m * case.n).unwrap();
+        let args = Arguments::product(
+            GemmShape::new(case.m, case.n, case.k, 1),
+            Operand::new(a.as_view(), case.k, 0),
+            Operand::new(b.as_view(), case.k, 0),
+            OutputOperand::new(d.as_view_mut(), case.n, 0),
+            1.0,
+        );
+        let name = gemm.spec_for(&args).kernel_name();
+        assert_eq!(name.contains("_splitk"), split, "{name}");
+        if split {
+            assert!(name.ends_with("_splitk8"), "{name}");
+            assert!(gemm.workspace_size(&args) > 0);
+        }
+    }
+}

@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 use crate::gemm::GemmShape;
-use crate::kernel::gemm::{sm90_spec, GemmSpec, Sm90Pick, Sm90PickFacts};
+use crate::kernel::gemm::{GemmSpec, Sm90Pick, Sm90PickFacts};
 
 /// Kernels one GEMM keeps beside its default: more than the distinct
 /// picks [`Sm90Pick::for_problem`] makes (five today).
@@ -78,7 +78,7 @@ impl<L> ProblemPicks<L> {
         let problem = [shape.m, shape.n, shape.k, shape.l].map(clamp);
         let t = &self.template;
         let pick = Sm90Pick::for_problem(t.types.a, t.majors.a, problem, self.sm_count, self.facts);
-        if pick.schedule == t.schedule && pick.tile == t.tile && pick.cluster == t.cluster {
+        if pick.is(t) {
             return None;
         }
         for slot in &self.slots {
@@ -101,7 +101,7 @@ impl<L> ProblemPicks<L> {
     /// pick's schedule, tile and cluster; `None` where it cannot be built.
     fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
-        let mut spec = sm90_spec(t.types, t.majors, pick.schedule, pick.tile, pick.cluster).ok()?;
+        let mut spec = pick.spec(t.types, t.majors).ok()?;
         spec.epilogue.fusion = t.epilogue.fusion.clone();
         spec.kernel().ok()?;
         Some(spec)

@@ -117,6 +117,13 @@ pub fn sm90_default_spec(
 /// row-major D narrower than one 16-byte chunk, or a column-major D whose M
 /// is not whole chunks).
 ///
+/// Split-K first: where the problem's 128x128 tiles (times L) fill at most
+/// half the SMs and K has at least 64 k-tiles, the cooperative 128x128
+/// kernel without a cluster splits each tile's K loop into the most of 8,
+/// 4 or 2 units whose count fits one wave of the SMs and leaves each unit 8
+/// k-tiles or more ([`Decomposition::SplitK`](super::Decomposition)), with
+/// f32 accumulation.
+///
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
@@ -149,6 +156,17 @@ pub fn sm90_default_spec(
 /// assert_eq!((tf32(2048, 2048, 2048).schedule, tf32(2048, 2048, 2048).tile), (KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 32]));
 /// assert_eq!(tf32(4095, 4097, 4093).tile, [128, 256, 32]);
 /// assert_eq!(tf32(1000, 1000, 1000).schedule, KernelSchedule::TmaWarpSpecializedPingpong);
+/// // Split-K: 512x512 is 4 x 4 = 16 tiles of 128x128, 132 / 16 = 8 units
+/// // a tile fit one wave, and K = 16384 is 256 k-tiles, 32 a split.
+/// let bf = |m, n, k| sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
+/// assert!(bf(512, 512, 16384).kernel_name().ends_with("_splitk8"));
+/// // 16 x 4096: 32 tiles, 4 splits; 1024 x 1024: 64 tiles, 2 splits.
+/// assert!(bf(16, 4096, 4096).kernel_name().ends_with("_splitk4"));
+/// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
+/// // 16 x 14336 is 112 tiles: no room for a second unit each. K = 2048 is
+/// // 32 k-tiles: too short to split.
+/// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
+/// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
 /// ```
 ///
 /// # Errors
@@ -161,8 +179,7 @@ pub fn sm90_spec_for_problem(
 ) -> crate::Result<GemmSpec> {
     let facts = Sm90PickFacts::of(types, majors);
     let pick = Sm90Pick::for_problem(types.a, majors.a, [m, n, k, l], sm_count, facts);
-    let spec = sm90_spec(types, majors, pick.schedule, pick.tile, pick.cluster)?;
-    spec.with_epilogue_for_output(m, n)
+    pick.spec(types, majors)?.with_epilogue_for_output(m, n)
 }
 
 /// The kernel shape [`sm90_spec_for_problem`] picks: schedule, tile and
@@ -173,9 +190,70 @@ pub(crate) struct Sm90Pick {
     pub(crate) schedule: KernelSchedule,
     pub(crate) tile: [u32; 3],
     pub(crate) cluster: ClusterShape,
+    /// Split-K's units per tile (1: whole tiles).
+    pub(crate) splits: u32,
 }
 
+/// Fewest k-tiles a problem has before the pick splits K: 64 (K = 4096 of
+/// a 16-bit type, 2048 of tf32); each split keeps at least 8.
+const SPLIT_MIN_K_TILES: u32 = 64;
+const SPLIT_MIN_K_TILES_PER_SPLIT: u32 = 8;
+/// Most splits the pick makes.
+const SPLIT_MAX: u32 = 8;
+
 impl Sm90Pick {
+    /// The spec of this pick for `types` and `majors` (split-K: the
+    /// register-store epilogue and the split-K scheduler).
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the broken rule.
+    pub(crate) fn spec(&self, types: GemmTypes, majors: GemmMajors) -> crate::Result<GemmSpec> {
+        let mut spec = sm90_spec(types, majors, self.schedule, self.tile, self.cluster)?;
+        if self.splits > 1 {
+            spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
+            spec.scheduler = TileSchedulerPolicy::SplitK {
+                splits: self.splits,
+            };
+            spec.validate()?;
+        }
+        Ok(spec)
+    }
+
+    /// Whether `spec` is this pick's kernel shape.
+    pub(crate) fn is(&self, spec: &GemmSpec) -> bool {
+        let splits = match spec.scheduler {
+            TileSchedulerPolicy::SplitK { splits } => splits,
+            _ => 1,
+        };
+        (self.schedule, self.tile, self.cluster, self.splits)
+            == (spec.schedule, spec.tile, spec.cluster, splits)
+    }
+
+    /// Split-K's pick: where the problem's 128x128 tiles fill at most half
+    /// the SMs and K is long (at least [`SPLIT_MIN_K_TILES`] k-tiles), the
+    /// cooperative 128x128 kernel with the most splits (8, 4 or 2) whose
+    /// units fit one wave of the SMs and keep 8 k-tiles each. Measured on
+    /// an H200 (BENCHMARKS.md, issue 28): 512x512x16384 (16 tiles, 8
+    /// splits) 0.25x cuBLASLt -> 0.71x, 128x4096x16384 (32 tiles, 4) 0.51x
+    /// -> 0.92x, 1024x1024x4096 (64, 2) 0.72x -> 0.86x.
+    fn split_k(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
+        let tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
+        let k_tiles = k.div_ceil(bk.max(1));
+        if tiles == 0 || k_tiles < SPLIT_MIN_K_TILES {
+            return None;
+        }
+        let room = u64::from(sm_count) / tiles;
+        let splits = [SPLIT_MAX, 4, 2]
+            .into_iter()
+            .find(|&s| u64::from(s) <= room && k_tiles / s >= SPLIT_MIN_K_TILES_PER_SPLIT)?;
+        Some(Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
+            tile: [128, 128, bk],
+            cluster: ClusterShape::ONE,
+            splits,
+        })
+    }
+
     /// The pick for a problem `[m, n, k, l]` of A's element type and major
     /// on a GPU of `sm_count` SMs, with what the types and majors allow
     /// ([`Sm90PickFacts`]).
@@ -187,10 +265,16 @@ impl Sm90Pick {
         facts: Sm90PickFacts,
     ) -> Sm90Pick {
         let bk = default_tile_k(a);
+        if facts.split_ok {
+            if let Some(pick) = Sm90Pick::split_k(bk, [m, n, k, l], sm_count) {
+                return pick;
+            }
+        }
         let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile,
             cluster: ClusterShape::new(cm, cn),
+            splits: 1,
         };
         let wide = cooperative([128, 256, bk], [2, 1]);
         let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
@@ -265,6 +349,7 @@ impl Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedPingpong,
             tile: [128, 128, bk],
             cluster: ClusterShape::ONE,
+            splits: 1,
         }
     }
 }
@@ -282,6 +367,9 @@ pub(crate) struct Sm90PickFacts {
     /// types it was measured with. It needs a K-major B (an N-major B's
     /// TileN is a multiple of 64).
     pub(crate) deep_ok: bool,
+    /// The split-K kernel (cooperative 128x128, the register-store
+    /// epilogue) builds for these types and majors (f32 accumulation).
+    pub(crate) split_ok: bool,
 }
 
 impl Sm90PickFacts {
@@ -317,7 +405,23 @@ impl Sm90PickFacts {
             && d.size_bytes() == 2
             && !crate::collective::reads_a_from_registers(a, a_major)
             && stages(deep_tile(bk), [1, 2]).is_ok();
-        Sm90PickFacts { tall_ok, deep_ok }
+        let split = Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
+            tile: [128, 128, bk],
+            cluster: ClusterShape::ONE,
+            splits: 2,
+        };
+        let split_ok = split
+            .spec(
+                GemmTypes::new(a, b, d, d, acc),
+                GemmMajors::new(a_major, majors.b, majors.d),
+            )
+            .is_ok();
+        Sm90PickFacts {
+            tall_ok,
+            deep_ok,
+            split_ok,
+        }
     }
 }
 
