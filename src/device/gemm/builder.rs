@@ -303,8 +303,8 @@ impl GemmBuilder {
     /// (whole output tiles), or [`Decomposition::SplitK`]`(n)`: each tile's
     /// K loop in `n` units (2 to 64) whose partial tiles the kernel adds in
     /// K order through a workspace the GEMM owns (allocated zeroed at the
-    /// first run that needs it and reused; its flags reset themselves, so a
-    /// run needs no memset and replays from a CUDA graph), the same bits on
+    /// first run that needs it and reused; its counters reset themselves,
+    /// so a run needs no memset), the same bits on
     /// every run. Split-K runs the SM90 cooperative kernel without a
     /// cluster (default tile 128x128) with the register-store epilogue and
     /// f32 accumulation; where no arch is set it implies `arch(Sm90)`, and
