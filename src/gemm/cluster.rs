@@ -10,7 +10,7 @@ use std::fmt;
 /// multicast (SM90).
 ///
 /// The arrays a user writes convert to it: `[m, n]` (what
-/// [`GemmBuilder::cluster`](crate::device::GemmBuilder::cluster) takes) and
+/// [`GemmBuilder::cluster`](crate::device::gemm::GemmBuilder::cluster) takes) and
 /// `[m, n, 1]` (CuTe's 3-D shape); it compares equal to both.
 ///
 /// ```
