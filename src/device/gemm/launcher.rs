@@ -74,6 +74,17 @@ struct OwnedWorkspace {
     last_use: Option<cudarc::driver::CudaEvent>,
 }
 
+impl Drop for OwnedWorkspace {
+    /// The buffer is freed on the stream it was allocated on; a kernel on
+    /// another stream may still read it: wait for the last launch first
+    /// (an error, as at the process's end, leaves nothing to wait for).
+    fn drop(&mut self) {
+        if let Some(event) = &self.last_use {
+            let _ = event.synchronize();
+        }
+    }
+}
+
 impl Launcher {
     pub(crate) fn new(device: &Device, spec: GemmSpec) -> Self {
         Launcher {

@@ -122,7 +122,7 @@ pub fn sm90_default_spec(
 /// kernel without a cluster splits each tile's K loop into the most of 8,
 /// 4 or 2 units whose count fits one wave of the SMs and leaves each unit 8
 /// k-tiles or more ([`Decomposition::SplitK`](super::Decomposition)), with
-/// f32 accumulation.
+/// f32 accumulation and A read from shared memory.
 ///
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
@@ -368,7 +368,9 @@ pub(crate) struct Sm90PickFacts {
     /// TileN is a multiple of 64).
     pub(crate) deep_ok: bool,
     /// The split-K kernel (cooperative 128x128, the register-store
-    /// epilogue) builds for these types and majors (f32 accumulation).
+    /// epilogue) builds for these types and majors (f32 accumulation), and
+    /// reads A from shared memory (split-K with A through registers is
+    /// built only when asked for: the pick was measured without it).
     pub(crate) split_ok: bool,
 }
 
@@ -411,12 +413,13 @@ impl Sm90PickFacts {
             cluster: ClusterShape::ONE,
             splits: 2,
         };
-        let split_ok = split
-            .spec(
-                GemmTypes::new(a, b, d, d, acc),
-                GemmMajors::new(a_major, majors.b, majors.d),
-            )
-            .is_ok();
+        let split_ok = !crate::collective::reads_a_from_registers(a, a_major)
+            && split
+                .spec(
+                    GemmTypes::new(a, b, d, d, acc),
+                    GemmMajors::new(a_major, majors.b, majors.d),
+                )
+                .is_ok();
         Sm90PickFacts {
             tall_ok,
             deep_ok,
