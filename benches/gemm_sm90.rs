@@ -1,7 +1,9 @@
 //! The SM90 warp-specialized GEMM against cuBLAS in the same process: the
 //! issue's shapes for bf16 and f16 (f32 accumulate), tf32 at 4096³,
-//! MN-major operands at 4096³, both schedules pinned at 4096³ and 2048³, and
-//! the skinny shapes; then the host time of a cached `run`.
+//! MN-major operands at 4096³, both schedules pinned at 4096³ and 2048³, the
+//! skinny shapes, and split-K (the pick's and pinned split counts at the
+//! shapes of few tiles and a long K); then the host time of a cached `run`
+//! and a criterion group timing split-K runs end to end.
 //!
 //! Each case: 5 warm-up runs of each, then 40 CUDA-event-timed runs of
 //! cutlet and of the reference, alternating run by run and taking turns to
@@ -53,11 +55,21 @@ fn device() -> Option<Device> {
     Some(device)
 }
 
+/// Shapes of few output tiles and a long K, where the pick splits K.
+const SPLIT_K_SHAPES: [(usize, usize, usize); 4] = [
+    (512, 512, 16384),
+    (128, 1536, 7168),
+    (16, 4096, 14336),
+    (1, 1024, 16384),
+];
+
 /// One case of the bench.
 struct Case {
     shape: (usize, usize, usize),
     element: ElementType,
     majors: (OperandMajor, OperandMajor),
+    /// Split-K's units per tile, pinned (`None`: the pick's).
+    splits: Option<u32>,
     schedule: ScheduleArg,
 }
 
@@ -90,7 +102,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         raster_order: cutlet::device::gemm::RasterOrder::default(),
         swizzle_size: None,
         decomposition: cutlet_harness::DecompositionArg::Auto,
-        splits: None,
+        splits: case.splits,
     }
 }
 
@@ -104,6 +116,7 @@ fn cases() -> Vec<Case> {
                 element,
                 majors: (k, k),
                 schedule: ScheduleArg::Auto,
+                splits: None,
             });
         }
     }
@@ -112,6 +125,7 @@ fn cases() -> Vec<Case> {
         element: ElementType::TF32,
         majors: (k, k),
         schedule: ScheduleArg::Auto,
+        splits: None,
     });
     for majors in [(mn, k), (k, mn), (mn, mn)] {
         cases.push(Case {
@@ -119,6 +133,7 @@ fn cases() -> Vec<Case> {
             element: ElementType::BF16,
             majors,
             schedule: ScheduleArg::Auto,
+            splits: None,
         });
     }
     for shape in [SHAPES[0], SHAPES[3], SHAPES[4]] {
@@ -131,6 +146,7 @@ fn cases() -> Vec<Case> {
                 element: ElementType::BF16,
                 majors: (k, k),
                 schedule: ScheduleArg::Fixed(schedule),
+                splits: None,
             });
         }
     }
@@ -139,7 +155,19 @@ fn cases() -> Vec<Case> {
         element: ElementType::BF16,
         majors: (k, k),
         schedule: ScheduleArg::Fixed(KernelSchedule::TmaWarpSpecializedPingpong),
+        splits: None,
     });
+    for shape in SPLIT_K_SHAPES {
+        for splits in [None, Some(4), Some(8)] {
+            cases.push(Case {
+                shape,
+                element: ElementType::BF16,
+                majors: (k, k),
+                schedule: ScheduleArg::Auto,
+                splits,
+            });
+        }
+    }
     cases
 }
 
@@ -147,11 +175,12 @@ fn versus_cublas(device: &Device) {
     for case in cases() {
         let (m, n, k) = case.shape;
         let label = format!(
-            "{} {m}x{n}x{k} {}{} {:?}",
+            "{} {m}x{n}x{k} {}{} {:?} splits {:?}",
             case.element,
             case.majors.0.name(),
             case.majors.1.name(),
-            case.schedule
+            case.schedule,
+            case.splits
         );
         match run_dense_gemm(&options(&case), device) {
             Ok(report) => println!("{label}\n{report}\n"),
@@ -193,10 +222,51 @@ fn cached_run_host_time(c: &mut Criterion, device: &Device) {
     );
 }
 
+/// Split-K end to end: a run and the stream's synchronization, the
+/// builder's pick (which splits these shapes) against 4 pinned splits.
+fn split_k_runs(c: &mut Criterion, device: &Device) {
+    use cutlet::device::gemm::{Arguments, Decomposition, Operand, OutputOperand};
+    let stream = device.default_stream();
+    let mut group = c.benchmark_group("sm90 split-k run + sync");
+    for (m, n, k) in SPLIT_K_SHAPES {
+        let a = stream.alloc_zeros::<half::bf16>(m * k).unwrap();
+        let b = stream.alloc_zeros::<half::bf16>(n * k).unwrap();
+        let mut d = stream.alloc_zeros::<half::bf16>(m * n).unwrap();
+        for (name, builder) in [
+            ("pick", Gemm::builder()),
+            (
+                "splitk4",
+                Gemm::builder().decomposition(Decomposition::SplitK(4)),
+            ),
+        ] {
+            let gemm = builder.build(device).unwrap();
+            let mut args = Arguments::product(
+                GemmShape::new(m, n, k, 1),
+                Operand::new(a.as_view(), k, m * k),
+                Operand::new(b.as_view(), k, n * k),
+                OutputOperand::new(d.as_view_mut(), n, m * n),
+                1.0,
+            );
+            gemm.initialize(&args, None)
+                .unwrap()
+                .wait_optimized()
+                .unwrap();
+            group.bench_function(format!("{m}x{n}x{k} {name}"), |bench| {
+                bench.iter(|| {
+                    gemm.run(&mut args, &stream).unwrap();
+                    stream.synchronize().unwrap();
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let Some(device) = device() else { return };
     versus_cublas(&device);
     cached_run_host_time(c, &device);
+    split_k_runs(c, &device);
 }
 
 criterion_group!(gemm, benches);
