@@ -140,7 +140,7 @@ pub trait KernelScheduleTag: Send + Sync + 'static {
 /// A tile-scheduler tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tile scheduler",
-    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler and PersistentScheduler"
+    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler, PersistentScheduler and SplitKScheduler<N>"
 )]
 pub trait TileSchedulerTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -169,6 +169,58 @@ pub struct PersistentScheduler;
 
 impl TileSchedulerTag for PersistentScheduler {
     const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::Persistent;
+}
+
+/// Split-K with `N` units per tile (a `typenum` number, 2 to 64):
+/// [`TileSchedulerPolicy::SplitK`]. Its rules: the cooperative schedule,
+/// `Cluster<U1, U1>`, f32 accumulation, `EpilogueNoSmemWarpSpecialized`; a
+/// configuration that breaks one does not compile.
+///
+/// ```
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedCooperative, SplitKScheduler, TileSchedulerPolicy};
+/// use half::bf16;
+/// use typenum::{U1, U128, U4, U64, U7, U8};
+///
+/// type SplitK8 = GemmConfig<
+///     Types<bf16, bf16, bf16, bf16, f32>,
+///     Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U64>,
+///     Warps<U4, U1>,
+///     MainloopSm90TmaGmmaWarpSpecialized<U7>,
+///     Sm90,
+///     KernelTmaWarpSpecializedCooperative,
+///     SplitKScheduler<U8>,
+///     EpilogueNoSmemWarpSpecialized,
+///     Cluster<U1, U1>,
+/// >;
+/// let spec = SplitK8::spec();
+/// assert_eq!(spec.scheduler, TileSchedulerPolicy::SplitK { splits: 8 });
+/// assert!(spec.kernel_name().ends_with("_splitk8"));
+/// ```
+///
+/// With the ping-pong schedule it does not compile (the rule names it):
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedPingpong, SplitKScheduler};
+/// use half::bf16;
+/// use typenum::{U1, U128, U4, U64, U6, U8};
+///
+/// type Bad = GemmConfig<Types<bf16, bf16, bf16, bf16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U64>, Warps<U4, U1>, MainloopSm90TmaGmmaWarpSpecialized<U6>, Sm90,
+///     KernelTmaWarpSpecializedPingpong, SplitKScheduler<U8>, EpilogueNoSmemWarpSpecialized,
+///     Cluster<U1, U1>>;
+/// let () = <Bad as Config>::CHECK;
+/// ```
+pub struct SplitKScheduler<N>(std::marker::PhantomData<N>);
+
+impl<N: typenum::Unsigned + Send + Sync + 'static> TileSchedulerTag for SplitKScheduler<N> {
+    const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::SplitK { splits: N::U32 };
 }
 
 impl KernelScheduleTag for KernelMultistage {

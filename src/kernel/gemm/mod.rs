@@ -55,7 +55,7 @@ pub(crate) use builder_sm90::{Sm90Pick, Sm90PickFacts};
 pub use dispatch_policy::{
     DataParallelScheduler, Decomposition, KernelMultistage, KernelSchedule, KernelScheduleTag,
     KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,
-    TileSchedulerPolicy, TileSchedulerTag,
+    SplitKScheduler, TileSchedulerPolicy, TileSchedulerTag,
 };
 pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
 pub use rules::{
