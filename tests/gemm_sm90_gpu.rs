@@ -1235,9 +1235,8 @@ fn a_tile_scheduler_from_outside_runs_the_sm90_kernel_exactly() {
     }
 }
 
-/// A split-K spec: the cooperative kernel of `tile` without a cluster, the
-/// register-store epilogue, `splits` units per tile; `d` D's type, `major`
-/// D's major.
+/// A split-K spec as a user pins one: `tile`, `splits` units per tile, K-major
+/// `input` A and B, D of type `d` and major `major`.
 fn split_k_spec(
     input: ElementType,
     d: ElementType,
@@ -1245,21 +1244,14 @@ fn split_k_spec(
     tile: [u32; 3],
     splits: u32,
 ) -> GemmSpec {
-    use cutlet::kernel::gemm::TileSchedulerPolicy;
-    let k = OperandMajor::K;
-    let mut spec = sm90_spec(
-        GemmTypes::new(input, input, d, d, ElementType::F32),
-        GemmMajors::new(k, k, major),
-        KernelSchedule::TmaWarpSpecializedCooperative,
-        tile,
-        [1, 1],
-    )
-    .unwrap()
-    .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
-    .unwrap();
-    spec.scheduler = TileSchedulerPolicy::SplitK { splits };
-    spec.validate().unwrap();
-    spec
+    Gemm::builder()
+        .a(input, OperandMajor::K)
+        .b(input, OperandMajor::K)
+        .d(d, major)
+        .tile(tile)
+        .decomposition(cutlet::device::gemm::Decomposition::SplitK(splits))
+        .spec()
+        .unwrap()
 }
 
 /// Split-K against the exact host result (small integers: every order of
@@ -1344,17 +1336,7 @@ fn split_k_gives_the_same_bits_every_run() {
         8,
     );
     let gemm = Gemm::from_spec(&device, spec.clone());
-    let random = |seed: u64, len: usize| -> Vec<bf16> {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..len)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                bf16::from_f64((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-            })
-            .collect()
-    };
+    let random = |seed: u64, len: usize| cutlet_harness::random_values::<bf16>(len, seed);
     let da = stream.clone_htod(&random(1, m * k)).unwrap();
     let db = stream.clone_htod(&random(2, n * k)).unwrap();
     let mut dd = stream.alloc_zeros::<bf16>(m * n).unwrap();

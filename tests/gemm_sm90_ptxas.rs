@@ -208,8 +208,8 @@ fn dump_matching() {
 /// has completed, so no wgmma is serialized), in both source forms.
 #[test]
 fn split_k_kernels_assemble_without_spills() {
-    use cutlet::gemm::{GemmMajors, GemmTypes};
-    use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OutputMajor, TileSchedulerPolicy};
+    use cutlet::device::gemm::{Decomposition, Gemm};
+    use cutlet::kernel::gemm::{OutputMajor, TileSchedulerPolicy};
     use cutlet::numeric::ElementType::{BF16, F16, F32, TF32};
     let mut bad = Vec::new();
     for (ab, d, tile, splits) in [
@@ -218,20 +218,16 @@ fn split_k_kernels_assemble_without_spills() {
         (TF32, F32, [128, 128, 32], 3),
         (BF16, BF16, [128, 256, 64], 2),
     ] {
-        let types = GemmTypes::new(ab, ab, d, d, F32);
-        let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
-        let mut spec = sm90_spec(
-            types,
-            majors,
-            KernelSchedule::TmaWarpSpecializedCooperative,
-            tile,
-            [1, 1],
-        )
-        .unwrap()
-        .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
-        .unwrap();
-        spec.scheduler = TileSchedulerPolicy::SplitK { splits };
-        spec.validate().unwrap();
+        let spec = Gemm::builder()
+            .a(ab, OperandMajor::K)
+            .b(ab, OperandMajor::K)
+            .d(d, OutputMajor::N)
+            .tile(tile)
+            .decomposition(Decomposition::SplitK(splits))
+            .spec()
+            .unwrap();
+        assert_eq!(spec.scheduler, TileSchedulerPolicy::SplitK { splits });
+        assert_eq!(spec.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
         assert!(
             spec.kernel_name().ends_with(&format!("_splitk{splits}")),
             "{}",
