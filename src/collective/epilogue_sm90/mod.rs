@@ -85,9 +85,10 @@ impl EpilogueSm90TmaStore {
         }
     }
 
-    /// The consumers' tiled MMA, whose C partition places the accumulators.
-    pub(crate) fn tiled_mma(&self) -> Result<Sm90TiledMma, PtxError> {
-        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups)
+    /// The consumers' tiled MMA, whose C partition places the accumulators
+    /// `acc` (checked to be laid out as its fragment).
+    pub(crate) fn tiled_mma(&self, acc: &RegisterTensor) -> Result<Sm90TiledMma, PtxError> {
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, acc)
     }
 }
 
@@ -148,21 +149,28 @@ fn acc_f32(k: &mut Kernel, acc_type: ElementType, acc: &RegisterTensor, v: i64) 
     }
 }
 
+/// A generator error of the SM90 epilogues, naming them.
+fn epilogue_error(e: crate::Error) -> PtxError {
+    PtxError::UnsupportedSpec {
+        kernel: "gemm",
+        name: String::from("sm90 epilogue"),
+        reason: e.to_string(),
+    }
+}
+
 /// The consumers' tiled MMA of an SM90 epilogue of `spec`: `warpgroups`
 /// warpgroups of `wg_rows` rows along M (the C
 /// partition does not depend on where A is read from, so the `_SS` atom
-/// stands for both mainloops).
+/// stands for both mainloops), checked against the accumulators `acc` the
+/// mainloop allocated.
 fn epilogue_tiled_mma(
     spec: &EpilogueFacts,
     wg_rows: u32,
     warpgroups: u32,
+    acc: &RegisterTensor,
 ) -> Result<Sm90TiledMma, PtxError> {
     let t = spec.types;
-    let err = |e: crate::Error| PtxError::UnsupportedSpec {
-        kernel: "gemm",
-        name: String::from("sm90 epilogue"),
-        reason: e.to_string(),
-    };
+    let err = epilogue_error;
     let atom = crate::atom::gmma_atom(
         t.a,
         t.b,
@@ -177,7 +185,9 @@ fn epilogue_tiled_mma(
             "types with a wgmma instruction",
         ))
     })?;
-    Sm90TiledMma::new(atom, warpgroups, wg_rows).map_err(err)
+    let mma = Sm90TiledMma::new(atom, warpgroups, wg_rows).map_err(err)?;
+    mma.check_accumulators(acc).map_err(err)?;
+    Ok(mma)
 }
 
 /// Emits consumer thread `tid`'s index among the tiled MMA's threads: its
@@ -227,13 +237,8 @@ impl EpilogueSm90NoSmem {
         let types = self.spec.types;
         let major = self.spec.majors.d;
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let mma = self.tiled_mma()?;
-        let err = |e: crate::Error| PtxError::UnsupportedSpec {
-            kernel: "gemm",
-            name: String::from("sm90 epilogue"),
-            reason: e.to_string(),
-        };
-        mma.check_accumulators(acc).map_err(err)?;
+        let mma = self.tiled_mma(acc)?;
+        let err = epilogue_error;
         // The thread's first row and column in the tile: the C partition's
         // thread layouts.
         let index = emit_consumer_index(k, io.tid, &mma);
@@ -388,9 +393,10 @@ impl EpilogueSm90NoSmem {
         emit_for_source(k, self.source, io.beta, walk)
     }
 
-    /// The consumers' tiled MMA, whose C partition places the accumulators.
-    pub(crate) fn tiled_mma(&self) -> Result<Sm90TiledMma, PtxError> {
-        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups)
+    /// The consumers' tiled MMA, whose C partition places the accumulators
+    /// `acc` (checked to be laid out as its fragment).
+    pub(crate) fn tiled_mma(&self, acc: &RegisterTensor) -> Result<Sm90TiledMma, PtxError> {
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, acc)
     }
 
     /// Stores the values of one group at `[ptr + offset]`: a column pair of
@@ -406,11 +412,7 @@ impl EpilogueSm90NoSmem {
         values: &[Reg],
     ) -> Result<(), PtxError> {
         let d = self.spec.types.d;
-        let atom = |e: crate::Error| PtxError::UnsupportedSpec {
-            kernel: "gemm",
-            name: String::from("sm90 epilogue"),
-            reason: e.to_string(),
-        };
+        let atom = epilogue_error;
         let converted: Vec<Reg> = values
             .iter()
             .map(|&v| match d {

@@ -28,8 +28,7 @@ impl EpilogueSm90TmaStore {
     ) -> Result<(), PtxError> {
         let types = self.spec.types;
         let major = self.spec.majors.d;
-        let mma = self.tiled_mma()?;
-        mma.check_accumulators(acc).map_err(atom_error)?;
+        let mma = self.tiled_mma(acc)?;
         let frame = self.emit_frame(k, io, &mma)?;
         let frame_ref = &frame;
         let TileFrame {
