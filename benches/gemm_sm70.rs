@@ -53,6 +53,7 @@ fn options(
         swizzle_size: None,
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: None,
+        swap_ab: None,
         use_cold_l2: false,
     }
 }

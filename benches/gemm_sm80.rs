@@ -71,6 +71,7 @@ fn versus_cublas(device: &Device) {
                 swizzle_size: None,
                 decomposition: cutlet_harness::DecompositionArg::Auto,
                 splits: None,
+                swap_ab: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

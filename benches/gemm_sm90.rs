@@ -70,6 +70,8 @@ struct Case {
     majors: (OperandMajor, OperandMajor),
     /// Split-K's units per tile, pinned (`None`: the pick's).
     splits: Option<u32>,
+    /// Swap-AB, pinned (`None`: the pick's).
+    swap_ab: Option<bool>,
     schedule: ScheduleArg,
 }
 
@@ -103,6 +105,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         swizzle_size: None,
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: case.splits,
+        swap_ab: case.swap_ab,
     }
 }
 
@@ -117,6 +120,7 @@ fn cases() -> Vec<Case> {
                 majors: (k, k),
                 schedule: ScheduleArg::Auto,
                 splits: None,
+                swap_ab: None,
             });
         }
     }
@@ -126,6 +130,7 @@ fn cases() -> Vec<Case> {
         majors: (k, k),
         schedule: ScheduleArg::Auto,
         splits: None,
+        swap_ab: None,
     });
     for majors in [(mn, k), (k, mn), (mn, mn)] {
         cases.push(Case {
@@ -134,6 +139,7 @@ fn cases() -> Vec<Case> {
             majors,
             schedule: ScheduleArg::Auto,
             splits: None,
+            swap_ab: None,
         });
     }
     for shape in [SHAPES[0], SHAPES[3], SHAPES[4]] {
@@ -147,6 +153,7 @@ fn cases() -> Vec<Case> {
                 majors: (k, k),
                 schedule: ScheduleArg::Fixed(schedule),
                 splits: None,
+                swap_ab: None,
             });
         }
     }
@@ -156,15 +163,23 @@ fn cases() -> Vec<Case> {
         majors: (k, k),
         schedule: ScheduleArg::Fixed(KernelSchedule::TmaWarpSpecializedPingpong),
         splits: None,
+        swap_ab: None,
     });
     for shape in SPLIT_K_SHAPES {
-        for splits in [None, Some(4), Some(8)] {
+        for (splits, swap_ab) in [
+            (None, None),
+            (Some(4), Some(false)),
+            (Some(8), Some(false)),
+            (None, Some(false)),
+            (None, Some(true)),
+        ] {
             cases.push(Case {
                 shape,
                 element: ElementType::BF16,
                 majors: (k, k),
                 schedule: ScheduleArg::Auto,
                 splits,
+                swap_ab,
             });
         }
     }
@@ -175,12 +190,13 @@ fn versus_cublas(device: &Device) {
     for case in cases() {
         let (m, n, k) = case.shape;
         let label = format!(
-            "{} {m}x{n}x{k} {}{} {:?} splits {:?}",
+            "{} {m}x{n}x{k} {}{} {:?} splits {:?} swap_ab {:?}",
             case.element,
             case.majors.0.name(),
             case.majors.1.name(),
             case.schedule,
-            case.splits
+            case.splits,
+            case.swap_ab
         );
         match run_dense_gemm(&options(&case), device) {
             Ok(report) => println!("{label}\n{report}\n"),
@@ -222,12 +238,13 @@ fn cached_run_host_time(c: &mut Criterion, device: &Device) {
     );
 }
 
-/// Split-K end to end: a run and the stream's synchronization, the
-/// builder's pick (which splits these shapes) against 4 pinned splits.
+/// Split-K and swap-AB end to end: a run and the stream's synchronization,
+/// the builder's pick (which splits or swaps these shapes) against 4
+/// pinned splits and swap-AB pinned off and on.
 fn split_k_runs(c: &mut Criterion, device: &Device) {
     use cutlet::device::gemm::{Arguments, Decomposition, Operand, OutputOperand};
     let stream = device.default_stream();
-    let mut group = c.benchmark_group("sm90 split-k run + sync");
+    let mut group = c.benchmark_group("sm90 split-k and swap-ab run + sync");
     for (m, n, k) in SPLIT_K_SHAPES {
         let a = stream.alloc_zeros::<half::bf16>(m * k).unwrap();
         let b = stream.alloc_zeros::<half::bf16>(n * k).unwrap();
@@ -238,6 +255,8 @@ fn split_k_runs(c: &mut Criterion, device: &Device) {
                 "splitk4",
                 Gemm::builder().decomposition(Decomposition::SplitK(4)),
             ),
+            ("no swap-AB", Gemm::builder().swap_ab(false)),
+            ("swap-AB", Gemm::builder().swap_ab(true)),
         ] {
             let gemm = builder.build(device).unwrap();
             let mut args = Arguments::product(

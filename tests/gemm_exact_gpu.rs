@@ -110,16 +110,24 @@ struct Fused {
 /// Frobenius error against the host; panics on an unwritten element or a
 /// changed padding element.
 fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) -> f64 {
-    run_on::<I, O>(device, case, fused, seed, None)
+    run_on::<I, O>(device, case, fused, seed, Pin::default())
 }
 
-/// [`run`] on the kernel of `arch` where given (else the builder's pick for the device).
+/// What a run pins of the builder's choices (else the builder's pick for
+/// the device).
+#[derive(Clone, Copy, Debug, Default)]
+struct Pin {
+    arch: Option<ArchKind>,
+    swap_ab: Option<bool>,
+}
+
+/// [`run`] with `pin`'s choices.
 fn run_on<I: Host, O: Host>(
     device: &Device,
     case: Case,
     fused: &Fused,
     seed: u64,
-    arch: Option<ArchKind>,
+    pin: Pin,
 ) -> f64 {
     let (m, n, k) = (case.m, case.n, case.k);
     let stream = device.default_stream();
@@ -196,11 +204,14 @@ fn run_on<I: Host, O: Host>(
         .b(it, case.b_major)
         .d(ot, case.d_major)
         .epilogue(fused.epilogue.clone());
-    if let Some(arch) = arch {
+    if let Some(arch) = pin.arch {
         builder = builder.arch(arch);
     }
+    if let Some(swap) = pin.swap_ab {
+        builder = builder.swap_ab(swap);
+    }
     let gemm = builder.build(device).unwrap();
-    if let Some(arch) = arch {
+    if let Some(arch) = pin.arch {
         assert_eq!(gemm.spec().arch, arch);
     }
     let mut args = Arguments::new(
@@ -214,6 +225,9 @@ fn run_on<I: Host, O: Host>(
     )
     .with_biases(dbias.iter().map(|b| b.as_view()).collect())
     .with_scalars(fused.scalars.clone());
+    if let (Some(swap), true) = (pin.swap_ab, device.compute_capability() == (9, 0)) {
+        assert_eq!(gemm.swaps_ab_for(&args), swap, "{case:?}");
+    }
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got: Vec<f64> = stream
@@ -314,16 +328,25 @@ fn ragged_k_on_exact_buffers_reads_only_inside_them() {
 }
 
 fn fused_sweep<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64) {
-    fused_sweep_on::<I, O>(test, fused, tol, None)
+    fused_sweep_on::<I, O>(test, fused, tol, Pin::default())
 }
 
-/// [`fused_sweep`] on the kernel of `arch` where given.
-fn fused_sweep_on<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64, arch: Option<ArchKind>) {
+/// [`fused_sweep`] with `pin`'s choices.
+fn fused_sweep_on<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64, pin: Pin) {
     let Some(device) = device_or_skip(test) else {
         return;
     };
     let mut failures = Vec::new();
-    let shapes = [(300, 200, 72), (1, 129, 64), (129, 1, 136), (256, 512, 128)];
+    let mut shapes = vec![(300, 200, 72), (1, 129, 64), (129, 1, 136), (256, 512, 128)];
+    if pin.swap_ab.is_some() {
+        // Small M with a long K (split), and M past swap-AB's narrow tiles.
+        shapes.extend([
+            (16, 1000, 4096),
+            (5, 700, 1000),
+            (300, 90, 200),
+            (70, 520, 64),
+        ]);
+    }
     for (i, &(m, n, k)) in shapes.iter().enumerate() {
         for d_major in [OutputMajor::N, OutputMajor::M] {
             let (a_major, b_major) = MAJORS[i % 4];
@@ -335,7 +358,7 @@ fn fused_sweep_on<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64, arch: O
                 b_major,
                 d_major,
             };
-            let err = run_on::<I, O>(&device, case, fused, 40 + i as u64, arch);
+            let err = run_on::<I, O>(&device, case, fused, 40 + i as u64, pin);
             check(test, &mut failures, case, err, tol);
         }
     }
@@ -442,7 +465,10 @@ fn sm70_fused_epilogues_match_the_host() {
         "sm70_fused_epilogues_match_the_host",
         &fused,
         1e-2,
-        Some(ArchKind::Sm70),
+        Pin {
+            arch: Some(ArchKind::Sm70),
+            swap_ab: None,
+        },
     );
     let gelu =
         Expression::from_fn(|acc: Expr, _c: Expr, bias: Expr| (acc * scalar(0) + bias).gelu());
@@ -454,6 +480,42 @@ fn sm70_fused_epilogues_match_the_host() {
         "sm70_fused_epilogues_match_the_host",
         &fused,
         3e-3,
-        Some(ArchKind::Sm70),
+        Pin {
+            arch: Some(ArchKind::Sm70),
+            swap_ab: None,
+        },
     );
+}
+
+/// Swap-AB pinned on and off, with a row and a column bias, C, extra
+/// scalars and every major of A, B and D: the same results as the host
+/// (biases exchange axes in the transposed kernel; D is written through
+/// the other major). Small M with long K (split), and M past the narrow
+/// tiles (the transposed problem's own pick). SM90 only: elsewhere the
+/// swap is refused.
+#[test]
+fn swap_ab_pinned_on_and_off_matches_the_host() {
+    const NAME: &str = "swap_ab_pinned_on_and_off_matches_the_host";
+    let Some(device) = device_or_skip(NAME) else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("{NAME}: skipped: swap-AB runs on the SM90 kernels (compute capability 9.0)");
+        return;
+    }
+    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        (acc * scalar(0) + c * scalar(1) + row * scalar(2) + col * scalar(3)).relu()
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+        scalars: vec![0.5, -2.0],
+    };
+    for swap in [true, false] {
+        let pin = Pin {
+            arch: None,
+            swap_ab: Some(swap),
+        };
+        fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
+        fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);
+    }
 }

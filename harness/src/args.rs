@@ -3,7 +3,7 @@
 
 use cutlet::arch::ArchKind;
 use cutlet::gemm::{GemmMajors, GemmTypes};
-use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_spec_for_problem, KernelSchedule};
+use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_pick_for_problem, KernelSchedule};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
@@ -97,6 +97,12 @@ pub struct DenseGemmArgs {
     /// unless another is given).
     #[arg(long = "splits")]
     pub splits: Option<u32>,
+    /// Swap-AB: run the problem as its transpose D^T = B^T A^T (a small M
+    /// on the kernel's N): true or false (a bare --swap_ab is true);
+    /// default: the problem's pick. With --tile_shape_mnk the tile is the
+    /// kernel's, TileM along N and TileN along M.
+    #[arg(long = "swap_ab", num_args = 0..=1, default_missing_value = "true")]
+    pub swap_ab: Option<bool>,
 }
 
 /// `--decomposition`: chosen for the problem, or one of cutlet's.
@@ -179,6 +185,9 @@ impl DenseGemmArgs {
         if let Some(decomposition) = self.decomposition()? {
             builder = builder.decomposition(decomposition);
         }
+        if let Some(swap) = self.swap_ab {
+            builder = builder.swap_ab(swap);
+        }
         builder.spec()
     }
 
@@ -193,6 +202,7 @@ impl DenseGemmArgs {
                     || self.cluster_shape_mn.is_some()
                     || self.splits.is_some()
                     || self.decomposition == DecompositionArg::SplitK
+                    || self.swap_ab == Some(true)
                     || cc == (9, 0)
             }
         }
@@ -202,7 +212,7 @@ impl DenseGemmArgs {
     /// capability `cc`: [`spec`](Self::spec), except that without
     /// `--tile_shape_mnk` the kernel is chosen for the problem. On compute
     /// capability 9.0 (unless `--arch sm80`/`sm70`) that is the SM90 kernel
-    /// of [`sm90_spec_for_problem`] (cooperative 256x128 in a 1x2 cluster
+    /// of [`sm90_spec_for_problem`](cutlet::kernel::gemm::sm90_spec_for_problem) (cooperative 256x128 in a 1x2 cluster
     /// for problems that fill the GPU, 128x256 in a 2x1 cluster where a tf32
     /// A is M-major and the problem fills half of it, else ping-pong
     /// 128x128) where no
@@ -210,8 +220,11 @@ impl DenseGemmArgs {
     /// (256x128 where that takes fewer waves than 128x256, e.g. for
     /// 4095 x 4097).
     ///
+    /// With it, whether the spec is the kernel of the transposed problem
+    /// (swap-AB: `--swap_ab`, or the pick's).
+    ///
     /// Errors: as [`spec`](Self::spec).
-    pub fn spec_for_device(&self, sm_count: u32, cc: (u32, u32)) -> Result<GemmSpec> {
+    pub fn spec_for_device(&self, sm_count: u32, cc: (u32, u32)) -> Result<(GemmSpec, bool)> {
         let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
         if self.sm90_on(cc) {
             let explicit = self.tile_shape_mnk.is_some()
@@ -222,10 +235,15 @@ impl DenseGemmArgs {
                 let mut args = self.clone();
                 args.arch = Some(ArchKind::Sm90);
                 let GemmShape { m, n, .. } = self.mnkl;
-                return args.spec()?.with_epilogue_for_output(extent(m), extent(n));
+                let swap = self.swap_ab == Some(true);
+                let (m, n) = if swap { (n, m) } else { (m, n) };
+                let spec = args
+                    .spec()?
+                    .with_epilogue_for_output(extent(m), extent(n))?;
+                return Ok((spec, swap));
             }
             let GemmShape { m, n, k, l } = self.mnkl;
-            let chosen = sm90_spec_for_problem(
+            let chosen = sm90_pick_for_problem(
                 GemmTypes::new(
                     self.a_dtype,
                     self.b_dtype,
@@ -236,18 +254,19 @@ impl DenseGemmArgs {
                 GemmMajors::new(self.a_major, self.b_major, self.c_major),
                 [extent(m), extent(n), extent(k), extent(l)],
                 sm_count,
+                self.swap_ab,
             );
             // Types or majors the SM90 kernels do not take run on SM80
             // unless SM90 was asked for.
             match (chosen, self.arch) {
-                (Ok(spec), _) => return Ok(spec),
+                (Ok(chosen), _) => return Ok(chosen),
                 (Err(e), Some(ArchKind::Sm90)) => return Err(e),
                 (Err(_), _) => {}
             }
         }
         let spec = self.spec()?;
         if self.tile_shape_mnk.is_some() || spec.arch == ArchKind::Sm70 {
-            return Ok(spec);
+            return Ok((spec, false));
         }
         let GemmShape { m, n, l, .. } = self.mnkl;
         sm80_spec_for_problem(
@@ -258,9 +277,12 @@ impl DenseGemmArgs {
             extent(l),
             sm_count,
         )
-        .map(|chosen| GemmSpec {
-            arch: spec.arch,
-            ..chosen
+        .map(|chosen| {
+            let spec = GemmSpec {
+                arch: spec.arch,
+                ..chosen
+            };
+            (spec, false)
         })
     }
 }

@@ -217,18 +217,27 @@ pub fn check_tolerance(spec: &GemmSpec) -> f64 {
 /// [`Error::Cublas`](crate::Error::Cublas) when the cuBLAS reference fails (a
 /// missing cuBLAS only leaves the comparison out).
 pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseGemmReport> {
-    let spec = options.spec_for_device(device.limits().sm_count, device.compute_capability())?;
-    match (storage(spec.types.a), storage(spec.types.d)) {
-        (ElementType::F16, ElementType::F16) => run_typed::<f16, f16>(options, spec, device),
-        (ElementType::F16, ElementType::BF16) => run_typed::<f16, bf16>(options, spec, device),
-        (ElementType::F16, _) => run_typed::<f16, f32>(options, spec, device),
-        (ElementType::BF16, ElementType::F16) => run_typed::<bf16, f16>(options, spec, device),
-        (ElementType::BF16, ElementType::BF16) => run_typed::<bf16, bf16>(options, spec, device),
-        (ElementType::BF16, _) => run_typed::<bf16, f32>(options, spec, device),
-        (_, ElementType::F16) => run_typed::<f32, f16>(options, spec, device),
-        (_, ElementType::BF16) => run_typed::<f32, bf16>(options, spec, device),
-        _ => run_typed::<f32, f32>(options, spec, device),
+    let (spec, swap) =
+        options.spec_for_device(device.limits().sm_count, device.compute_capability())?;
+    let kernel = Kernel { spec, swap };
+    match (storage(kernel.spec.types.a), storage(kernel.spec.types.d)) {
+        (ElementType::F16, ElementType::F16) => run_typed::<f16, f16>(options, kernel, device),
+        (ElementType::F16, ElementType::BF16) => run_typed::<f16, bf16>(options, kernel, device),
+        (ElementType::F16, _) => run_typed::<f16, f32>(options, kernel, device),
+        (ElementType::BF16, ElementType::F16) => run_typed::<bf16, f16>(options, kernel, device),
+        (ElementType::BF16, ElementType::BF16) => run_typed::<bf16, bf16>(options, kernel, device),
+        (ElementType::BF16, _) => run_typed::<bf16, f32>(options, kernel, device),
+        (_, ElementType::F16) => run_typed::<f32, f16>(options, kernel, device),
+        (_, ElementType::BF16) => run_typed::<f32, bf16>(options, kernel, device),
+        _ => run_typed::<f32, f32>(options, kernel, device),
     }
+}
+
+/// The kernel a run launches: its spec, and whether that is the kernel of
+/// the transposed problem (swap-AB).
+struct Kernel {
+    spec: GemmSpec,
+    swap: bool,
 }
 
 /// The host type of a buffer of `element` (tf32 is stored as f32).
@@ -252,7 +261,7 @@ pub fn packed(strided: usize, contiguous: usize, align: u32) -> (usize, usize) {
 
 fn run_typed<T, D>(
     options: &DenseGemmArgs,
-    spec: GemmSpec,
+    chosen: Kernel,
     device: &Device,
 ) -> Result<DenseGemmReport>
 where
@@ -261,7 +270,14 @@ where
 {
     let shape = options.mnkl;
     let GemmShape { m, n, k, l } = shape;
-    let [align_a, align_b, _, align_d] = spec.alignment();
+    // The problem's view of the kernel (a swap-AB kernel's transpose): the
+    // buffers, the reference and the check follow it.
+    let (spec, [align_a, align_b, _, align_d]) = if chosen.swap {
+        let [a, b, c, d] = chosen.spec.alignment();
+        (chosen.spec.transposed(), [b, a, c, d])
+    } else {
+        (chosen.spec.clone(), chosen.spec.alignment())
+    };
     let (a_strided, a_contiguous) = if spec.majors.a == OperandMajor::K {
         (m, k)
     } else {
@@ -291,7 +307,11 @@ where
     let host_c = (options.beta != 0.0).then(|| random_values::<D>(batch_d * l, 3));
     let d_start = host_c.as_deref().unwrap_or(&poison);
     let mut d = copy_to_device(&stream, "d", d_start)?;
-    let gemm = Gemm::from_spec(device, spec.clone());
+    let gemm = if chosen.swap {
+        Gemm::from_transposed_spec(device, chosen.spec.clone())
+    } else {
+        Gemm::from_spec(device, chosen.spec.clone())
+    };
     let packing = Packing {
         shape,
         lda,
@@ -454,7 +474,11 @@ where
         ))
     };
     Ok(DenseGemmReport {
-        kernel: spec.kernel_name(),
+        kernel: if chosen.swap {
+            format!("{} (swap-AB)", chosen.spec.kernel_name())
+        } else {
+            chosen.spec.kernel_name()
+        },
         shape,
         first_call_ms,
         first_run_ms,

@@ -26,6 +26,15 @@ pub enum BiasAxis {
 }
 
 impl BiasAxis {
+    /// The axis this one becomes in the transposed output D^T: a row bias
+    /// of D is a column bias of D^T, and the other way round.
+    pub const fn transposed(self) -> BiasAxis {
+        match self {
+            BiasAxis::Row => BiasAxis::Column,
+            BiasAxis::Column => BiasAxis::Row,
+        }
+    }
+
     /// `row` or `col`, as kernel names and messages write it.
     pub const fn name(self) -> &'static str {
         match self {
@@ -147,6 +156,26 @@ impl Epilogue {
     /// The axis of each bias vector, in input order (x2, x3, ...).
     pub fn biases(&self) -> &[BiasAxis] {
         &self.biases
+    }
+
+    /// This epilogue on the transposed output D^T (swap-AB): the same
+    /// expression, each bias on the other axis, so that element (n, m) of
+    /// D^T gets what element (m, n) of D would.
+    ///
+    /// ```
+    /// use cutlet::fusion::{Expr, Expression};
+    /// use cutlet::kernel::gemm::{BiasAxis, Epilogue};
+    ///
+    /// let e = Expression::from_fn(|acc: Expr, _c: Expr, row: Expr, col: Expr| acc + row + col);
+    /// let epilogue = Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap();
+    /// assert_eq!(epilogue.transposed().biases(), [BiasAxis::Column, BiasAxis::Row]);
+    /// assert_eq!(epilogue.transposed().transposed(), epilogue);
+    /// ```
+    pub fn transposed(&self) -> Epilogue {
+        Epilogue {
+            expression: self.expression.clone(),
+            biases: self.biases.iter().map(|b| b.transposed()).collect(),
+        }
     }
 
     /// Scalars beyond alpha and beta the expression reads (s2, s3, ...).

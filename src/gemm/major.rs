@@ -42,6 +42,15 @@ impl OutputMajor {
             OutputMajor::M => "m",
         }
     }
+
+    /// The major of the transposed output: a row-major M x N matrix is
+    /// its N x M transpose stored column-major (the same bytes).
+    pub const fn transposed(self) -> OutputMajor {
+        match self {
+            OutputMajor::N => OutputMajor::M,
+            OutputMajor::M => OutputMajor::N,
+        }
+    }
 }
 
 /// The majors of a GEMM's four operands.
@@ -66,6 +75,25 @@ pub struct GemmMajors {
 }
 
 impl GemmMajors {
+    /// The majors of the transposed product D^T = B^T A^T over the same
+    /// buffers (swap-AB): A's and B's exchanged (B's N becomes the new
+    /// A's M, so each keeps its major), C's and D's transposed.
+    ///
+    /// ```
+    /// use cutlet::gemm::{GemmMajors, OperandMajor, OutputMajor};
+    ///
+    /// let nt = GemmMajors::new(OperandMajor::K, OperandMajor::MN, OutputMajor::N);
+    /// assert_eq!(nt.transposed(), GemmMajors::new(OperandMajor::MN, OperandMajor::K, OutputMajor::M));
+    /// ```
+    pub const fn transposed(self) -> GemmMajors {
+        GemmMajors {
+            a: self.b,
+            b: self.a,
+            c: self.c.transposed(),
+            d: self.d.transposed(),
+        }
+    }
+
     /// A's and B's majors, and C's, which D shares.
     pub const fn new(a: OperandMajor, b: OperandMajor, c: OutputMajor) -> GemmMajors {
         GemmMajors { a, b, c, d: c }

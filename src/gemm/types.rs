@@ -27,6 +27,16 @@ pub struct GemmTypes {
 }
 
 impl GemmTypes {
+    /// The types of the transposed product D^T = B^T A^T (swap-AB): A's
+    /// and B's exchanged.
+    pub const fn transposed(self) -> GemmTypes {
+        GemmTypes {
+            a: self.b,
+            b: self.a,
+            ..self
+        }
+    }
+
     /// The types (A, B, C, D, accumulator).
     pub const fn new(
         a: ElementType,

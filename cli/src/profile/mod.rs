@@ -146,6 +146,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         swizzle_size: None,
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: None,
+        swap_ab: None,
     }
 }
 

@@ -66,6 +66,7 @@ pub struct GemmBuilder {
     cluster: Option<ClusterShape>,
     epilogue: Option<Epilogue>,
     decomposition: Option<Decomposition>,
+    swap_ab: Option<bool>,
 }
 
 /// Most stages the builder picks by itself (as the collective builder).
@@ -327,6 +328,38 @@ impl GemmBuilder {
         self
     }
 
+    /// Swap-AB: run D = A · B as its transpose D^T = B^T · A^T over the
+    /// same buffers (nothing is copied: B is read as the kernel's A, A as
+    /// its B, D written through the other major, row and column biases
+    /// exchanged), so that a small M lands on the kernel's N, which wgmma
+    /// takes in steps of 8, instead of filling a fraction of a 128-row tile.
+    /// Results are the same as without it up to the order of the f32 sums.
+    ///
+    /// Unset, the GEMM swaps where the pick finds it pays (on compute
+    /// capability 9.0, M at most 64 and N at least 4 M, with a K-major A:
+    /// see [`sm90_spec_for_problem`](crate::kernel::gemm::sm90_spec_for_problem));
+    /// `false` never swaps; `true` always does (on the SM90 kernels only:
+    /// with arch `Sm80` or `Sm70` it is `Error::Config`). Where a tile,
+    /// schedule, cluster or decomposition is also set they describe the
+    /// kernel, which computes the transposed problem: its TileM runs along
+    /// N, its TileN along M, and [`spec`](Self::spec) is the kernel's spec
+    /// (A's and B's types and majors exchanged, D's major flipped).
+    ///
+    /// ```
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::kernel::gemm::OutputMajor;
+    ///
+    /// // A 16-token batch: the kernel's 128x16 tiles run along N.
+    /// let spec = Gemm::builder().swap_ab(true).tile([128, 16, 64]).spec().unwrap();
+    /// assert_eq!((spec.tile, spec.majors.d), ([128, 16, 64], OutputMajor::M));
+    /// let err = Gemm::builder().arch(cutlet::arch::ArchKind::Sm80).swap_ab(true).spec().unwrap_err();
+    /// assert!(err.to_string().contains("swap-AB"), "{err}");
+    /// ```
+    pub fn swap_ab(mut self, swap: bool) -> Self {
+        self.swap_ab = Some(swap);
+        self
+    }
+
     /// The split count of a split-K decomposition, if one is asked for.
     fn splits(&self) -> Option<u32> {
         match self.decomposition {
@@ -340,6 +373,19 @@ impl GemmBuilder {
     /// Errors: [`Error::Config`] where an explicit arch other than `Sm90`
     /// is set beside a warp-specialized schedule, naming both.
     fn wants_sm90(&self) -> Result<bool> {
+        if let (Some(true), Some(arch)) = (self.swap_ab, self.arch) {
+            if arch != ArchKind::Sm90 {
+                return Err(Error::Config {
+                    config: format!("{arch:?} GEMM"),
+                    reason: format!(
+                        "swap-AB with arch {arch:?}: swap-AB runs on the SM90 kernels (expected arch Sm90, or swap_ab(false))"
+                    ),
+                });
+            }
+        }
+        if self.swap_ab == Some(true) && self.schedule.is_none() {
+            return Ok(true);
+        }
         if let (Some(n), Some(arch)) = (self.splits(), self.arch) {
             if arch != ArchKind::Sm90 {
                 return Err(Error::Config {
@@ -388,19 +434,25 @@ impl GemmBuilder {
         };
         let tile = self.tile.unwrap_or(tile);
         let cluster = self.cluster.unwrap_or(cluster);
-        let mut spec = sm90_spec(
+        let (mut types, mut majors) = (
             GemmTypes::new(a, b, d, d, acc),
             GemmMajors::new(a_major, b_major, d_major),
-            schedule,
-            tile,
-            cluster,
-        )?;
+        );
+        let swap = self.swap_ab == Some(true);
+        if swap {
+            (types, majors) = (types.transposed(), majors.transposed());
+        }
+        let mut spec = sm90_spec(types, majors, schedule, tile, cluster)?;
         if let Some(n) = self.splits() {
             spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
             spec.scheduler = crate::kernel::gemm::TileSchedulerPolicy::SplitK { splits: n };
         }
         if let Some(epilogue) = &self.epilogue {
-            spec.epilogue.fusion = epilogue.clone();
+            spec.epilogue.fusion = if swap {
+                epilogue.transposed()
+            } else {
+                epilogue.clone()
+            };
         }
         if let Some(stages) = self.stages {
             spec.set_stages(stages);
@@ -532,9 +584,21 @@ impl GemmBuilder {
             // kernel with the register-store epilogue; an A or B that TMA
             // cannot read is refused, stating TMA's rules. With nothing of
             // the kernel set, the kernel is picked for each problem.
-            let launcher = Launcher::with_register_store(device, spec.clone(), None);
-            return Ok(if picks_here {
-                launcher.picking(spec, None, sm_count)
+            if picks_here {
+                let spec = if self.swap_ab == Some(true) {
+                    // The default among the picks runs the problem as given.
+                    let mut unswapped = self.clone();
+                    unswapped.swap_ab = None;
+                    unswapped.sm90_spec()?
+                } else {
+                    spec
+                };
+                let launcher = Launcher::with_register_store(device, spec.clone(), None);
+                return Ok(launcher.picking(spec, None, sm_count, self.swap_ab));
+            }
+            let launcher = Launcher::with_register_store(device, spec, None);
+            return Ok(if self.swap_ab == Some(true) {
+                launcher.swapping(None)
             } else {
                 launcher
             });
@@ -550,7 +614,7 @@ impl GemmBuilder {
             return Ok(Launcher::new(device, spec));
         };
         let launcher = Launcher::with_register_store(device, sm90_spec.clone(), Some(spec.clone()));
-        Ok(launcher.picking(sm90_spec, Some(spec), sm_count))
+        Ok(launcher.picking(sm90_spec, Some(spec), sm_count, self.swap_ab))
     }
 
     /// The [`TypedGemm`] of these values on `device`, whose `run` takes
@@ -647,6 +711,38 @@ impl Gemm {
         }
     }
 
+    /// The GEMM that runs each problem D = A · B as its transpose D^T =
+    /// B^T · A^T on `spec`, the kernel of the transposed problem (swap-AB:
+    /// [`GemmBuilder::swap_ab`]; [`sm90_pick_for_problem`](crate::kernel::gemm::sm90_pick_for_problem)
+    /// says when its pick is one). The arguments are the problem's own: A,
+    /// B, C, D and the biases as for any GEMM; the checks read
+    /// [`spec.transposed()`](GemmSpec::transposed), the problem's view, and
+    /// name the caller's operands. Where `spec` stores D with TMA, the same
+    /// kernel with the register-store epilogue takes a D that TMA cannot
+    /// write (D^T's rows not whole 16-byte chunks).
+    ///
+    /// ```
+    /// use cutlet::gemm::{GemmMajors, GemmTypes};
+    /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// // The kernel of a row-major D's transpose: column-major, 128x16 tiles.
+    /// let kernel = sm90_spec(
+    ///     GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+    ///     GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::M),
+    ///     KernelSchedule::TmaWarpSpecializedCooperative, [128, 16, 64], [1, 1],
+    /// ).unwrap();
+    /// assert_eq!(kernel.transposed().majors.d, OutputMajor::N);
+    /// # fn run(device: &cutlet::device::Device, kernel: cutlet::kernel::gemm::GemmSpec) {
+    /// let gemm = cutlet::device::gemm::Gemm::from_transposed_spec(device, kernel);
+    /// # }
+    /// ```
+    pub fn from_transposed_spec(device: &Device, spec: GemmSpec) -> Gemm {
+        Gemm {
+            launcher: Launcher::with_register_store(device, spec, None).swapping(None),
+        }
+    }
+
     /// The GEMM that launches `kernel`, a kernel composed from parts, one
     /// written outside the crate, say (a [`TileScheduler`](crate::kernel::gemm::TileScheduler)
     /// of its own in a [`GemmUniversal`](crate::kernel::gemm::GemmUniversal)
@@ -709,7 +805,9 @@ impl Gemm {
     /// does for the device's SM count), or the kernel behind it that takes
     /// what that one cannot (the register-store epilogue for a D that TMA
     /// cannot write, the SM80 kernel for an A or B it cannot read); else
-    /// [`spec`](Self::spec). The kernel is not compiled here.
+    /// [`spec`](Self::spec). Where the call swaps A and B
+    /// ([`swaps_ab_for`](Self::swaps_ab_for)) it is the spec of the kernel
+    /// of the transposed problem. The kernel is not compiled here.
     ///
     /// ```no_run
     /// use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
@@ -748,6 +846,21 @@ impl Gemm {
     {
         let stream = self.launcher.device().default_stream();
         self.launcher.spec_for(args, &stream)
+    }
+
+    /// Whether [`run`](Self::run) computes `args`' problem as its transpose
+    /// D^T = B^T · A^T (swap-AB, [`GemmBuilder::swap_ab`]): then
+    /// [`spec_for`](Self::spec_for) is that kernel's spec, whose
+    /// [`transposed`](GemmSpec::transposed) is the problem's view.
+    pub fn swaps_ab_for<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> bool
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        let stream = self.launcher.device().default_stream();
+        self.launcher.swaps_ab_for(args, &stream)
     }
 
     /// The device the kernel runs on.

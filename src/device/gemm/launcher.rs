@@ -65,6 +65,12 @@ pub(crate) struct Launcher {
     /// a problem needs more, reused; with the event of its last launch, so
     /// that a launch on another stream waits for it.
     workspace: std::sync::Mutex<Option<OwnedWorkspace>>,
+    /// For a swap-AB launcher, whose kernel computes D^T = B^T · A^T over
+    /// the caller's buffers: the problem's own view of the kernel's spec
+    /// ([`GemmSpec::transposed`]), which the argument checks read so that
+    /// they name the caller's operands and extents; the launch exchanges A
+    /// and B, M and N. `None` for a launcher that runs the problem as given.
+    view: Option<GemmSpec>,
 }
 
 /// A launcher's own workspace and the event recorded after its last use.
@@ -100,6 +106,51 @@ impl Launcher {
             picks: None,
             custom: None,
             workspace: std::sync::Mutex::new(None),
+            view: None,
+        }
+    }
+
+    /// This launcher and the SM90 launchers behind it, made to run each
+    /// problem as its transpose (swap-AB): their specs are the kernels of
+    /// the transposed problem. Then `fallback` (where given: a kernel of
+    /// the problem as given) at the end of the chain.
+    pub(crate) fn swapping(mut self, fallback: Option<Launcher>) -> Self {
+        self.view = Some(self.spec.transposed());
+        self.fallback = match self.fallback.take() {
+            Some(next) => Some(Box::new(next.swapping(fallback))),
+            None => fallback.map(Box::new),
+        };
+        self
+    }
+
+    /// Whether this launcher runs each problem as its transpose (swap-AB).
+    pub(crate) fn swaps_ab(&self) -> bool {
+        self.view.is_some()
+    }
+
+    /// The spec as the caller's problem sees it: the kernel's own, or its
+    /// transpose for a swap-AB launcher. The argument checks read it.
+    fn view(&self) -> &GemmSpec {
+        self.view.as_ref().unwrap_or(&self.spec)
+    }
+
+    /// The kernel's alignments `[a, b, c, d]` in the caller's operand order.
+    fn view_alignment(&self, composed: &dyn GemmKernel) -> [u32; 4] {
+        let [a, b, c, d] = composed.alignment();
+        if self.swaps_ab() {
+            [b, a, c, d]
+        } else {
+            [a, b, c, d]
+        }
+    }
+
+    /// The problem the kernel computes for the caller's `shape`: M and N
+    /// exchanged for a swap-AB launcher.
+    fn kernel_shape(&self, shape: &GemmShape) -> GemmShape {
+        if self.swaps_ab() {
+            GemmShape::new(shape.n, shape.m, shape.k, shape.l)
+        } else {
+            *shape
         }
     }
 
@@ -127,13 +178,25 @@ impl Launcher {
         template: GemmSpec,
         fallback: Option<GemmSpec>,
         sm_count: u32,
+        swap: Option<bool>,
     ) -> Self {
         let device = self.device.clone();
-        let picks = ProblemPicks::new(template, sm_count, move |spec, check_scalars| {
-            let mut launcher = Launcher::with_register_store(&device, spec, fallback.clone());
-            launcher.set_check_scalars(check_scalars);
-            launcher
-        });
+        let picks = ProblemPicks::new(
+            template,
+            sm_count,
+            swap,
+            move |spec, swapped, check_scalars| {
+                let mut launcher = if swapped {
+                    // The fallback runs the problem as given.
+                    let fallback = fallback.clone().map(|f| Launcher::new(&device, f));
+                    Launcher::with_register_store(&device, spec, None).swapping(fallback)
+                } else {
+                    Launcher::with_register_store(&device, spec, fallback.clone())
+                };
+                launcher.set_check_scalars(check_scalars);
+                launcher
+            },
+        );
         let mut launcher = self;
         launcher.picks = Some(Box::new(picks));
         launcher
@@ -163,6 +226,22 @@ impl Launcher {
         D: Element + DeviceRepr,
     {
         &self.picked(&args.shape).route(args, stream).spec
+    }
+
+    /// Whether the kernel that takes `args` runs their problem transposed
+    /// (swap-AB).
+    pub(crate) fn swaps_ab_for<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> bool
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        self.picked(&args.shape).route(args, stream).swaps_ab()
     }
 
     /// `spec` on `device`, handing any call its kernel cannot take (its
@@ -385,9 +464,10 @@ impl Launcher {
         if !std::ptr::eq(picked, self) {
             return picked.workspace_size(args);
         }
+        let shape = self.kernel_shape(&args.shape);
         let here = self
             .composed()
-            .map_or(0, |kernel| kernel.workspace_size(&args.shape));
+            .map_or(0, |kernel| kernel.workspace_size(&shape));
         let fallback = self
             .fallback
             .as_ref()
@@ -507,12 +587,12 @@ impl Launcher {
             Source::D => None,
         };
         check_problem_for(
-            &self.spec,
-            composed.alignment(),
+            self.view(),
+            self.view_alignment(composed),
             &facts(args, [a, b, c.unwrap_or(d), d]),
         )?;
-        check_tma_stores(composed, &self.spec, &args.shape)?;
-        check_epilogue_args(&self.spec, args)?;
+        check_tma_stores(composed, &self.spec, &self.kernel_shape(&args.shape))?;
+        check_epilogue_args(self.view(), args)?;
         args.scheduler.raster_log()?;
         self.check_scalars(args)
     }
@@ -555,7 +635,7 @@ impl Launcher {
             Source::Buffer(c) => (c.ld, c.batch_stride),
             Source::D => (args.d.ld, args.d.batch_stride),
         };
-        let (lda, batch_a, ldb, batch_b, ldd, batch_d) = (
+        let (mut lda, mut batch_a, mut ldb, mut batch_b, ldd, batch_d) = (
             args.a.ld,
             args.a.batch_stride,
             args.b.ld,
@@ -567,14 +647,14 @@ impl Launcher {
         // D's address comes last: its guard borrows `args.d` mutably until
         // the launch, after every check that reads `args`.
         let mut problem = facts(args, [a, b, c.unwrap_or(0), 0]);
-        check_epilogue_args(spec, args)?;
+        check_epilogue_args(self.view(), args)?;
         let (d, _d_write) = args.d.data.device_ptr_mut(stream);
         problem.d.address = Some(d);
         let composed = self.composed()?;
         // A problem this kernel cannot take goes to the fallback where there
         // is one (checked once here: the checks above hold for both kernels).
-        let fits = check_problem_for(spec, composed.alignment(), &problem)
-            .and_then(|()| check_tma_stores(composed, spec, &shape));
+        let fits = check_problem_for(self.view(), self.view_alignment(composed), &problem)
+            .and_then(|()| check_tma_stores(composed, spec, &self.kernel_shape(&shape)));
         if let Err(e) = fits {
             let Some(fallback) = &self.fallback else {
                 return Err(e);
@@ -601,6 +681,15 @@ impl Launcher {
             self
         };
         let (spec, composed) = (&target.spec, target.composed()?);
+        // A swap-AB kernel reads B as its A and A as its B over the
+        // problem M' = N, N' = M (the checks above read the caller's view).
+        let (mut a, mut b) = (a, b);
+        if self.swaps_ab() {
+            std::mem::swap(&mut a, &mut b);
+            std::mem::swap(&mut lda, &mut ldb);
+            std::mem::swap(&mut batch_a, &mut batch_b);
+        }
+        let shape = self.kernel_shape(&shape);
         let (m, n, k, l) = (
             shape.m as u32,
             shape.n as u32,

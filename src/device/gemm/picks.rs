@@ -15,9 +15,10 @@ use crate::kernel::gemm::{GemmSpec, Sm90Pick, Sm90PickFacts};
 /// picks [`Sm90Pick::for_problem`] makes (five today).
 const SLOTS: usize = 8;
 
-/// What a [`ProblemPicks`] makes for a picked spec, given the caller's
-/// `check_scalars` setting.
-type Make<L> = dyn Fn(GemmSpec, bool) -> L + Send + Sync;
+/// What a [`ProblemPicks`] makes for a picked spec (the kernel's: the
+/// transposed problem's where the pick swaps A and B, the second argument),
+/// given the caller's `check_scalars` setting.
+type Make<L> = dyn Fn(GemmSpec, bool, bool) -> L + Send + Sync;
 
 /// The per-problem kernels of a GEMM whose default is `template` (an SM90
 /// spec: its types, majors and fused epilogue are every pick's), each held
@@ -27,6 +28,11 @@ pub(crate) struct ProblemPicks<L> {
     /// What the template's types and majors allow the pick
     /// ([`Sm90PickFacts`]), worked out once.
     facts: Sm90PickFacts,
+    /// The same for the transposed problem (the pick on it where swap-AB
+    /// is asked for and M is too large for its narrow tiles).
+    facts_transposed: Sm90PickFacts,
+    /// Swap-AB as picked (`None`), never or always (`GemmBuilder::swap_ab`).
+    swap: Option<bool>,
     sm_count: u32,
     make: Box<Make<L>>,
     /// Each pick made so far and what was made of it (`None` where its
@@ -57,11 +63,16 @@ impl<L> ProblemPicks<L> {
     pub(crate) fn new(
         template: GemmSpec,
         sm_count: u32,
-        make: impl Fn(GemmSpec, bool) -> L + Send + Sync + 'static,
+        swap: Option<bool>,
+        make: impl Fn(GemmSpec, bool, bool) -> L + Send + Sync + 'static,
     ) -> Self {
         let facts = Sm90PickFacts::of(template.types, template.majors);
+        let facts_transposed =
+            Sm90PickFacts::of(template.types.transposed(), template.majors.transposed());
         ProblemPicks {
             facts,
+            facts_transposed,
+            swap,
             template,
             sm_count,
             make: Box::new(make),
@@ -77,7 +88,16 @@ impl<L> ProblemPicks<L> {
         let clamp = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
         let problem = [shape.m, shape.n, shape.k, shape.l].map(clamp);
         let t = &self.template;
-        let pick = Sm90Pick::for_problem(t.types.a, t.majors.a, problem, self.sm_count, self.facts);
+        let transposed = || self.facts_transposed;
+        let pick = Sm90Pick::choose(
+            t.types,
+            t.majors,
+            problem,
+            self.sm_count,
+            self.facts,
+            transposed,
+            self.swap,
+        );
         if pick.is(t) {
             return None;
         }
@@ -85,7 +105,7 @@ impl<L> ProblemPicks<L> {
             let made = || {
                 let made = self
                     .spec_of(pick)
-                    .map(|spec| (self.make)(spec, check_scalars));
+                    .map(|spec| (self.make)(spec, pick.swap, check_scalars));
                 (pick, made)
             };
             let (made, launcher) = slot.get_or_init(made);
@@ -102,7 +122,11 @@ impl<L> ProblemPicks<L> {
     fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
         let mut spec = pick.spec(t.types, t.majors).ok()?;
-        spec.epilogue.fusion = t.epilogue.fusion.clone();
+        spec.epilogue.fusion = if pick.swap {
+            t.epilogue.fusion.transposed()
+        } else {
+            t.epilogue.fusion.clone()
+        };
         spec.kernel().ok()?;
         Some(spec)
     }

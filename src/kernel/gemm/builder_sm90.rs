@@ -13,7 +13,9 @@ const MAX_SM90_STAGES: u32 = 8;
 
 /// The SM90 warp-specialized GEMM of `schedule` for these types and majors
 /// (C and D of one type and major), with `tile` and `cluster` (M, N), the
-/// TMA-store epilogue, and as many stages as the shared memory holds beside
+/// TMA-store epilogue (the register-store one where TileN is not a
+/// multiple of the TMA store's 32-column subtile: 8, 16, 24, 40, ...),
+/// and as many stages as the shared memory holds beside
 /// the epilogue's buffers (at most 8; CUTLASS's `StageCountAutoCarveout`).
 /// [`GemmSpec::with_sm90_epilogue`] swaps the epilogue.
 ///
@@ -61,7 +63,12 @@ pub fn sm90_spec(
         scheduler: TileSchedulerPolicy::Persistent,
         schedule,
     };
-    spec.with_sm90_epilogue(EpiloguePolicy::Sm90TmaWarpSpecialized)
+    let epilogue = if tile[1].is_multiple_of(32) {
+        EpiloguePolicy::Sm90TmaWarpSpecialized
+    } else {
+        EpiloguePolicy::Sm90NoSmem
+    };
+    spec.with_sm90_epilogue(epilogue)
 }
 
 /// The default SM90 GEMM for these types and majors: the cooperative
@@ -117,7 +124,15 @@ pub fn sm90_default_spec(
 /// row-major D narrower than one 16-byte chunk, or a column-major D whose M
 /// is not whole chunks).
 ///
-/// Split-K first: where the problem's 128x128 tiles (times L) fill at most
+/// Swap-AB first, for a small M (at most 128, N at least 4 M, a K-major
+/// A): the transposed problem D^T = B^T · A^T on a narrow tile whose N is
+/// M rounded up to 8 (at least 16), split along K where K is long; the
+/// spec is then that problem's kernel (A's and B's types and majors
+/// exchanged, D's major flipped: [`sm90_pick_for_problem`] says so, and
+/// [`GemmSpec::transposed`] gives the problem's view). See
+/// `Sm90Pick::swapped` in the source for the rule and its measurements.
+///
+/// Split-K next: where the problem's 128x128 tiles (times L) fill at most
 /// half the SMs and K has at least 64 k-tiles, the cooperative 128x128
 /// kernel without a cluster splits each tile's K loop into the most of 8,
 /// 4 or 2 units whose count fits one wave of the SMs and leaves each unit 8
@@ -160,13 +175,19 @@ pub fn sm90_default_spec(
 /// // a tile fit one wave, and K = 16384 is 256 k-tiles, 32 a split.
 /// let bf = |m, n, k| sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
 /// assert!(bf(512, 512, 16384).kernel_name().ends_with("_splitk8"));
-/// // 16 x 4096: 32 tiles, 4 splits; 1024 x 1024: 64 tiles, 2 splits.
-/// assert!(bf(16, 4096, 4096).kernel_name().ends_with("_splitk4"));
+/// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
 /// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
-/// // 16 x 14336 is 112 tiles: no room for a second unit each. K = 2048 is
-/// // 32 k-tiles: too short to split.
-/// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
+/// // Swap-AB: 16 x 4096 runs as 4096 x 16 in 128x16 tiles (D^T column-major),
+/// // 32 tiles, 4 splits of 64 k-tiles.
+/// let decode = bf(16, 4096, 4096);
+/// assert_eq!((decode.tile, decode.majors.d), ([128, 16, 64], OutputMajor::M));
+/// assert!(decode.kernel_name().ends_with("_splitk4"));
+/// // 16 x 14336 is 112 tiles of 128x16: no room for a second unit each.
+/// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
+/// // 128 x 4096 x 4096: 64 ping-pong 64x128 tiles; 256 rows: not swapped.
+/// assert_eq!((bf(128, 4096, 4096).schedule, bf(128, 4096, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
+/// assert_eq!(bf(256, 4096, 4096).majors.d, OutputMajor::N);
 /// ```
 ///
 /// # Errors
@@ -177,9 +198,53 @@ pub fn sm90_spec_for_problem(
     [m, n, k, l]: [u32; 4],
     sm_count: u32,
 ) -> crate::Result<GemmSpec> {
+    sm90_pick_for_problem(types, majors, [m, n, k, l], sm_count, None).map(|(spec, _)| spec)
+}
+
+/// [`sm90_spec_for_problem`] with swap-AB as asked (`None`: as the pick
+/// finds it pays; `Some(false)`: never; `Some(true)`: always, on the
+/// transposed problem's own pick where M is too large for a narrow tile),
+/// and whether the spec is the transposed problem's kernel (run it with
+/// [`Gemm::from_transposed_spec`](crate::device::gemm::Gemm::from_transposed_spec)).
+///
+/// ```
+/// use cutlet::gemm::{GemmMajors, GemmTypes};
+/// use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
+/// use cutlet::numeric::ElementType::{BF16, F32};
+///
+/// let (types, majors) = (GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N));
+/// let (spec, swapped) = sm90_pick_for_problem(types, majors, [4096, 4096, 4096, 1], 132, Some(true)).unwrap();
+/// assert!(swapped);
+/// assert_eq!(spec.transposed().majors, majors);
+/// let (_, swapped) = sm90_pick_for_problem(types, majors, [16, 4096, 4096, 1], 132, Some(false)).unwrap();
+/// assert!(!swapped);
+/// ```
+///
+/// # Errors
+/// [`Error::Config`](crate::Error::Config) naming the broken rule.
+pub fn sm90_pick_for_problem(
+    types: GemmTypes,
+    majors: GemmMajors,
+    [m, n, k, l]: [u32; 4],
+    sm_count: u32,
+    swap: Option<bool>,
+) -> crate::Result<(GemmSpec, bool)> {
     let facts = Sm90PickFacts::of(types, majors);
-    let pick = Sm90Pick::for_problem(types.a, majors.a, [m, n, k, l], sm_count, facts);
-    pick.spec(types, majors)?.with_epilogue_for_output(m, n)
+    let transposed = || Sm90PickFacts::of(types.transposed(), majors.transposed());
+    let pick = Sm90Pick::choose(
+        types,
+        majors,
+        [m, n, k, l],
+        sm_count,
+        facts,
+        transposed,
+        swap,
+    );
+    let (kernel_m, kernel_n) = if pick.swap { (n, m) } else { (m, n) };
+    let spec = pick
+        .spec(types, majors)?
+        .with_epilogue_for_output(kernel_m, kernel_n)?;
+    Ok((spec, pick.swap))
 }
 
 /// The kernel shape [`sm90_spec_for_problem`] picks: schedule, tile and
@@ -192,6 +257,9 @@ pub(crate) struct Sm90Pick {
     pub(crate) cluster: ClusterShape,
     /// Split-K's units per tile (1: whole tiles).
     pub(crate) splits: u32,
+    /// Whether the kernel computes the transposed problem D^T = B^T · A^T
+    /// (swap-AB; its schedule, tile and cluster are that problem's).
+    pub(crate) swap: bool,
 }
 
 /// Fewest k-tiles a problem has before the pick splits K: 64 (K = 4096 of
@@ -200,6 +268,8 @@ const SPLIT_MIN_K_TILES: u32 = 64;
 const SPLIT_MIN_K_TILES_PER_SPLIT: u32 = 8;
 /// Most splits the pick makes.
 const SPLIT_MAX: u32 = 8;
+/// Largest M swap-AB takes without being asked.
+const SWAP_MAX_M: u32 = 128;
 
 impl Sm90Pick {
     /// The spec of this pick for `types` and `majors` (split-K: the
@@ -208,6 +278,11 @@ impl Sm90Pick {
     /// # Errors
     /// [`Error::Config`](crate::Error::Config) naming the broken rule.
     pub(crate) fn spec(&self, types: GemmTypes, majors: GemmMajors) -> crate::Result<GemmSpec> {
+        let (types, majors) = if self.swap {
+            (types.transposed(), majors.transposed())
+        } else {
+            (types, majors)
+        };
         let mut spec = sm90_spec(types, majors, self.schedule, self.tile, self.cluster)?;
         if self.splits > 1 {
             spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
@@ -225,8 +300,90 @@ impl Sm90Pick {
             TileSchedulerPolicy::SplitK { splits } => splits,
             _ => 1,
         };
-        (self.schedule, self.tile, self.cluster, self.splits)
-            == (spec.schedule, spec.tile, spec.cluster, splits)
+        !self.swap
+            && (self.schedule, self.tile, self.cluster, self.splits)
+                == (spec.schedule, spec.tile, spec.cluster, splits)
+    }
+
+    /// Swap-AB's pick for a small M: the transposed problem D^T = B^T ·
+    /// A^T, whose N' = M fits a narrow tile (wgmma's N steps by 8: N' = M
+    /// rounded up to 8, at least 16), without a cluster. Taken where M is
+    /// at most [`SWAP_MAX_M`] and N at least 4 M, or for any M up to 256
+    /// where `forced` (`GemmBuilder::swap_ab(true)`). The kernel, from
+    /// the H200 sweep of issue 28 (BENCHMARKS.md; cutlet / cuBLASLt):
+    ///
+    /// - M at most 32, or at most 64 with K at least 4 N: the cooperative
+    ///   128 x N' kernel with its K loop split as
+    ///   [`splits_for`](Self::splits_for) splits (16x4096x4096 1.00 with 4
+    ///   splits, against 0.72 unswapped; 64x1024x16384 0.91 with 8,
+    ///   against 0.71); where K is too short to split, the ping-pong 64 x
+    ///   N' kernel where its tiles fit one wave (16x4096x1024 0.92,
+    ///   against 0.63), else the cooperative one (16x14336x4096 1.02-1.06,
+    ///   against 0.70).
+    /// - Otherwise, for M up to 64: the ping-pong 64 x N' kernel where
+    ///   its tiles fill between a quarter of the SMs and one wave
+    ///   (64x4096x4096 0.86-0.92, against 0.68-0.75), the cooperative
+    ///   128 x N' one past a wave (64x14336x4096 1.01-1.06, against
+    ///   0.74-0.79); below a quarter of the SMs the unswapped pick.
+    /// - For 64 < M <= 128, only the ping-pong 64 x N' kernel within that
+    ///   band of tiles and with K at most 8192 (128x4096x4096 0.93,
+    ///   against 0.79; 128x8192x1024 0.96, against 0.87). With K = 16384
+    ///   or past a wave the unswapped pick stayed ahead (128x4096x16384
+    ///   0.92 split in 4 against 0.82 swapped; 128x14336x4096 0.96
+    ///   against 0.94; 128x1024x16384 split in 8 0.75, swapped 0.58).
+    fn swapped(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32, forced: bool) -> Option<Sm90Pick> {
+        let auto = m <= SWAP_MAX_M && u64::from(n) >= 4 * u64::from(m);
+        if !(auto || forced) || m == 0 || m > 256 {
+            return None;
+        }
+        let bn = m.next_multiple_of(8).max(16);
+        let pick = |schedule, tile, splits| Sm90Pick {
+            schedule,
+            tile,
+            cluster: ClusterShape::ONE,
+            splits,
+            swap: true,
+        };
+        let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
+        let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
+        let narrow_tiles = u64::from(n.div_ceil(64)) * u64::from(l);
+        let sms = u64::from(sm_count);
+        let long_k = u64::from(k) >= 4 * u64::from(n);
+        if m <= 32 || (m <= 64 && long_k) {
+            let tile = [128, bn, bk];
+            if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
+                return Some(pick(cooperative, tile, splits));
+            }
+        }
+        if m <= 64 || forced {
+            if narrow_tiles > sms {
+                return Some(pick(cooperative, [128, bn, bk], 1));
+            }
+            if m <= 32 || 4 * narrow_tiles >= sms || forced {
+                return Some(pick(pingpong, [64, bn, bk], 1));
+            }
+            return None;
+        }
+        // 64 < M <= 128: only the ping-pong kernel within one wave, K at
+        // most 8192.
+        (4 * narrow_tiles >= sms && narrow_tiles <= sms && k <= 8192)
+            .then(|| pick(pingpong, [64, bn, bk], 1))
+    }
+
+    /// The most splits (8, 4 or 2) whose units over a problem's `tile`
+    /// tiles fit one wave of `sm_count` SMs and keep
+    /// [`SPLIT_MIN_K_TILES_PER_SPLIT`] k-tiles each, where K has at least
+    /// [`SPLIT_MIN_K_TILES`] k-tiles.
+    fn splits_for([bm, bn, bk]: [u32; 3], [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<u32> {
+        let tiles = u64::from(m.div_ceil(bm)) * u64::from(n.div_ceil(bn)) * u64::from(l);
+        let k_tiles = k.div_ceil(bk.max(1));
+        if tiles == 0 || k_tiles < SPLIT_MIN_K_TILES {
+            return None;
+        }
+        let room = u64::from(sm_count) / tiles;
+        [SPLIT_MAX, 4, 2]
+            .into_iter()
+            .find(|&s| u64::from(s) <= room && k_tiles / s >= SPLIT_MIN_K_TILES_PER_SPLIT)
     }
 
     /// Split-K's pick: where the problem's 128x128 tiles fill at most half
@@ -236,35 +393,59 @@ impl Sm90Pick {
     /// an H200 (BENCHMARKS.md, issue 28): 512x512x16384 (16 tiles, 8
     /// splits) 0.25x cuBLASLt -> 0.71x, 128x4096x16384 (32 tiles, 4) 0.51x
     /// -> 0.92x, 1024x1024x4096 (64, 2) 0.72x -> 0.86x.
-    fn split_k(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
-        let tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
-        let k_tiles = k.div_ceil(bk.max(1));
-        if tiles == 0 || k_tiles < SPLIT_MIN_K_TILES {
-            return None;
-        }
-        let room = u64::from(sm_count) / tiles;
-        let splits = [SPLIT_MAX, 4, 2]
-            .into_iter()
-            .find(|&s| u64::from(s) <= room && k_tiles / s >= SPLIT_MIN_K_TILES_PER_SPLIT)?;
+    fn split_k(bk: u32, problem: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
+        let tile = [128, 128, bk];
+        let splits = Sm90Pick::splits_for(tile, problem, sm_count)?;
         Some(Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 128, bk],
+            tile,
             cluster: ClusterShape::ONE,
             splits,
+            swap: false,
         })
+    }
+
+    /// The pick for a problem `[m, n, k, l]` of these types and majors, with
+    /// swap-AB as asked: [`for_problem`](Self::for_problem), and where
+    /// swap-AB is asked for but M is too large for its narrow tiles, the
+    /// transposed problem's own pick (with `transposed()`'s facts).
+    pub(crate) fn choose(
+        types: GemmTypes,
+        majors: GemmMajors,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        facts: Sm90PickFacts,
+        transposed: impl FnOnce() -> Sm90PickFacts,
+        swap: Option<bool>,
+    ) -> Sm90Pick {
+        let pick = Sm90Pick::for_problem(types.a, majors.a, [m, n, k, l], sm_count, facts, swap);
+        if swap != Some(true) || pick.swap {
+            return pick;
+        }
+        let problem = [n, m, k, l];
+        let facts = transposed();
+        let pick = Sm90Pick::for_problem(types.b, majors.b, problem, sm_count, facts, Some(false));
+        Sm90Pick { swap: true, ..pick }
     }
 
     /// The pick for a problem `[m, n, k, l]` of A's element type and major
     /// on a GPU of `sm_count` SMs, with what the types and majors allow
-    /// ([`Sm90PickFacts`]).
+    /// ([`Sm90PickFacts`]); `swap`: swap-AB as picked (`None`), never
+    /// (`Some(false)`), or wherever M allows a narrow tile (`Some(true)`).
     pub(crate) fn for_problem(
         a: ElementType,
         a_major: OperandMajor,
         [m, n, k, l]: [u32; 4],
         sm_count: u32,
         facts: Sm90PickFacts,
+        swap: Option<bool>,
     ) -> Sm90Pick {
         let bk = default_tile_k(a);
+        if facts.swap_ok && swap != Some(false) {
+            if let Some(pick) = Sm90Pick::swapped(bk, [m, n, k, l], sm_count, swap == Some(true)) {
+                return pick;
+            }
+        }
         if facts.split_ok {
             if let Some(pick) = Sm90Pick::split_k(bk, [m, n, k, l], sm_count) {
                 return pick;
@@ -275,6 +456,7 @@ impl Sm90Pick {
             tile,
             cluster: ClusterShape::new(cm, cn),
             splits: 1,
+            swap: false,
         };
         let wide = cooperative([128, 256, bk], [2, 1]);
         let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
@@ -350,6 +532,7 @@ impl Sm90Pick {
             tile: [128, 128, bk],
             cluster: ClusterShape::ONE,
             splits: 1,
+            swap: false,
         }
     }
 }
@@ -372,6 +555,11 @@ pub(crate) struct Sm90PickFacts {
     /// reads A from shared memory (split-K with A through registers is
     /// built only when asked for: the pick was measured without it).
     pub(crate) split_ok: bool,
+    /// Swap-AB's narrow kernels build for the transposed problem: A is
+    /// K-major (it becomes the kernel's B, whose narrow TileN must be
+    /// K-major) and the cooperative 128x16 kernel (split and whole) and
+    /// the ping-pong 64x16 one build.
+    pub(crate) swap_ok: bool,
 }
 
 impl Sm90PickFacts {
@@ -412,7 +600,27 @@ impl Sm90PickFacts {
             tile: [128, 128, bk],
             cluster: ClusterShape::ONE,
             splits: 2,
+            swap: false,
         };
+        let types = GemmTypes::new(a, b, d, d, acc);
+        let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
+        let swap_ok = a_major == OperandMajor::K
+            && [
+                (split.schedule, 128, 1),
+                (split.schedule, 128, 2),
+                (pingpong, 64, 1),
+            ]
+            .into_iter()
+            .all(|(schedule, rows, splits)| {
+                let narrow = Sm90Pick {
+                    schedule,
+                    tile: [rows, 16, bk],
+                    splits,
+                    swap: true,
+                    ..split
+                };
+                narrow.spec(types, majors).is_ok()
+            });
         let split_ok = !crate::collective::reads_a_from_registers(a, a_major)
             && split
                 .spec(
@@ -424,6 +632,7 @@ impl Sm90PickFacts {
             tall_ok,
             deep_ok,
             split_ok,
+            swap_ok,
         }
     }
 }

@@ -15,7 +15,8 @@
 //! | [`TileScheduler`], [`PersistentTileScheduler`], [`DataParallel`], [`Persistent`] | `tile_scheduler/` |
 //! | [`check_config`], [`ConfigFacts`] | `rules/`: `mod.rs` dispatches to `sm80.rs`, `sm70.rs`, `sm90.rs`, which share `facts.rs` and `common.rs` (the SM90 mainloop's own rules are in its folder) |
 //! | [`sm80_default_spec`], [`sm80_spec_for_problem`], [`sm80_default_specs`], [`sm70_default_spec`], [`sm70_default_specs`] | `builder.rs` |
-//! | [`sm90_spec`], [`sm90_default_spec`], [`sm90_spec_for_problem`], [`sm90_default_specs`] | `builder_sm90.rs` |
+//! | [`sm90_spec`], [`sm90_default_spec`], [`sm90_spec_for_problem`], [`sm90_pick_for_problem`], [`sm90_default_specs`] | `builder_sm90.rs` |
+//! | [`GemmSpec::transposed`] (swap-AB) | `swap_ab.rs` |
 //!
 //! # Adding a part
 //!
@@ -42,6 +43,7 @@ mod gemm_universal;
 mod rules;
 mod sm90_warpspecialized;
 pub(crate) mod spec;
+mod swap_ab;
 mod tile_scheduler;
 mod validate;
 
@@ -50,7 +52,9 @@ pub use builder::{
     sm70_default_spec, sm70_default_specs, sm80_default_spec, sm80_default_specs,
     sm80_spec_for_problem,
 };
-pub use builder_sm90::{sm90_default_spec, sm90_default_specs, sm90_spec, sm90_spec_for_problem};
+pub use builder_sm90::{
+    sm90_default_spec, sm90_default_specs, sm90_pick_for_problem, sm90_spec, sm90_spec_for_problem,
+};
 pub(crate) use builder_sm90::{Sm90Pick, Sm90PickFacts};
 pub use dispatch_policy::{
     DataParallelScheduler, Decomposition, KernelMultistage, KernelSchedule, KernelScheduleTag,
