@@ -199,14 +199,24 @@ impl<C: Config> GemmUniversalAdapter<C> {
 
     /// Checks `args` (as [`can_implement`](Self::can_implement)) and
     /// compiles the kernel, so that the first `run` only launches; returns
-    /// the compiled kernel. `workspace`: `None` lets the operation own its
-    /// workspace (allocated zeroed at the first run that needs one, grown
-    /// for a larger problem, reused; its flags reset themselves, so no
-    /// memset precedes a run); a buffer given is checked to hold
-    /// [`workspace_size`](Self::workspace_size) bytes, an
-    /// `Error::InvalidArgument` naming the bytes needed otherwise. (The runs
-    /// still use the operation's own workspace: a borrowed buffer's address
-    /// is not kept past this call.)
+    /// the compiled kernel. `workspace`, as CUTLASS's adapter takes one:
+    ///
+    /// - `None` lets the operation own its workspace (allocated zeroed at
+    ///   the first run that needs one, grown for a larger problem, reused).
+    /// - `Some(buffer)` hands the operation the caller's buffer, which
+    ///   becomes the workspace of every run that follows (the operation
+    ///   keeps it, and frees it when it is dropped or given another). It
+    ///   must lie on the operation's device, start
+    ///   [`WORKSPACE_ALIGNMENT`](super::WORKSPACE_ALIGNMENT) (128) bytes
+    ///   aligned (every cudarc allocation is) and hold
+    ///   [`workspace_size`](Self::workspace_size) bytes; it is zeroed once,
+    ///   here, on its own stream. A later run of a problem needing more is
+    ///   refused rather than given a larger buffer. A buffer refused is
+    ///   not written (and is freed with the error).
+    ///
+    /// Either way the workspace's flags reset themselves: no memset precedes
+    /// a run, and a run can be captured in a CUDA graph and replayed (give
+    /// a buffer, or run once, before capturing: a capture cannot allocate).
     ///
     /// A new configuration compiles in two tiers: a quick compile now, which
     /// the first runs launch, and the optimized one in the background. For
@@ -219,12 +229,13 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// `gemm.initialize(&args, None)?.wait_optimized()?` also waits for the
     /// final kernel (call it before timing).
     ///
-    /// Errors: those of `can_implement`, an [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a
-    /// short workspace, and emission, JIT and driver errors naming the kernel.
+    /// Errors: those of `can_implement`; an [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// for a workspace on another device, misaligned or short, naming the
+    /// bytes needed; emission, JIT and driver errors naming the kernel.
     pub fn initialize(
         &self,
         args: &ArgumentsOf<'_, C>,
-        workspace: Option<&mut CudaSlice<u8>>,
+        workspace: Option<CudaSlice<u8>>,
     ) -> Result<&LoadedKernel> {
         self.launcher.initialize(args, workspace)
     }

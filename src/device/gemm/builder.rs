@@ -885,10 +885,11 @@ impl Gemm {
     /// Bytes of device workspace `run` needs for `args`: 0 unless the
     /// kernel for their problem splits K (a record per output tile: a
     /// 128-byte flag header and the tile's f32 partial sums;
-    /// [`decomposition`](GemmBuilder::decomposition)). `initialize(&args,
-    /// None)` and `run` use the GEMM's own workspace, allocated zeroed at
-    /// the first run that needs it and reused; a buffer given to
-    /// `initialize` is checked against this size.
+    /// [`decomposition`](GemmBuilder::decomposition)). With
+    /// `initialize(&args, None)` the GEMM owns its workspace (allocated
+    /// zeroed at the first run that needs it, grown for a larger problem,
+    /// reused); `initialize(&args, Some(buffer))` takes the caller's
+    /// buffer instead (see [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize)).
     pub fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
         self.launcher.workspace_size(args)
     }
@@ -901,12 +902,15 @@ impl Gemm {
     /// the background; for SM90 the quick one is a stand-in kernel of
     /// 128x128 tiles, and the kernel is the one for `args`' beta: one for
     /// beta = 0, one for any other): `gemm.initialize(&args, None)?.wait_optimized()?`
-    /// waits for the final kernel. See
-    /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize).
+    /// waits for the final kernel. `workspace`: `None` keeps the GEMM's own,
+    /// `Some(buffer)` makes the caller's buffer the workspace of every run
+    /// that follows. See
+    /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize)
+    /// for both and the errors.
     pub fn initialize<A, B, C, D>(
         &self,
         args: &Arguments<'_, A, B, C, D>,
-        workspace: Option<&mut CudaSlice<u8>>,
+        workspace: Option<CudaSlice<u8>>,
     ) -> Result<&LoadedKernel>
     where
         A: Element + DeviceRepr,

@@ -12,6 +12,7 @@ use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemF
 use super::epilogue_check::{check_epilogue, check_scalars};
 use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
+use super::workspace::Workspace;
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, SourceRead};
 use crate::device::{
@@ -61,34 +62,15 @@ pub(crate) struct Launcher {
     custom: Option<String>,
     /// The device workspace this launcher's kernels use where their tile
     /// scheduler keeps state between blocks (split-K's partial tiles and
-    /// flags): allocated zeroed at the first run that needs it, grown when
-    /// a problem needs more, reused; with the event of its last launch, so
-    /// that a launch on another stream waits for it.
-    workspace: std::sync::Mutex<Option<OwnedWorkspace>>,
+    /// flags), shared with every launcher of the same GEMM (its picks and
+    /// the launchers behind them): the GEMM's own or the caller's.
+    workspace: Workspace,
     /// For a swap-AB launcher, whose kernel computes D^T = B^T · A^T over
     /// the caller's buffers: the problem's own view of the kernel's spec
     /// ([`GemmSpec::transposed`]), which the argument checks read so that
     /// they name the caller's operands and extents; the launch exchanges A
     /// and B, M and N. `None` for a launcher that runs the problem as given.
     view: Option<GemmSpec>,
-}
-
-/// A launcher's own workspace and the event recorded after its last use.
-#[derive(Debug)]
-struct OwnedWorkspace {
-    buffer: CudaSlice<u8>,
-    last_use: Option<cudarc::driver::CudaEvent>,
-}
-
-impl Drop for OwnedWorkspace {
-    /// The buffer is freed on the stream it was allocated on; a kernel on
-    /// another stream may still read it: wait for the last launch first
-    /// (an error, as at the process's end, leaves nothing to wait for).
-    fn drop(&mut self) {
-        if let Some(event) = &self.last_use {
-            let _ = event.synchronize();
-        }
-    }
 }
 
 impl Launcher {
@@ -105,7 +87,7 @@ impl Launcher {
             stand_in: OnceLock::new(),
             picks: None,
             custom: None,
-            workspace: std::sync::Mutex::new(None),
+            workspace: Workspace::default(),
             view: None,
         }
     }
@@ -120,7 +102,16 @@ impl Launcher {
             Some(next) => Some(Box::new(next.swapping(fallback))),
             None => fallback.map(Box::new),
         };
+        self.share_workspace(self.workspace.clone());
         self
+    }
+
+    /// This launcher and every one behind it on `workspace`.
+    fn share_workspace(&mut self, workspace: Workspace) {
+        if let Some(fallback) = &mut self.fallback {
+            fallback.share_workspace(workspace.clone());
+        }
+        self.workspace = workspace;
     }
 
     /// Whether this launcher runs each problem as its transpose (swap-AB).
@@ -181,6 +172,7 @@ impl Launcher {
         swap: Option<bool>,
     ) -> Self {
         let device = self.device.clone();
+        let workspace = self.workspace.clone();
         let picks = ProblemPicks::new(
             template,
             sm_count,
@@ -194,6 +186,7 @@ impl Launcher {
                     Launcher::with_register_store(&device, spec, fallback.clone())
                 };
                 launcher.set_check_scalars(check_scalars);
+                launcher.share_workspace(workspace.clone());
                 launcher
             },
         );
@@ -295,6 +288,7 @@ impl Launcher {
     ) -> Self {
         let mut launcher = Launcher::new(device, spec);
         launcher.fallback = Some(Box::new(fallback));
+        launcher.share_workspace(launcher.workspace.clone());
         launcher
     }
 
@@ -480,7 +474,7 @@ impl Launcher {
     pub(crate) fn initialize<A, B, C, D>(
         &self,
         args: &Arguments<'_, A, B, C, D>,
-        workspace: Option<&mut CudaSlice<u8>>,
+        workspace: Option<CudaSlice<u8>>,
     ) -> Result<&LoadedKernel>
     where
         A: Element + DeviceRepr,
@@ -492,21 +486,15 @@ impl Launcher {
         if !std::ptr::eq(picked, self) {
             return picked.initialize(args, workspace);
         }
-        // A workspace given must hold what the kernel needs; without one the
-        // GEMM uses its own (allocated at the first run that needs it).
-        if let Some(given) = workspace.map(|w| w.len()) {
-            let needed = self.workspace_size(args);
-            if given < needed {
-                return Err(Error::invalid_argument(
-                    "workspace.len()",
-                    given,
-                    format!("at least {needed} bytes (workspace_size)"),
-                ));
-            }
-        }
         let stream = self.device.default_stream();
         let launcher = self.route(args, &stream);
         launcher.can_implement_here(args, &stream)?;
+        // A workspace given becomes the GEMM's (shared by all its kernels)
+        // once it is checked; without one the GEMM keeps its own.
+        if let Some(buffer) = workspace {
+            self.workspace
+                .adopt(&self.device, buffer, self.workspace_size(args))?;
+        }
         launcher.kernel_for(args.beta).map(|kernel| kernel.as_ref())
     }
 
@@ -743,41 +731,10 @@ impl Launcher {
         // A scheduler that keeps state between blocks: the launcher's own
         // workspace, ordered after its last launch (whatever the stream).
         let workspace_bytes = composed.workspace_size(&shape);
-        let mut workspace = if workspace_bytes > 0 {
-            let mut slot = self.workspace.lock().unwrap_or_else(|e| e.into_inner());
-            let grow = slot
-                .as_ref()
-                .is_none_or(|w| w.buffer.len() < workspace_bytes);
-            if grow {
-                if let Some(old) = slot.take() {
-                    if let Some(event) = &old.last_use {
-                        event.synchronize().map_err(|e| {
-                            Error::driver("waiting for the GEMM workspace's last use", e)
-                        })?;
-                    }
-                }
-                // Zeroed: the flags start at 0, and every launch leaves them 0.
-                let buffer = stream.alloc_zeros::<u8>(workspace_bytes).map_err(|e| {
-                    Error::driver(
-                        format!("allocating a {workspace_bytes}-byte GEMM workspace"),
-                        e,
-                    )
-                })?;
-                *slot = Some(OwnedWorkspace {
-                    buffer,
-                    last_use: None,
-                });
-            }
-            if let Some(owned) = slot.as_ref() {
-                if let Some(event) = &owned.last_use {
-                    stream
-                        .wait(event)
-                        .map_err(|e| Error::driver("ordering the GEMM workspace's uses", e))?;
-                }
-                let (address, _) = owned.buffer.device_ptr(stream);
-                values.workspace = address;
-            }
-            Some(slot)
+        let workspace = if workspace_bytes > 0 {
+            let acquired = self.workspace.acquire(stream, workspace_bytes)?;
+            values.workspace = acquired.address;
+            Some(acquired)
         } else {
             None
         };
@@ -817,8 +774,8 @@ impl Launcher {
         // A kernel of thread-block clusters launches with its cluster shape.
         // A kernel that waits for the grid ahead before it touches global
         // memory (`dependent_launch`) may start before that grid ends.
-        // The workspace (where the kernel has one) is this launcher's own,
-        // allocated for at least `workspace_size` bytes, its flags zero.
+        // The workspace (where the kernel has one) is held for this launch,
+        // at least `workspace_size` bytes, its flags zero, on this device.
         let launched = unsafe {
             match composed.cluster().launch_dims() {
                 [x, y, z]
@@ -830,14 +787,11 @@ impl Launcher {
                 [x, y, z] => function.launch_cluster(&config, (x, y, z), params),
             }
         };
-        if let Some(owned) = workspace.as_mut().and_then(|slot| slot.as_mut()) {
-            owned.last_use = Some(
-                stream
-                    .record_event(None)
-                    .map_err(|e| Error::driver("recording the GEMM workspace's use", e))?,
-            );
+        launched?;
+        match workspace {
+            Some(acquired) => acquired.launched(stream),
+            None => Ok(()),
         }
-        launched
     }
 }
 

@@ -12,6 +12,7 @@
 //! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
 //! | [`check_epilogue`], [`check_scalars`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count; alpha, beta and the scalars finite in f32 |
+//! | [`WORKSPACE_ALIGNMENT`] | `workspace.rs` | the workspace a GEMM's split-K kernels share: its own, or the caller's from `initialize` |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
 //! the kernel is generated from the spec, JIT-compiled once per (spec,
@@ -82,6 +83,7 @@ mod param_values;
 mod picks;
 mod tags;
 mod typed;
+mod workspace;
 
 pub use crate::kernel::gemm::Decomposition;
 pub use adapter::{ArgumentsOf, GemmUniversalAdapter};
@@ -104,3 +106,4 @@ pub use tags::{
     ColumnMajor, GemmElement, KMajor, MnMajor, OperandMajorTag, OutputMajorTag, RowMajor,
 };
 pub use typed::{TypedArguments, TypedGemm};
+pub use workspace::WORKSPACE_ALIGNMENT;

@@ -142,17 +142,19 @@ impl<A: GemmElement, B: GemmElement, D: GemmElement> TypedGemm<A, B, D> {
 
     /// Bytes of device workspace `run` needs: as
     /// [`Gemm::workspace_size`](super::Gemm::workspace_size) (0 unless the
-    /// kernel splits K; the GEMM owns the workspace it runs with).
+    /// kernel splits K).
     pub fn workspace_size(&self, args: &TypedArguments<'_, A, B, D>) -> usize {
         self.launcher.workspace_size(args)
     }
 
-    /// Checks `args` and compiles the kernel; returns it (see
+    /// Checks `args` and compiles the kernel; returns it. `workspace`:
+    /// `None` keeps the GEMM's own, `Some(buffer)` makes the caller's
+    /// buffer the workspace of every run that follows (see
     /// [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize)).
     pub fn initialize(
         &self,
         args: &TypedArguments<'_, A, B, D>,
-        workspace: Option<&mut CudaSlice<u8>>,
+        workspace: Option<CudaSlice<u8>>,
     ) -> Result<&LoadedKernel> {
         self.launcher.initialize(args, workspace)
     }

@@ -1,0 +1,225 @@
+//! The split-K workspace as CUTLASS's adapter has it, on an H100/H200: a
+//! buffer given to `initialize` is checked (length, device), then used by
+//! the runs that follow; a split-K or swap-AB launch captured in a CUDA
+//! graph and replayed 50 times gives the bits of direct launches (the
+//! workspace's flags reset themselves: no memset between replays).
+//!
+//! Its own test binary: the graph test turns cudarc's event tracking off
+//! for the context (events recorded inside a capture cannot be waited on
+//! outside it), which must not reach other tests' threads.
+
+use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::{CudaSlice, CudaStream};
+use cutlet::device::gemm::{
+    Arguments, Decomposition, Gemm, GemmShape, Operand, OutputOperand, WORKSPACE_ALIGNMENT,
+};
+use cutlet::device::Device;
+use cutlet::Error;
+use cutlet_harness::{device_or_skip, random_values};
+use half::bf16;
+use std::sync::Arc;
+
+/// Device 0 where it has compute capability 9.0; else `None`, with the
+/// reason printed.
+fn sm90_device_or_skip(test: &str) -> Option<Device> {
+    let device = device_or_skip(test)?;
+    if device.compute_capability() != (9, 0) {
+        println!(
+            "skipped {test}: split-K runs on the SM90 kernels (compute capability 9.0), this GPU has {:?}",
+            device.compute_capability()
+        );
+        return None;
+    }
+    Some(device)
+}
+
+/// A, B and D of an `m x n x k` bf16 problem, K-major A and B, row-major D
+/// (poisoned: all bits set).
+struct Buffers {
+    shape: GemmShape,
+    a: CudaSlice<bf16>,
+    b: CudaSlice<bf16>,
+    d: CudaSlice<bf16>,
+}
+
+impl Buffers {
+    fn new(stream: &Arc<CudaStream>, (m, n, k): (usize, usize, usize), seed: u64) -> Buffers {
+        Buffers {
+            shape: GemmShape::new(m, n, k, 1),
+            a: stream
+                .clone_htod(&random_values::<bf16>(m * k, seed))
+                .unwrap(),
+            b: stream
+                .clone_htod(&random_values::<bf16>(n * k, seed + 1))
+                .unwrap(),
+            d: stream
+                .clone_htod(&vec![bf16::from_bits(0xffff); m * n])
+                .unwrap(),
+        }
+    }
+
+    fn args(&mut self) -> Arguments<'_, bf16, bf16, bf16, bf16> {
+        let GemmShape { m, n, k, .. } = self.shape;
+        Arguments::product(
+            self.shape,
+            Operand::new(self.a.as_view(), k, m * k),
+            Operand::new(self.b.as_view(), k, n * k),
+            OutputOperand::new(self.d.as_view_mut(), n, m * n),
+            1.0,
+        )
+    }
+
+    fn poison(&mut self, stream: &Arc<CudaStream>) {
+        let len = self.d.len();
+        stream
+            .memcpy_htod(&vec![bf16::from_bits(0xffff); len], &mut self.d)
+            .unwrap();
+    }
+
+    fn d_bits(&self, stream: &Arc<CudaStream>) -> Vec<u16> {
+        let d = stream.clone_dtoh(&self.d).unwrap();
+        d.iter().map(|x| x.to_bits()).collect()
+    }
+}
+
+/// A buffer shorter than `workspace_size` is refused naming the bytes
+/// needed, with D untouched; one on another device is refused naming both
+/// devices (where a second GPU exists). A buffer of the exact size, filled
+/// with garbage first, is zeroed and used: the runs give the bits of the
+/// GEMM's own workspace, and a later problem that needs more than it holds
+/// is refused (the GEMM does not swap in a buffer of its own).
+#[test]
+fn a_given_workspace_is_checked_then_used() {
+    const NAME: &str = "a_given_workspace_is_checked_then_used";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let split = || {
+        Gemm::builder()
+            .decomposition(Decomposition::SplitK(4))
+            .build(&device)
+            .unwrap()
+    };
+    let mut buffers = Buffers::new(&stream, (256, 384, 4096), 7);
+    let gemm = split();
+    let needed = gemm.workspace_size(&buffers.args());
+    assert!(needed > 0, "split-K needs a workspace");
+    assert_eq!(WORKSPACE_ALIGNMENT, 128);
+
+    let short = stream.alloc_zeros::<u8>(needed - 128).unwrap();
+    let err = gemm.initialize(&buffers.args(), Some(short)).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    assert!(err.to_string().contains(&needed.to_string()), "{err}");
+    assert!(
+        buffers.d_bits(&stream).iter().all(|&b| b == 0xffff),
+        "D was written"
+    );
+
+    match Device::new(1) {
+        Ok(other) => {
+            let elsewhere = other.default_stream().alloc_zeros::<u8>(needed).unwrap();
+            let err = gemm
+                .initialize(&buffers.args(), Some(elsewhere))
+                .unwrap_err();
+            assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+            let text = err.to_string();
+            assert!(
+                text.contains("device 1") && text.contains("device 0"),
+                "{text}"
+            );
+            assert!(text.contains(&needed.to_string()), "{text}");
+        }
+        Err(_) => println!("{NAME}: one GPU: the other-device case is not run"),
+    }
+
+    // The same problem on the GEMM's own workspace, for the bits.
+    let own = split();
+    own.run(&mut buffers.args(), &stream).unwrap();
+    let want = buffers.d_bits(&stream);
+    buffers.poison(&stream);
+
+    let garbage = stream.clone_htod(&vec![0xa5u8; needed]).unwrap();
+    gemm.initialize(&buffers.args(), Some(garbage)).unwrap();
+    for _ in 0..3 {
+        gemm.run(&mut buffers.args(), &stream).unwrap();
+        assert_eq!(
+            buffers.d_bits(&stream),
+            want,
+            "a run on the given workspace"
+        );
+        buffers.poison(&stream);
+    }
+
+    let mut larger = Buffers::new(&stream, (512, 384, 4096), 9);
+    assert!(gemm.workspace_size(&larger.args()) > needed);
+    let err = gemm.run(&mut larger.args(), &stream).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+    assert!(err.to_string().contains("workspace"), "{err}");
+    assert!(
+        larger.d_bits(&stream).iter().all(|&b| b == 0xffff),
+        "D was written"
+    );
+}
+
+/// A split-K GEMM and the builder's pick for a decode shape (swap-AB with
+/// split-K) captured in a CUDA graph on a stream of their own, each with
+/// a workspace given to `initialize`: 50 replays, D poisoned before each,
+/// give the bits of a direct launch.
+#[test]
+fn graph_replays_give_the_bits_of_direct_launches() {
+    const NAME: &str = "graph_replays_give_the_bits_of_direct_launches";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    // SAFETY: this test binary's only other test keeps to the default
+    // stream; with one stream per test no event orders anything.
+    unsafe { device.context().disable_event_tracking() };
+    let stream = device.context().new_stream().unwrap();
+    for (what, builder, shape) in [
+        (
+            "split-K",
+            Gemm::builder().decomposition(Decomposition::SplitK(8)),
+            (256, 256, 8192),
+        ),
+        ("the pick (swap-AB)", Gemm::builder(), (16, 4096, 4096)),
+    ] {
+        let gemm = builder.build(&device).unwrap();
+        let mut buffers = Buffers::new(&stream, shape, 3);
+        if what.contains("swap") {
+            assert!(gemm.swaps_ab_for(&buffers.args()), "{what}");
+        }
+        let needed = gemm.workspace_size(&buffers.args());
+        assert!(needed > 0, "{what} splits K");
+        let workspace = stream.alloc_zeros::<u8>(needed).unwrap();
+        gemm.initialize(&buffers.args(), Some(workspace))
+            .unwrap()
+            .wait_optimized()
+            .unwrap();
+        gemm.run(&mut buffers.args(), &stream).unwrap();
+        let want = buffers.d_bits(&stream);
+        assert!(want.iter().all(|&b| b != 0xffff), "{what}: D not written");
+        buffers.poison(&stream);
+
+        stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .unwrap();
+        let captured = gemm.run(&mut buffers.args(), &stream);
+        let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+        captured.unwrap();
+        let graph = graph.expect("the capture recorded the launch");
+        for replay in 0..50 {
+            buffers.poison(&stream);
+            graph.launch().unwrap();
+            assert_eq!(buffers.d_bits(&stream), want, "{what}: replay {replay}");
+        }
+        // Direct launches after the replays still give the same bits.
+        buffers.poison(&stream);
+        gemm.run(&mut buffers.args(), &stream).unwrap();
+        assert_eq!(
+            buffers.d_bits(&stream),
+            want,
+            "{what}: direct after replays"
+        );
+    }
+}
