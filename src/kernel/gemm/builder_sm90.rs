@@ -137,7 +137,9 @@ pub fn sm90_default_spec(
 /// kernel without a cluster splits each tile's K loop into the most of 8,
 /// 4 or 2 units whose count fits one wave of the SMs and leaves each unit 8
 /// k-tiles or more ([`Decomposition::SplitK`](super::Decomposition)), with
-/// f32 accumulation and A read from shared memory.
+/// f32 accumulation and A read from shared memory; where that is 8 splits
+/// and N is at least 1024, 128x64 tiles in 4 splits (where those units fit
+/// one wave).
 ///
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
@@ -175,6 +177,11 @@ pub fn sm90_default_spec(
 /// // a tile fit one wave, and K = 16384 is 256 k-tiles, 32 a split.
 /// let bf = |m, n, k| sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
 /// assert!(bf(512, 512, 16384).kernel_name().ends_with("_splitk8"));
+/// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; a wide row of
+/// // few tiles runs 128x64 tiles in 4 splits instead (24 x 4 = 96 units).
+/// let row = bf(128, 1536, 7168);
+/// assert_eq!(row.tile, [128, 64, 64]);
+/// assert!(row.kernel_name().ends_with("_splitk4"));
 /// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
 /// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
@@ -393,16 +400,32 @@ impl Sm90Pick {
     /// an H200 (BENCHMARKS.md, issue 28): 512x512x16384 (16 tiles, 8
     /// splits) 0.25x cuBLASLt -> 0.71x, 128x4096x16384 (32 tiles, 4) 0.51x
     /// -> 0.92x, 1024x1024x4096 (64, 2) 0.72x -> 0.86x.
+    ///
+    /// Where that makes 8 splits and N is at least 1024 (a wide row of few
+    /// tiles), 128x64 tiles in 4 splits instead, where their units fit one
+    /// wave: half the partial tiles to add, each half the size (H200:
+    /// 128x1536x7168 0.69x -> 0.96x, 128x1024x4096 0.59x -> 0.83x,
+    /// 256x1024x8192 0.72x -> 1.00x; 512x512x16384 stays on 128x128, where
+    /// 128x64 in 4 ran 0.69x against 0.74x).
     fn split_k(bk: u32, problem: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
+        let [m, n, k, l] = problem;
         let tile = [128, 128, bk];
         let splits = Sm90Pick::splits_for(tile, problem, sm_count)?;
-        Some(Sm90Pick {
+        let pick = |tile, splits| Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile,
             cluster: ClusterShape::ONE,
             splits,
             swap: false,
-        })
+        };
+        let narrow_units =
+            4 * u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(64)) * u64::from(l);
+        let narrow_fits = narrow_units <= u64::from(sm_count)
+            && k.div_ceil(bk.max(1)) / 4 >= SPLIT_MIN_K_TILES_PER_SPLIT;
+        if splits == SPLIT_MAX && n >= 1024 && narrow_fits {
+            return Some(pick([128, 64, bk], 4));
+        }
+        Some(pick(tile, splits))
     }
 
     /// The pick for a problem `[m, n, k, l]` of these types and majors, with
