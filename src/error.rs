@@ -146,6 +146,19 @@ pub enum Error {
         /// The label the module was loaded under.
         module: String,
     },
+    /// The NCCL library (`libnccl.so.2`) could not be loaded: the
+    /// multi-GPU operations of [`distributed`](crate::distributed) need it
+    /// at run time (the rest of cutlet does not).
+    #[error("no NCCL found: libnccl.so.2 could not be loaded; the multi-GPU operations need NCCL (the system package, or the nvidia-nccl-cu12 wheel's lib folder on LD_LIBRARY_PATH)")]
+    NoNccl,
+    /// An NCCL call failed; `context` says which step.
+    #[error("nccl error while {context}: {code:?}")]
+    Nccl {
+        /// The step that failed, e.g. "all-gathering chunk 2 of A".
+        context: String,
+        /// NCCL's result code.
+        code: cudarc::nccl::sys::ncclResult_t,
+    },
     /// An argument has a value the function cannot accept.
     #[error("invalid argument `{name}` = {value}: expected {expected}")]
     InvalidArgument {
@@ -224,6 +237,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::NoDriver
+            | Error::NoNccl
             | Error::NoDevice { .. }
             | Error::UnsupportedArch { .. }
             | Error::SharedMemoryTooLarge { .. }
@@ -244,6 +258,7 @@ impl Error {
             },
             Error::Layout(_) | Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
             Error::Driver { .. }
+            | Error::Nccl { .. }
             | Error::Jit { .. }
             | Error::KernelNotFound { .. }
             | Error::ThreadSpawn { .. } => ErrorKind::Runtime,

@@ -25,6 +25,7 @@ pub mod arch;
 pub mod atom;
 pub mod collective;
 pub mod device;
+pub mod distributed;
 mod error;
 pub mod fusion;
 pub mod gemm;

@@ -1,6 +1,7 @@
 //! The `cutlet` command line: a GEMM run timed against cuBLAS, a layout
 //! calculator, pictures of MMA layouts, a device report, bandwidth
-//! benchmarks and a shape-grid profile against cuBLASLt, one subcommand each.
+//! benchmarks, a shape-grid profile against cuBLASLt and tensor-parallel
+//! GEMMs over NCCL, one subcommand each.
 
 mod out;
 
@@ -10,6 +11,7 @@ mod info;
 mod layout;
 mod mma;
 mod profile;
+mod tp;
 
 use std::process::ExitCode;
 
@@ -37,6 +39,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run cutlet's GEMM against cuBLASLt over a grid of shapes (default: M 1..8192 x N x K, plus LLM shapes); writes CSV, JSON and an SVG heatmap and prints every shape below 1.0.
     Profile(profile::ProfileArgs),
+    /// Run a tensor-parallel GEMM on N GPUs (all-gather + GEMM, GEMM + reduce-scatter or GEMM + all-reduce over NCCL), overlapped against sequential, checked against one GPU.
+    Tp(tp::TpArgs),
 }
 
 /// Parses the command line and runs the subcommand. Usage errors and
@@ -57,5 +61,6 @@ fn main() -> ExitCode {
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
         Command::Profile(args) => profile::run(&args),
+        Command::Tp(args) => tp::run(&args),
     }
 }

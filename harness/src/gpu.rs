@@ -32,3 +32,37 @@ pub fn device_or_skip(test: &str) -> Option<Device> {
 pub fn gpu_present() -> bool {
     driver_available() && matches!(device_count(), Ok(n) if n > 0)
 }
+
+/// The first `need` devices, where the driver reports that many GPUs and
+/// NCCL loads; else `None`, with the reason printed. With
+/// `CUTLET_REQUIRE_GPUS=N` (N at least `need`) a missing GPU or NCCL fails
+/// the test instead: a multi-GPU machine must run it.
+pub fn devices_or_skip(test: &str, need: usize) -> Option<Vec<Device>> {
+    let count = if driver_available() {
+        device_count().unwrap_or(0)
+    } else {
+        0
+    };
+    let reason = if count < need {
+        format!("it needs {need} GPUs and {count} were found")
+    } else if !cutlet::distributed::nccl_available() {
+        "NCCL (libnccl.so.2) could not be loaded".to_string()
+    } else {
+        let devices: Vec<Device> = (0..need)
+            .map(|i| {
+                Device::new(i)
+                    .unwrap_or_else(|e| panic!("{test}: GPU {i} could not be opened: {e}"))
+            })
+            .collect();
+        return Some(devices);
+    };
+    let required = std::env::var("CUTLET_REQUIRE_GPUS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    if required >= need {
+        panic!("{test}: CUTLET_REQUIRE_GPUS={required} but {reason}");
+    }
+    eprintln!("skipped {test}: {reason}");
+    None
+}

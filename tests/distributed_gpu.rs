@@ -1,0 +1,318 @@
+//! The tensor-parallel operations (`cutlet::distributed`) on 2 and 4 GPUs
+//! of one machine, one thread per rank: every operation, bf16 and f16,
+//! sequential and overlapped with 1 to 8 chunks, M ragged (not a multiple
+//! of the ranks or the chunks), against the exact host result (small
+//! integers: every order of the sums gives the same value, and the
+//! partial sums fit the element type exactly). A rank called with another
+//! shape than the others is an error on every rank, before any collective
+//! moves data.
+//!
+//! They skip, saying why, where fewer GPUs than they need are found or
+//! NCCL does not load; `CUTLET_REQUIRE_GPUS=N` makes that a failure for
+//! the tests that need at most N GPUs.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+use cutlet::device::gemm::{Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::Device;
+use cutlet::distributed::{RowSplit, TpElement, TpOptions, TpRank};
+use cutlet::Error;
+use cutlet_harness::devices_or_skip;
+use half::{bf16, f16};
+
+/// An element type the tests run, with its host conversions.
+trait Host: TpElement {
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Host for bf16 {
+    fn from_f64(v: f64) -> Self {
+        bf16::from_f64(v)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+}
+
+impl Host for f16 {
+    fn from_f64(v: f64) -> Self {
+        f16::from_f64(v)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+}
+
+/// Small integers in `-span..=span` (a seeded linear congruential draw:
+/// the same on every rank).
+fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let draw = (state >> 33) % (2 * span as u64 + 1);
+            draw as f64 - f64::from(span)
+        })
+        .collect()
+}
+
+fn upload<T: Host>(stream: &Arc<CudaStream>, values: &[f64]) -> CudaSlice<T> {
+    let encoded: Vec<T> = values.iter().map(|&v| T::from_f64(v)).collect();
+    stream.clone_htod(&encoded).unwrap()
+}
+
+/// The GEMM each rank runs: K-major A and B, row-major D of `T`.
+fn gemm_of<T: Host>(device: &Device) -> Gemm {
+    Gemm::builder()
+        .a(T::TYPE, cutlet::kernel::gemm::OperandMajor::K)
+        .b(T::TYPE, cutlet::kernel::gemm::OperandMajor::K)
+        .d(T::TYPE, cutlet::kernel::gemm::OutputMajor::N)
+        .build(device)
+        .unwrap()
+}
+
+/// `a` (M x K, row-major) times `b` (N x K, row-major), transposed: D = A B^T.
+fn host_gemm(a: &[f64], b: &[f64], m: usize, n: usize, k: usize, alpha: f64) -> Vec<f64> {
+    let mut d = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let acc: f64 = (0..k).map(|kk| a[i * k + kk] * b[j * k + kk]).sum();
+            d[i * n + j] = alpha * acc;
+        }
+    }
+    d
+}
+
+/// Runs `body` once per rank, each on a thread of its own.
+fn on_every_rank<R: Send>(ranks: Vec<TpRank>, body: impl Fn(TpRank) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = ranks
+            .into_iter()
+            .map(|rank| scope.spawn(|| body(rank)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// All-gather + GEMM on `devices`: each rank's D (all M rows of its N
+/// columns) equals the host product of the gathered A and its B, bit for
+/// bit.
+fn all_gather_gemm_is_exact<T: Host>(devices: &[Device], m: usize, options: TpOptions) {
+    let w = devices.len();
+    let (n_rank, k) = (72, 96);
+    let a_full = integers(1, m * k, 2);
+    let split = RowSplit::new(m, w, options.chunks);
+    let ranks = TpRank::from_devices(devices).unwrap();
+    let failures = on_every_rank(ranks, |rank| {
+        let r = rank.rank();
+        let stream = rank.device().default_stream();
+        let gemm = gemm_of::<T>(rank.device());
+        let first = split.first_row(r);
+        let rows = split.rows_of(r);
+        // One element past the shard, so that an empty shard is a buffer.
+        let mut shard_host = a_full[first * k..(first + rows) * k].to_vec();
+        shard_host.push(0.0);
+        let shard = upload::<T>(&stream, &shard_host);
+        let b_host = integers(10 + r as u64, n_rank * k, 2);
+        let b = upload::<T>(&stream, &b_host);
+        let mut d = upload::<T>(&stream, &vec![f64::NAN; m * n_rank]);
+        let shape = GemmShape::new(m, n_rank, k, 1);
+        rank.all_gather_gemm(
+            &gemm,
+            shape,
+            &shard.slice(0..rows * k),
+            &Operand::new(b.as_view(), k, 0),
+            &mut OutputOperand::new(d.as_view_mut(), n_rank, 0),
+            2.0,
+            &options,
+            &stream,
+        )
+        .unwrap();
+        let got: Vec<f64> = stream
+            .clone_dtoh(&d)
+            .unwrap()
+            .into_iter()
+            .map(T::to_f64)
+            .collect();
+        let want: Vec<f64> = host_gemm(&a_full, &b_host, m, n_rank, k, 2.0)
+            .into_iter()
+            .map(|v| T::from_f64(v).to_f64())
+            .collect();
+        got.iter().zip(&want).position(|(g, w)| g != w).map(|i| {
+            format!(
+                "rank {r}, M = {m}, {options:?}: D[{}][{}] = {}, expected {}",
+                i / n_rank,
+                i % n_rank,
+                got[i],
+                want[i]
+            )
+        })
+    });
+    let failures: Vec<String> = failures.into_iter().flatten().collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// GEMM + reduce-scatter (`all_reduce` false) or GEMM + all-reduce on
+/// `devices`: each rank holds a K slice; D (its shard of rows, or all of
+/// them) equals the host product over the whole of K.
+fn reducing_gemm_is_exact<T: Host>(
+    devices: &[Device],
+    m: usize,
+    all_reduce: bool,
+    options: TpOptions,
+) {
+    let w = devices.len();
+    let (n, k_rank) = (64, 16);
+    let k = k_rank * w;
+    let a_full = integers(3, m * k, 1);
+    let b_full = integers(4, n * k, 1);
+    let want: Vec<f64> = host_gemm(&a_full, &b_full, m, n, k, 1.0);
+    let split = RowSplit::new(m, w, options.chunks);
+    let ranks = TpRank::from_devices(devices).unwrap();
+    let failures = on_every_rank(ranks, |rank| {
+        let r = rank.rank();
+        let stream = rank.device().default_stream();
+        let gemm = gemm_of::<T>(rank.device());
+        // This rank's K slice of A and B.
+        let slice = |full: &[f64], rows: usize| -> Vec<f64> {
+            (0..rows)
+                .flat_map(|i| full[i * k + r * k_rank..i * k + (r + 1) * k_rank].to_vec())
+                .collect()
+        };
+        let a = upload::<T>(&stream, &slice(&a_full, m));
+        let b = upload::<T>(&stream, &slice(&b_full, n));
+        let shape = GemmShape::new(m, n, k_rank, 1);
+        let (a_op, b_op) = (
+            Operand::new(a.as_view(), k_rank, 0),
+            Operand::new(b.as_view(), k_rank, 0),
+        );
+        let (first, rows) = if all_reduce {
+            (0, m)
+        } else {
+            (split.first_row(r), split.rows_of(r))
+        };
+        let mut d = upload::<T>(&stream, &vec![f64::NAN; rows * n + 1]);
+        let result = if all_reduce {
+            rank.gemm_all_reduce(
+                &gemm,
+                shape,
+                &a_op,
+                &b_op,
+                &mut d.slice_mut(0..rows * n),
+                1.0,
+                &options,
+                &stream,
+            )
+        } else {
+            rank.gemm_reduce_scatter(
+                &gemm,
+                shape,
+                &a_op,
+                &b_op,
+                &mut d.slice_mut(0..rows * n),
+                1.0,
+                &options,
+                &stream,
+            )
+        };
+        result.unwrap();
+        let got: Vec<f64> = stream
+            .clone_dtoh(&d)
+            .unwrap()
+            .into_iter()
+            .map(T::to_f64)
+            .collect();
+        if !got[rows * n].is_nan() {
+            return Some(format!("rank {r}: the element past D was written"));
+        }
+        let want = &want[first * n..(first + rows) * n];
+        got[..rows * n].iter().zip(want).position(|(g, w)| g != w).map(|i| {
+            format!(
+                "rank {r}, M = {m}, all-reduce {all_reduce}, {options:?}: row {} col {} = {}, expected {}",
+                first + i / n,
+                i % n,
+                got[i],
+                want[i]
+            )
+        })
+    });
+    let failures: Vec<String> = failures.into_iter().flatten().collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every operation on `count` GPUs: ragged M, 1 to 8 chunks, both forms.
+fn every_operation_on(test: &str, count: usize) {
+    let Some(devices) = devices_or_skip(test, count) else {
+        return;
+    };
+    for m in [517, 64, 3] {
+        for (chunks, overlap) in [(1, false), (1, true), (3, true), (8, true)] {
+            let options = TpOptions {
+                chunks,
+                overlap,
+                check_shapes: true,
+            };
+            all_gather_gemm_is_exact::<bf16>(&devices, m, options);
+            all_gather_gemm_is_exact::<f16>(&devices, m, options);
+            reducing_gemm_is_exact::<bf16>(&devices, m, false, options);
+            reducing_gemm_is_exact::<f16>(&devices, m, false, options);
+            reducing_gemm_is_exact::<bf16>(&devices, m, true, options);
+            reducing_gemm_is_exact::<f16>(&devices, m, true, options);
+        }
+    }
+}
+
+#[test]
+fn every_operation_is_exact_on_2_gpus() {
+    every_operation_on("every_operation_is_exact_on_2_gpus", 2);
+}
+
+#[test]
+fn every_operation_is_exact_on_4_gpus() {
+    every_operation_on("every_operation_is_exact_on_4_gpus", 4);
+}
+
+/// Rank 1 asks for another M: both ranks get an `InvalidArgument` naming
+/// the rank that differs, and nothing hangs.
+#[test]
+fn a_rank_with_another_shape_is_an_error_on_every_rank() {
+    const NAME: &str = "a_rank_with_another_shape_is_an_error_on_every_rank";
+    let Some(devices) = devices_or_skip(NAME, 2) else {
+        return;
+    };
+    let ranks = TpRank::from_devices(&devices).unwrap();
+    let errors = on_every_rank(ranks, |rank| {
+        let stream = rank.device().default_stream();
+        let gemm = gemm_of::<bf16>(rank.device());
+        let m = if rank.rank() == 1 { 130 } else { 128 };
+        let k = 64;
+        let a = stream.alloc_zeros::<bf16>(m * k).unwrap();
+        let b = stream.alloc_zeros::<bf16>(64 * k).unwrap();
+        let mut d = stream.alloc_zeros::<bf16>(m * 64).unwrap();
+        rank.gemm_all_reduce(
+            &gemm,
+            GemmShape::new(m, 64, k, 1),
+            &Operand::new(a.as_view(), k, 0),
+            &Operand::new(b.as_view(), k, 0),
+            &mut d.as_view_mut(),
+            1.0,
+            &TpOptions::default(),
+            &stream,
+        )
+        .unwrap_err()
+    });
+    for error in errors {
+        assert!(matches!(error, Error::InvalidArgument { .. }), "{error}");
+        let text = error.to_string();
+        assert!(
+            text.contains("M = 130") && text.contains("M = 128"),
+            "{text}"
+        );
+    }
+}
