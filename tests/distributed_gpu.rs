@@ -11,8 +11,11 @@
 //! NCCL does not load; `CUTLET_REQUIRE_GPUS=N` makes that a failure for
 //! the tests that need at most N GPUs.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::exact::{self, integers};
 use cudarc::driver::{CudaSlice, CudaStream};
 use cutlet::device::gemm::{Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
@@ -21,46 +24,11 @@ use cutlet::Error;
 use cutlet_harness::devices_or_skip;
 use half::{bf16, f16};
 
-/// An element type the tests run, with its host conversions.
-trait Host: TpElement {
-    fn from_f64(v: f64) -> Self;
-    fn to_f64(self) -> f64;
-}
-
-impl Host for bf16 {
-    fn from_f64(v: f64) -> Self {
-        bf16::from_f64(v)
-    }
-    fn to_f64(self) -> f64 {
-        bf16::to_f64(self)
-    }
-}
-
-impl Host for f16 {
-    fn from_f64(v: f64) -> Self {
-        f16::from_f64(v)
-    }
-    fn to_f64(self) -> f64 {
-        f16::to_f64(self)
-    }
-}
-
-/// Small integers in `-span..=span` (a seeded linear congruential draw:
-/// the same on every rank).
-fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let draw = (state >> 33) % (2 * span as u64 + 1);
-            draw as f64 - f64::from(span)
-        })
-        .collect()
-}
+/// What the tests need of an element type: the exact-integer bed's host
+/// element (rounding, bits) that NCCL also sums.
+trait Host: exact::Host + TpElement {}
+impl Host for bf16 {}
+impl Host for f16 {}
 
 fn upload<T: Host>(stream: &Arc<CudaStream>, values: &[f64]) -> CudaSlice<T> {
     let encoded: Vec<T> = values.iter().map(|&v| T::from_f64(v)).collect();
@@ -134,19 +102,19 @@ fn all_gather_gemm_is_exact<T: Host>(devices: &[Device], m: usize, options: TpOp
             &stream,
         )
         .unwrap();
-        let got: Vec<f64> = stream
+        let got: Vec<u32> = stream
             .clone_dtoh(&d)
             .unwrap()
             .into_iter()
-            .map(T::to_f64)
+            .map(T::bits)
             .collect();
-        let want: Vec<f64> = host_gemm(&a_full, &b_host, m, n_rank, k, 2.0)
+        let want: Vec<u32> = host_gemm(&a_full, &b_host, m, n_rank, k, 2.0)
             .into_iter()
-            .map(|v| T::from_f64(v).to_f64())
+            .map(|v| T::from_f64(v).bits())
             .collect();
         got.iter().zip(&want).position(|(g, w)| g != w).map(|i| {
             format!(
-                "rank {r}, M = {m}, {options:?}: D[{}][{}] = {}, expected {}",
+                "rank {r}, M = {m}, {options:?}: D[{}][{}] = {:#x}, expected {:#x}",
                 i / n_rank,
                 i % n_rank,
                 got[i],
@@ -222,19 +190,22 @@ fn reducing_gemm_is_exact<T: Host>(
             )
         };
         result.unwrap();
-        let got: Vec<f64> = stream
+        let got: Vec<u32> = stream
             .clone_dtoh(&d)
             .unwrap()
             .into_iter()
-            .map(T::to_f64)
+            .map(T::bits)
             .collect();
-        if !got[rows * n].is_nan() {
+        if got[rows * n] != T::nan().bits() {
             return Some(format!("rank {r}: the element past D was written"));
         }
-        let want = &want[first * n..(first + rows) * n];
-        got[..rows * n].iter().zip(want).position(|(g, w)| g != w).map(|i| {
+        let want: Vec<u32> = want[first * n..(first + rows) * n]
+            .iter()
+            .map(|&v| T::from_f64(v).bits())
+            .collect();
+        got[..rows * n].iter().zip(&want).position(|(g, w)| g != w).map(|i| {
             format!(
-                "rank {r}, M = {m}, all-reduce {all_reduce}, {options:?}: row {} col {} = {}, expected {}",
+                "rank {r}, M = {m}, all-reduce {all_reduce}, {options:?}: row {} col {} = {:#x}, expected {:#x}",
                 first + i / n,
                 i % n,
                 got[i],

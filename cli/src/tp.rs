@@ -135,20 +135,10 @@ struct RankProblem<T: TpElement> {
     recv: CudaSlice<T>,
 }
 
-/// Values in {-1, -0.75, ..., 1}, a seeded draw (the same on every rank
-/// for the same seed), so that a rank can rebuild another's inputs.
+/// A seeded draw (the same on every rank for the same seed), so that a
+/// rank can rebuild another's inputs.
 fn values<T: HostValue>(seed: u64, len: usize) -> Vec<T> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            T::from_f64(((state >> 33) % 9) as f64 * 0.25 - 1.0)
-        })
-        .collect()
+    cutlet_harness::random_values::<T>(len, seed)
 }
 
 fn upload<T: TpElement + HostValue>(stream: &Arc<CudaStream>, host: &[T]) -> Result<CudaSlice<T>> {
