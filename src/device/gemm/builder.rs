@@ -945,4 +945,37 @@ impl Gemm {
     {
         self.launcher.run(args, stream)
     }
+
+    /// [`run`](Self::run) with the persistent grid sized for `sm_count`
+    /// SMs instead of the device's (CUTLASS's `KernelHardwareInfo::sm_count`),
+    /// so that a kernel running beside it on another stream, such as a
+    /// collective of [`cutlet::distributed`](crate::distributed), has the
+    /// other SMs to itself. A count at or above the device's is the device's;
+    /// a kernel of clusters keeps whole clusters; a kernel whose grid is not
+    /// persistent (SM70, SM80) is unaffected. The result is the same bits.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run); [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// for `sm_count` 0.
+    pub fn run_with_sm_count<A, B, C, D>(
+        &self,
+        args: &mut Arguments<'_, A, B, C, D>,
+        stream: &Arc<CudaStream>,
+        sm_count: u32,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        if sm_count == 0 {
+            return Err(crate::Error::invalid_argument(
+                "sm_count",
+                0,
+                "at least 1 SM for the GEMM's grid",
+            ));
+        }
+        self.launcher.run_on(args, stream, Some(sm_count))
+    }
 }

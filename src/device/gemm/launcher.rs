@@ -598,9 +598,28 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
+        self.run_on(args, stream, None)
+    }
+
+    /// [`run`](Self::run), with a persistent grid sized for at most
+    /// `sm_count` SMs where that is given (CUTLASS's
+    /// `KernelHardwareInfo::sm_count`), below the device's own count: the
+    /// other SMs stay free for kernels that run beside this one.
+    pub(crate) fn run_on<A, B, C, D>(
+        &self,
+        args: &mut Arguments<'_, A, B, C, D>,
+        stream: &Arc<CudaStream>,
+        sm_count: Option<u32>,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
         let picked = self.picked(&args.shape);
         if !std::ptr::eq(picked, self) {
-            return picked.run(args, stream);
+            return picked.run_on(args, stream, sm_count);
         }
         self.check_device()?;
         self.device.check_stream(stream)?;
@@ -648,7 +667,7 @@ impl Launcher {
                 return Err(e);
             };
             drop((_a_read, _b_read, _c_read, _d_write));
-            return fallback.run(args, stream);
+            return fallback.run_on(args, stream, sm_count);
         }
         if shape.is_empty_output() {
             return Ok(());
@@ -749,6 +768,18 @@ impl Launcher {
                 self.device.limits().sm_count,
             )
         });
+        // A cap on the SMs keeps whole clusters (the grid is a multiple of
+        // the cluster's size) and at least one of them.
+        let cluster_size = composed
+            .cluster()
+            .launch_dims()
+            .iter()
+            .product::<u32>()
+            .max(1);
+        let resident = match sm_count {
+            Some(cap) if cap < resident => (cap - cap % cluster_size).max(cluster_size),
+            _ => resident,
+        };
         let config = LaunchConfig {
             grid: composed.grid_on_device(m, n, l, resident),
             block: (composed.block_threads(), 1, 1),
