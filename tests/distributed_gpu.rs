@@ -19,7 +19,7 @@ use common::exact::{self, integers};
 use cudarc::driver::{CudaSlice, CudaStream};
 use cutlet::device::gemm::{Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
-use cutlet::distributed::{RowSplit, TpElement, TpOptions, TpRank};
+use cutlet::distributed::{RowSplit, TpConfig, TpElement, TpOptions, TpRank};
 use cutlet::Error;
 use cutlet_harness::devices_or_skip;
 use half::{bf16, f16};
@@ -57,27 +57,37 @@ fn host_gemm(a: &[f64], b: &[f64], m: usize, n: usize, k: usize, alpha: f64) -> 
     d
 }
 
-/// Runs `body` once per rank, each on a thread of its own.
-fn on_every_rank<R: Send>(ranks: Vec<TpRank>, body: impl Fn(TpRank) -> R + Sync) -> Vec<R> {
+/// Runs `body` once per rank, each on a thread of its own; gives the
+/// ranks back with the results.
+fn on_every_rank<R: Send>(
+    ranks: Vec<TpRank>,
+    body: impl Fn(&TpRank) -> R + Sync,
+) -> (Vec<R>, Vec<TpRank>) {
     std::thread::scope(|scope| {
         let handles: Vec<_> = ranks
             .into_iter()
-            .map(|rank| scope.spawn(|| body(rank)))
+            .map(|rank| {
+                let body = &body;
+                scope.spawn(move || (body(&rank), rank))
+            })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        handles.into_iter().map(|h| h.join().unwrap()).unzip()
     })
 }
 
 /// All-gather + GEMM on `devices`: each rank's D (all M rows of its N
 /// columns) equals the host product of the gathered A and its B, bit for
 /// bit.
-fn all_gather_gemm_is_exact<T: Host>(devices: &[Device], m: usize, options: TpOptions) {
-    let w = devices.len();
+fn all_gather_gemm_is_exact<T: Host>(
+    ranks: Vec<TpRank>,
+    m: usize,
+    options: TpOptions,
+) -> Vec<TpRank> {
+    let w = ranks.len();
     let (n_rank, k) = (72, 96);
     let a_full = integers(1, m * k, 2);
     let split = RowSplit::new(m, w, options.chunks);
-    let ranks = TpRank::from_devices(devices).unwrap();
-    let failures = on_every_rank(ranks, |rank| {
+    let (failures, ranks) = on_every_rank(ranks, |rank| {
         let r = rank.rank();
         let stream = rank.device().default_stream();
         let gemm = gemm_of::<T>(rank.device());
@@ -124,26 +134,26 @@ fn all_gather_gemm_is_exact<T: Host>(devices: &[Device], m: usize, options: TpOp
     });
     let failures: Vec<String> = failures.into_iter().flatten().collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    ranks
 }
 
 /// GEMM + reduce-scatter (`all_reduce` false) or GEMM + all-reduce on
 /// `devices`: each rank holds a K slice; D (its shard of rows, or all of
 /// them) equals the host product over the whole of K.
 fn reducing_gemm_is_exact<T: Host>(
-    devices: &[Device],
+    ranks: Vec<TpRank>,
     m: usize,
     all_reduce: bool,
     options: TpOptions,
-) {
-    let w = devices.len();
+) -> Vec<TpRank> {
+    let w = ranks.len();
     let (n, k_rank) = (64, 16);
     let k = k_rank * w;
     let a_full = integers(3, m * k, 1);
     let b_full = integers(4, n * k, 1);
     let want: Vec<f64> = host_gemm(&a_full, &b_full, m, n, k, 1.0);
     let split = RowSplit::new(m, w, options.chunks);
-    let ranks = TpRank::from_devices(devices).unwrap();
-    let failures = on_every_rank(ranks, |rank| {
+    let (failures, ranks) = on_every_rank(ranks, |rank| {
         let r = rank.rank();
         let stream = rank.device().default_stream();
         let gemm = gemm_of::<T>(rank.device());
@@ -215,26 +225,39 @@ fn reducing_gemm_is_exact<T: Host>(
     });
     let failures: Vec<String> = failures.into_iter().flatten().collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    ranks
 }
 
-/// Every operation on `count` GPUs: ragged M, 1 to 8 chunks, both forms.
+/// Every operation on `count` GPUs: ragged M, 1 to 8 chunks, both forms,
+/// the overlapped one over peer copies and over NCCL.
 fn every_operation_on(test: &str, count: usize) {
     let Some(devices) = devices_or_skip(test, count) else {
         return;
     };
-    for m in [517, 64, 3] {
-        for (chunks, overlap) in [(1, false), (1, true), (3, true), (8, true)] {
-            let options = TpOptions {
-                chunks,
-                overlap,
-                check_shapes: true,
-            };
-            all_gather_gemm_is_exact::<bf16>(&devices, m, options);
-            all_gather_gemm_is_exact::<f16>(&devices, m, options);
-            reducing_gemm_is_exact::<bf16>(&devices, m, false, options);
-            reducing_gemm_is_exact::<f16>(&devices, m, false, options);
-            reducing_gemm_is_exact::<bf16>(&devices, m, true, options);
-            reducing_gemm_is_exact::<f16>(&devices, m, true, options);
+    for peer_copies in [true, false] {
+        let config = TpConfig {
+            peer_copies,
+            collective_sms: 8,
+        };
+        let mut ranks = TpRank::from_devices_with(&devices, config).unwrap();
+        assert_eq!(ranks[0].uses_peer_copies(), peer_copies && count > 1);
+        for m in [517, 64, 3] {
+            for (chunks, overlap) in [(1, false), (1, true), (3, true), (8, true)] {
+                if peer_copies && !overlap {
+                    continue; // the sequential form is NCCL's either way
+                }
+                let options = TpOptions {
+                    chunks,
+                    overlap,
+                    check_shapes: true,
+                };
+                ranks = all_gather_gemm_is_exact::<bf16>(ranks, m, options);
+                ranks = all_gather_gemm_is_exact::<f16>(ranks, m, options);
+                ranks = reducing_gemm_is_exact::<bf16>(ranks, m, false, options);
+                ranks = reducing_gemm_is_exact::<f16>(ranks, m, false, options);
+                ranks = reducing_gemm_is_exact::<bf16>(ranks, m, true, options);
+                ranks = reducing_gemm_is_exact::<f16>(ranks, m, true, options);
+            }
         }
     }
 }
@@ -258,7 +281,7 @@ fn a_rank_with_another_shape_is_an_error_on_every_rank() {
         return;
     };
     let ranks = TpRank::from_devices(&devices).unwrap();
-    let errors = on_every_rank(ranks, |rank| {
+    let (errors, _) = on_every_rank(ranks, |rank| {
         let stream = rank.device().default_stream();
         let gemm = gemm_of::<bf16>(rank.device());
         let m = if rank.rank() == 1 { 130 } else { 128 };
@@ -286,4 +309,45 @@ fn a_rank_with_another_shape_is_an_error_on_every_rank() {
             "{text}"
         );
     }
+}
+
+/// On the peer path, rank 1 passes a D too short for its rows: it gets
+/// the InvalidArgument naming `d.len()`, rank 0 an error naming rank 1,
+/// and neither hangs; the group then still runs an operation (the check
+/// comes before anything moves).
+#[test]
+fn a_rank_with_a_bad_buffer_is_an_error_on_every_rank() {
+    const NAME: &str = "a_rank_with_a_bad_buffer_is_an_error_on_every_rank";
+    let Some(devices) = devices_or_skip(NAME, 2) else {
+        return;
+    };
+    let ranks = TpRank::from_devices(&devices[..2]).unwrap();
+    let (errors, ranks) = on_every_rank(ranks, |rank| {
+        let stream = rank.device().default_stream();
+        let gemm = gemm_of::<bf16>(rank.device());
+        let (m, n, k) = (128, 64, 64);
+        let a = stream.alloc_zeros::<bf16>(m * k).unwrap();
+        let b = stream.alloc_zeros::<bf16>(n * k).unwrap();
+        let len = if rank.rank() == 1 { m * n - 1 } else { m * n };
+        let mut d = stream.alloc_zeros::<bf16>(len).unwrap();
+        rank.gemm_all_reduce(
+            &gemm,
+            GemmShape::new(m, n, k, 1),
+            &Operand::new(a.as_view(), k, 0),
+            &Operand::new(b.as_view(), k, 0),
+            &mut d.as_view_mut(),
+            1.0,
+            &TpOptions::default(),
+            &stream,
+        )
+        .unwrap_err()
+    });
+    for (rank, error) in errors.iter().enumerate() {
+        assert!(matches!(error, Error::InvalidArgument { .. }), "{error}");
+        let text = error.to_string();
+        let named = if rank == 1 { "d.len()" } else { "rank 1" };
+        assert!(text.contains(named), "rank {rank}: {text}");
+    }
+    // Nothing moved: the group still works.
+    reducing_gemm_is_exact::<bf16>(ranks, 64, true, TpOptions::default());
 }

@@ -10,7 +10,7 @@ use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaSlice, CudaStream};
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::device::Device;
-use cutlet::distributed::{RowSplit, TpElement, TpOptions, TpRank};
+use cutlet::distributed::{RowSplit, TpConfig, TpElement, TpOptions, TpRank};
 use cutlet::kernel::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
@@ -84,17 +84,25 @@ pub struct TpArgs {
     /// Chunks of each shard's rows in the overlapped form (1 to 64).
     #[arg(long, default_value_t = 4)]
     pub chunks: usize,
+    /// How the overlapped form moves data: `peer` (copy engines, where the
+    /// GPUs reach each other's memory; else NCCL) or `nccl`.
+    #[arg(long, value_parser = ["peer", "nccl"], default_value = "peer")]
+    pub transport: String,
+    /// SMs each collective of the overlapped form takes over NCCL (NCCL's
+    /// maxCTAs); its GEMMs run on the others.
+    #[arg(long = "collective_sms", default_value_t = cutlet::distributed::TpConfig::default().collective_sms)]
+    pub collective_sms: u32,
     /// Element type of A, B and D: bf16 or f16.
     #[arg(long, value_parser = parse_element, default_value = "bf16")]
     pub dtype: ElementType,
     /// Untimed runs of each form first.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long = "warmup_iterations", default_value_t = 5)]
     pub warmup_iterations: usize,
     /// Timed runs of each form, alternating (the median is reported).
     #[arg(long, default_value_t = 20)]
     pub iterations: usize,
     /// Skip checking the result against one GPU's GEMM.
-    #[arg(long)]
+    #[arg(long = "skip_ref_check")]
     pub skip_ref_check: bool,
 }
 
@@ -174,7 +182,18 @@ fn run_typed<T: TpElement + HostValue>(args: &TpArgs) -> Result<()> {
         ));
     }
     let devices = (0..w).map(Device::new).collect::<Result<Vec<_>>>()?;
-    let ranks = TpRank::from_devices(&devices)?;
+    let ranks = TpRank::from_devices_with(
+        &devices,
+        TpConfig {
+            peer_copies: args.transport == "peer",
+            collective_sms: args.collective_sms,
+        },
+    )?;
+    let transport = if ranks.first().is_some_and(TpRank::uses_peer_copies) {
+        "peer copies".to_string()
+    } else {
+        format!("NCCL on {} SMs", args.collective_sms)
+    };
     let barrier = Barrier::new(w);
     let measured: Vec<Result<Measured>> = std::thread::scope(|scope| {
         let handles: Vec<_> = ranks
@@ -221,7 +240,7 @@ fn run_typed<T: TpElement + HostValue>(args: &TpArgs) -> Result<()> {
     };
     let bus_gbps = moved * factor / (collective * 1e-3) / 1e9;
     outln!(
-        "op: {:?} on {w} GPUs, {} {m}x{n}x{k} (each rank {}), {} chunks, slowest rank's median of {} runs",
+        "op: {:?} on {w} GPUs, {} {m}x{n}x{k} (each rank {}), overlapped over {transport} ({} chunks over NCCL), slowest rank's median of {} runs",
         args.op,
         T::TYPE,
         if args.op == TpOp::AgGemm { format!("N = {}", n / w) } else { format!("K = {}", k / w) },

@@ -15,8 +15,10 @@
 //! | item | file |
 //! |---|---|
 //! | [`nccl_available`], [`UniqueId`] | `nccl.rs` |
-//! | [`TpRank`] | `rank.rs` |
+//! | [`TpRank`], [`TpConfig`] | `rank.rs` |
+//! | the NCCL communicators (NCCL's defaults, and capped at `TpConfig::collective_sms` CTAs) | `comm.rs` |
 //! | [`RowSplit`]: shards and chunks of M | `rows.rs` |
+//! | the `CUTLET_TP_TRACE=1` timeline of each operation's GEMMs and collectives | `trace.rs` |
 //! | [`TpOptions`], the three operations | `ops.rs` |
 //!
 //! Sharding (each rank `r` of `W`, M split into shards of `ceil(M / W)`
@@ -28,12 +30,18 @@
 //! | [`gemm_reduce_scatter`](TpRank::gemm_reduce_scatter) | all M rows, its K_r slice of K | N x K_r | rows of shard r, all N columns (the sum over ranks) |
 //! | [`gemm_all_reduce`](TpRank::gemm_all_reduce) | all M rows, its K_r slice | N x K_r | all of D (the sum over ranks) |
 
+mod comm;
 mod nccl;
 mod ops;
+mod peer_all_reduce;
+mod peer_ops;
+mod peer_reduce_scatter;
+mod peers;
 mod rank;
 mod rows;
+mod trace;
 
 pub use nccl::{nccl_available, UniqueId};
 pub use ops::{TpElement, TpOptions};
-pub use rank::TpRank;
+pub use rank::{TpConfig, TpRank};
 pub use rows::RowSplit;

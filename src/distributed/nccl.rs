@@ -57,9 +57,10 @@ impl UniqueId {
     /// Errors: [`Error::NoNccl`], or [`Error::Nccl`] where NCCL fails.
     pub fn new() -> Result<UniqueId> {
         require_nccl()?;
-        let id = cudarc::nccl::Id::new().map_err(|e| nccl_error("making a unique id", e))?;
+        let id = cudarc::nccl::result::get_uniqueid()
+            .map_err(|e| nccl_error("making a unique id", e))?;
         let mut bytes = [0u8; 128];
-        for (byte, &c) in bytes.iter_mut().zip(id.internal().iter()) {
+        for (byte, &c) in bytes.iter_mut().zip(id.internal.iter()) {
             *byte = c as u8;
         }
         Ok(UniqueId(bytes))
@@ -113,11 +114,11 @@ impl UniqueId {
     }
 
     /// NCCL's id of these bytes.
-    pub(crate) fn nccl(&self) -> cudarc::nccl::Id {
+    pub(crate) fn nccl(&self) -> cudarc::nccl::sys::ncclUniqueId {
         let mut internal = [0 as std::ffi::c_char; 128];
         for (c, &byte) in internal.iter_mut().zip(self.0.iter()) {
             *c = byte as std::ffi::c_char;
         }
-        cudarc::nccl::Id::uninit(internal)
+        cudarc::nccl::sys::ncclUniqueId { internal }
     }
 }

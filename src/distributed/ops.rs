@@ -13,9 +13,11 @@ use std::sync::Arc;
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr, ValidAsZeroBits};
 use cudarc::nccl::{NcclType, ReduceOp};
 
+use super::comm::Communicator;
 use super::nccl::nccl_error;
 use super::rank::TpRank;
 use super::rows::RowSplit;
+use super::trace::Timeline;
 use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use crate::numeric::Element;
 use crate::{Error, Result};
@@ -30,16 +32,24 @@ impl TpElement for f32 {}
 /// How an operation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TpOptions {
-    /// Chunks of each shard's rows (1 to 64): the collective of one chunk
-    /// runs while the GEMM of another does. Ignored where `overlap` is off.
+    /// Chunks of each shard's rows (1 to 64) where the overlapped form
+    /// runs over NCCL: the collective of one chunk runs while the GEMM of
+    /// another does. Over peer copies ([`TpConfig`](super::TpConfig)) a
+    /// shard moves whole (all-gather + GEMM) or in two pieces (GEMM +
+    /// reduce-scatter; one where this is 1). Ignored where `overlap` is off.
     pub chunks: usize,
-    /// Overlap the collective with the GEMM in chunks (`true`), or run
-    /// them one after the other, whole (`false`: the baseline).
+    /// Overlap the data's movement with the GEMMs (`true`), or run the
+    /// NCCL collective and the GEMM one after the other, whole (`false`:
+    /// the baseline, and the faster form at decode sizes, where a GEMM of
+    /// tens of microseconds cannot hide the overlapped form's own costs).
     pub overlap: bool,
-    /// Check, before any collective, that every rank called the same
-    /// operation on the same shape (a small all-gather of each rank's
-    /// shape and a wait on it): a mismatch is then an error on every rank
-    /// instead of a hang. Off, a mismatched call may hang the ranks.
+    /// Check, before anything moves, that every rank called the same
+    /// operation on the same shape (over NCCL, a small all-gather of each
+    /// rank's shape and a wait on it; over peer copies, the exchange every
+    /// operation starts with, which also carries whether each rank's own
+    /// arguments passed their checks): a mismatch is then an error on
+    /// every rank instead of a hang. Off, a mismatched call over NCCL may
+    /// hang the ranks (over peer copies the check always runs).
     pub check_shapes: bool,
 }
 
@@ -56,7 +66,7 @@ impl Default for TpOptions {
 
 /// Which operation, for the shape check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+pub(super) enum Op {
     AllGatherGemm = 1,
     GemmReduceScatter = 2,
     GemmAllReduce = 3,
@@ -69,15 +79,21 @@ impl TpRank {
     /// N columns of `shape` this rank owns, N x K); D gets all M rows of
     /// those N columns: `D = alpha · A_all · B`. `shape` is (M, N, K, 1):
     /// M the whole of it, N this rank's. Overlapped, this rank's own rows
-    /// are multiplied first, then each chunk of the others' rows as it
-    /// arrives. Every output element is computed once by `gemm` (its fused
-    /// epilogue applies; no C, no biases here), so the bits are those of
-    /// one GPU's GEMM on the gathered A.
+    /// are multiplied first, then each other shard (over peer copies) or
+    /// each chunk of the others' rows (over NCCL) as it arrives. Every
+    /// output element is computed once by `gemm` (its fused epilogue
+    /// applies; no C, no biases here), so the bits are those of one GPU's
+    /// GEMM on the gathered A.
     ///
     /// Errors: [`Error::InvalidArgument`] for a shape, shard or option that
     /// does not fit (on every rank where the shapes differ between ranks,
-    /// with `check_shapes`); the GEMM's own errors; [`Error::Nccl`] and
-    /// [`Error::Driver`].
+    /// with `check_shapes`, and over peer copies on every rank where any
+    /// rank's own arguments fail); the GEMM's own errors; [`Error::Nccl`]
+    /// and [`Error::Driver`]. Over peer copies this rank's own rows of D
+    /// are computed before the ranks' calls are compared, so on an error
+    /// D may hold them; a rank that fails after the comparison abandons
+    /// the group's peer path, and every later overlapped operation of the
+    /// group returns an error naming that rank.
     #[allow(clippy::too_many_arguments)]
     pub fn all_gather_gemm<T: TpElement>(
         &self,
@@ -90,6 +106,10 @@ impl TpRank {
         options: &TpOptions,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            return self
+                .all_gather_gemm_peers(peers, gemm, shape, a_shard, b, d, alpha, options, stream);
+        }
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
         check_options(options, shape)?;
@@ -154,6 +174,7 @@ impl TpRank {
             drop(args);
             return finish(stream, &comm_stream, vec![gathered], padded);
         }
+        let mut trace = Timeline::start(stream)?;
         // This rank's own rows first: they need no collective.
         if mine > 0 {
             let first = split.first_row(r) * d.ld;
@@ -164,7 +185,12 @@ impl TpRank {
                 OutputOperand::new(d.data.slice_mut(first..), d.ld, 0),
                 alpha,
             );
-            gemm.run(&mut args, stream)?;
+            Timeline::span(
+                &mut trace,
+                stream,
+                || format!("GEMM of the own {mine} rows"),
+                || self.run_gemm(gemm, &mut args, stream, true),
+            )?;
         }
         // Every chunk's gather is queued at once on the collectives' stream.
         let chunks = split.chunks();
@@ -172,15 +198,27 @@ impl TpRank {
         let mut arrived = Vec::with_capacity(chunks.len());
         for &(first, rows) in &chunks {
             let mut buffer = alloc::<T>(&comm_stream, w * rows * k)?;
-            self.comm()
-                .all_gather(&send.slice(first * k..(first + rows) * k), &mut buffer)
-                .map_err(|e| {
-                    nccl_error(format!("all-gathering rows {first}.. of A's shards"), e)
-                })?;
+            Timeline::span(
+                &mut trace,
+                &comm_stream,
+                || format!("all-gather of rows {first}..+{rows} of each shard"),
+                || {
+                    self.comm_for(true)
+                        .all_gather(&send.slice(first * k..(first + rows) * k), &mut buffer)
+                        .map_err(|e| {
+                            nccl_error(format!("all-gathering rows {first}.. of A's shards"), e)
+                        })
+                },
+            )?;
             arrived.push(record(&comm_stream, "a chunk's all-gather")?);
             gathered.push(buffer);
         }
-        for ((&chunk, buffer), event) in chunks.iter().zip(&gathered).zip(&arrived) {
+        let last = chunks.len() - 1;
+        for (index, ((&chunk, buffer), event)) in
+            chunks.iter().zip(&gathered).zip(&arrived).enumerate()
+        {
+            // The last chunk's GEMMs run after every gather: all SMs.
+            let beside_a_collective = index < last;
             stream
                 .wait(event)
                 .map_err(|e| Error::driver("waiting for a chunk's all-gather", e))?;
@@ -199,10 +237,16 @@ impl TpRank {
                     ),
                     alpha,
                 );
-                gemm.run(&mut args, stream)?;
+                Timeline::span(
+                    &mut trace,
+                    stream,
+                    || format!("GEMM of rows {first}..+{valid} of {count} shards"),
+                    || self.run_gemm(gemm, &mut args, stream, beside_a_collective),
+                )?;
             }
         }
-        finish(stream, &comm_stream, gathered, padded)
+        finish(stream, &comm_stream, gathered, padded)?;
+        Timeline::print(trace, "all-gather + GEMM, overlapped", r)
     }
 
     /// GEMM + reduce-scatter (a row-parallel layer): every rank holds all
@@ -231,6 +275,11 @@ impl TpRank {
         options: &TpOptions,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            return self.gemm_reduce_scatter_peers(
+                peers, gemm, shape, a, b, d_shard, alpha, options, stream,
+            );
+        }
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
         check_options(options, shape)?;
@@ -256,11 +305,22 @@ impl TpRank {
         } else {
             vec![(0, rows_max)]
         };
+        let comm = self.comm_for(options.overlap);
+        let mut trace = Timeline::start(stream)?;
         let mut partials = Vec::with_capacity(chunks.len());
-        for &(first, rows) in &chunks {
+        for (index, &(first, rows)) in chunks.iter().enumerate() {
+            // The first chunk's GEMMs run before any collective: all SMs.
+            let beside_a_collective = options.overlap && index > 0;
             // Every shard's rows of this chunk, [rank][row][N].
             let mut partial = alloc::<T>(stream, w * rows * n)?;
             for (s0, count, valid) in runs(&split, (first, rows), |_| true) {
+                // Whole shards of whole rows lie one after the other in A
+                // and in `partial`: one GEMM of count x rows rows.
+                let (valid, count) = if rows == rows_max && valid == rows {
+                    (count * valid, 1)
+                } else {
+                    (valid, count)
+                };
                 let mut args = Arguments::product(
                     GemmShape::new(valid, n, k, count),
                     Operand::new(
@@ -272,7 +332,12 @@ impl TpRank {
                     OutputOperand::new(partial.slice_mut(s0 * rows * n..), n, rows * n),
                     alpha,
                 );
-                gemm.run(&mut args, stream)?;
+                Timeline::span(
+                    &mut trace,
+                    stream,
+                    || format!("GEMM of rows {first}..+{valid} of {count} shards"),
+                    || self.run_gemm(gemm, &mut args, stream, beside_a_collective),
+                )?;
             }
             comm_stream
                 .wait(&record(stream, "a chunk's partial products")?)
@@ -280,17 +345,25 @@ impl TpRank {
             let valid = split.valid_rows(r, (first, rows));
             let range = first * n..(first + valid) * n;
             if valid == rows {
-                self.comm()
-                    .reduce_scatter(&partial, &mut d_shard.slice_mut(range), &ReduceOp::Sum)
-                    .map_err(|e| {
-                        nccl_error(format!("reduce-scattering rows {first}.. of the shards"), e)
-                    })?;
+                Timeline::span(
+                    &mut trace,
+                    &comm_stream,
+                    || format!("reduce-scatter of rows {first}..+{rows} of each shard"),
+                    || {
+                        comm.reduce_scatter(&partial, &mut d_shard.slice_mut(range), &ReduceOp::Sum)
+                            .map_err(|e| {
+                                nccl_error(
+                                    format!("reduce-scattering rows {first}.. of the shards"),
+                                    e,
+                                )
+                            })
+                    },
+                )?;
             } else {
                 // This rank's shard ends inside the chunk (M ragged): sum
                 // into a buffer of the full chunk, keep the valid rows.
                 let mut staging = alloc::<T>(&comm_stream, rows * n)?;
-                self.comm()
-                    .reduce_scatter(&partial, &mut staging, &ReduceOp::Sum)
+                comm.reduce_scatter(&partial, &mut staging, &ReduceOp::Sum)
                     .map_err(|e| {
                         nccl_error(format!("reduce-scattering rows {first}.. of the shards"), e)
                     })?;
@@ -303,7 +376,8 @@ impl TpRank {
             }
             partials.push(partial);
         }
-        finish_after_collectives(stream, &comm_stream, partials)
+        finish_after_collectives(stream, &comm_stream, partials)?;
+        Timeline::print(trace, "GEMM + reduce-scatter", r)
     }
 
     /// GEMM + all-reduce (a row-parallel layer at decode sizes): as
@@ -325,6 +399,9 @@ impl TpRank {
         options: &TpOptions,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            return self.gemm_all_reduce_peers(peers, gemm, shape, a, b, d, alpha, options, stream);
+        }
         let GemmShape { m, n, k, .. } = shape;
         check_options(options, shape)?;
         check_linear(gemm)?;
@@ -341,8 +418,10 @@ impl TpRank {
         } else {
             vec![(0, m)]
         };
+        let comm = self.comm_for(options.overlap);
         let mut partials = Vec::with_capacity(chunks.len());
-        for (first, rows) in chunks {
+        for (index, (first, rows)) in chunks.into_iter().enumerate() {
+            let beside_a_collective = options.overlap && index > 0;
             let mut partial = alloc::<T>(stream, rows * n)?;
             let mut args = Arguments::product(
                 GemmShape::new(rows, n, k, 1),
@@ -351,17 +430,16 @@ impl TpRank {
                 OutputOperand::new(partial.slice_mut(..), n, 0),
                 alpha,
             );
-            gemm.run(&mut args, stream)?;
+            self.run_gemm(gemm, &mut args, stream, beside_a_collective)?;
             comm_stream
                 .wait(&record(stream, "a chunk's partial products")?)
                 .map_err(|e| Error::driver("waiting for a chunk's partial products", e))?;
-            self.comm()
-                .all_reduce(
-                    &partial,
-                    &mut d.slice_mut(first * n..(first + rows) * n),
-                    &ReduceOp::Sum,
-                )
-                .map_err(|e| nccl_error(format!("all-reducing rows {first}.. of D"), e))?;
+            comm.all_reduce(
+                &partial,
+                &mut d.slice_mut(first * n..(first + rows) * n),
+                &ReduceOp::Sum,
+            )
+            .map_err(|e| nccl_error(format!("all-reducing rows {first}.. of D"), e))?;
             partials.push(partial);
         }
         finish_after_collectives(stream, &comm_stream, partials)
@@ -446,12 +524,28 @@ impl TpRank {
         })
     }
 
+    /// Runs one GEMM of an operation on `stream`: where it overlaps the
+    /// collectives, on the SMs they leave free.
+    fn run_gemm<T: TpElement>(
+        &self,
+        gemm: &Gemm,
+        args: &mut Arguments<'_, T, T, T, T>,
+        stream: &Arc<CudaStream>,
+        overlapped: bool,
+    ) -> Result<()> {
+        if overlapped {
+            gemm.run_with_sm_count(args, stream, self.gemm_sms())
+        } else {
+            gemm.run(args, stream)
+        }
+    }
+
     /// Runs `collective` on the collectives' stream between two events, so
     /// that it follows `stream`'s work and `stream`'s next work follows it.
     fn on_stream(
         &self,
         stream: &Arc<CudaStream>,
-        collective: impl FnOnce(&cudarc::nccl::Comm) -> Result<()>,
+        collective: impl FnOnce(&Communicator) -> Result<()>,
     ) -> Result<()> {
         let comm_stream = self.comm().stream();
         comm_stream
@@ -467,21 +561,7 @@ impl TpRank {
     /// error on every rank where any differs.
     fn agree(&self, op: Op, shape: GemmShape, options: &TpOptions) -> Result<()> {
         let stream = self.comm().stream();
-        // What every rank must share: M, and K for the all-gather (each
-        // rank's B has its own N), N for the reducing operations (each
-        // rank's K slice may differ).
-        let (n, k) = match op {
-            Op::AllGatherGemm => (0, shape.k),
-            Op::GemmReduceScatter | Op::GemmAllReduce => (shape.n, 0),
-        };
-        let mine = [
-            op as u64,
-            shape.m as u64,
-            n as u64,
-            k as u64,
-            options.chunks as u64,
-            u64::from(options.overlap),
-        ];
+        let mine = shape_record(op, shape, options);
         let send = stream
             .clone_htod(&mine)
             .map_err(|e| Error::driver("copying this rank's shape for the check", e))?;
@@ -494,21 +574,47 @@ impl TpRank {
         let all = stream
             .clone_dtoh(&all)
             .map_err(|e| Error::driver("reading every rank's shape", e))?;
-        for (rank, theirs) in all.chunks(mine.len()).enumerate() {
-            if theirs != mine {
-                return Err(Error::invalid_argument(
-                    format!("the call on rank {rank}"),
-                    describe(theirs),
-                    format!(
-                        "the call rank {} made, {}: every rank runs the same operation with the same M, chunks and overlap, and the same K (all-gather + GEMM) or N (the reducing operations)",
-                        self.rank(),
-                        describe(&mine)
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        compare_records(all.chunks(mine.len()), &mine, self.rank())
     }
+}
+
+/// What every rank of an operation must share: the operation, M, chunks
+/// and overlap, and K for the all-gather (each rank's B has its own N), N
+/// for the reducing operations (each rank's K slice may differ).
+pub(super) fn shape_record(op: Op, shape: GemmShape, options: &TpOptions) -> [u64; 6] {
+    let (n, k) = match op {
+        Op::AllGatherGemm => (0, shape.k),
+        Op::GemmReduceScatter | Op::GemmAllReduce => (shape.n, 0),
+    };
+    [
+        op as u64,
+        shape.m as u64,
+        n as u64,
+        k as u64,
+        options.chunks as u64,
+        u64::from(options.overlap),
+    ]
+}
+
+/// An error naming the first rank whose record differs from `mine`.
+pub(super) fn compare_records<'a>(
+    all: impl Iterator<Item = &'a [u64]>,
+    mine: &[u64],
+    my_rank: usize,
+) -> Result<()> {
+    for (rank, theirs) in all.enumerate() {
+        if theirs != mine {
+            return Err(Error::invalid_argument(
+                format!("the call on rank {rank}"),
+                describe(theirs),
+                format!(
+                    "the call rank {my_rank} made, {}: every rank runs the same operation with the same M, chunks and overlap, and the same K (all-gather + GEMM) or N (the reducing operations)",
+                    describe(mine)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A shape-check record as text.
@@ -558,7 +664,7 @@ fn runs(
 }
 
 /// The options' and shape's own limits: 1 to 64 chunks, one batch.
-fn check_options(options: &TpOptions, shape: GemmShape) -> Result<()> {
+pub(super) fn check_options(options: &TpOptions, shape: GemmShape) -> Result<()> {
     if !(1..=64).contains(&options.chunks) {
         return Err(Error::invalid_argument(
             "chunks",
@@ -577,7 +683,7 @@ fn check_options(options: &TpOptions, shape: GemmShape) -> Result<()> {
 }
 
 /// A buffer of `len` elements where `needed` are: an error naming it.
-fn check_len(name: &str, len: usize, needed: usize, what: &str) -> Result<()> {
+pub(super) fn check_len(name: &str, len: usize, needed: usize, what: &str) -> Result<()> {
     if len < needed {
         return Err(Error::invalid_argument(
             format!("{name}.len()"),
@@ -590,7 +696,7 @@ fn check_len(name: &str, len: usize, needed: usize, what: &str) -> Result<()> {
 
 /// A reducing operation sums the GEMMs' outputs: only the plain linear
 /// combination commutes with the sum.
-fn check_linear(gemm: &Gemm) -> Result<()> {
+pub(super) fn check_linear(gemm: &Gemm) -> Result<()> {
     let fusion = &gemm.spec().epilogue.fusion;
     if fusion.is_linear_combination() {
         return Ok(());
@@ -603,7 +709,7 @@ fn check_linear(gemm: &Gemm) -> Result<()> {
 }
 
 /// `len` elements on `stream`, not initialized.
-fn alloc<T: TpElement>(stream: &Arc<CudaStream>, len: usize) -> Result<CudaSlice<T>> {
+pub(super) fn alloc<T: TpElement>(stream: &Arc<CudaStream>, len: usize) -> Result<CudaSlice<T>> {
     // SAFETY: every element a caller reads is written first (a collective
     // fills the gather and reduce buffers, the GEMMs the partial products;
     // rows past a ragged shard are read only by a collective whose result
