@@ -186,7 +186,7 @@ impl From<ParseElementTypeError> for Error {
         Error::invalid_argument(
             "element type",
             format!("`{}`", error.value),
-            "one of f16, bf16, f32, tf32, f64, i8, u8, i32",
+            "one of f16, bf16, f32, tf32, f64, i8, u8, i32, e4m3, e5m2",
         )
     }
 }
@@ -364,7 +364,7 @@ mod tests {
         let element = parse("(4,8):(8,1)", "f17").unwrap_err();
         assert_eq!(
             element.to_string(),
-            "invalid argument `element type` = `f17`: expected one of f16, bf16, f32, tf32, f64, i8, u8, i32"
+            "invalid argument `element type` = `f17`: expected one of f16, bf16, f32, tf32, f64, i8, u8, i32, e4m3, e5m2"
         );
     }
 

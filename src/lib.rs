@@ -66,6 +66,20 @@ pub use cudarc;
 /// ```
 pub use half;
 
+/// The `float8` crate whose types hold FP8 elements on the host
+/// (`float8::F8E4M3`, `float8::F8E5M2`: OCP FP8, as NVIDIA's `__nv_fp8_e4m3`
+/// and `__nv_fp8_e5m2`), re-exported so that a downstream crate uses the
+/// same types:
+///
+/// ```
+/// use cutlet::float8::{F8E4M3, F8E5M2};
+///
+/// assert_eq!(F8E4M3::from_f32(1.5).to_f32(), 1.5);
+/// assert_eq!(F8E4M3::from_f32(1000.0).to_f32(), 448.0); // saturates at e4m3's largest
+/// assert_eq!(F8E5M2::from_f32(0.25).to_bits(), 0x34);
+/// ```
+pub use float8;
+
 /// The `typenum` crate whose numbers size a typed GEMM configuration
 /// (`Tile<U128, U256, U64>`, `MainloopSm80CpAsync<U3>`), re-exported so
 /// that a downstream crate writes configurations without depending on it:

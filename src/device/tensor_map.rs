@@ -124,8 +124,8 @@ impl fmt::Display for TmaSwizzle {
 }
 
 /// The driver's data type of `element`, as CUTLASS's
-/// `to_CUtensorMapDataType` picks it (8-bit integers as `UINT8`, tf32 as
-/// `TFLOAT32`).
+/// `to_CUtensorMapDataType` picks it (8-bit integers and FP8 as `UINT8`,
+/// tf32 as `TFLOAT32`).
 const fn data_type(element: ElementType) -> sys::CUtensorMapDataType {
     use sys::CUtensorMapDataType as T;
     match element {
@@ -134,7 +134,9 @@ const fn data_type(element: ElementType) -> sys::CUtensorMapDataType {
         ElementType::F32 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
         ElementType::TF32 => T::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
         ElementType::F64 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
-        ElementType::I8 | ElementType::U8 => T::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        ElementType::I8 | ElementType::U8 | ElementType::F8E4M3 | ElementType::F8E5M2 => {
+            T::CU_TENSOR_MAP_DATA_TYPE_UINT8
+        }
         ElementType::I32 => T::CU_TENSOR_MAP_DATA_TYPE_INT32,
     }
 }

@@ -7,7 +7,8 @@ use crate::numeric::ElementType;
 /// even for f16, bf16, f32 (overflow gives ±inf, subnormals kept), nearest
 /// with ties away for tf32 (as `cvt.rna.tf32.f32`); toward zero with
 /// saturation for the integers (NaN gives 0, as PTX `cvt.rzi` and Rust `as`
-/// do); f64 unchanged.
+/// do); to nearest even with saturation for FP8 (as `cvt.rn.satfinite`:
+/// past the largest finite value, that value); f64 unchanged.
 ///
 /// ```
 /// use cutlet::fusion::host::round_to;
@@ -18,6 +19,10 @@ use crate::numeric::ElementType;
 /// assert_eq!(round_to(ElementType::BF16, 1.0 + 3.0 / 256.0), 1.0 + 1.0 / 64.0);
 /// assert_eq!(round_to(ElementType::I32, -2.7), -2.0);
 /// assert_eq!(round_to(ElementType::I32, 1e12), 2147483647.0);
+/// assert_eq!(round_to(ElementType::F8E4M3, 1.0 + 1.0 / 16.0), 1.0); // a tie: to even
+/// assert_eq!(round_to(ElementType::F8E4M3, 460.0), 448.0); // saturated
+/// assert_eq!(round_to(ElementType::F8E5M2, -1e6), -57344.0);
+/// assert_eq!(round_to(ElementType::F8E4M3, 0.001), 0.001953125); // the smallest subnormal, 2^-9
 /// ```
 pub fn round_to(ty: ElementType, x: f64) -> f64 {
     match ty {
@@ -29,6 +34,19 @@ pub fn round_to(ty: ElementType, x: f64) -> f64 {
         ElementType::I32 => f64::from(x as i32),
         ElementType::I8 => f64::from(x as i8),
         ElementType::U8 => f64::from(x as u8),
+        // FP8 as the kernels convert to it (`cvt.rn.satfinite`): to nearest,
+        // ties to even, and past the largest finite value that value.
+        ElementType::F8E4M3 => saturate(round_float(x, 3, -6, 8, true), 448.0),
+        ElementType::F8E5M2 => saturate(round_float(x, 2, -14, 15, true), 57344.0),
+    }
+}
+
+/// `x` clamped to `±max` (NaN stays NaN).
+fn saturate(x: f64, max: f64) -> f64 {
+    if x.abs() > max {
+        max.copysign(x)
+    } else {
+        x
     }
 }
 

@@ -5,7 +5,8 @@ use super::ElementType;
 /// A Rust type that holds one element of a cutlet kernel's input or output.
 ///
 /// Implemented for `half::f16`, `half::bf16`, `f32`, [`Tf32`], `f64`, `i8`,
-/// `u8` and `i32`. `TYPE` ties the host type to the [`ElementType`] a kernel
+/// `u8`, `i32`, and the FP8 types `float8::F8E4M3` and `float8::F8E5M2`
+/// (re-exported as [`cutlet::float8`](crate::float8)). `TYPE` ties the host type to the [`ElementType`] a kernel
 /// spec names, so typed front doors lower to the same spec as runtime ones.
 ///
 /// ```
@@ -16,11 +17,12 @@ use super::ElementType;
 /// }
 /// assert_eq!(type_of::<half::f16>(), ElementType::F16);
 /// assert_eq!(type_of::<i8>().size_bytes(), 1);
+/// assert_eq!(type_of::<cutlet::float8::F8E4M3>(), ElementType::F8E4M3);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a cutlet element type",
     label = "this type cannot be a kernel's element",
-    note = "cutlet elements are half::f16, half::bf16, f32, cutlet::numeric::Tf32, f64, i8, u8 and i32"
+    note = "cutlet elements are half::f16, half::bf16, f32, cutlet::numeric::Tf32, f64, i8, u8, i32, float8::F8E4M3 and float8::F8E5M2"
 )]
 pub trait Element: bytemuck::Pod + Copy + Send + Sync + 'static {
     /// The runtime element type this Rust type stores.
@@ -63,4 +65,6 @@ elements!(
     i8 => I8,
     u8 => U8,
     i32 => I32,
+    float8::F8E4M3 => F8E4M3,
+    float8::F8E5M2 => F8E5M2,
 );

@@ -17,6 +17,10 @@ use std::str::FromStr;
 /// assert_eq!(t.register_type(), ".b16");
 /// assert_eq!(t.elements_per_b32(), 2);
 /// assert_eq!(t.to_string(), "bf16");
+///
+/// let e4m3: ElementType = "e4m3".parse().unwrap();
+/// assert_eq!((e4m3.ptx_type(), e4m3.size_bits(), e4m3.is_float()), (".e4m3", 8, true));
+/// assert_eq!(ElementType::F8E5M2.elements_per_b32(), 4);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElementType {
@@ -36,11 +40,17 @@ pub enum ElementType {
     U8,
     /// Signed 32-bit integer.
     I32,
+    /// FP8 E4M3 (OCP's `E4M3FN`: 4 exponent bits, 3 mantissa bits, no
+    /// infinities, largest finite 448), PTX `.e4m3`.
+    F8E4M3,
+    /// FP8 E5M2 (5 exponent bits, 2 mantissa bits, IEEE-style infinities,
+    /// largest finite 57344), PTX `.e5m2`.
+    F8E5M2,
 }
 
 impl ElementType {
     /// Every element type, in declaration order.
-    pub const ALL: [ElementType; 8] = [
+    pub const ALL: [ElementType; 10] = [
         ElementType::F16,
         ElementType::BF16,
         ElementType::F32,
@@ -49,12 +59,14 @@ impl ElementType {
         ElementType::I8,
         ElementType::U8,
         ElementType::I32,
+        ElementType::F8E4M3,
+        ElementType::F8E5M2,
     ];
 
     /// Storage size of one element in bits (TF32 is stored in 32 bits).
     pub const fn size_bits(self) -> u32 {
         match self {
-            ElementType::I8 | ElementType::U8 => 8,
+            ElementType::I8 | ElementType::U8 | ElementType::F8E4M3 | ElementType::F8E5M2 => 8,
             ElementType::F16 | ElementType::BF16 => 16,
             ElementType::F32 | ElementType::TF32 | ElementType::I32 => 32,
             ElementType::F64 => 64,
@@ -77,6 +89,8 @@ impl ElementType {
             ElementType::I8 => ".s8",
             ElementType::U8 => ".u8",
             ElementType::I32 => ".s32",
+            ElementType::F8E4M3 => ".e4m3",
+            ElementType::F8E5M2 => ".e5m2",
         }
     }
 
@@ -91,7 +105,12 @@ impl ElementType {
             ElementType::F16 | ElementType::BF16 => ".b16",
             ElementType::F32 => ".f32",
             ElementType::F64 => ".f64",
-            ElementType::TF32 | ElementType::I8 | ElementType::U8 | ElementType::I32 => ".b32",
+            ElementType::TF32
+            | ElementType::I8
+            | ElementType::U8
+            | ElementType::I32
+            | ElementType::F8E4M3
+            | ElementType::F8E5M2 => ".b32",
         }
     }
 
@@ -101,7 +120,7 @@ impl ElementType {
     pub const fn elements_per_b32(self) -> u32 {
         match self {
             ElementType::F16 | ElementType::BF16 => 2,
-            ElementType::I8 | ElementType::U8 => 4,
+            ElementType::I8 | ElementType::U8 | ElementType::F8E4M3 | ElementType::F8E5M2 => 4,
             ElementType::F32 | ElementType::TF32 | ElementType::I32 | ElementType::F64 => 1,
         }
     }
@@ -122,6 +141,8 @@ impl ElementType {
             ElementType::I8 => "i8",
             ElementType::U8 => "u8",
             ElementType::I32 => "i32",
+            ElementType::F8E4M3 => "e4m3",
+            ElementType::F8E5M2 => "e5m2",
         }
     }
 }
@@ -134,7 +155,7 @@ impl fmt::Display for ElementType {
 
 /// A string that names no element type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown element type `{value}`: expected one of f16, bf16, f32, tf32, f64, i8, u8, i32")]
+#[error("unknown element type `{value}`: expected one of f16, bf16, f32, tf32, f64, i8, u8, i32, e4m3, e5m2")]
 pub struct ParseElementTypeError {
     /// The string that was given.
     pub value: String,

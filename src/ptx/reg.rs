@@ -75,9 +75,12 @@ impl RegClass {
             ElementType::F16 | ElementType::BF16 => RegClass::B16,
             ElementType::F32 => RegClass::F32,
             ElementType::F64 => RegClass::F64,
-            ElementType::TF32 | ElementType::I8 | ElementType::U8 | ElementType::I32 => {
-                RegClass::B32
-            }
+            ElementType::TF32
+            | ElementType::I8
+            | ElementType::U8
+            | ElementType::I32
+            | ElementType::F8E4M3
+            | ElementType::F8E5M2 => RegClass::B32,
         }
     }
 }
