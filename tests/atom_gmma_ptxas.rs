@@ -1,7 +1,8 @@
 //! The SM90 wgmma emitters assemble with ptxas for sm_90a: every type
 //! family at N = 8, 64, 128, 256, `_SS` and `_RS`, transposed and not
 //! (16-bit), descriptors built by `GmmaDescriptor::emit`, between fence,
-//! commit and wait.
+//! commit and wait; and every 8-bit type pair and accumulator at four
+//! widths (an odd multiple of 8 for FP8, the integers' 24 and 48).
 
 mod common;
 
@@ -9,7 +10,7 @@ use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
 use cutlet::atom::{
     emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_smem_layout, GmmaA, GmmaDescriptor,
-    GmmaSwizzle, MmaSource, ScaleD, SM90_GMMA,
+    GmmaSwizzle, MmaAtom, MmaSource, ScaleD, SM90_GMMA, SM90_GMMA_F8, SM90_GMMA_I8,
 };
 use cutlet::gemm::OperandMajor;
 use cutlet::numeric::ElementType::BF16;
@@ -102,4 +103,96 @@ fn wgmma_forms_assemble_for_sm90a() {
     };
     let f = report.function("wgmma_forms");
     assert_eq!(f.spill_stores, 0, "{f:?}");
+}
+
+/// One kernel issuing every 8-bit atom of `widths` (the FP8 table's for
+/// `fp8`, else the integers'), `_SS` and `_RS`, with each `scale-d` form,
+/// in a PTX ISA 8.4 module (mixed s8/u8 needs it).
+fn wgmma_8bit_kernel(atoms: &[MmaAtom], widths: &[i64]) -> (String, usize) {
+    let mut k = Kernel::new("wgmma_8bit_forms").unwrap();
+    k.max_threads(128, 1, 1);
+    let dst_param = k.param("dst", ParamType::U64).unwrap();
+    let tile = k.shared_static("tile", 1024, 32 * 1024).unwrap();
+    let dst = k.load_param(&dst_param).unwrap();
+    k.cvta_to_global(dst, dst);
+    let base = k.shared_address(&tile);
+    let stage = gmma_smem_layout(OperandMajor::K, BF16, GmmaSwizzle::B128, 256, 64).unwrap();
+    let slice = GmmaDescriptor::slice(&stage, [64, 16], [0, 0]).unwrap();
+    let desc = GmmaDescriptor::from_layout(OperandMajor::K, BF16, &slice).unwrap();
+    let desc_a = desc.emit(&mut k, base).unwrap();
+    let desc_b = desc.emit(&mut k, base).unwrap();
+    let tid = k.special(SpecialReg::TidX);
+    let a = k.regs(RegClass::B32, 4);
+    for r in &a {
+        k.push(format!("mov.b32 {r}, {tid};"));
+    }
+    let p = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
+    let sum = k.reg(RegClass::B32);
+    k.push(format!("mov.b32 {sum}, 0;"));
+    let mut count = 0;
+    for atom in atoms {
+        if !widths.contains(&atom.shape_mnk()[1]) {
+            continue;
+        }
+        let acc = k.regs(atom.regs().c_class, atom.regs().c);
+        for r in &acc {
+            k.push(format!("mov.b32 {r}, 0;"));
+        }
+        emit_wgmma_fence(&mut k).unwrap();
+        let operand = match atom.source() {
+            MmaSource::SharedShared => GmmaA::Desc(desc_a),
+            _ => GmmaA::Regs(&a),
+        };
+        for scale in [ScaleD::Zero, ScaleD::Pred(p), ScaleD::One] {
+            atom.emit_wgmma(&mut k, &acc, operand, desc_b, scale, false, false)
+                .unwrap();
+        }
+        emit_wgmma_commit(&mut k).unwrap();
+        emit_wgmma_wait(&mut k, 0).unwrap();
+        let value = k.reg(RegClass::B32);
+        k.push(format!("mov.b32 {value}, {};", acc[acc.len() - 1]));
+        k.push(format!("xor.b32 {sum}, {sum}, {value};"));
+        count += 1;
+    }
+    k.push(format!("st.global.b32 [{dst}], {sum};"));
+    let mut module = Module::new(ArchKind::Sm90).with_ptx_version(8, 4).unwrap();
+    module.add_kernel(k).unwrap();
+    (module.emit().unwrap(), count)
+}
+
+#[test]
+fn eight_bit_wgmma_forms_assemble_for_sm90a() {
+    for (atoms, widths, expected, opcodes) in [
+        (
+            &SM90_GMMA_F8[..],
+            &[8, 40, 128, 256][..],
+            4 * 16,
+            &[
+                "wgmma.mma_async.sync.aligned.m64n40k32.f32.e4m3.e5m2",
+                "wgmma.mma_async.sync.aligned.m64n256k32.f16.e5m2.e5m2",
+            ][..],
+        ),
+        (
+            &SM90_GMMA_I8[..],
+            &[8, 24, 48, 256][..],
+            4 * 8,
+            &[
+                "wgmma.mma_async.sync.aligned.m64n24k32.s32.s8.u8",
+                "wgmma.mma_async.sync.aligned.m64n256k32.s32.u8.u8",
+            ][..],
+        ),
+    ] {
+        let (ptx, count) = wgmma_8bit_kernel(atoms, widths);
+        assert_eq!(count, expected);
+        assert!(ptx.contains(".version 8.4"), "{}", &ptx[..200]);
+        for opcode in opcodes {
+            assert!(ptx.contains(opcode), "{opcode}");
+        }
+        let Some(report) = assemble(&ptx, ArchKind::Sm90.ptx_target()) else {
+            return;
+        };
+        let f = report.function("wgmma_8bit_forms");
+        assert_eq!(f.spill_stores, 0, "{f:?}");
+    }
 }

@@ -1,15 +1,18 @@
 //! [`MmaAtom::named`]: an atom found by its CuTe name among every atom the
-//! library lists ([`MmaAtom::ALL`] and the SM90 wgmma table
-//! [`SM90_GMMA`](super::SM90_GMMA)), so a new table row is found as soon as
-//! it is listed there.
+//! library lists ([`MmaAtom::ALL`] and the SM90 wgmma tables
+//! [`SM90_GMMA`](super::SM90_GMMA), [`SM90_GMMA_F8`](super::SM90_GMMA_F8) and
+//! [`SM90_GMMA_I8`](super::SM90_GMMA_I8)), so a new table row is found as soon
+//! as it is listed there.
 
 use super::mma_atom::MmaAtom;
 use super::mma_sm90_gmma::SM90_GMMA;
+use super::mma_sm90_gmma_8bit::{SM90_GMMA_F8, SM90_GMMA_I8};
 use crate::{Error, Result};
 
 impl MmaAtom {
     /// The atom CuTe names `name` (ASCII case ignored), if the library
-    /// lists one in [`MmaAtom::ALL`] or [`SM90_GMMA`](super::SM90_GMMA).
+    /// lists one in [`MmaAtom::ALL`], [`SM90_GMMA`](super::SM90_GMMA),
+    /// [`SM90_GMMA_F8`](super::SM90_GMMA_F8) or [`SM90_GMMA_I8`](super::SM90_GMMA_I8).
     ///
     /// ```
     /// use cutlet::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN};
@@ -24,6 +27,8 @@ impl MmaAtom {
         MmaAtom::ALL
             .iter()
             .chain(SM90_GMMA.iter())
+            .chain(SM90_GMMA_F8.iter())
+            .chain(SM90_GMMA_I8.iter())
             .copied()
             .find(|atom| atom.name.eq_ignore_ascii_case(name))
     }
@@ -46,7 +51,9 @@ impl MmaAtom {
                 format!(
                     "the CuTe name of an MMA atom cutlet lists: {}, or an SM90 wgmma \
                      SM90_64xNx16_{{F32BF16BF16,F32F16F16,F16F16F16}}_{{SS,RS}} or \
-                     SM90_64xNx8_F32TF32TF32_{{SS,RS}} with N = 8, 16, .., 256",
+                     SM90_64xNx8_F32TF32TF32_{{SS,RS}} with N = 8, 16, .., 256, or an 8-bit \
+                     SM90_64xNx32_{{F32,F16}}{{E4M3,E5M2}}{{E4M3,E5M2}}_{{SS,RS}}_TN (N = 8, 16, .., 256) \
+                     or SM90_64xNx32_S32{{S8,U8}}{{S8,U8}}_{{SS,RS}}_TN (N = 8, 16, 24, 32, 48, .., 256)",
                     known.join(", ")
                 ),
             )

@@ -17,20 +17,21 @@
 use super::atom_layout::{AtomLayout, AtomMode};
 use super::emit::check_regs;
 use super::mma_atom::{MmaAtom, MmaRegs, MmaSource, MmaTypes, SnippetRef};
+use super::mma_sm90_gmma_8bit::gmma8_atom;
 use crate::arch::ArchKind;
 use crate::numeric::ElementType::{self, BF16, F16, F32, TF32};
 use crate::ptx::{Kernel, Reg, RegClass};
 use crate::{Error, Result};
 
 /// The snippet family of every wgmma atom and of the ordering instructions.
-const FAMILY: &str = "sm90/wgmma";
+pub(super) const FAMILY: &str = "sm90/wgmma";
 /// Threads of a warpgroup.
-const WARPGROUP: AtomLayout = AtomLayout::single(AtomMode::int(128, 1));
-/// A registers per thread of an `_RS` atom (16-bit and tf32 alike).
-const RS_A_REGS: usize = 4;
+pub(super) const WARPGROUP: AtomLayout = AtomLayout::single(AtomMode::int(128, 1));
+/// A registers per thread of an `_RS` atom (16-bit, tf32 and 8-bit alike).
+pub(super) const RS_A_REGS: usize = 4;
 /// The warpgroup's threads as `(t, g, w)` over a 64-row tile whose K (or N)
 /// stride is `stride`: `(4,8,4):(stride,1,16)`.
-const fn warpgroup_lanes(stride: i64) -> AtomMode {
+pub(super) const fn warpgroup_lanes(stride: i64) -> AtomMode {
     AtomMode::of([4, 8, 4], [stride, 1, 16])
 }
 
@@ -45,12 +46,12 @@ const A_RS_TF32: AtomLayout = AtomLayout::tv(warpgroup_lanes(64), AtomMode::of([
 
 /// CuTe's `ABLayout<rows, k>`: the whole `rows x k` tile for every thread,
 /// `(128,(rows,k)):(0,(1,rows))`.
-const fn ab_whole(rows: i64, k: i64) -> AtomLayout {
+pub(super) const fn ab_whole(rows: i64, k: i64) -> AtomLayout {
     AtomLayout::tv(AtomMode::int(128, 0), AtomMode::of([rows, k], [1, rows]))
 }
 
 /// CuTe's `CLayout_64xN`: `((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512))`.
-const fn c_64xn(n: i64) -> AtomLayout {
+pub(super) const fn c_64xn(n: i64) -> AtomLayout {
     AtomLayout::tv(
         warpgroup_lanes(128),
         AtomMode::of([2, 2, n / 8], [64, 8, 512]),
@@ -239,9 +240,12 @@ gmma_table!(
 
 /// The wgmma atom for A, B and accumulator types, width `n` and A's
 /// `source` ([`MmaSource::SharedShared`] or [`MmaSource::RegisterShared`]),
-/// if the table has one: bf16 x bf16 + f32, f16 x f16 + f32 or f16, and
-/// tf32 x tf32 + f32 (f32 A and B run as tf32), `n` a multiple of 8 from 8
-/// to 256.
+/// if a table has one: bf16 x bf16 + f32, f16 x f16 + f32 or f16, and
+/// tf32 x tf32 + f32 (f32 A and B run as tf32) from [`SM90_GMMA`]; any pair
+/// of e4m3 and e5m2 + f32 or f16 from [`SM90_GMMA_F8`](super::SM90_GMMA_F8);
+/// any pair of i8 and u8 + i32 from [`SM90_GMMA_I8`](super::SM90_GMMA_I8);
+/// `n` a multiple of 8 from 8 to 256 (for the integers 8, 16, 24 or a
+/// multiple of 16).
 ///
 /// ```
 /// use cutlet::atom::{gmma_atom, MmaSource};
@@ -253,6 +257,14 @@ gmma_table!(
 /// assert_eq!(gmma_atom(F32, F32, F32, 8, MmaSource::SharedShared).unwrap().shape_mnk(), [64, 8, 8]);
 /// assert_eq!(gmma_atom(BF16, BF16, F32, 12, MmaSource::SharedShared), None);
 /// assert_eq!(gmma_atom(BF16, BF16, F32, 64, MmaSource::Registers), None);
+///
+/// use cutlet::numeric::ElementType::{F8E4M3, F8E5M2, I32, I8, U8};
+/// let fp8 = gmma_atom(F8E5M2, F8E4M3, F32, 256, MmaSource::SharedShared).unwrap();
+/// assert_eq!(fp8.name(), "SM90_64x256x32_F32E5M2E4M3_SS_TN");
+/// let int8 = gmma_atom(U8, I8, I32, 48, MmaSource::RegisterShared).unwrap();
+/// assert_eq!(int8.name(), "SM90_64x48x32_S32U8S8_RS_TN");
+/// assert_eq!(gmma_atom(I8, I8, I32, 40, MmaSource::SharedShared), None); // not an integer N
+/// assert_eq!(gmma_atom(F8E4M3, I8, F32, 64, MmaSource::SharedShared), None);
 /// ```
 pub const fn gmma_atom(
     a: ElementType,
@@ -265,14 +277,17 @@ pub const fn gmma_atom(
         (F32, F32) => (TF32, TF32),
         other => other,
     };
-    if n < 8 || n > 256 || !n.is_multiple_of(8) || a as u32 != b as u32 {
-        return None;
-    }
     let column = match source {
         MmaSource::SharedShared => 0,
         MmaSource::RegisterShared => 1,
         MmaSource::Registers => return None,
     };
+    if a.size_bits() == 8 {
+        return gmma8_atom(a, b, acc, n, column);
+    }
+    if n < 8 || n > 256 || !n.is_multiple_of(8) || a as u32 != b as u32 {
+        return None;
+    }
     let mut f = 0;
     while f < FAMILIES.len() {
         let family = FAMILIES[f];
@@ -366,7 +381,7 @@ impl MmaAtom {
             return Err(Error::invalid_argument(
                 "wgmma transpose",
                 format!("trans_a {trans_a}, trans_b {trans_b} for {}", self.name),
-                "no transpose: tf32 operands must be K-major",
+                "no transpose: tf32 and 8-bit operands must be K-major",
             ));
         }
         let a_text = match (self.source, a) {
@@ -419,6 +434,11 @@ impl MmaAtom {
                 holes.push(("trans_a", &ta));
             }
             holes.push(("trans_b", &tb));
+        }
+        // The 8-bit snippets take the types from the opcode: `f32.e4m3.e5m2`.
+        let types = self.opcode.split_once("k32.").map_or("", |(_, t)| t);
+        if self.types.a.size_bits() == 8 {
+            holes.push(("types", &types));
         }
         k.snippet(self.snippet.family, self.snippet.name, &holes)?;
         Ok(())

@@ -5,7 +5,7 @@
 //! it with layouts from [`crate::layout`]. Atoms are data: each is one
 //! `const` [`MmaAtom`] value named as in CUTLASS
 //! (`SM80_16x8x16_F32BF16BF16F32_TN`), a row of its architecture's table
-//! ([`SM80_MMA`], [`SM70_MMA`], [`SM90_GMMA`]); collectives pick one with
+//! ([`SM80_MMA`], [`SM70_MMA`], [`SM90_GMMA`], [`SM90_GMMA_F8`], [`SM90_GMMA_I8`]); collectives pick one with
 //! [`MmaAtom::for_types`] (SM80 only) or [`gmma_atom`] (SM90) and ask
 //! it every fact below instead of knowing it. A new instruction family is
 //! new rows, or a `const fn` that generates them, not new code: the
@@ -99,6 +99,7 @@ mod mma_lookup;
 mod mma_sm70;
 mod mma_sm80;
 mod mma_sm90_gmma;
+mod mma_sm90_gmma_8bit;
 mod mma_universal;
 
 pub use atom_layout::{AtomLayout, AtomMode};
@@ -127,4 +128,5 @@ pub use mma_sm80::{
 pub use mma_sm90_gmma::{
     emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, GmmaA, ScaleD, SM90_GMMA,
 };
+pub use mma_sm90_gmma_8bit::{SM90_GMMA_F8, SM90_GMMA_I8};
 pub use mma_universal::UniversalFMA;

@@ -51,7 +51,7 @@ pub(crate) const fn check_sm90_mainloop(
             .s(t.b.name())
             .s(", acc=")
             .s(t.acc.name())
-            .s(" have no wgmma instruction: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16 or tf32/tf32/f32 (f32 inputs multiply as tf32)"));
+            .s(" have no SM90 mainloop: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16 or tf32/tf32/f32 (f32 inputs multiply as tf32; 8-bit inputs have wgmma atoms, SM90_GMMA_F8 and SM90_GMMA_I8, but no mainloop yet)"));
     }
     if t.a.size_bytes() == 4 && !matches!(majors.b, OperandMajor::K) {
         return Err(RuleMessage::new().s(
