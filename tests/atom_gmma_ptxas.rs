@@ -14,10 +14,22 @@ use cutlet::atom::{
 };
 use cutlet::gemm::OperandMajor;
 use cutlet::numeric::ElementType::BF16;
-use cutlet::ptx::{Kernel, Module, ParamType, RegClass, SpecialReg};
+use cutlet::ptx::{Kernel, Module, ParamType, Reg, RegClass, SpecialReg};
 
-fn wgmma_kernel() -> String {
-    let mut k = Kernel::new("wgmma_forms").unwrap();
+/// What every test kernel starts with: a warpgroup kernel `name` with a
+/// `dst` pointer, A's and B's descriptors (of one bf16 stage: their bits
+/// do not matter to ptxas), four A registers and a predicate.
+struct Operands {
+    k: Kernel,
+    dst: Reg,
+    desc_a: Reg,
+    desc_b: Reg,
+    a: Vec<Reg>,
+    p: Reg,
+}
+
+fn operands(name: &str) -> Operands {
+    let mut k = Kernel::new(name).unwrap();
     k.max_threads(128, 1, 1);
     let dst_param = k.param("dst", ParamType::U64).unwrap();
     let tile = k.shared_static("tile", 1024, 32 * 1024).unwrap();
@@ -38,6 +50,25 @@ fn wgmma_kernel() -> String {
     }
     let p = k.reg(RegClass::Pred);
     k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
+    Operands {
+        k,
+        dst,
+        desc_a,
+        desc_b,
+        a,
+        p,
+    }
+}
+
+fn wgmma_kernel() -> String {
+    let Operands {
+        mut k,
+        dst,
+        desc_a,
+        desc_b,
+        a,
+        p,
+    } = operands("wgmma_forms");
     let sum = k.reg(RegClass::F32);
     k.push(format!("mov.f32 {sum}, 0f00000000;"));
     let mut count = 0;
@@ -105,29 +136,18 @@ fn wgmma_forms_assemble_for_sm90a() {
     assert_eq!(f.spill_stores, 0, "{f:?}");
 }
 
-/// One kernel issuing every 8-bit atom of `widths` (the FP8 table's for
-/// `fp8`, else the integers'), `_SS` and `_RS`, with each `scale-d` form,
-/// in a PTX ISA 8.4 module (mixed s8/u8 needs it).
+/// One kernel issuing every atom of `atoms` whose N is in `widths`, `_SS`
+/// and `_RS`, with each `scale-d` form, in a PTX ISA 8.4 module (mixed
+/// s8/u8 needs it).
 fn wgmma_8bit_kernel(atoms: &[MmaAtom], widths: &[i64]) -> (String, usize) {
-    let mut k = Kernel::new("wgmma_8bit_forms").unwrap();
-    k.max_threads(128, 1, 1);
-    let dst_param = k.param("dst", ParamType::U64).unwrap();
-    let tile = k.shared_static("tile", 1024, 32 * 1024).unwrap();
-    let dst = k.load_param(&dst_param).unwrap();
-    k.cvta_to_global(dst, dst);
-    let base = k.shared_address(&tile);
-    let stage = gmma_smem_layout(OperandMajor::K, BF16, GmmaSwizzle::B128, 256, 64).unwrap();
-    let slice = GmmaDescriptor::slice(&stage, [64, 16], [0, 0]).unwrap();
-    let desc = GmmaDescriptor::from_layout(OperandMajor::K, BF16, &slice).unwrap();
-    let desc_a = desc.emit(&mut k, base).unwrap();
-    let desc_b = desc.emit(&mut k, base).unwrap();
-    let tid = k.special(SpecialReg::TidX);
-    let a = k.regs(RegClass::B32, 4);
-    for r in &a {
-        k.push(format!("mov.b32 {r}, {tid};"));
-    }
-    let p = k.reg(RegClass::Pred);
-    k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
+    let Operands {
+        mut k,
+        dst,
+        desc_a,
+        desc_b,
+        a,
+        p,
+    } = operands("wgmma_8bit_forms");
     let sum = k.reg(RegClass::B32);
     k.push(format!("mov.b32 {sum}, 0;"));
     let mut count = 0;
