@@ -57,6 +57,14 @@ fn host_gemm(a: &[f64], b: &[f64], m: usize, n: usize, k: usize, alpha: f64) -> 
     d
 }
 
+/// The first index where `got` and `want` differ, with both values.
+fn first_difference(got: &[u32], want: &[u32]) -> Option<(usize, u32, u32)> {
+    got.iter()
+        .zip(want)
+        .position(|(g, w)| g != w)
+        .map(|i| (i, got[i], want[i]))
+}
+
 /// Runs `body` once per rank, each on a thread of its own; gives the
 /// ranks back with the results.
 fn on_every_rank<R: Send>(
@@ -122,13 +130,11 @@ fn all_gather_gemm_is_exact<T: Host>(
             .into_iter()
             .map(|v| T::from_f64(v).bits())
             .collect();
-        got.iter().zip(&want).position(|(g, w)| g != w).map(|i| {
+        first_difference(&got, &want).map(|(i, g, w)| {
             format!(
-                "rank {r}, M = {m}, {options:?}: D[{}][{}] = {:#x}, expected {:#x}",
+                "rank {r}, M = {m}, {options:?}: D[{}][{}] = {g:#x}, expected {w:#x}",
                 i / n_rank,
                 i % n_rank,
-                got[i],
-                want[i]
             )
         })
     });
@@ -213,13 +219,11 @@ fn reducing_gemm_is_exact<T: Host>(
             .iter()
             .map(|&v| T::from_f64(v).bits())
             .collect();
-        got[..rows * n].iter().zip(&want).position(|(g, w)| g != w).map(|i| {
+        first_difference(&got[..rows * n], &want).map(|(i, g, w)| {
             format!(
-                "rank {r}, M = {m}, all-reduce {all_reduce}, {options:?}: row {} col {} = {:#x}, expected {:#x}",
+                "rank {r}, M = {m}, all-reduce {all_reduce}, {options:?}: row {} col {} = {g:#x}, expected {w:#x}",
                 first + i / n,
                 i % n,
-                got[i],
-                want[i]
             )
         })
     });

@@ -179,6 +179,24 @@ impl Communicator {
         self.world_size
     }
 
+    /// Enqueues `call` (one NCCL collective, given the send and receive
+    /// addresses and the element's NCCL type) on the collectives' stream;
+    /// the buffers' guards record their use there after it.
+    fn enqueue<S: DevicePtr<T>, R: DevicePtrMut<T>, T: NcclType>(
+        &self,
+        send: &S,
+        recv: &mut R,
+        call: impl FnOnce(
+            *const std::ffi::c_void,
+            *mut std::ffi::c_void,
+            sys::ncclDataType_t,
+        ) -> std::result::Result<result::NcclStatus, result::NcclError>,
+    ) -> std::result::Result<(), result::NcclError> {
+        let (src, _read) = send.device_ptr(&self.stream);
+        let (dst, _write) = recv.device_ptr_mut(&self.stream);
+        call(src as _, dst as _, T::as_nccl_type()).map(|_| ())
+    }
+
     /// `recv` (`world_size` times `send`'s length) gets every rank's `send`
     /// in rank order.
     pub(crate) fn all_gather<S: DevicePtr<T>, R: DevicePtrMut<T>, T: NcclType>(
@@ -187,22 +205,12 @@ impl Communicator {
         recv: &mut R,
     ) -> std::result::Result<(), result::NcclError> {
         let count = send.len();
-        let (src, _read) = send.device_ptr(&self.stream);
-        let (dst, _write) = recv.device_ptr_mut(&self.stream);
-        // SAFETY: both buffers are live device memory of this rank's device
-        // (their guards record the use on the stream); `recv` holds
-        // `world_size · count` elements, which the callers size.
-        unsafe {
-            result::all_gather(
-                src as _,
-                dst as _,
-                count,
-                T::as_nccl_type(),
-                self.raw,
-                self.stream.cu_stream() as _,
-            )
-        }
-        .map(|_| ())
+        self.enqueue(send, recv, |src, dst, ty| {
+            // SAFETY: both buffers are live device memory of this rank's
+            // device; `recv` holds `world_size · count` elements, which the
+            // callers size.
+            unsafe { result::all_gather(src, dst, count, ty, self.raw, self.cu_stream()) }
+        })
     }
 
     /// `recv` gets the `rank`-th `recv.len()` elements of the sum over the
@@ -214,21 +222,12 @@ impl Communicator {
         op: &ReduceOp,
     ) -> std::result::Result<(), result::NcclError> {
         let count = recv.len();
-        let (src, _read) = send.device_ptr(&self.stream);
-        let (dst, _write) = recv.device_ptr_mut(&self.stream);
-        // SAFETY: as `all_gather`; `send` holds `world_size · count`.
-        unsafe {
-            result::reduce_scatter(
-                src as _,
-                dst as _,
-                count,
-                T::as_nccl_type(),
-                nccl_op(op),
-                self.raw,
-                self.stream.cu_stream() as _,
-            )
-        }
-        .map(|_| ())
+        self.enqueue(send, recv, |src, dst, ty| {
+            // SAFETY: as `all_gather`; `send` holds `world_size · count`.
+            unsafe {
+                result::reduce_scatter(src, dst, count, ty, nccl_op(op), self.raw, self.cu_stream())
+            }
+        })
     }
 
     /// `recv` gets the sum over the ranks of `send` (the same length).
@@ -239,21 +238,17 @@ impl Communicator {
         op: &ReduceOp,
     ) -> std::result::Result<(), result::NcclError> {
         let count = send.len();
-        let (src, _read) = send.device_ptr(&self.stream);
-        let (dst, _write) = recv.device_ptr_mut(&self.stream);
-        // SAFETY: as `all_gather`; both hold `count` elements.
-        unsafe {
-            result::all_reduce(
-                src as _,
-                dst as _,
-                count,
-                T::as_nccl_type(),
-                nccl_op(op),
-                self.raw,
-                self.stream.cu_stream() as _,
-            )
-        }
-        .map(|_| ())
+        self.enqueue(send, recv, |src, dst, ty| {
+            // SAFETY: as `all_gather`; both hold `count` elements.
+            unsafe {
+                result::all_reduce(src, dst, count, ty, nccl_op(op), self.raw, self.cu_stream())
+            }
+        })
+    }
+
+    /// The collectives' stream as NCCL's `cudaStream_t`.
+    fn cu_stream(&self) -> sys::cudaStream_t {
+        self.stream.cu_stream() as _
     }
 
     /// Ends the communicator at once (`ncclCommAbort`): collectives in

@@ -106,21 +106,24 @@ impl TpRank {
         options: &TpOptions,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
-        if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            return self
-                .all_gather_gemm_peers(peers, gemm, shape, a_shard, b, d, alpha, options, stream);
-        }
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
-        check_options(options, shape)?;
         let split = RowSplit::new(m, w, options.chunks);
         let (rows_max, mine) = (split.shard_rows(), split.rows_of(r));
-        check_len(
-            "a_shard",
-            a_shard.len(),
-            mine * k,
-            "this rank's rows x K, packed",
-        )?;
+        let local = check_options(options, shape).and_then(|()| {
+            check_len(
+                "a_shard",
+                a_shard.len(),
+                mine * k,
+                "this rank's rows x K, packed",
+            )
+        });
+        if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            return self.all_gather_gemm_peers(
+                peers, local, gemm, shape, a_shard, b, d, alpha, options, stream,
+            );
+        }
+        local?;
         if options.check_shapes {
             self.agree(Op::AllGatherGemm, shape, options)?;
         }
@@ -275,23 +278,26 @@ impl TpRank {
         options: &TpOptions,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
-        if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            return self.gemm_reduce_scatter_peers(
-                peers, gemm, shape, a, b, d_shard, alpha, options, stream,
-            );
-        }
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
-        check_options(options, shape)?;
-        check_linear(gemm)?;
         let split = RowSplit::new(m, w, options.chunks);
         let (rows_max, mine) = (split.shard_rows(), split.rows_of(r));
-        check_len(
-            "d_shard",
-            d_shard.len(),
-            mine * n,
-            "this rank's rows x N, packed",
-        )?;
+        let local = check_options(options, shape)
+            .and_then(|()| check_linear(gemm))
+            .and_then(|()| {
+                check_len(
+                    "d_shard",
+                    d_shard.len(),
+                    mine * n,
+                    "this rank's rows x N, packed",
+                )
+            });
+        if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            return self.gemm_reduce_scatter_peers(
+                peers, local, gemm, shape, a, b, d_shard, alpha, options, stream,
+            );
+        }
+        local?;
         if options.check_shapes {
             self.agree(Op::GemmReduceScatter, shape, options)?;
         }
@@ -399,13 +405,15 @@ impl TpRank {
         options: &TpOptions,
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
-        if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            return self.gemm_all_reduce_peers(peers, gemm, shape, a, b, d, alpha, options, stream);
-        }
         let GemmShape { m, n, k, .. } = shape;
-        check_options(options, shape)?;
-        check_linear(gemm)?;
-        check_len("d", d.len(), m * n, "M x N, packed")?;
+        let local = check_options(options, shape)
+            .and_then(|()| check_linear(gemm))
+            .and_then(|()| check_len("d", d.len(), m * n, "M x N, packed"));
+        if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            return self
+                .gemm_all_reduce_peers(peers, local, gemm, shape, a, b, d, alpha, options, stream);
+        }
+        local?;
         if options.check_shapes {
             self.agree(Op::GemmAllReduce, shape, options)?;
         }
@@ -466,7 +474,6 @@ impl TpRank {
         )?;
         self.on_stream(stream, |comm| {
             comm.all_gather(send, &mut recv.slice_mut(0..send.len() * self.world_size()))
-                .map(|_| ())
                 .map_err(|e| nccl_error("all-gathering", e))
         })
     }
@@ -494,7 +501,6 @@ impl TpRank {
                 recv,
                 &ReduceOp::Sum,
             )
-            .map(|_| ())
             .map_err(|e| nccl_error("reduce-scattering", e))
         })
     }
@@ -519,7 +525,6 @@ impl TpRank {
         }
         self.on_stream(stream, |comm| {
             comm.all_reduce(send, recv, &ReduceOp::Sum)
-                .map(|_| ())
                 .map_err(|e| nccl_error("all-reducing", e))
         })
     }

@@ -4,17 +4,12 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
-use super::ops::{
-    alloc, check_len, check_linear, check_options, shape_record, Op, TpElement, TpOptions,
-};
-use super::peer_ops::{at, Prepared, RECORD};
+use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
+use super::peer_ops::{at, sum_into, Prepared, RECORD};
 use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
 use super::rank::TpRank;
 use super::trace::Timeline;
 use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
-use crate::device::Elementwise;
-use crate::fusion::{input, Expression};
-use crate::tensor::{TensorMut, TensorRef};
 use crate::{Error, Result};
 
 impl TpRank {
@@ -22,11 +17,13 @@ impl TpRank {
     /// GEMM of all M rows (at decode sizes the weights' traffic dominates:
     /// one pass over them), the other ranks' partials pulled as soon as
     /// each is computed, and one sum of the W partials in rank order (f32,
-    /// rounded once) into `d`.
+    /// rounded once) into `d`. `local` is the outcome of this rank's own
+    /// argument checks.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn gemm_all_reduce_peers<T: TpElement>(
         &self,
         peers: &PeerGroup,
+        local: Result<()>,
         gemm: &Gemm,
         shape: GemmShape,
         a: &Operand<'_, T>,
@@ -38,9 +35,6 @@ impl TpRank {
     ) -> Result<()> {
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, .. } = shape;
-        let local = check_options(options, shape)
-            .and_then(|()| check_linear(gemm))
-            .and_then(|()| check_len("d", out.len(), m * n, "M x N, packed"));
         // The GEMMs need nothing from the other ranks and write only this
         // rank's own buffers: they start before the exchange. A failure
         // here is posted as this rank's, so that no rank waits for it.
@@ -152,22 +146,12 @@ impl TpRank {
                         }
                     })
                     .collect();
-                let sum = (1..w).fold(input(0), |acc, p| acc + input(p));
-                let expression = Expression::new(w, &sum)?;
-                let inputs: Vec<_> = views.iter().map(|v| TensorRef::vector(v).into()).collect();
                 let mut target = out.slice_mut(0..len);
                 Timeline::span(
                     &mut trace,
                     stream,
                     || format!("sum of {w} partials of {m} rows"),
-                    || {
-                        Elementwise::new(self.device(), expression).run(
-                            &inputs,
-                            TensorMut::vector(&mut target).into(),
-                            &[],
-                            stream,
-                        )
-                    },
+                    || sum_into(self.device(), &views, &mut target, stream),
                 )?;
             }
             self.release(peers, &got, stream)?;

@@ -21,17 +21,33 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaEvent, CudaStream, CudaView, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
-use super::ops::{
-    alloc, check_len, check_options, compare_records, shape_record, Op, TpElement, TpOptions,
-};
+use super::ops::{alloc, compare_records, shape_record, Op, TpElement, TpOptions};
 use super::peers::{post_event, wait_for, PeerGroup, Posting, RawEvent};
 use super::rank::TpRank;
 use super::rows::RowSplit;
 use super::trace::Timeline;
 use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use crate::device::{Device, Elementwise};
+use crate::fusion::{input, Expression};
+use crate::tensor::{TensorMut, TensorRef};
 use crate::{Error, Result};
+
+/// `target` = the sum of `parts` (each as long as `target`), in their
+/// order, in f32, rounded once to `T`: one elementwise kernel of
+/// `parts.len()` inputs (at most the elementwise family's 8) on `stream`.
+pub(super) fn sum_into<T: TpElement>(
+    device: &Device,
+    parts: &[CudaView<'_, T>],
+    target: &mut CudaViewMut<'_, T>,
+    stream: &Arc<CudaStream>,
+) -> Result<()> {
+    let sum = (1..parts.len()).fold(input(0), |acc, i| acc + input(i));
+    let expression = Expression::new(parts.len(), &sum)?;
+    let inputs: Vec<_> = parts.iter().map(|v| TensorRef::vector(v).into()).collect();
+    Elementwise::new(device, expression).run(&inputs, TensorMut::vector(target).into(), &[], stream)
+}
 
 /// Where a posting's addresses start: after the shape record and the
 /// flag of the rank's own checks.
@@ -161,11 +177,13 @@ impl TpRank {
         peers.wait()
     }
 
-    /// [`all_gather_gemm`](TpRank::all_gather_gemm) over peer copies.
+    /// [`all_gather_gemm`](TpRank::all_gather_gemm) over peer copies;
+    /// `local` is the outcome of this rank's own argument checks.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn all_gather_gemm_peers<T: TpElement>(
         &self,
         peers: &PeerGroup,
+        local: Result<()>,
         gemm: &Gemm,
         shape: GemmShape,
         a_shard: &CudaView<'_, T>,
@@ -178,14 +196,6 @@ impl TpRank {
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
         let split = RowSplit::new(m, w, 1);
-        let local = check_options(options, shape).and_then(|()| {
-            check_len(
-                "a_shard",
-                a_shard.len(),
-                split.rows_of(r) * k,
-                "this rank's rows x K, packed",
-            )
-        });
         let rows_max = split.shard_rows();
         let gemm_rows = |rows: usize,
                          a: CudaView<'_, T>,

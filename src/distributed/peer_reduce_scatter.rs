@@ -18,26 +18,23 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
-use super::ops::{
-    alloc, check_len, check_linear, check_options, shape_record, Op, TpElement, TpOptions,
-};
-use super::peer_ops::{at, Prepared, RECORD};
+use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
+use super::peer_ops::{at, sum_into, Prepared, RECORD};
 use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
 use super::rank::TpRank;
 use super::rows::RowSplit;
 use super::trace::Timeline;
 use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
-use crate::device::Elementwise;
-use crate::fusion::{input, Expression};
-use crate::tensor::{TensorMut, TensorRef};
 use crate::{Error, Result};
 
 impl TpRank {
-    /// [`gemm_reduce_scatter`](TpRank::gemm_reduce_scatter) over peer copies.
+    /// [`gemm_reduce_scatter`](TpRank::gemm_reduce_scatter) over peer
+    /// copies; `local` is the outcome of this rank's own argument checks.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn gemm_reduce_scatter_peers<T: TpElement>(
         &self,
         peers: &PeerGroup,
+        local: Result<()>,
         gemm: &Gemm,
         shape: GemmShape,
         a: &Operand<'_, T>,
@@ -53,16 +50,6 @@ impl TpRank {
         // rank's partials arrives before the GEMM that adds it starts, and
         // larger pieces run the GEMM faster.
         let split = RowSplit::new(m, w, options.chunks.min(2));
-        let local = check_options(options, shape)
-            .and_then(|()| check_linear(gemm))
-            .and_then(|()| {
-                check_len(
-                    "d_shard",
-                    d_shard.len(),
-                    split.rows_of(r) * n,
-                    "this rank's rows x N, packed",
-                )
-            });
         let (rows_max, mine) = (split.shard_rows(), split.rows_of(r));
         let chunks = split.chunks();
         let size = std::mem::size_of::<T>();
@@ -219,23 +206,12 @@ impl TpRank {
                     Some(presum) => {
                         let views: Vec<CudaView<'_, T>> =
                             peers_of(c).map(|(p, _)| rows_of(p)).collect();
-                        let sum = (1..w - 1).fold(input(0), |acc, i| acc + input(i));
-                        let expression = Expression::new(w - 1, &sum)?;
-                        let inputs: Vec<_> =
-                            views.iter().map(|v| TensorRef::vector(v).into()).collect();
                         let mut target = presum.slice_mut(first..first + valid * n);
                         Timeline::span(
                             &mut trace,
                             stream,
                             || format!("sum of {} partials of rows {}..+{valid}", w - 1, chunk.0),
-                            || {
-                                Elementwise::new(self.device(), expression).run(
-                                    &inputs,
-                                    TensorMut::vector(&mut target).into(),
-                                    &[],
-                                    stream,
-                                )
-                            },
+                            || sum_into(self.device(), &views, &mut target, stream),
                         )?;
                         presum.slice(first..first + valid * n)
                     }

@@ -770,14 +770,12 @@ impl Launcher {
         });
         // A cap on the SMs keeps whole clusters (the grid is a multiple of
         // the cluster's size) and at least one of them.
-        let cluster_size = composed
-            .cluster()
-            .launch_dims()
-            .iter()
-            .product::<u32>()
-            .max(1);
         let resident = match sm_count {
-            Some(cap) if cap < resident => (cap - cap % cluster_size).max(cluster_size),
+            Some(cap) if cap < resident => {
+                let cluster_size = composed.cluster().launch_dims().iter().product::<u32>();
+                let cluster_size = cluster_size.max(1);
+                (cap - cap % cluster_size).max(cluster_size)
+            }
             _ => resident,
         };
         let config = LaunchConfig {
