@@ -389,8 +389,14 @@ impl TpRank {
     /// GEMM + all-reduce (a row-parallel layer at decode sizes): as
     /// [`gemm_reduce_scatter`](Self::gemm_reduce_scatter), but every rank
     /// gets all of D (`d`: M x N, row-major, packed: leading dimension N).
-    /// Overlapped, the rows of D are summed in chunks while the next
-    /// chunk's partial products are computed.
+    /// Overlapped over NCCL, the rows of D are summed in chunks while the
+    /// next chunk's partial products are computed; over peer copies
+    /// ([`TpConfig`](super::TpConfig)), one GEMM of all rows is followed
+    /// by a one-shot all-reduce: one kernel per rank reads every rank's
+    /// partials in place and sums them in rank order. At decode sizes the
+    /// host's coordination around that sum costs more than NCCL's
+    /// all-reduce (docs/scale-out.md has the figures): there the
+    /// sequential form (`TpOptions { overlap: false, .. }`) is faster.
     ///
     /// Errors: as [`all_gather_gemm`](Self::all_gather_gemm).
     #[allow(clippy::too_many_arguments)]

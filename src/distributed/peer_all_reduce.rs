@@ -1,24 +1,36 @@
-//! GEMM + all-reduce over peer copies (see [`peer_ops`](super::peer_ops)).
+//! GEMM + all-reduce over peer memory (see [`peer_ops`](super::peer_ops)):
+//! a one-shot all-reduce, as vLLM's and TensorRT-LLM's custom all-reduce
+//! without multicast.
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, CudaViewMut, DevicePtr};
 
 use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
-use super::peer_ops::{at, sum_into, Prepared, RECORD};
+use super::peer_ops::{sum_refs_into, RECORD};
 use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
 use super::rank::TpRank;
 use super::trace::Timeline;
 use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
-use crate::{Error, Result};
+use crate::tensor::{PeerBuffer, TensorRef};
+use crate::Result;
+
+/// A rank's part before the exchange: its partial products and the event
+/// of their GEMM.
+struct Partials<T: TpElement> {
+    trace: Option<Timeline>,
+    partials: CudaSlice<T>,
+    address: u64,
+    computed: (CudaEvent, RawEvent),
+}
 
 impl TpRank {
-    /// [`gemm_all_reduce`](TpRank::gemm_all_reduce) over peer copies: one
+    /// [`gemm_all_reduce`](TpRank::gemm_all_reduce) over peer memory: one
     /// GEMM of all M rows (at decode sizes the weights' traffic dominates:
-    /// one pass over them), the other ranks' partials pulled as soon as
-    /// each is computed, and one sum of the W partials in rank order (f32,
-    /// rounded once) into `d`. `local` is the outcome of this rank's own
-    /// argument checks.
+    /// one pass over them), then, once every rank's GEMM is done, one
+    /// kernel that reads the W partials in place (the other ranks' over
+    /// the GPUs' link) and sums them in rank order (f32, rounded once)
+    /// into `d`. `local` is the outcome of this rank's own argument checks.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn gemm_all_reduce_peers<T: TpElement>(
         &self,
@@ -35,20 +47,12 @@ impl TpRank {
     ) -> Result<()> {
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, .. } = shape;
-        // The GEMMs need nothing from the other ranks and write only this
-        // rank's own buffers: they start before the exchange. A failure
+        // The GEMM needs nothing from the other ranks and writes only this
+        // rank's own buffer: it starts before the exchange. A failure
         // here is posted as this rank's, so that no rank waits for it.
         let prepared = local.and_then(|()| {
             let mut trace = Timeline::start(stream)?;
             let mut partials = alloc::<T>(stream, m * n)?;
-            // The buffer the other ranks' partials arrive in exists before
-            // the GEMMs start, so that the copies run beside them.
-            let mut incoming = alloc::<T>(stream, w * m.max(1) * n)?;
-            let incoming_address = {
-                let (address, _write) = incoming.device_ptr_mut(stream);
-                address
-            };
-            let allocated = post_event(stream)?;
             let mut args = Arguments::product(
                 shape,
                 Operand::new(a.data.slice(..), a.ld, 0),
@@ -63,86 +67,57 @@ impl TpRank {
                 || gemm.run(&mut args, stream),
             )?;
             drop(args);
-            let (event, raw) = post_event(stream)?;
-            let computed = vec![Some(raw)];
-            let alive = vec![event];
-            let partials_address = {
+            let computed = post_event(stream)?;
+            let address = {
                 let (address, _read) = partials.device_ptr(stream);
                 address
             };
-            Ok(Prepared {
+            Ok(Partials {
                 trace,
                 partials,
-                partials_address,
-                incoming,
-                incoming_address,
-                allocated,
+                address,
                 computed,
-                alive,
             })
         });
         let (
             all,
-            Prepared {
+            Partials {
                 mut trace,
                 partials,
-                incoming,
-                incoming_address,
-                allocated,
-                alive,
+                computed,
                 ..
             },
         ) = self.exchange_prepared(
             peers,
             shape_record(Op::GemmAllReduce, shape, options),
             prepared,
-            |p| (vec![p.partials_address], p.computed.clone()),
+            |p| (vec![p.address], vec![Some(p.computed.1)]),
         )?;
         Self::or_abandon(peers, r, || {
-            let mut got: Vec<Option<(CudaEvent, RawEvent)>> = (0..w).map(|_| None).collect();
-            for j in 1..w {
-                // Rank r - 1 computed this rank's rows first.
-                let p = (r + w - j) % w;
-                let copies = &self.copy_streams()[j - 1];
-                wait_for(copies, Some(allocated.1))?;
-                if m > 0 {
-                    wait_for(copies, all[p].events[0])?;
-                    let rows = m;
-                    Timeline::span(
-                        &mut trace,
-                        copies,
-                        || format!("copy of rank {p}'s partials of {rows} rows"),
-                        || {
-                            // SAFETY: rank p's partials stay live until its
-                            // stream passes this rank's `got[p]` (`release`);
-                            // `incoming` is freed on `stream` after the sum
-                            // that waits for the copy.
-                            unsafe {
-                                peers.copy(
-                                    (r, at::<T>(incoming_address, p * m * n)),
-                                    (p, all[p].addresses[RECORD]),
-                                    rows * n * std::mem::size_of::<T>(),
-                                    copies,
-                                )
-                            }
-                        },
-                    )?;
+            let len = m * n;
+            for (p, posting) in all.iter().enumerate() {
+                if p != r {
+                    wait_for(stream, posting.events[0])?;
                 }
-                got[p] = Some(post_event(copies)?);
             }
-            for (event, _) in got.iter().flatten() {
-                stream
-                    .wait(event)
-                    .map_err(|e| Error::driver("waiting for a partial's copy", e))?;
-            }
-            if m > 0 {
-                let len = m * n;
-                let views: Vec<CudaView<'_, T>> = (0..w)
+            if len > 0 {
+                // SAFETY: rank p posted its partials (len elements of T,
+                // in its device's pool, which every rank's device may
+                // read: `TpRank` opens the pools to each other); `stream`
+                // waits above for the event of their GEMM, and rank p
+                // frees them only after its stream passes this rank's
+                // `read` event (`release`), recorded after the sum.
+                let remote: Vec<PeerBuffer<T>> = all
+                    .iter()
+                    .map(|posting| unsafe { PeerBuffer::new(posting.addresses[RECORD], len) })
+                    .collect();
+                let own = partials.slice(0..len);
+                let parts: Vec<TensorRef<'_, T>> = (0..w)
                     .map(|p| {
                         if p == r {
-                            partials.slice(0..len)
+                            TensorRef::vector(&own)
                         } else {
-                            incoming.slice(p * len..(p + 1) * len)
+                            TensorRef::peer_vector(&remote[p])
                         }
                     })
                     .collect();
@@ -150,13 +125,22 @@ impl TpRank {
                 Timeline::span(
                     &mut trace,
                     stream,
-                    || format!("sum of {w} partials of {m} rows"),
-                    || sum_into(self.device(), &views, &mut target, stream),
+                    || format!("sum of {w} partials of {m} rows, read in place"),
+                    || sum_refs_into(self.device(), &parts, &mut target, stream),
                 )?;
             }
-            self.release(peers, &got, stream)?;
-            drop((partials, incoming, allocated, alive));
-            Timeline::print(trace, "GEMM + all-reduce over peer copies", r)
+            let read: Vec<Option<(CudaEvent, RawEvent)>> = (0..w)
+                .map(|p| {
+                    if p == r {
+                        Ok(None)
+                    } else {
+                        post_event(stream).map(Some)
+                    }
+                })
+                .collect::<Result<_>>()?;
+            self.release(peers, &read, stream)?;
+            drop((partials, computed));
+            Timeline::print(trace, "GEMM + all-reduce over peer memory", r)
         })
     }
 }

@@ -6,11 +6,16 @@
 //! other ranks' shards (rank r + 1 first, one copy stream per peer), then
 //! multiplies each shard as it arrives.
 //!
-//! GEMM + reduce-scatter and GEMM + all-reduce: each rank computes the
-//! partial products of the other ranks' rows first (rank r + 1's first)
-//! and its own last; each rank pulls the partials of its rows from the
-//! others as they are computed, and sums them, in rank order, in f32,
-//! rounded once to the element type (one kernel of `W` inputs).
+//! GEMM + reduce-scatter: each rank computes the partial products of the
+//! other ranks' rows first (rank r + 1's first) and its own last; each
+//! rank pulls the partials of its rows from the others as they are
+//! computed, and sums them, in rank order, in f32, rounded once to the
+//! element type (one kernel of `W` inputs).
+//!
+//! GEMM + all-reduce (decode sizes): a one-shot all-reduce. Each rank
+//! multiplies all its rows, then one kernel reads every rank's partials in
+//! place, over the GPUs' link, and sums them in rank order as above: no
+//! copy engine, no staging buffer.
 //!
 //! Every operation starts with an exchange on the group's board that
 //! carries each rank's shape record and whether its own checks passed,
@@ -43,9 +48,21 @@ pub(super) fn sum_into<T: TpElement>(
     target: &mut CudaViewMut<'_, T>,
     stream: &Arc<CudaStream>,
 ) -> Result<()> {
+    let parts: Vec<TensorRef<'_, T>> = parts.iter().map(TensorRef::vector).collect();
+    sum_refs_into(device, &parts, target, stream)
+}
+
+/// [`sum_into`] of parts that may live on other GPUs
+/// ([`TensorRef::peer_vector`]).
+pub(super) fn sum_refs_into<T: TpElement>(
+    device: &Device,
+    parts: &[TensorRef<'_, T>],
+    target: &mut CudaViewMut<'_, T>,
+    stream: &Arc<CudaStream>,
+) -> Result<()> {
     let sum = (1..parts.len()).fold(input(0), |acc, i| acc + input(i));
     let expression = Expression::new(parts.len(), &sum)?;
-    let inputs: Vec<_> = parts.iter().map(|v| TensorRef::vector(v).into()).collect();
+    let inputs: Vec<_> = parts.iter().map(|&v| v.into()).collect();
     Elementwise::new(device, expression).run(&inputs, TensorMut::vector(target).into(), &[], stream)
 }
 

@@ -83,7 +83,8 @@ pub struct TpRank {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TpConfig {
     /// Move the overlapped operations' data with peer copies where the
-    /// ranks share a process and their GPUs reach each other's memory.
+    /// ranks share a process and their GPUs reach each other's memory
+    /// (GEMM + all-reduce reads the other ranks' partials in place).
     pub peer_copies: bool,
     /// SMs (NCCL CTAs) each collective of an overlapped operation takes
     /// where it runs over NCCL, 1 or more; the GEMMs beside them take the

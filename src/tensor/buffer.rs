@@ -5,6 +5,8 @@ use cudarc::driver::{
     CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
 };
 
+use std::marker::PhantomData;
+
 use crate::numeric::{Element, ElementType};
 
 mod sealed {
@@ -65,3 +67,44 @@ macro_rules! write_buffer {
 }
 
 write_buffer!(CudaSlice<T>, CudaViewMut<'_, T>);
+
+/// Another GPU's memory, read by its unified address over the GPUs' link
+/// (a tensor-parallel rank reading a peer's partial sums in place). No
+/// stream ordering comes with it: the reader orders its reads after the
+/// peer's writes (events) and keeps the memory alive past them.
+pub(crate) struct PeerBuffer<T> {
+    address: u64,
+    len: usize,
+    element: PhantomData<T>,
+}
+
+impl<T: Element> PeerBuffer<T> {
+    /// `len` elements of `T` at `address`.
+    ///
+    /// # Safety
+    /// The range holds `len` elements of `T` in memory that the device of
+    /// every stream reading it may access (peer access enabled, the
+    /// allocation's pool open to it); it stays live, and unwritten, until
+    /// those reads complete; and the reads are ordered after its writes.
+    pub(crate) unsafe fn new(address: u64, len: usize) -> Self {
+        PeerBuffer {
+            address,
+            len,
+            element: PhantomData,
+        }
+    }
+}
+
+impl<T: Element> sealed::Sealed for PeerBuffer<T> {}
+impl<T: Element> ReadBuffer for PeerBuffer<T> {
+    fn element(&self) -> ElementType {
+        T::TYPE
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn read_address<'s>(&'s self, _stream: &'s CudaStream) -> (u64, SyncOnDrop<'s>) {
+        // The constructor's contract orders the reads; nothing to record.
+        (self.address, SyncOnDrop::Sync(None))
+    }
+}

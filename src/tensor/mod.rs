@@ -44,6 +44,7 @@ mod buffer;
 mod layout;
 mod view;
 
+pub(crate) use buffer::PeerBuffer;
 pub use buffer::{ReadBuffer, WriteBuffer};
 pub use layout::ViewLayout;
 pub use view::{TensorArg, TensorArgMut, TensorMut, TensorRef};

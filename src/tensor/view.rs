@@ -152,6 +152,15 @@ pub struct TensorRef<'a, T> {
 typed_view!(TensorRef, DevicePtr, ReadBuffer);
 
 impl<'a, T: Element> TensorRef<'a, T> {
+    /// Another GPU's `buffer` as a vector `(len):(1)`.
+    pub(crate) fn peer_vector(buffer: &'a super::buffer::PeerBuffer<T>) -> Self {
+        TensorRef {
+            buffer,
+            layout: ViewLayout::vector(ReadBuffer::len(buffer)),
+            element: PhantomData,
+        }
+    }
+
     /// The row `buffer[0..cols]` repeated `rows` times: `(rows,cols):(0,1)`.
     pub fn broadcast_row<B: DevicePtr<T> + ReadBuffer>(
         buffer: &'a B,
