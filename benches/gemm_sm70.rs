@@ -54,6 +54,8 @@ fn options(
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: None,
         swap_ab: None,
+        fast_accum: false,
+        scale_mode: None,
         use_cold_l2: false,
     }
 }

@@ -72,6 +72,8 @@ fn versus_cublas(device: &Device) {
                 decomposition: cutlet_harness::DecompositionArg::Auto,
                 splits: None,
                 swap_ab: None,
+                fast_accum: false,
+                scale_mode: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

@@ -106,6 +106,8 @@ fn options(case: &Case) -> DenseGemmArgs {
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: case.splits,
         swap_ab: case.swap_ab,
+        fast_accum: false,
+        scale_mode: None,
     }
 }
 

@@ -2,9 +2,10 @@
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
 use cutlet::arch::ArchKind;
+use cutlet::collective::DEFAULT_PROMOTION_INTERVAL;
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_pick_for_problem, KernelSchedule};
-use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor, ScaleGranularity};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
 
@@ -103,6 +104,34 @@ pub struct DenseGemmArgs {
     /// kernel's, TileM along N and TileN along M.
     #[arg(long = "swap_ab", num_args = 0..=1, default_missing_value = "true")]
     pub swap_ab: Option<bool>,
+    /// e4m3/e5m2 A and B: accumulate in the wgmma's accumulators throughout
+    /// (CUTLASS's FP8FastAccum; cuBLASLt's reference then runs with
+    /// FAST_ACCUM too) instead of promoting every 4 k-steps (the default,
+    /// on both sides).
+    #[arg(long = "fast_accum")]
+    pub fast_accum: bool,
+    /// Scales of A and B (f32, as `torch._scaled_mm` takes them): `tensor`
+    /// (one each) or `row` (one per row of A and per column of B); unit
+    /// values, so that cuBLASLt's unscaled product is the reference (the
+    /// tests check the scaling itself). Default: none.
+    #[arg(long = "scale_mode", value_parser = parse_scale_mode)]
+    pub scale_mode: Option<ScaleGranularity>,
+}
+
+/// `tensor` or `row`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text and the names accepted.
+pub fn parse_scale_mode(text: &str) -> Result<ScaleGranularity> {
+    match text {
+        "tensor" => Ok(ScaleGranularity::Tensor),
+        "row" => Ok(ScaleGranularity::RowCol),
+        other => Err(Error::invalid_argument(
+            "scale mode",
+            format!("`{other}`"),
+            "tensor or row",
+        )),
+    }
 }
 
 /// `--decomposition`: chosen for the problem, or one of cutlet's.
@@ -188,7 +217,17 @@ impl DenseGemmArgs {
         if let Some(swap) = self.swap_ab {
             builder = builder.swap_ab(swap);
         }
-        builder.spec()
+        if let Some(granularity) = self.scale_mode {
+            builder = builder.scales(granularity);
+        }
+        builder.fast_accumulation(self.fast_accum).spec()
+    }
+
+    /// Whether the kernel promotes its partial sums (e4m3/e5m2 A and B
+    /// without `--fast_accum`).
+    fn promotes(&self) -> bool {
+        let fp8 = |e| matches!(e, ElementType::F8E4M3 | ElementType::F8E5M2);
+        fp8(self.a_dtype) && fp8(self.b_dtype) && !self.fast_accum
     }
 
     /// Whether the run takes the SM90 kernel on a GPU of compute
@@ -258,7 +297,24 @@ impl DenseGemmArgs {
             );
             // Types or majors the SM90 kernels do not take run on SM80
             // unless SM90 was asked for.
+            // The scales, as the builder's picks carry them.
+            let chosen = chosen.and_then(|(mut spec, swap)| {
+                if let Some(granularity) = self.scale_mode {
+                    let fusion = spec.epilogue.fusion.with_scales(granularity)?;
+                    spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };
+                    spec.validate()?;
+                }
+                Ok((spec, swap))
+            });
             match (chosen, self.arch) {
+                // The FP8 mainloop's promotion, as the builder's picks
+                // carry it: a pick with no room for it runs the default.
+                (Ok((spec, swap)), _) if self.promotes() => {
+                    return match spec.with_fp8_promotion(DEFAULT_PROMOTION_INTERVAL) {
+                        Ok(spec) => Ok((spec, swap)),
+                        Err(_) => self.spec().map(|spec| (spec, false)),
+                    };
+                }
                 (Ok(chosen), _) => return Ok(chosen),
                 (Err(e), Some(ArchKind::Sm90)) => return Err(e),
                 (Err(_), _) => {}
@@ -397,7 +453,8 @@ pub fn parse_cluster(text: &str) -> Result<[u32; 2]> {
     Ok([values[0] as u32, values[1] as u32])
 }
 
-/// `Float16`/`f16`, `BFloat16`/`bf16`, `Float32`/`f32`, `TFloat32`/`tf32`.
+/// `Float16`/`f16`, `BFloat16`/`bf16`, `Float32`/`f32`, `TFloat32`/`tf32`,
+/// `Float8E4M3FN`/`e4m3`, `Float8E5M2`/`e5m2`.
 ///
 /// ```
 /// use cutlet_harness::parse_dtype;
@@ -415,10 +472,12 @@ pub fn parse_dtype(text: &str) -> Result<ElementType> {
         "BFloat16" | "bf16" => Ok(ElementType::BF16),
         "Float32" | "f32" => Ok(ElementType::F32),
         "TFloat32" | "tf32" => Ok(ElementType::TF32),
+        "Float8E4M3FN" | "e4m3" => Ok(ElementType::F8E4M3),
+        "Float8E5M2" | "e5m2" => Ok(ElementType::F8E5M2),
         other => Err(Error::invalid_argument(
             "element type",
             format!("`{other}`"),
-            "Float16, BFloat16, Float32, TFloat32 (or f16, bf16, f32, tf32)",
+            "Float16, BFloat16, Float32, TFloat32, Float8E4M3FN, Float8E5M2 (or f16, bf16, f32, tf32, e4m3, e5m2)",
         )),
     }
 }

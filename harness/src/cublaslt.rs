@@ -13,6 +13,7 @@
 //! (shape, types, majors, strides, pointer alignments) and kept, so a timing
 //! loop calls only `cublasLtMatmul`.
 
+use cutlet::collective::MainloopPolicy;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -257,6 +258,11 @@ fn plan_key(
             alignment(d),
             alignment(d),
         ],
+        fast_accum: spec.types.a.size_bytes() == 1
+            && !matches!(
+                spec.mainloop.policy,
+                MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
+            ),
     };
     (key, [first, second])
 }

@@ -35,6 +35,9 @@ pub(crate) struct PlanKey {
     pub compute: cublasComputeType_t,
     /// Alignment in bytes (at most 256) of cuBLAS's A, B, C and D pointers.
     pub alignments: [u32; 4],
+    /// FP8 inputs with fast accumulation (`CUBLASLT_MATMUL_DESC_FAST_ACCUM`),
+    /// as cutlet's kernel accumulates: without it cuBLASLt promotes.
+    pub fast_accum: bool,
 }
 
 /// The largest power of two up to 256 that divides `address` (PyTorch's
@@ -69,6 +72,23 @@ impl Plan {
     ) -> Result<Self> {
         let view = &key.view;
         let desc = MatmulDesc::new(key.compute, view)?;
+        if key.fast_accum {
+            // FP8 as PyTorch's `_scaled_mm(use_fast_accum=True)` runs it:
+            // no promotion of the tensor cores' partial sums.
+            let fast: i8 = 1;
+            let (value, size) = bytes_of(&fast);
+            // SAFETY: FAST_ACCUM takes an int8; `value` points at one that
+            // lives through the call; the descriptor is alive.
+            unsafe {
+                result::set_matmul_desc_attribute(
+                    desc.0,
+                    cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                    value,
+                    size,
+                )
+            }
+            .map_err(lt_error("setting fast accumulation"))?;
+        }
         let first = Layout::new("cuBLAS's A", &view.first, view.l)?;
         let second = Layout::new("cuBLAS's B", &view.second, view.l)?;
         let d = Layout::with_extents(
@@ -159,10 +179,12 @@ fn lt_data_type(element: ElementType) -> Result<cudaDataType_t> {
         ElementType::F16 => Ok(cudaDataType_t::CUDA_R_16F),
         ElementType::BF16 => Ok(cudaDataType_t::CUDA_R_16BF),
         ElementType::F32 | ElementType::TF32 => Ok(cudaDataType_t::CUDA_R_32F),
+        ElementType::F8E4M3 => Ok(cudaDataType_t::CUDA_R_8F_E4M3),
+        ElementType::F8E5M2 => Ok(cudaDataType_t::CUDA_R_8F_E5M2),
         other => Err(cutlet::Error::invalid_argument(
             "element type",
             other,
-            "f16, bf16, f32 or tf32 for the cuBLASLt reference",
+            "f16, bf16, f32, tf32, e4m3 or e5m2 for the cuBLASLt reference",
         )
         .into()),
     }

@@ -11,6 +11,7 @@
 //! with `--use_cold_l2` each timed run uses
 //! another set of A, B and D buffers ([`cold_l2_buffer_sets`]).
 
+use cutlet::kernel::gemm::ScaleGranularity;
 use std::cell::RefCell;
 use std::fmt;
 use std::mem::size_of;
@@ -197,7 +198,12 @@ pub fn check_tolerance(spec: &GemmSpec) -> f64 {
         ElementType::BF16 => 1.6e-2,
         _ => 1e-4,
     };
-    let inputs: f64 = if matches!(spec.types.a, ElementType::TF32 | ElementType::F32) {
+    // tf32 inputs, and FP8 (whose fast accumulation keeps about 22 bits:
+    // two kernels' orders of the same sums differ there).
+    let inputs: f64 = if matches!(
+        spec.types.a,
+        ElementType::TF32 | ElementType::F32 | ElementType::F8E4M3 | ElementType::F8E5M2
+    ) {
         2e-3
     } else {
         0.0
@@ -220,7 +226,16 @@ pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseG
     let (spec, swap) =
         options.spec_for_device(device.limits().sm_count, device.compute_capability())?;
     let kernel = Kernel { spec, swap };
+    use cutlet::float8::{F8E4M3, F8E5M2};
     match (storage(kernel.spec.types.a), storage(kernel.spec.types.d)) {
+        (ElementType::F8E4M3, ElementType::BF16) => {
+            run_typed::<F8E4M3, bf16>(options, kernel, device)
+        }
+        (ElementType::F8E4M3, _) => run_typed::<F8E4M3, f32>(options, kernel, device),
+        (ElementType::F8E5M2, ElementType::BF16) => {
+            run_typed::<F8E5M2, bf16>(options, kernel, device)
+        }
+        (ElementType::F8E5M2, _) => run_typed::<F8E5M2, f32>(options, kernel, device),
         (ElementType::F16, ElementType::F16) => run_typed::<f16, f16>(options, kernel, device),
         (ElementType::F16, ElementType::BF16) => run_typed::<f16, bf16>(options, kernel, device),
         (ElementType::F16, _) => run_typed::<f16, f32>(options, kernel, device),
@@ -323,6 +338,19 @@ where
         scheduler: options.scheduler(),
         alpha: options.alpha,
         beta: options.beta,
+        scales: match spec.epilogue.fusion.scales() {
+            Some(granularity) => {
+                let len = |extent: usize| match granularity {
+                    ScaleGranularity::Tensor => 1,
+                    ScaleGranularity::RowCol => extent,
+                };
+                Some([
+                    copy_to_device(&stream, "scale_a", &vec![1.0f32; len(m)])?,
+                    copy_to_device(&stream, "scale_b", &vec![1.0f32; len(n)])?,
+                ])
+            }
+            None => None,
+        },
     };
     let start = Instant::now();
     let kernel = gemm.initialize(&packing.product(&a, &b, &mut d), None)?;
@@ -512,13 +540,15 @@ struct Packing {
     scheduler: SchedulerArgs,
     alpha: f64,
     beta: f64,
+    /// Unit scales of A and B where the kernel reads scales.
+    scales: Option<[CudaSlice<f32>; 2]>,
 }
 
 impl Packing {
     /// `d = alpha · a · b + beta · d` over these buffers (the plain product
-    /// where beta is 0).
+    /// where beta is 0), with the unit scales where there are any.
     fn product<'x, T, D>(
-        &self,
+        &'x self,
         a: &'x CudaSlice<T>,
         b: &'x CudaSlice<T>,
         d: &'x mut CudaSlice<D>,
@@ -528,12 +558,16 @@ impl Packing {
             Operand::new(b.as_view(), self.ldb, self.batch_b),
             OutputOperand::new(d.as_view_mut(), self.ldd, self.batch_d),
         );
-        if self.beta == 0.0 {
+        let args = if self.beta == 0.0 {
             Arguments::product(self.shape, a, b, d, self.alpha)
         } else {
             Arguments::in_place(self.shape, a, b, d, self.alpha, self.beta)
         }
-        .with_scheduler(self.scheduler)
+        .with_scheduler(self.scheduler);
+        match &self.scales {
+            Some([sa, sb]) => args.with_scales(sa.as_view(), sb.as_view()),
+            None => args,
+        }
     }
 }
 

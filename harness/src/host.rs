@@ -13,6 +13,24 @@ pub trait HostValue: Copy + Send + Sync + 'static {
     fn from_f64(value: f64) -> Self;
 }
 
+impl HostValue for cutlet::float8::F8E4M3 {
+    fn to_f64(self) -> f64 {
+        cutlet::float8::F8E4M3::to_f64(&self)
+    }
+    fn from_f64(value: f64) -> Self {
+        cutlet::float8::F8E4M3::from_f64(value)
+    }
+}
+
+impl HostValue for cutlet::float8::F8E5M2 {
+    fn to_f64(self) -> f64 {
+        cutlet::float8::F8E5M2::to_f64(&self)
+    }
+    fn from_f64(value: f64) -> Self {
+        cutlet::float8::F8E5M2::from_f64(value)
+    }
+}
+
 impl HostValue for f16 {
     fn to_f64(self) -> f64 {
         self.to_f64()

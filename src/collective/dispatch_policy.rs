@@ -38,6 +38,25 @@ pub enum MainloopPolicy {
         /// Shared-memory pipeline stages (at least 2).
         stages: u32,
     },
+    /// The SM90 warp-specialized mainloop for 8-bit float inputs with
+    /// promotion (CUTLASS's `MainloopSm90TmaGmmaWarpSpecializedFP8`): as
+    /// [`Sm90TmaGmmaWarpSpecialized`](Self::Sm90TmaGmmaWarpSpecialized),
+    /// but the wgmmas accumulate into a second set of registers, which is
+    /// added into the f32 accumulators every `promotion_interval` wgmma
+    /// k-steps of 32 (CUTLASS's `mma_promotion_interval`, default 4: every
+    /// 128 of K). Hopper's FP8 wgmma keeps about 22 bits of its running
+    /// sum; the promotion bounds the error of a long K to that of
+    /// `promotion_interval * 32` products. The plain
+    /// [`Sm90TmaGmmaWarpSpecialized`](Self::Sm90TmaGmmaWarpSpecialized) with
+    /// 8-bit inputs is CUTLASS's `FP8FastAccum`: every wgmma adds into the
+    /// accumulators directly.
+    Sm90TmaGmmaWarpSpecializedFp8 {
+        /// Shared-memory pipeline stages (at least 2).
+        stages: u32,
+        /// wgmma k-steps (of 32 elements) between promotions: a positive
+        /// multiple of the k-steps of one k-tile (TileK / 32).
+        promotion_interval: u32,
+    },
     /// The SM70 two-stage mainloop ([`Sm70MmaPipelined`](super::Sm70MmaPipelined)):
     /// global -> registers -> two shared-memory stages, `ld.shared`
     /// fragments, `mma.sync.m8n8k4` on quad pairs; producer and consumer in
@@ -50,7 +69,8 @@ impl MainloopPolicy {
     pub const fn stages(self) -> u32 {
         match self {
             MainloopPolicy::Sm80CpAsync { stages }
-            | MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages } => stages,
+            | MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages }
+            | MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { stages, .. } => stages,
             MainloopPolicy::Sm70TwoStage => super::SM70_STAGES,
         }
     }
@@ -190,6 +210,43 @@ pub struct MainloopSm90TmaGmmaWarpSpecialized<Stages>(PhantomData<Stages>);
 
 impl<S: Unsigned + Send + Sync + 'static> MainloopTag for MainloopSm90TmaGmmaWarpSpecialized<S> {
     const POLICY: MainloopPolicy = MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages: S::U32 };
+}
+
+/// CUTLASS's default promotion interval of the FP8 mainloop: every 4 wgmma
+/// k-steps (128 of K).
+pub const DEFAULT_PROMOTION_INTERVAL: u32 = 4;
+
+/// The SM90 TMA + wgmma mainloop for 8-bit float inputs with `Stages`
+/// shared-memory stages, promoting its partial sums into the f32
+/// accumulators every `Interval` wgmma k-steps (typenum numbers; default
+/// 4): [`MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8`].
+///
+/// ```
+/// use cutlet::collective::{MainloopPolicy, MainloopSm90TmaGmmaWarpSpecializedFp8, MainloopTag};
+/// use typenum::{U4, U8};
+///
+/// assert_eq!(
+///     <MainloopSm90TmaGmmaWarpSpecializedFp8<U4> as MainloopTag>::POLICY,
+///     MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { stages: 4, promotion_interval: 4 }
+/// );
+/// assert_eq!(
+///     <MainloopSm90TmaGmmaWarpSpecializedFp8<U4, U8> as MainloopTag>::POLICY.stages(),
+///     4
+/// );
+/// ```
+pub struct MainloopSm90TmaGmmaWarpSpecializedFp8<Stages, Interval = typenum::U4>(
+    PhantomData<(Stages, Interval)>,
+);
+
+impl<S, I> MainloopTag for MainloopSm90TmaGmmaWarpSpecializedFp8<S, I>
+where
+    S: Unsigned + Send + Sync + 'static,
+    I: Unsigned + Send + Sync + 'static,
+{
+    const POLICY: MainloopPolicy = MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+        stages: S::U32,
+        promotion_interval: I::U32,
+    };
 }
 
 impl<S: Unsigned + Send + Sync + 'static> MainloopTag for MainloopSm80CpAsync<S> {

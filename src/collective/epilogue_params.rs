@@ -91,11 +91,16 @@ pub(crate) fn emit_output_tile(
         let origin = match axis {
             BiasAxis::Row => block.m0,
             BiasAxis::Column => block.n0,
+            // One value for the whole output: the base itself.
+            BiasAxis::Scalar => {
+                biases.push(base);
+                continue;
+            }
         };
         let wide = k.reg(RegClass::B64);
         k.push(format!(
             "mul.wide.u32 {wide}, {origin}, {};",
-            types.c.size_bytes()
+            fusion.bias_element(i, types.c).size_bytes()
         ));
         k.push(format!("add.u64 {base}, {base}, {wide};"));
         biases.push(base);

@@ -136,6 +136,22 @@ impl Expression {
         }
     }
 
+    /// The expression applied to `inputs` (input `i` replaced by
+    /// `inputs[i]`; scalars stay), as a graph to trace into another
+    /// expression. Needs `inputs.len() >= self.arity()`.
+    pub(crate) fn apply_to(&self, inputs: &[Expr]) -> Expr {
+        let mut built: Vec<Expr> = Vec::with_capacity(self.nodes.len());
+        for node in self.nodes.iter() {
+            let expr = match node {
+                Node::Input(i) => inputs[*i].clone(),
+                other => Expr::node(other.map(|&j| built[j].clone())),
+            };
+            built.push(expr);
+        }
+        // The root is traced last (every other node is one of its operands').
+        built.pop().unwrap_or_else(|| Expr::constant(0.0))
+    }
+
     /// Per-element inputs the expression takes.
     pub fn arity(&self) -> usize {
         self.arity

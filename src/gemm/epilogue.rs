@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::fusion::Expression;
+use crate::fusion::{input, Expr, Expression};
 use crate::{Error, Result};
 
 /// Most bias vectors one epilogue reads.
@@ -23,6 +23,20 @@ pub enum BiasAxis {
     Row,
     /// One value per column of D: element `n` is added to column `n` (length N).
     Column,
+    /// One value for all of D (length 1, read from device memory: a
+    /// per-tensor scale). The SM90 kernels only.
+    Scalar,
+}
+
+/// The granularity of an 8-bit GEMM's scales
+/// ([`Epilogue::with_scales`]): the product is `scale_a · scale_b · (A · B)`
+/// before the epilogue expression, as `torch._scaled_mm` computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScaleGranularity {
+    /// One f32 for A and one for B (length-1 device buffers).
+    Tensor,
+    /// One f32 per row of A (length M) and per column of B (length N).
+    RowCol,
 }
 
 impl BiasAxis {
@@ -32,6 +46,7 @@ impl BiasAxis {
         match self {
             BiasAxis::Row => BiasAxis::Column,
             BiasAxis::Column => BiasAxis::Row,
+            BiasAxis::Scalar => BiasAxis::Scalar,
         }
     }
 
@@ -40,6 +55,7 @@ impl BiasAxis {
         match self {
             BiasAxis::Row => "row",
             BiasAxis::Column => "col",
+            BiasAxis::Scalar => "scalar",
         }
     }
 }
@@ -69,6 +85,7 @@ impl BiasAxis {
 pub struct Epilogue {
     expression: Expression,
     biases: Vec<BiasAxis>,
+    scales: Option<ScaleGranularity>,
 }
 
 impl Default for Epilogue {
@@ -85,6 +102,7 @@ impl From<Expression> for Epilogue {
         Epilogue {
             expression,
             biases: Vec::new(),
+            scales: None,
         }
     }
 }
@@ -107,6 +125,7 @@ impl Epilogue {
         let epilogue = Epilogue {
             expression,
             biases: biases.to_vec(),
+            scales: None,
         };
         match epilogue.unfit() {
             Some((name, value, expected)) => Err(Error::invalid_argument(name, value, expected)),
@@ -148,6 +167,93 @@ impl Epilogue {
         })
     }
 
+    /// This epilogue on the scaled product: `scale_a · scale_b · acc` in
+    /// place of `acc`, the scales two more f32 vectors after the biases
+    /// (x2 + biases and the next; a [`Row`](BiasAxis::Row) and a
+    /// [`Column`](BiasAxis::Column) vector for
+    /// [`RowCol`](ScaleGranularity::RowCol), two
+    /// [`Scalar`](BiasAxis::Scalar)s for [`Tensor`](ScaleGranularity::Tensor)).
+    /// Scales run on the SM90 kernels with 8-bit inputs.
+    ///
+    /// ```
+    /// use cutlet::fusion::{Expr, Expression};
+    /// use cutlet::kernel::gemm::{BiasAxis, Epilogue, ScaleGranularity};
+    ///
+    /// let relu = Epilogue::from(Expression::from_fn(|acc: Expr, _c: Expr| acc.relu()));
+    /// let scaled = relu.with_scales(ScaleGranularity::RowCol).unwrap();
+    /// assert_eq!(scaled.biases(), [BiasAxis::Row, BiasAxis::Column]);
+    /// assert_eq!(scaled.scales(), Some(ScaleGranularity::RowCol));
+    /// // relu(0.5 * 4 * acc), with acc = 3.
+    /// assert_eq!(scaled.eval(3.0, 0.0, &[0.5, 4.0], 1.0, 0.0, &[]), 6.0);
+    /// assert!(scaled.with_scales(ScaleGranularity::Tensor).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] where the epilogue already has scales,
+    /// or where the vectors would be more than [`MAX_BIASES`].
+    pub fn with_scales(&self, granularity: ScaleGranularity) -> Result<Epilogue> {
+        if let Some(scales) = self.scales {
+            return Err(Error::invalid_argument(
+                "epilogue scales",
+                format!("{granularity:?} on an epilogue scaled {scales:?}"),
+                "one set of scales",
+            ));
+        }
+        let nb = self.biases.len();
+        if nb + 2 > MAX_BIASES {
+            return Err(Error::invalid_argument(
+                "epilogue bias vectors",
+                format!("{nb} and two scales"),
+                format!("at most {MAX_BIASES} vectors in all"),
+            ));
+        }
+        let mut inputs: Vec<Expr> = (0..2 + nb).map(input).collect();
+        let (scale_a, scale_b) = (input(2 + nb), input(3 + nb));
+        inputs[0] = inputs[0].clone() * scale_a * scale_b;
+        let body = self.expression.apply_to(&inputs);
+        let mut biases = self.biases.clone();
+        biases.extend(match granularity {
+            ScaleGranularity::Tensor => [BiasAxis::Scalar, BiasAxis::Scalar],
+            ScaleGranularity::RowCol => [BiasAxis::Row, BiasAxis::Column],
+        });
+        Ok(Epilogue {
+            expression: Expression::new(4 + nb, &body)?,
+            biases,
+            scales: Some(granularity),
+        })
+    }
+
+    /// The scales' granularity, where [`with_scales`](Self::with_scales)
+    /// set one.
+    pub fn scales(&self) -> Option<ScaleGranularity> {
+        self.scales
+    }
+
+    /// The element type of bias vector `i` in a GEMM whose C is `c`: f32
+    /// for the scales (the last two where scales are set), else C's.
+    pub fn bias_element(
+        &self,
+        i: usize,
+        c: crate::numeric::ElementType,
+    ) -> crate::numeric::ElementType {
+        match self.scales {
+            Some(_) if i + 2 >= self.biases.len() => crate::numeric::ElementType::F32,
+            _ => c,
+        }
+    }
+
+    /// Whether only the SM90 epilogues read these inputs: scales, or a
+    /// [`BiasAxis::Scalar`] vector.
+    pub(crate) fn needs_sm90(&self) -> bool {
+        self.scales.is_some() || self.biases.contains(&BiasAxis::Scalar)
+    }
+
+    /// The user's bias vectors: all of [`biases`](Self::biases) but the
+    /// scales.
+    pub fn user_biases(&self) -> usize {
+        self.biases.len() - if self.scales.is_some() { 2 } else { 0 }
+    }
+
     /// The expression.
     pub fn expression(&self) -> &Expression {
         &self.expression
@@ -175,6 +281,7 @@ impl Epilogue {
         Epilogue {
             expression: self.expression.clone(),
             biases: self.biases.iter().map(|b| b.transposed()).collect(),
+            scales: self.scales,
         }
     }
 
@@ -224,6 +331,10 @@ impl fmt::Display for Epilogue {
     /// The expression's key, then the bias axes: `|x0, x1| ... [row, col]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let axes: Vec<&str> = self.biases.iter().map(|b| b.name()).collect();
-        write!(f, "{} [{}]", self.expression, axes.join(", "))
+        write!(f, "{} [{}]", self.expression, axes.join(", "))?;
+        match self.scales {
+            Some(scales) => write!(f, " scaled {scales:?}"),
+            None => Ok(()),
+        }
     }
 }

@@ -147,6 +147,8 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: None,
         swap_ab: None,
+        fast_accum: false,
+        scale_mode: None,
     }
 }
 

@@ -287,15 +287,21 @@ impl EpilogueSm90NoSmem {
             OutputMajor::N => (&rows, &cols),
             OutputMajor::M => (&cols, &rows),
         };
+        let fusion = &self.spec.epilogue;
         let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
+            let element = fusion.bias_element(i, types.c);
+            if biases[i] == BiasAxis::Scalar {
+                return load_f32(k, element, p, io.biases[i], 0);
+            }
             let index = r32(k);
             k.push(format!("add.u32 {index}, {origin}, {offset};"));
             let addr = k.reg(RegClass::B64);
             k.push(format!(
-                "mad.wide.u32 {addr}, {index}, {csize}, {};",
+                "mad.wide.u32 {addr}, {index}, {}, {};",
+                element.size_bytes(),
                 io.biases[i]
             ));
-            load_f32(k, types.c, p, addr, 0)
+            load_f32(k, element, p, addr, 0)
         };
         let walk = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
             for (oi, &outer) in outer_list.iter().enumerate() {
@@ -320,6 +326,9 @@ impl EpilogueSm90NoSmem {
                         }
                         (BiasAxis::Column, OutputMajor::M) => {
                             outer_bias[i] = Some(bias_value(k, i, outer, col0, p_outer)?)
+                        }
+                        (BiasAxis::Scalar, _) => {
+                            outer_bias[i] = Some(bias_value(k, i, 0, row0, p_outer)?)
                         }
                         _ => {}
                     }
@@ -356,7 +365,9 @@ impl EpilogueSm90NoSmem {
                             Some(v) => v,
                             None => match axis {
                                 BiasAxis::Row => bias_value(k, i, row, row0, p)?,
-                                BiasAxis::Column => bias_value(k, i, col, col0, p)?,
+                                BiasAxis::Column | BiasAxis::Scalar => {
+                                    bias_value(k, i, col, col0, p)?
+                                }
                             },
                         });
                     }

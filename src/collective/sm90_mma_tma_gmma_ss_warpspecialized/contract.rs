@@ -4,7 +4,7 @@
 //! parts of a warp-specialized kernel.
 
 use super::{
-    check_sm90_mainloop, reads_a_from_registers, DescriptorA, Sm90MainloopIo,
+    check_sm90_mainloop, check_sm90_promotion, reads_a_from_registers, DescriptorA, Sm90MainloopIo,
     Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
 };
 use crate::collective::{
@@ -145,6 +145,10 @@ impl Sm90TmaGmmaWarpSpecialized {
             self.consumers,
         )
         .map_err(|rule| refusal(rule.to_string()))?;
+        if let Some(interval) = self.promotion_interval {
+            check_sm90_promotion(ctx.types, ctx.tile, self.consumers, interval)
+                .map_err(|rule| refusal(rule.to_string()))?;
+        }
         if ctx.tile[0] != self.wg_rows * self.consumers {
             return Err(refusal(format!(
                 "TileM {} is not {} consumer warpgroups of {} rows",

@@ -44,15 +44,16 @@ mod rules;
 pub(crate) use a_operand::{AOperand, DescriptorA};
 pub(crate) use contract::refusal;
 pub(crate) use operand::OperandTile;
-pub(crate) use rules::check_sm90_mainloop;
 pub use rules::MAX_ACCUMULATOR_REGISTERS;
+pub(crate) use rules::{check_sm90_mainloop, check_sm90_promotion};
 
-use super::{Accumulators, BlockContext, MainloopSpec, TileContext};
+use super::{Accumulators, BlockContext, MainloopPolicy, MainloopSpec, TileContext};
 use crate::atom::{
     emit_prefetch_tensor_map, emit_tensor_map_address, emit_tma_load, emit_tma_load_multicast,
     emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaDescriptor,
     MmaAtom, MmaSource, ScaleD,
 };
+use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized_fp8::Promotion;
 use crate::collective::Sm90TiledMma;
 use crate::gemm::{ClusterShape, GemmOperand, OperandMajor, ParamRole};
 use crate::numeric::ElementType;
@@ -80,6 +81,9 @@ pub struct Sm90TmaGmmaWarpSpecialized {
     pub(crate) cluster: ClusterShape,
     pub(crate) consumers: u32,
     pub(crate) wg_rows: u32,
+    /// wgmma k-steps between promotions of the partial sums (the FP8
+    /// mainloop); `None`: every wgmma adds into the accumulators.
+    pub(crate) promotion_interval: Option<u32>,
 }
 
 /// What the prologue hands the producer and consumer parts.
@@ -134,6 +138,12 @@ impl Sm90TmaGmmaWarpSpecialized {
             cluster,
             consumers,
             wg_rows,
+            promotion_interval: match spec.policy {
+                MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+                    promotion_interval, ..
+                } => Some(promotion_interval),
+                _ => None,
+            },
         }
     }
 
@@ -143,6 +153,12 @@ impl Sm90TmaGmmaWarpSpecialized {
     }
 
     /// The shared-memory tile of A or B in a stage.
+    /// The FP8 mainloop's promotion of its partial sums, where it has one.
+    fn promotion(&self) -> Option<Promotion> {
+        self.promotion_interval
+            .map(|interval| Promotion::new(interval, self.ctx.tile[2] / self.instr_k()))
+    }
+
     pub(crate) fn operand(&self, op: GemmOperand) -> OperandTile {
         let [bm, bn, bk] = self.ctx.tile;
         let size = self.ctx.types.a.size_bytes();
@@ -561,6 +577,16 @@ impl Sm90TmaGmmaWarpSpecialized {
     ) -> Result<Accumulators, PtxError> {
         let err = pipeline_error;
         let acc = io.acc.clone();
+        // With promotion the wgmmas write a second set of registers, added
+        // into the accumulators (zeroed here) at each promotion.
+        let promotion = self.promotion();
+        let partial = match promotion {
+            Some(_) => {
+                self.emit_zero_accumulators(k, io);
+                self.allocate_accumulators(k)?
+            }
+            None => acc.clone(),
+        };
         let a_tile = reader.emit_tile_setup(self, k, io)?;
         let c = io.consumer;
         let prev = TmaAsyncState {
@@ -585,12 +611,17 @@ impl Sm90TmaGmmaWarpSpecialized {
             self.emit_k_tile(
                 k,
                 io,
-                &acc,
+                &partial,
                 reader,
                 &a_tile,
                 0,
                 KTileScale::ZeroFirst(p_zero),
             )?;
+            if let Some(promotion) = promotion {
+                let first = k.reg(RegClass::B32);
+                k.push(format!("mov.u32 {first}, 0;"));
+                promotion.emit_promote(k, first, io.k_tiles, &acc, &partial)?;
+            }
             k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
             k.push(format!("mov.u32 {}, {};", prev.full, c.full));
             io.pipeline.advance(k, &c).map_err(err)?;
@@ -614,15 +645,21 @@ impl Sm90TmaGmmaWarpSpecialized {
             k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
             k.push(format!("@{p} bra {};", tail.name()));
             io.pipeline.consumer_wait(k, &c).map_err(err)?;
-            let scale = if peeled {
-                KTileScale::AddPred
-            } else {
-                // The tile's first k-tile overwrites the accumulators.
-                let later = k.reg(RegClass::Pred);
-                k.push(format!("setp.ne.u32 {later}, {kt}, 0;"));
-                KTileScale::ZeroFirst(later)
+            let scale = match (promotion, peeled) {
+                // An interval's first k-tile overwrites the partial sums.
+                (Some(promotion), _) => KTileScale::ZeroFirst(promotion.emit_adds(k, kt)),
+                (None, true) => KTileScale::AddPred,
+                (None, false) => {
+                    // The tile's first k-tile overwrites the accumulators.
+                    let later = k.reg(RegClass::Pred);
+                    k.push(format!("setp.ne.u32 {later}, {kt}, 0;"));
+                    KTileScale::ZeroFirst(later)
+                }
             };
-            self.emit_k_tile(k, io, &acc, reader, &a_tile, set, scale)?;
+            self.emit_k_tile(k, io, &partial, reader, &a_tile, set, scale)?;
+            if let Some(promotion) = promotion {
+                promotion.emit_promote(k, kt, io.k_tiles, &acc, &partial)?;
+            }
             // At most this k-tile in flight: the previous one's stage (if
             // any) is read.
             emit_wgmma_wait(k, 1).map_err(err)?;

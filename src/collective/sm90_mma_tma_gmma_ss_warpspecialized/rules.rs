@@ -6,12 +6,13 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (f32 inputs as tf32); a tf32 B K-major | wgmma's types (it transposes only 16-bit operands; an M-major tf32 A passes through registers) |
+//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (f32 inputs as tf32), e4m3/e5m2 A and B with f32; a tf32 B and 8-bit A and B K-major | wgmma's types (it transposes only 16-bit operands; an M-major tf32 A passes through registers) |
 //! | TileK x element = 64 or 128 bytes | a K-major operand's row is one 64- or 128-byte swizzle row, which TMA and wgmma share |
 //! | TileN a multiple of 8 up to 256 (of 128 bytes for an N-major B) | wgmma's N; a swizzle row of N |
 //! | TileM 64 or 128 rows per consumer warpgroup | wgmma's M is 64 |
 //! | at most [`MAX_ACCUMULATOR_REGISTERS`] accumulator registers a consumer thread | what the 232 registers a consumer holds keep without spills |
 //! | cluster 1 or 2 along M and N; each CTA's share of a multicast tile whole boxes | TMA multicast |
+//! | with promotion (the FP8 mainloop): e4m3/e5m2 A and B, f32 accumulators, an interval of whole k-tiles, two accumulator sets in [`MAX_ACCUMULATOR_REGISTERS`] | the partial sums are added between k-tiles into a second set of registers |
 
 use crate::gemm::{ClusterShape, GemmMajors, GemmTypes, OperandMajor, RuleMessage};
 use crate::numeric::ElementType;
@@ -22,6 +23,68 @@ use crate::numeric::ElementType;
 /// cooperative 256x192 tile with a bf16 D or an MN-major A and B, a
 /// ping-pong 128x192 tile with an f32 D) spills 8 bytes and reloads 24.
 pub const MAX_ACCUMULATOR_REGISTERS: u32 = 160;
+
+/// The FP8 mainloop's promotion rules
+/// ([`MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8`](crate::collective::MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8)):
+/// e4m3/e5m2 A and B with f32 accumulators; an interval that is a positive
+/// multiple of a k-tile's wgmma k-steps (TileK / 32), since the partial
+/// sums are promoted between k-tiles; and room for two sets of
+/// accumulators (at most [`MAX_ACCUMULATOR_REGISTERS`] together).
+#[allow(clippy::result_large_err)]
+pub(crate) const fn check_sm90_promotion(
+    types: GemmTypes,
+    tile: [u32; 3],
+    consumers: u32,
+    interval: u32,
+) -> Result<(), RuleMessage> {
+    let t = types;
+    let fp8 = matches!(
+        (t.a, t.b, t.acc),
+        (
+            ElementType::F8E4M3 | ElementType::F8E5M2,
+            ElementType::F8E4M3 | ElementType::F8E5M2,
+            ElementType::F32
+        )
+    );
+    if !fp8 {
+        return Err(RuleMessage::new()
+            .s("the FP8 mainloop with promotion takes e4m3/e5m2 A and B with f32 accumulators, not a=")
+            .s(t.a.name())
+            .s(", b=")
+            .s(t.b.name())
+            .s(", acc=")
+            .s(t.acc.name())
+            .s(" (expected MainloopSm90TmaGmmaWarpSpecialized for other types)"));
+    }
+    let [bm, bn, bk] = tile;
+    let steps = bk / 32;
+    if interval == 0 || steps == 0 || !interval.is_multiple_of(steps) {
+        return Err(RuleMessage::new()
+            .s("promotion interval ")
+            .n(interval)
+            .s(" with TileK ")
+            .n(bk)
+            .s(": expected a positive multiple of ")
+            .n(steps)
+            .s(" (the wgmma k-steps of 32 in one k-tile)"));
+    }
+    let wg_rows = match bm.checked_div(consumers) {
+        Some(rows) => rows,
+        None => bm,
+    };
+    let both = 2 * (wg_rows / 64) * bn / 2;
+    if both > MAX_ACCUMULATOR_REGISTERS {
+        return Err(RuleMessage::new()
+            .s("a ")
+            .n(wg_rows)
+            .s("x")
+            .n(bn)
+            .s(" warpgroup tile with promotion needs ")
+            .n(both)
+            .s(" accumulator registers per thread (two sets): expected at most 160 (TileN 128 with the cooperative schedule, or fast accumulation)"));
+    }
+    Ok(())
+}
 
 /// The SM90 mainloop's rules for `types`, `majors`, `tile` (BM, BN, BK)
 /// and `cluster` with `consumers` consumer warpgroups (2
@@ -42,6 +105,11 @@ pub(crate) const fn check_sm90_mainloop(
             | (ElementType::F16, ElementType::F16, ElementType::F16)
             | (ElementType::TF32, ElementType::TF32, ElementType::F32)
             | (ElementType::F32, ElementType::F32, ElementType::F32)
+            | (
+                ElementType::F8E4M3 | ElementType::F8E5M2,
+                ElementType::F8E4M3 | ElementType::F8E5M2,
+                ElementType::F32
+            )
     );
     if !typed {
         return Err(RuleMessage::new()
@@ -51,7 +119,13 @@ pub(crate) const fn check_sm90_mainloop(
             .s(t.b.name())
             .s(", acc=")
             .s(t.acc.name())
-            .s(" have no SM90 mainloop: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16 or tf32/tf32/f32 (f32 inputs multiply as tf32; 8-bit inputs have wgmma atoms, SM90_GMMA_F8 and SM90_GMMA_I8, but no mainloop yet)"));
+            .s(" have no SM90 mainloop: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 or e4m3/e5m2 A and B with f32 (f32 inputs multiply as tf32; s8/u8 have wgmma atoms, SM90_GMMA_I8, but no mainloop yet)"));
+    }
+    if (t.a.size_bytes() == 1 || t.b.size_bytes() == 1)
+        && !(matches!(majors.a, OperandMajor::K) && matches!(majors.b, OperandMajor::K))
+    {
+        return Err(RuleMessage::new()
+            .s("8-bit A and B must be K-major on SM90: wgmma transposes only 16-bit operands"));
     }
     if t.a.size_bytes() == 4 && !matches!(majors.b, OperandMajor::K) {
         return Err(RuleMessage::new().s(

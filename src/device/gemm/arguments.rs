@@ -268,6 +268,11 @@ pub struct EpilogueArgs<'a, C> {
     pub biases: Vec<CudaView<'a, C>>,
     /// The extra scalars, s2 first (rounded to f32 for the kernel).
     pub scalars: Vec<f64>,
+    /// The scales of A and B of a GEMM whose epilogue is scaled
+    /// ([`GemmBuilder::scales`](super::GemmBuilder::scales)), f32 in device
+    /// memory: one value each for [`ScaleGranularity::Tensor`](crate::kernel::gemm::ScaleGranularity::Tensor),
+    /// M and N values for [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol).
+    pub scales: Option<[CudaView<'a, f32>; 2]>,
 }
 
 impl<C> Default for EpilogueArgs<'_, C> {
@@ -276,6 +281,7 @@ impl<C> Default for EpilogueArgs<'_, C> {
         EpilogueArgs {
             biases: Vec::new(),
             scalars: Vec::new(),
+            scales: None,
         }
     }
 }
@@ -284,6 +290,19 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
     /// These arguments with bias vectors `biases` for a fused epilogue.
     pub fn with_biases(mut self, biases: Vec<CudaView<'a, C>>) -> Self {
         self.epilogue.biases = biases;
+        self
+    }
+
+    /// These arguments with the scales of A and B (f32 in device memory)
+    /// of an 8-bit GEMM built with
+    /// [`GemmBuilder::scales`](super::GemmBuilder::scales): the kernel
+    /// computes `scale_a · scale_b · (A · B)` in place of `A · B`, then the
+    /// epilogue (`alpha ·` that `+ beta · C` by default), as
+    /// `torch._scaled_mm` does. One value each for per-tensor scales; for
+    /// row-wise ones `scale_a[m]` per row of A (M values) and `scale_b[n]`
+    /// per column of B (N values).
+    pub fn with_scales(mut self, scale_a: CudaView<'a, f32>, scale_b: CudaView<'a, f32>) -> Self {
+        self.epilogue.scales = Some([scale_a, scale_b]);
         self
     }
 

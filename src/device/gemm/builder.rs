@@ -14,7 +14,9 @@ use crate::arch::ArchKind;
 use crate::device::{Device, LoadedKernel};
 use crate::gemm::{ClusterShape, GemmMajors, GemmTypes};
 use crate::kernel::gemm::Decomposition;
-use crate::kernel::gemm::{check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{
+    check_config, Epilogue, GemmSpec, OperandMajor, OutputMajor, ScaleGranularity,
+};
 use crate::kernel::gemm::{sm70_default_spec, sm80_default_spec, sm90_spec, KernelSchedule};
 use crate::numeric::{Element, ElementType};
 use crate::{Error, Result};
@@ -67,6 +69,9 @@ pub struct GemmBuilder {
     epilogue: Option<Epilogue>,
     decomposition: Option<Decomposition>,
     swap_ab: Option<bool>,
+    fast_accumulation: Option<bool>,
+    promotion_interval: Option<u32>,
+    scale_granularity: Option<ScaleGranularity>,
 }
 
 /// Most stages the builder picks by itself (as the collective builder).
@@ -85,9 +90,63 @@ impl GemmBuilder {
         self
     }
 
-    /// C's and D's element type and major (default A's type, row-major).
+    /// C's and D's element type and major (default A's type, row-major;
+    /// f32 for tf32 A, bf16 for 8-bit A).
     pub fn d(mut self, element: ElementType, major: OutputMajor) -> Self {
         self.d = Some((element, major));
+        self
+    }
+
+    /// Whether an e4m3/e5m2 GEMM accumulates in the wgmma's own
+    /// accumulators throughout (`true`: CUTLASS's `FP8FastAccum`,
+    /// cuBLASLt's `CUBLASLT_MATMUL_DESC_FAST_ACCUM`, `torch._scaled_mm`'s
+    /// `use_fast_accum`), or promotes its partial sums into f32 registers
+    /// every [`promotion_interval`](Self::promotion_interval) wgmma k-steps
+    /// (`false`, the default, as CUTLASS's FP8 mainloop
+    /// [`MainloopSm90TmaGmmaWarpSpecializedFp8`](crate::collective::MainloopSm90TmaGmmaWarpSpecializedFp8)).
+    ///
+    /// Hopper's FP8 wgmma keeps about 22 bits of its running sum, so fast
+    /// accumulation loses low bits over a long K; promotion costs a second
+    /// set of accumulator registers, which limits the tile to 128 x 128
+    /// (cooperative) or 64 x 128 (ping-pong) per CTA, and a wait for the
+    /// wgmmas at each promotion. For other input types this setting has
+    /// no effect.
+    ///
+    /// ```
+    /// use cutlet::collective::MainloopPolicy;
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::gemm::{OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F8E4M3};
+    ///
+    /// let fp8 = Gemm::builder().a(F8E4M3, OperandMajor::K).b(F8E4M3, OperandMajor::K);
+    /// // The default promotes every 4 k-steps (128 of K), on a 128 x 128 tile.
+    /// let spec = fp8.clone().spec().unwrap();
+    /// assert!(matches!(
+    ///     spec.mainloop.policy,
+    ///     MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { promotion_interval: 4, .. }
+    /// ));
+    /// assert_eq!((spec.tile, spec.types.d), ([128, 128, 128], BF16));
+    /// // Fast accumulation runs the plain SM90 mainloop, 128 x 256 tiles.
+    /// let fast = fp8.clone().fast_accumulation(true).spec().unwrap();
+    /// assert!(matches!(fast.mainloop.policy, MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }));
+    /// assert_eq!(fast.tile, [128, 256, 128]);
+    /// // An interval that is not whole k-tiles (4 k-steps of 32 each) is refused.
+    /// let err = fp8.promotion_interval(2).spec().unwrap_err();
+    /// assert!(err.to_string().contains("promotion interval 2"), "{err}");
+    /// ```
+    pub fn fast_accumulation(mut self, fast: bool) -> Self {
+        self.fast_accumulation = Some(fast);
+        self
+    }
+
+    /// wgmma k-steps (32 elements of K each) between the promotions of an
+    /// e4m3/e5m2 GEMM's partial sums (default 4, CUTLASS's
+    /// `mma_promotion_interval`): a positive multiple of TileK / 32. Setting
+    /// it with [`fast_accumulation(true)`](Self::fast_accumulation), or for
+    /// inputs that are not e4m3/e5m2, is an [`Error::Config`] from `spec`
+    /// and `build`.
+    pub fn promotion_interval(mut self, interval: u32) -> Self {
+        self.promotion_interval = Some(interval);
         self
     }
 
@@ -198,7 +257,9 @@ impl GemmBuilder {
     ///   stages. Its sm_70 PTX runs on every GPU of compute capability 7.0
     ///   or newer.
     ///
-    /// Unset, [`spec`](Self::spec) gives the `Sm80` kernel, and
+    /// Unset, [`spec`](Self::spec) gives the `Sm80` kernel (the `Sm90`
+    /// one where A or B is 8-bit: only SM90 has 8-bit tensor-core
+    /// instructions here), and
     /// [`build`](Self::build) picks for the device: on compute capability
     /// 9.0 (and with no tile, warps, stages, schedule or cluster set) the
     /// SM90 kernels, picking the schedule, tile and cluster for each call's
@@ -410,8 +471,16 @@ impl GemmBuilder {
             }
             (Some(schedule), _) => Ok(schedule.warp_specialized()),
             (None, Some(arch)) => Ok(arch == ArchKind::Sm90),
-            (None, None) => Ok(self.cluster.is_some_and(|c| !c.is_one())),
+            // 8-bit A or B: only the SM90 kernels have 8-bit tensor-core
+            // instructions.
+            (None, None) => Ok(self.cluster.is_some_and(|c| !c.is_one()) || self.eight_bit()),
         }
+    }
+
+    /// Whether A or B is an 8-bit type (e4m3, e5m2, s8, u8).
+    fn eight_bit(&self) -> bool {
+        let (a, _, b, ..) = self.types();
+        a.size_bytes() == 1 || b.size_bytes() == 1
     }
 
     /// The SM90 spec of these values.
@@ -426,10 +495,15 @@ impl GemmBuilder {
         let schedule = self
             .schedule
             .unwrap_or(KernelSchedule::TmaWarpSpecializedCooperative);
+        let promotion = self.promotion()?;
         let bk = crate::gemm::default_tile_k(a);
         let (tile, cluster) = match (schedule, self.splits()) {
             (_, Some(_)) => ([128, 128, bk], ClusterShape::ONE),
+            (KernelSchedule::TmaWarpSpecializedPingpong, _) if promotion.is_some() => {
+                ([64, 128, bk], ClusterShape::ONE)
+            }
             (KernelSchedule::TmaWarpSpecializedPingpong, _) => ([128, 128, bk], ClusterShape::ONE),
+            _ if promotion.is_some() => ([128, 128, bk], ClusterShape::new(2, 1)),
             _ => ([128, 256, bk], ClusterShape::new(2, 1)),
         };
         let tile = self.tile.unwrap_or(tile);
@@ -447,18 +521,52 @@ impl GemmBuilder {
             spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
             spec.scheduler = crate::kernel::gemm::TileSchedulerPolicy::SplitK { splits: n };
         }
-        if let Some(epilogue) = &self.epilogue {
-            spec.epilogue.fusion = if swap {
-                epilogue.transposed()
-            } else {
-                epilogue.clone()
-            };
+        let fusion = self.fusion()?;
+        spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };
+        if let Some(interval) = promotion {
+            spec = spec.with_fp8_promotion(interval)?;
         }
         if let Some(stages) = self.stages {
             spec.set_stages(stages);
         }
         check_spec(&spec)?;
         Ok(spec)
+    }
+
+    /// The epilogue: [`epilogue`](Self::epilogue)'s (or the linear
+    /// combination), scaled where [`scales`](Self::scales) asks.
+    fn fusion(&self) -> Result<Epilogue> {
+        let fusion = self.epilogue.clone().unwrap_or_default();
+        match self.scale_granularity {
+            Some(granularity) => fusion.with_scales(granularity),
+            None => Ok(fusion),
+        }
+    }
+
+    /// The promotion interval of an e4m3/e5m2 GEMM that promotes (see
+    /// [`fast_accumulation`](Self::fast_accumulation)), `None` for one that
+    /// does not; an error where an interval was set that cannot apply.
+    fn promotion(&self) -> Result<Option<u32>> {
+        let (a, _, b, ..) = self.types();
+        let fp8 = |e| matches!(e, ElementType::F8E4M3 | ElementType::F8E5M2);
+        let promotes = fp8(a) && fp8(b) && self.fast_accumulation != Some(true);
+        match (promotes, self.promotion_interval) {
+            (true, interval) => Ok(Some(
+                interval.unwrap_or(crate::collective::DEFAULT_PROMOTION_INTERVAL),
+            )),
+            (false, None) => Ok(None),
+            (false, Some(interval)) => Err(Error::Config {
+                config: "SM90 GEMM".to_string(),
+                reason: format!(
+                    "promotion interval {interval} with {}: promotion applies to e4m3/e5m2 A and B without fast accumulation (expected fast_accumulation(false) and e4m3/e5m2 inputs, or no interval)",
+                    if self.fast_accumulation == Some(true) {
+                        "fast accumulation".to_string()
+                    } else {
+                        format!("a={a}, b={b}")
+                    }
+                ),
+            }),
+        }
     }
 
     /// The element types and majors, with their defaults.
@@ -482,10 +590,11 @@ impl GemmBuilder {
         };
         let (a, a_major) = self.a.unwrap_or((a_default, OperandMajor::K));
         let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
-        let d_default = if a == ElementType::TF32 {
-            ElementType::F32
-        } else {
-            a
+        let d_default = match a {
+            ElementType::TF32 => ElementType::F32,
+            // 8-bit inputs write bf16, as `torch._scaled_mm` mostly does.
+            _ if a.size_bytes() == 1 => ElementType::BF16,
+            _ => a,
         };
         let (d, d_major) = self.d.unwrap_or((d_default, OutputMajor::N));
         let acc = self.acc.unwrap_or(ElementType::F32);
@@ -497,6 +606,38 @@ impl GemmBuilder {
     /// [`Expression`](crate::fusion::Expression) over (acc, c).
     pub fn epilogue(mut self, epilogue: impl Into<Epilogue>) -> Self {
         self.epilogue = Some(epilogue.into());
+        self
+    }
+
+    /// Scales the product by `scale_a · scale_b` before the epilogue
+    /// expression (the default one, or [`epilogue`](Self::epilogue)'s; set
+    /// that first), as `torch._scaled_mm` does: one f32 each for A and B
+    /// ([`ScaleGranularity::Tensor`]), or one per row of A and per column
+    /// of B ([`ScaleGranularity::RowCol`]). The scales come with each call
+    /// ([`Arguments::with_scales`]), in device memory, so a CUDA graph can
+    /// replay the GEMM with new ones. The SM90 kernels read them (8-bit
+    /// inputs run there); the scaled result is D = `alpha · scale_a ·
+    /// scale_b · (A · B) + beta · C` by default.
+    ///
+    /// ```
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::gemm::OperandMajor;
+    /// use cutlet::kernel::gemm::{BiasAxis, ScaleGranularity};
+    /// use cutlet::numeric::ElementType::{BF16, F8E4M3};
+    ///
+    /// let spec = Gemm::builder()
+    ///     .a(F8E4M3, OperandMajor::K)
+    ///     .b(F8E4M3, OperandMajor::K)
+    ///     .scales(ScaleGranularity::RowCol)
+    ///     .spec()
+    ///     .unwrap();
+    /// assert_eq!(spec.epilogue.fusion.biases(), [BiasAxis::Row, BiasAxis::Column]);
+    /// // The SM80 kernel reads no scales.
+    /// let err = Gemm::builder().a(BF16, OperandMajor::K).scales(ScaleGranularity::Tensor).spec();
+    /// assert!(err.unwrap_err().to_string().contains("only the SM90 epilogues"));
+    /// ```
+    pub fn scales(mut self, granularity: ScaleGranularity) -> Self {
+        self.scale_granularity = Some(granularity);
         self
     }
 
@@ -529,9 +670,7 @@ impl GemmBuilder {
         } else {
             sm80_default_spec(a, b, d, acc, a_major, b_major, d_major)?
         };
-        if let Some(epilogue) = &self.epilogue {
-            spec.epilogue.fusion = epilogue.clone();
-        }
+        spec.epilogue.fusion = self.fusion()?;
         if let Some(arch) = self.arch {
             spec.arch = arch;
         }

@@ -82,14 +82,21 @@ pub fn check_epilogue(
             format!("{} (one per bias of `{epilogue}`)", axes.len()),
         ));
     }
+    let user = epilogue.user_biases();
     for (i, (&len, &axis)) in bias_lens.iter().zip(axes).enumerate() {
         let (needed, dim) = match axis {
             BiasAxis::Row => (shape.m, "m"),
             BiasAxis::Column => (shape.n, "n"),
+            BiasAxis::Scalar => (1, "1"),
         };
         if !shape.is_empty_output() && len < needed {
+            let what = match i.checked_sub(user) {
+                Some(0) => "scale of A length".to_string(),
+                Some(_) => "scale of B length".to_string(),
+                None => format!("bias {i} ({} bias) length", axis.name()),
+            };
             return Err(Error::invalid_argument(
-                format!("bias {i} ({} bias) length", axis.name()),
+                what,
                 len,
                 format!("at least {dim} = {needed} elements"),
             ));

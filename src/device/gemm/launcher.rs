@@ -710,6 +710,11 @@ impl Launcher {
             biases.push(address);
             _bias_reads.push(guard);
         }
+        for scale in args.epilogue.scales.iter().flatten() {
+            let (address, guard) = scale.device_ptr(stream);
+            biases.push(address);
+            _bias_reads.push(guard);
+        }
         let values = ParamValues {
             addresses: [a, b, c.unwrap_or(d), d],
             extents: [m, n, k, l],
@@ -1028,6 +1033,23 @@ fn check_epilogue_args<A, B, C, D>(
     spec: &GemmSpec,
     args: &Arguments<'_, A, B, C, D>,
 ) -> Result<()> {
-    let lens: Vec<usize> = args.epilogue.biases.iter().map(|b| b.len()).collect();
+    let epilogue = &spec.epilogue.fusion;
+    if epilogue.scales().is_some() != args.epilogue.scales.is_some() {
+        return Err(Error::invalid_argument(
+            "scales of A and B",
+            if args.epilogue.scales.is_some() {
+                "given"
+            } else {
+                "missing"
+            },
+            if epilogue.scales().is_some() {
+                "Arguments::with_scales for a GEMM built with scales"
+            } else {
+                "none for a GEMM built without scales (GemmBuilder::scales)"
+            },
+        ));
+    }
+    let mut lens: Vec<usize> = args.epilogue.biases.iter().map(|b| b.len()).collect();
+    lens.extend(args.epilogue.scales.iter().flatten().map(|s| s.len()));
     check_epilogue(spec, &args.shape, &lens, args.epilogue.scalars.len())
 }

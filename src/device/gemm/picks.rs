@@ -6,6 +6,7 @@
 //! (the launcher, in `launcher.rs`) is made by a function it is given, so
 //! this file imports nothing of the launcher's.
 
+use crate::collective::MainloopPolicy;
 use std::sync::OnceLock;
 
 use crate::gemm::GemmShape;
@@ -117,8 +118,9 @@ impl<L> ProblemPicks<L> {
         None
     }
 
-    /// The spec of `pick`: the template's types, majors and fusion with the
-    /// pick's schedule, tile and cluster; `None` where it cannot be built.
+    /// The spec of `pick`: the template's types, majors, fusion and FP8
+    /// promotion with the pick's schedule, tile and cluster; `None` where
+    /// it cannot be built.
     fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
         let mut spec = pick.spec(t.types, t.majors).ok()?;
@@ -127,6 +129,15 @@ impl<L> ProblemPicks<L> {
         } else {
             t.epilogue.fusion.clone()
         };
+        // The FP8 mainloop's promotion carries over; a pick whose tile
+        // leaves no room for its second accumulator set is no pick, and
+        // the template runs the problem.
+        if let MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+            promotion_interval, ..
+        } = t.mainloop.policy
+        {
+            spec = spec.with_fp8_promotion(promotion_interval).ok()?;
+        }
         spec.kernel().ok()?;
         Some(spec)
     }

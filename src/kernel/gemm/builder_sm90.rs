@@ -888,4 +888,38 @@ impl GemmSpec {
         self.validate()?;
         Ok(self)
     }
+
+    /// This SM90 spec of e4m3/e5m2 inputs with the FP8 mainloop
+    /// ([`MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8`]), promoting its
+    /// partial sums every `interval` wgmma k-steps; its stages stay.
+    ///
+    /// ```
+    /// use cutlet::collective::MainloopPolicy;
+    /// use cutlet::gemm::{GemmMajors, GemmTypes};
+    /// use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32, F8E4M3};
+    ///
+    /// let spec = |tile| sm90_spec(
+    ///     GemmTypes::new(F8E4M3, F8E4M3, BF16, BF16, F32),
+    ///     GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+    ///     KernelSchedule::TmaWarpSpecializedCooperative, tile, [2, 1],
+    /// ).unwrap();
+    /// let promoting = spec([128, 128, 128]).with_fp8_promotion(4).unwrap();
+    /// assert!(matches!(promoting.mainloop.policy, MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { promotion_interval: 4, .. }));
+    /// // Each consumer of a 128 x 256 tile holds 128 accumulators: two sets do not fit.
+    /// assert!(spec([128, 256, 128]).with_fp8_promotion(4).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the broken rule
+    /// (inputs that are not e4m3/e5m2, an interval that is not whole
+    /// k-tiles, a tile with no room for the second accumulator set).
+    pub fn with_fp8_promotion(mut self, interval: u32) -> crate::Result<GemmSpec> {
+        self.mainloop.policy = MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+            stages: self.mainloop.stages(),
+            promotion_interval: interval,
+        };
+        self.validate()?;
+        Ok(self)
+    }
 }

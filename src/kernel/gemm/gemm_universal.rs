@@ -481,7 +481,8 @@ impl GemmSpec {
             (
                 schedule @ (KernelSchedule::TmaWarpSpecializedCooperative
                 | KernelSchedule::TmaWarpSpecializedPingpong),
-                MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. },
+                MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }
+                | MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. },
                 epilogue @ (EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized),
                 scheduler @ (TileSchedulerPolicy::Persistent | TileSchedulerPolicy::SplitK { .. }),
             ) => match scheduler {

@@ -47,7 +47,9 @@ mod swap_ab;
 mod tile_scheduler;
 mod validate;
 
-pub use crate::gemm::{BiasAxis, Epilogue, OperandMajor, OutputMajor, MAX_BIASES};
+pub use crate::gemm::{
+    BiasAxis, Epilogue, OperandMajor, OutputMajor, ScaleGranularity, MAX_BIASES,
+};
 pub use builder::{
     sm70_default_spec, sm70_default_specs, sm80_default_spec, sm80_default_specs,
     sm80_spec_for_problem,

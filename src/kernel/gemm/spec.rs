@@ -129,6 +129,12 @@ impl GemmSpec {
             MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. } => {
                 MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages }
             }
+            MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+                promotion_interval, ..
+            } => MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+                stages,
+                promotion_interval,
+            },
             MainloopPolicy::Sm70TwoStage => MainloopPolicy::Sm70TwoStage,
         };
     }
@@ -217,6 +223,9 @@ impl GemmSpec {
             MainloopPolicy::Sm70TwoStage if !warp_specialized && self.arch == ArchKind::Sm70 => "",
             MainloopPolicy::Sm80CpAsync { .. } => "_ml_sm80",
             MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. } => "_ml_sm90",
+            MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+                promotion_interval, ..
+            } => &format!("_promote{promotion_interval}"),
             MainloopPolicy::Sm70TwoStage => "_ml_sm70",
         };
         let epilogue = match self.epilogue.policy {

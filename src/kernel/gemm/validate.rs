@@ -3,6 +3,7 @@
 
 use super::rules::{check_config, ConfigFacts};
 use super::GemmSpec;
+use crate::collective::EpiloguePolicy;
 use crate::Error;
 
 impl GemmSpec {
@@ -49,6 +50,12 @@ impl GemmSpec {
             reason: reason.to_string(),
         };
         check_config(&self.facts()).map_err(|rule| refuse(rule.as_str()))?;
+        if self.epilogue.fusion.needs_sm90() && self.epilogue.policy == EpiloguePolicy::Sm80Staged {
+            return Err(refuse(&format!(
+                "epilogue `{}` reads scales or a per-tensor (scalar) vector, which only the SM90 epilogues read: expected arch Sm90 (8-bit inputs run there)",
+                self.epilogue.fusion
+            )));
+        }
         match self.epilogue.fusion.unfit_reason() {
             Some(reason) => Err(refuse(&reason)),
             None => Ok(()),

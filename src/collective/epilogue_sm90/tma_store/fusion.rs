@@ -3,6 +3,8 @@
 //! C's staged buffer, from global memory, or none), its biases, and the
 //! expression (or `alpha * acc` where beta is 0).
 
+use std::collections::HashMap;
+
 use super::store::TileFrame;
 use super::{EpilogueSm90TmaStore, Sm90TmaEpilogueInputs};
 use crate::collective::epilogue_fusion::{apply, apply_without_source, load_f32};
@@ -33,7 +35,9 @@ impl EpilogueSm90TmaStore {
     /// fusion expression with C (`with_c`; from `tma` where C is loaded
     /// with TMA, else from global memory at the element's place) or
     /// without it (`zero` stands for C), and the biases at the element's
-    /// row or column.
+    /// row or column (from `vectors`, the values the subtile read so far,
+    /// by vector and offset; the subtile's code runs straight through, so
+    /// a value read for one element serves the next).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn emit_element(
         &self,
@@ -45,6 +49,7 @@ impl EpilogueSm90TmaStore {
         tma: Option<TmaC>,
         with_c: bool,
         zero: Reg,
+        vectors: &mut HashMap<(usize, u32), Reg>,
     ) -> Result<Reg, PtxError> {
         let types = self.spec.types;
         let csize = types.c.size_bytes();
@@ -62,7 +67,7 @@ impl EpilogueSm90TmaStore {
             k.push(format!("and.pred {p}, {}, {p_col};", frame.row_ok[row]));
             p
         };
-        let p = ((with_c && tma.is_none()) || !biases.is_empty()).then(&mut in_bounds);
+        let p = (with_c && tma.is_none()).then(&mut in_bounds);
         let c = match (p, self.spec.majors.d) {
             _ if tma.is_some() => match tma {
                 Some(TmaC::Half(word, half)) => self.c_element(k, word, half),
@@ -84,23 +89,49 @@ impl EpilogueSm90TmaStore {
             }
             _ => zero,
         };
-        // (`p` is tested wherever there are biases.)
+        // Each vector's value at the element's row or column, read once
+        // per subtile (`vectors`): a row's under the row's bounds test, a
+        // column's under the column's.
         let mut bias = Vec::new();
-        if let Some(p) = p {
-            for (i, axis) in biases.iter().enumerate() {
-                let (offset, origin) = match axis {
-                    BiasAxis::Row => (row_off, frame.row0),
-                    BiasAxis::Column => (col_off, frame.col0),
-                };
-                let index = k.reg(RegClass::B32);
-                k.push(format!("add.u32 {index}, {origin}, {offset};"));
-                let addr = k.reg(RegClass::B64);
-                k.push(format!(
-                    "mad.wide.u32 {addr}, {index}, {csize}, {};",
-                    io.base.biases[i]
-                ));
-                bias.push(load_f32(k, types.c, p, addr, 0)?);
+        for (i, axis) in biases.iter().enumerate() {
+            let offset = match axis {
+                BiasAxis::Row => row_off,
+                BiasAxis::Column => col_off,
+                BiasAxis::Scalar => 0,
+            };
+            if let Some(&value) = vectors.get(&(i, offset)) {
+                bias.push(value);
+                continue;
             }
+            let element = self.spec.epilogue.bias_element(i, types.c);
+            let ok = k.reg(RegClass::Pred);
+            let addr = match axis {
+                BiasAxis::Scalar => {
+                    k.push(format!("setp.eq.u32 {ok}, 0, 0;"));
+                    io.base.biases[i]
+                }
+                BiasAxis::Row | BiasAxis::Column => {
+                    let origin = if *axis == BiasAxis::Row {
+                        k.push(format!("mov.pred {ok}, {};", frame.row_ok[row]));
+                        frame.row0
+                    } else {
+                        k.push(format!("setp.gt.s32 {ok}, {}, {col_off};", frame.n_left));
+                        frame.col0
+                    };
+                    let index = k.reg(RegClass::B32);
+                    k.push(format!("add.u32 {index}, {origin}, {offset};"));
+                    let addr = k.reg(RegClass::B64);
+                    k.push(format!(
+                        "mad.wide.u32 {addr}, {index}, {}, {};",
+                        element.size_bytes(),
+                        io.base.biases[i]
+                    ));
+                    addr
+                }
+            };
+            let value = load_f32(k, element, ok, addr, 0)?;
+            vectors.insert((i, offset), value);
+            bias.push(value);
         }
         let apply = if with_c { apply } else { apply_without_source };
         apply(

@@ -112,6 +112,8 @@ impl EpilogueSm90TmaStore {
                 // first value; C loaded with TMA: each value's C word and half.
                 let mut words: HashMap<i64, Reg> = HashMap::new();
                 let mut c_words: HashMap<i64, (Reg, u32)> = HashMap::new();
+                // The bias and scale values the subtile has read.
+                let mut vectors: HashMap<(usize, u32), Reg> = HashMap::new();
                 for (ri, &row_off) in rows.iter().enumerate() {
                     if tma_c.is_some() && self.stores_matrices() {
                         for (ci, copy) in copies.iter().enumerate() {
@@ -159,9 +161,17 @@ impl EpilogueSm90TmaStore {
                                 row_off,
                                 col_off,
                             };
-                            values.push(
-                                self.emit_element(k, io, frame_ref, at, a, tma, with_c, zero)?,
-                            );
+                            values.push(self.emit_element(
+                                k,
+                                io,
+                                frame_ref,
+                                at,
+                                a,
+                                tma,
+                                with_c,
+                                zero,
+                                &mut vectors,
+                            )?);
                         }
                         if self.stores_matrices() {
                             if let Some(v) = first {

@@ -17,7 +17,7 @@ use super::super::{KernelSchedule, TileSchedulerPolicy};
 use super::common::{check_c_and_d, check_shared_memory, check_stages};
 use super::facts::ConfigFacts;
 use crate::arch::ArchKind;
-use crate::collective::check_sm90_mainloop;
+use crate::collective::{check_sm90_mainloop, check_sm90_promotion};
 use crate::collective::{EpiloguePolicy, MainloopPolicy};
 use crate::gemm::RuleMessage;
 use crate::numeric::ElementType;
@@ -36,6 +36,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if !matches!(
         f.mainloop.policy,
         MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }
+            | MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
     ) || !matches!(
         f.epilogue,
         EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized
@@ -56,6 +57,14 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     let consumers = f.schedule.tile_warpgroups();
     if let Err(rule) = check_sm90_mainloop(f.types, f.majors, f.tile, f.cluster, consumers) {
         return Err(rule);
+    }
+    if let MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+        promotion_interval, ..
+    } = f.mainloop.policy
+    {
+        if let Err(rule) = check_sm90_promotion(f.types, f.tile, consumers, promotion_interval) {
+            return Err(rule);
+        }
     }
     let t = f.types;
     if let Err(rule) = check_c_and_d(f) {

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""PyTorch's FP8 anchor for `cutlet gemm --a_dtype Float8E4M3FN ...`, run on
+the GPU machine: `torch._scaled_mm` (cuBLASLt; e4m3 x e4m3 -> bf16, per-tensor
+scales, fast accumulation) at the issue's shapes, median of CUDA-event-timed
+runs with operand sets rotated past the L2 (cold L2).
+
+    python3 scripts/fp8-anchor.py [M,N,K ...]
+"""
+
+import statistics
+import sys
+
+import torch
+
+
+def time_scaled_mm(m, n, k, fast_accum=True, rowwise=False, reps=50):
+    sets = max(2, int(3 * 64 * 2**20 // (m * k + n * k)) + 1)
+    ops = []
+    for _ in range(sets):
+        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()  # K-major B: TN
+        if rowwise:
+            sa = torch.ones(m, 1, device="cuda")
+            sb = torch.ones(1, n, device="cuda")
+        else:
+            sa = torch.ones((), device="cuda")
+            sb = torch.ones((), device="cuda")
+        ops.append((a, b, sa, sb))
+    f = lambda o: torch._scaled_mm(o[0], o[1], scale_a=o[2], scale_b=o[3], out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+    for o in ops[:3]:
+        f(o)
+    torch.cuda.synchronize()
+    times = []
+    for i in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        f(ops[i % sets])
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e))
+    ms = statistics.median(times)
+    return ms, 2 * m * n * k / (ms * 1e-3) / 1e12
+
+
+def main():
+    shapes = [tuple(int(v) for v in s.split(",")) for s in sys.argv[1:]] or [
+        (4096, 4096, 4096), (8192, 8192, 8192), (4096, 14336, 4096), (8192, 8192, 1024),
+        (16, 4096, 4096), (128, 4096, 4096),
+    ]
+    print(torch.cuda.get_device_name(), torch.__version__)
+    for m, n, k in shapes:
+        for rowwise in (False, True):
+            try:
+                ms, tflops = time_scaled_mm(m, n, k, rowwise=rowwise)
+                print(f"_scaled_mm e4m3 {m}x{n}x{k} {'row-wise' if rowwise else 'per-tensor'} fast-accum: {ms * 1e3:9.1f} us  {tflops:7.1f} TFLOP/s")
+            except Exception as e:  # row-wise needs a newer cuBLASLt on some builds
+                print(f"_scaled_mm {m}x{n}x{k} rowwise={rowwise}: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+
+
+if __name__ == "__main__":
+    main()

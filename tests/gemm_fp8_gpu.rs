@@ -1,0 +1,285 @@
+//! The SM90 kernels with e4m3 / e5m2 inputs (K-major A and B, f32
+//! accumulators) against the host: small integers, which FP8 holds exactly
+//! and f32 sums exactly, for every A/B type pair, the builder's pick and
+//! pinned tiles, ragged M and N, K a multiple of 16 (TMA's 16-byte row
+//! stride), alpha as the per-tensor scale, with fast accumulation and with
+//! promotion; and a sum whose low bits only promotion keeps.
+
+use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::float8::{F8E4M3, F8E5M2};
+use cutlet::gemm::{OperandMajor, OutputMajor};
+use cutlet::kernel::gemm::{KernelSchedule, ScaleGranularity};
+use cutlet::numeric::{Element, ElementType};
+use cutlet_harness::device_or_skip;
+
+/// Small integers in -4..=4 from a seed (a simple LCG: the values matter,
+/// not their quality).
+fn ints(len: usize, seed: u64) -> Vec<f64> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+    (0..len)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % 9) as f64 - 4.0
+        })
+        .collect()
+}
+
+trait Fp8: Element + cudarc::driver::DeviceRepr {
+    fn of(v: f64) -> Self;
+}
+impl Fp8 for F8E4M3 {
+    fn of(v: f64) -> Self {
+        F8E4M3::from_f64(v)
+    }
+}
+impl Fp8 for F8E5M2 {
+    fn of(v: f64) -> Self {
+        F8E5M2::from_f64(v)
+    }
+}
+
+fn check<A: Fp8, B: Fp8>(
+    device: &cutlet::device::Device,
+    (m, n, k): (usize, usize, usize),
+    tile: Option<[u32; 3]>,
+    fast: bool,
+) {
+    let stream = device.default_stream();
+    let (a_host, b_host) = (ints(m * k, 1), ints(n * k, 2));
+    let a = stream
+        .clone_htod(&a_host.iter().map(|&v| A::of(v)).collect::<Vec<A>>())
+        .unwrap();
+    let b = stream
+        .clone_htod(&b_host.iter().map(|&v| B::of(v)).collect::<Vec<B>>())
+        .unwrap();
+    let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+    let mut builder = Gemm::builder()
+        .a(A::TYPE, OperandMajor::K)
+        .b(B::TYPE, OperandMajor::K)
+        .d(ElementType::F32, OutputMajor::N)
+        .fast_accumulation(fast);
+    if let Some(tile) = tile {
+        builder = builder.tile(tile);
+        if tile[0] == 64 {
+            // A 64-row tile is one consumer warpgroup's: the ping-pong kernel.
+            builder = builder.schedule(KernelSchedule::TmaWarpSpecializedPingpong);
+        }
+    }
+    let gemm = builder.build(device).unwrap();
+    let alpha = 0.5;
+    let mut args = Arguments::product(
+        GemmShape::new(m, n, k, 1),
+        Operand::new(a.as_view(), k, 0),
+        Operand::new(b.as_view(), k, 0),
+        OutputOperand::new(d.as_view_mut(), n, 0),
+        alpha,
+    );
+    gemm.run(&mut args, &stream).unwrap();
+    let got = stream.clone_dtoh(&d).unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = alpha
+                * (0..k)
+                    .map(|kk| a_host[i * k + kk] * b_host[j * k + kk])
+                    .sum::<f64>();
+            assert_eq!(
+                f64::from(got[i * n + j]),
+                want,
+                "{} x {} {m}x{n}x{k} {tile:?} fast {fast}: D[{i}][{j}]",
+                A::TYPE,
+                B::TYPE
+            );
+        }
+    }
+}
+
+#[test]
+fn fp8_gemms_compute_small_integers_exactly() {
+    let Some(device) = device_or_skip("fp8_gemms_compute_small_integers_exactly") else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("skipped: FP8 GEMMs run on SM90");
+        return;
+    }
+    for fast in [true, false] {
+        for shape in [
+            (128, 128, 128),
+            (200, 136, 512),
+            (1000, 1000, 1024),
+            (16, 4096, 4096),
+        ] {
+            check::<F8E4M3, F8E4M3>(&device, shape, None, fast);
+        }
+        check::<F8E4M3, F8E5M2>(&device, (256, 256, 256), None, fast);
+        check::<F8E5M2, F8E4M3>(&device, (256, 256, 256), None, fast);
+        check::<F8E5M2, F8E5M2>(&device, (256, 256, 256), None, fast);
+    }
+    for tile in [
+        [128, 128, 128],
+        [128, 256, 128],
+        [128, 128, 64],
+        [64, 128, 128],
+    ] {
+        check::<F8E4M3, F8E4M3>(&device, (300, 264, 384), Some(tile), true);
+    }
+    for tile in [[128, 128, 128], [128, 128, 64], [64, 128, 128]] {
+        check::<F8E4M3, F8E4M3>(&device, (300, 264, 384), Some(tile), false);
+    }
+}
+
+/// D = A · B where each row of A and column of B holds 256 in its first
+/// 128 elements of K and 1 in the other 1024: each element is
+/// 2^23 + 1024. The first 128 products sum to 2^23, where f32's unit in
+/// the last place is 1 and the wgmma's running sum (about 22 bits) keeps
+/// steps of 2 or more; promotion adds each later interval's 128 exactly.
+#[test]
+fn promotion_keeps_the_low_bits_of_a_long_sum() {
+    let Some(device) = device_or_skip("promotion_keeps_the_low_bits_of_a_long_sum") else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("skipped: FP8 GEMMs run on SM90");
+        return;
+    }
+    let (m, n, k) = (128, 128, 1152);
+    let row: Vec<F8E4M3> = (0..k)
+        .map(|kk| F8E4M3::from_f64(if kk < 128 { 256.0 } else { 1.0 }))
+        .collect();
+    let stream = device.default_stream();
+    let a = stream.clone_htod(&row.repeat(m)).unwrap();
+    let b = stream.clone_htod(&row.repeat(n)).unwrap();
+    let want = f64::from(1u32 << 23) + 1024.0;
+    let mut got_fast = 0.0;
+    for fast in [false, true] {
+        let gemm = Gemm::builder()
+            .a(ElementType::F8E4M3, OperandMajor::K)
+            .b(ElementType::F8E4M3, OperandMajor::K)
+            .d(ElementType::F32, OutputMajor::N)
+            .fast_accumulation(fast)
+            .build(&device)
+            .unwrap();
+        let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        let mut args = Arguments::product(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(a.as_view(), k, 0),
+            Operand::new(b.as_view(), k, 0),
+            OutputOperand::new(d.as_view_mut(), n, 0),
+            1.0,
+        );
+        gemm.run(&mut args, &stream).unwrap();
+        let got = stream.clone_dtoh(&d).unwrap();
+        if fast {
+            got_fast = f64::from(got[0]);
+        } else {
+            for (i, &v) in got.iter().enumerate() {
+                assert_eq!(f64::from(v), want, "promoting: D[{}][{}]", i / n, i % n);
+            }
+        }
+    }
+    println!("fast accumulation gives {got_fast} where the sum is {want}");
+}
+
+/// `D = scale_a · scale_b · (A · B)` with per-tensor and row-wise scales
+/// (powers of two, so the small-integer products stay exact), through the
+/// builder's pick at a large, a ragged and a decode shape (swap-AB, whose
+/// kernel reads the scales on the other axes), with promotion and fast
+/// accumulation; and the errors of missing, unexpected and short scales.
+#[test]
+fn scaled_fp8_gemms_multiply_by_the_scales() {
+    let Some(device) = device_or_skip("scaled_fp8_gemms_multiply_by_the_scales") else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("skipped: FP8 GEMMs run on SM90");
+        return;
+    }
+    let stream = device.default_stream();
+    for granularity in [ScaleGranularity::Tensor, ScaleGranularity::RowCol] {
+        for fast in [false, true] {
+            for (m, n, k) in [(512, 384, 1024), (200, 136, 512), (16, 4096, 1024)] {
+                let (a_host, b_host) = (ints(m * k, 3), ints(n * k, 4));
+                let a = stream
+                    .clone_htod(&a_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
+                    .unwrap();
+                let b = stream
+                    .clone_htod(&b_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
+                    .unwrap();
+                let (sa, sb): (Vec<f32>, Vec<f32>) = match granularity {
+                    ScaleGranularity::Tensor => (vec![0.25], vec![8.0]),
+                    ScaleGranularity::RowCol => (
+                        (0..m).map(|i| [0.5, 1.0, 2.0][i % 3]).collect(),
+                        (0..n).map(|j| [0.25, 4.0, 1.0, 0.5][j % 4]).collect(),
+                    ),
+                };
+                let (sa_d, sb_d) = (
+                    stream.clone_htod(&sa).unwrap(),
+                    stream.clone_htod(&sb).unwrap(),
+                );
+                let gemm = Gemm::builder()
+                    .a(ElementType::F8E4M3, OperandMajor::K)
+                    .b(ElementType::F8E4M3, OperandMajor::K)
+                    .d(ElementType::F32, OutputMajor::N)
+                    .fast_accumulation(fast)
+                    .scales(granularity)
+                    .build(&device)
+                    .unwrap();
+                let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+                let alpha = 0.5;
+                let mut args = Arguments::product(
+                    GemmShape::new(m, n, k, 1),
+                    Operand::new(a.as_view(), k, 0),
+                    Operand::new(b.as_view(), k, 0),
+                    OutputOperand::new(d.as_view_mut(), n, 0),
+                    alpha,
+                )
+                .with_scales(sa_d.as_view(), sb_d.as_view());
+                gemm.run(&mut args, &stream).unwrap();
+                drop(args);
+                let got = stream.clone_dtoh(&d).unwrap();
+                let scale = |i: usize, j: usize| match granularity {
+                    ScaleGranularity::Tensor => f64::from(sa[0] * sb[0]),
+                    ScaleGranularity::RowCol => f64::from(sa[i]) * f64::from(sb[j]),
+                };
+                for i in 0..m {
+                    for j in 0..n {
+                        let dot: f64 = (0..k)
+                            .map(|kk| a_host[i * k + kk] * b_host[j * k + kk])
+                            .sum();
+                        assert_eq!(
+                            f64::from(got[i * n + j]),
+                            alpha * scale(i, j) * dot,
+                            "{granularity:?} fast {fast} {m}x{n}x{k}: D[{i}][{j}]"
+                        );
+                    }
+                }
+                // The scales belong to the GEMM's own kind: a missing pair
+                // and a short vector are errors that name them.
+                let mut unscaled = Arguments::product(
+                    GemmShape::new(m, n, k, 1),
+                    Operand::new(a.as_view(), k, 0),
+                    Operand::new(b.as_view(), k, 0),
+                    OutputOperand::new(d.as_view_mut(), n, 0),
+                    alpha,
+                );
+                let err = gemm.run(&mut unscaled, &stream).unwrap_err();
+                assert!(err.to_string().contains("scales of A and B"), "{err}");
+                drop(unscaled);
+                if granularity == ScaleGranularity::RowCol {
+                    let mut short = Arguments::product(
+                        GemmShape::new(m, n, k, 1),
+                        Operand::new(a.as_view(), k, 0),
+                        Operand::new(b.as_view(), k, 0),
+                        OutputOperand::new(d.as_view_mut(), n, 0),
+                        alpha,
+                    )
+                    .with_scales(sa_d.slice(..m - 1), sb_d.as_view());
+                    let err = gemm.run(&mut short, &stream).unwrap_err();
+                    assert!(err.to_string().contains("scale of A length"), "{err}");
+                }
+            }
+        }
+    }
+}

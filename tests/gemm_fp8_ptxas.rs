@@ -1,0 +1,132 @@
+//! The SM90 kernels for FP8 inputs (K-major A and B, f32 accumulators)
+//! assemble for sm_90a with no spills: the fast-accumulation picks at
+//! large, long-K, decode (swap-AB) and ragged shapes, and the FP8 mainloop
+//! with promotion in its default tiles and intervals.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::arch::ArchKind;
+use cutlet::collective::MainloopPolicy;
+use cutlet::device::gemm::Gemm;
+use cutlet::gemm::{GemmMajors, GemmTypes, OperandMajor, OutputMajor};
+use cutlet::kernel::gemm::{sm90_pick_for_problem, GemmSpec, KernelSchedule};
+use cutlet::numeric::ElementType::{BF16, F32, F8E4M3, F8E5M2};
+
+/// Assembles `spec` and asserts it spills nothing (skips without ptxas).
+fn assert_no_spills(spec: &GemmSpec) {
+    let name = spec.kernel_name();
+    let ptx = spec.ptx().unwrap();
+    assert!(ptx.contains("m64n") && ptx.contains("k32.f32.e"), "{name}");
+    let Some(report) = assemble(&ptx, ArchKind::Sm90.ptx_target()) else {
+        return;
+    };
+    let f = report.function(&name);
+    assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{name}: {f:?}");
+}
+
+#[test]
+fn fp8_picks_assemble_without_spills() {
+    let majors = GemmMajors {
+        a: OperandMajor::K,
+        b: OperandMajor::K,
+        c: OutputMajor::N,
+        d: OutputMajor::N,
+    };
+    for (a, b, d) in [(F8E4M3, F8E4M3, BF16), (F8E4M3, F8E5M2, F32)] {
+        let types = GemmTypes {
+            a,
+            b,
+            c: d,
+            d,
+            acc: F32,
+        };
+        for problem in [
+            [4096, 4096, 4096, 1],
+            [8192, 8192, 1024, 1],
+            [16, 4096, 4096, 1],
+            [300, 264, 384, 1],
+        ] {
+            let (spec, _) = sm90_pick_for_problem(types, majors, problem, 132, None).unwrap();
+            assert_no_spills(&spec);
+        }
+    }
+}
+
+#[test]
+fn promoting_fp8_kernels_assemble_without_spills() {
+    let fp8 = || {
+        Gemm::builder()
+            .a(F8E4M3, OperandMajor::K)
+            .b(F8E4M3, OperandMajor::K)
+    };
+    let specs = [
+        fp8().spec().unwrap(),
+        fp8().promotion_interval(8).spec().unwrap(),
+        fp8()
+            .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+            .spec()
+            .unwrap(),
+        fp8()
+            .tile([128, 128, 64])
+            .promotion_interval(2)
+            .spec()
+            .unwrap(),
+    ];
+    for spec in &specs {
+        assert!(
+            matches!(
+                spec.mainloop.policy,
+                MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
+            ),
+            "{}",
+            spec.kernel_name()
+        );
+        assert!(
+            spec.kernel_name().contains("_promote"),
+            "{}",
+            spec.kernel_name()
+        );
+        let ptx = spec.ptx().unwrap();
+        // The partial sums are added into the accumulators.
+        assert!(ptx.contains("add.f32"), "{}", spec.kernel_name());
+        assert_no_spills(spec);
+    }
+    // A 128 x 256 cooperative tile leaves no room for the second set.
+    let err = fp8().tile([128, 256, 128]).spec().unwrap_err();
+    assert!(err.to_string().contains("two sets"), "{err}");
+}
+
+#[test]
+fn scaled_fp8_kernels_assemble_without_spills() {
+    use cutlet::collective::EpiloguePolicy;
+    use cutlet::kernel::gemm::ScaleGranularity;
+    for granularity in [ScaleGranularity::Tensor, ScaleGranularity::RowCol] {
+        for fast in [false, true] {
+            let builder = Gemm::builder()
+                .a(F8E4M3, OperandMajor::K)
+                .b(F8E4M3, OperandMajor::K)
+                .fast_accumulation(fast)
+                .scales(granularity);
+            // The TMA-store epilogue of the default tile, and the register-
+            // store one on the 128 x 128 tile that runs where TMA cannot
+            // write D (and for split-K).
+            let narrow = builder.clone().tile([128, 128, 128]).spec().unwrap();
+            for spec in [
+                builder.spec().unwrap(),
+                narrow
+                    .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+                    .unwrap(),
+            ] {
+                let ptx = spec.ptx().unwrap();
+                // The scales are f32 reads.
+                assert!(
+                    ptx.contains(".global.f32") || ptx.contains(".global.nc.f32"),
+                    "{}",
+                    spec.kernel_name()
+                );
+                assert_no_spills(&spec);
+            }
+        }
+    }
+}
