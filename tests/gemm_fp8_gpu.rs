@@ -26,6 +26,17 @@ fn ints(len: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// The GPU, where there is one of compute capability 9.0 (FP8 GEMMs run
+/// on SM90); else `None`, with the reason printed.
+fn sm90_or_skip(test: &str) -> Option<cutlet::device::Device> {
+    let device = device_or_skip(test)?;
+    if device.compute_capability() != (9, 0) {
+        println!("skipped: {test}: FP8 GEMMs run on SM90");
+        return None;
+    }
+    Some(device)
+}
+
 trait Fp8: Element + cudarc::driver::DeviceRepr {
     fn of(v: f64) -> Self;
 }
@@ -97,13 +108,9 @@ fn check<A: Fp8, B: Fp8>(
 
 #[test]
 fn fp8_gemms_compute_small_integers_exactly() {
-    let Some(device) = device_or_skip("fp8_gemms_compute_small_integers_exactly") else {
+    let Some(device) = sm90_or_skip("fp8_gemms_compute_small_integers_exactly") else {
         return;
     };
-    if device.compute_capability() != (9, 0) {
-        println!("skipped: FP8 GEMMs run on SM90");
-        return;
-    }
     for fast in [true, false] {
         for shape in [
             (128, 128, 128),
@@ -137,13 +144,9 @@ fn fp8_gemms_compute_small_integers_exactly() {
 /// steps of 2 or more; promotion adds each later interval's 128 exactly.
 #[test]
 fn promotion_keeps_the_low_bits_of_a_long_sum() {
-    let Some(device) = device_or_skip("promotion_keeps_the_low_bits_of_a_long_sum") else {
+    let Some(device) = sm90_or_skip("promotion_keeps_the_low_bits_of_a_long_sum") else {
         return;
     };
-    if device.compute_capability() != (9, 0) {
-        println!("skipped: FP8 GEMMs run on SM90");
-        return;
-    }
     let (m, n, k) = (128, 128, 1152);
     let row: Vec<F8E4M3> = (0..k)
         .map(|kk| F8E4M3::from_f64(if kk < 128 { 256.0 } else { 1.0 }))
@@ -189,13 +192,9 @@ fn promotion_keeps_the_low_bits_of_a_long_sum() {
 /// accumulation; and the errors of missing, unexpected and short scales.
 #[test]
 fn scaled_fp8_gemms_multiply_by_the_scales() {
-    let Some(device) = device_or_skip("scaled_fp8_gemms_multiply_by_the_scales") else {
+    let Some(device) = sm90_or_skip("scaled_fp8_gemms_multiply_by_the_scales") else {
         return;
     };
-    if device.compute_capability() != (9, 0) {
-        println!("skipped: FP8 GEMMs run on SM90");
-        return;
-    }
     let stream = device.default_stream();
     for granularity in [ScaleGranularity::Tensor, ScaleGranularity::RowCol] {
         for fast in [false, true] {
@@ -280,6 +279,49 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                     assert!(err.to_string().contains("scale of A length"), "{err}");
                 }
             }
+        }
+    }
+}
+
+/// The typed front door takes the FP8 host types: `build_typed::<F8E4M3,
+/// F8E4M3, bf16>` picks the SM90 kernel and its `run` takes buffers of
+/// exactly those types.
+#[test]
+fn typed_fp8_gemm_runs() {
+    let Some(device) = sm90_or_skip("typed_fp8_gemm_runs") else {
+        return;
+    };
+    let (m, n, k) = (128, 256, 256);
+    let stream = device.default_stream();
+    let (a_host, b_host) = (ints(m * k, 5), ints(n * k, 6));
+    let a = stream
+        .clone_htod(&a_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
+        .unwrap();
+    let b = stream
+        .clone_htod(&b_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
+        .unwrap();
+    let mut d = stream.clone_htod(&vec![half::bf16::ZERO; m * n]).unwrap();
+    let gemm = Gemm::builder()
+        .build_typed::<F8E4M3, F8E4M3, half::bf16>(&device)
+        .unwrap();
+    let mut args = Arguments::product(
+        GemmShape::new(m, n, k, 1),
+        Operand::new(a.as_view(), k, 0),
+        Operand::new(b.as_view(), k, 0),
+        OutputOperand::new(d.as_view_mut(), n, 0),
+        1.0,
+    );
+    gemm.run(&mut args, &stream).unwrap();
+    drop(args);
+    let got = stream.clone_dtoh(&d).unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..k)
+                .map(|kk| a_host[i * k + kk] * b_host[j * k + kk])
+                .sum();
+            // |dot| <= 16 * 256 = 4096: bf16 holds it to 8 bits.
+            let want = half::bf16::from_f64(dot);
+            assert_eq!(got[i * n + j], want, "D[{i}][{j}]");
         }
     }
 }

@@ -48,9 +48,13 @@ pub struct ProfileArgs {
     /// K values of the grid (default 1024,4096,8192,16384).
     #[arg(long = "k", value_parser = parse_sizes)]
     k: Option<Sizes>,
-    /// Element type of A, B and D (f32 accumulation): bf16, f16, tf32 (D f32).
+    /// Element type of A, B and D (f32 accumulation): bf16, f16, tf32 (D
+    /// f32), e4m3 or e5m2 (D bf16; promoting unless --fast_accum).
     #[arg(long = "dtype", value_parser = parse_dtype, default_value = "bf16")]
     dtype: ElementType,
+    /// e4m3/e5m2: fast accumulation, against cuBLASLt's FAST_ACCUM.
+    #[arg(long = "fast_accum")]
+    fast_accum: bool,
     /// A file of shapes to run instead of the grid and the named shapes:
     /// one `M,N,K` (or `name: M,N,K`) per line, `#` comments.
     #[arg(long = "shapes")]
@@ -118,10 +122,10 @@ fn shape_list(args: &ProfileArgs) -> Result<Vec<Shape>> {
 /// schedule or cluster pinned), `D = A · B` with K-major A and B and a
 /// row-major D, a cold L2.
 fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
-    let d = if args.dtype == ElementType::TF32 {
-        ElementType::F32
-    } else {
-        args.dtype
+    let d = match args.dtype {
+        ElementType::TF32 => ElementType::F32,
+        ElementType::F8E4M3 | ElementType::F8E5M2 => ElementType::BF16,
+        other => other,
     };
     DenseGemmArgs {
         mnkl: GemmShape::new(shape.m, shape.n, shape.k, 1),
@@ -147,7 +151,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         decomposition: cutlet_harness::DecompositionArg::Auto,
         splits: None,
         swap_ab: None,
-        fast_accum: false,
+        fast_accum: args.fast_accum,
         scale_mode: None,
     }
 }

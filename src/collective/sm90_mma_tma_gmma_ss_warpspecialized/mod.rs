@@ -28,6 +28,11 @@
 //! keeps their turn at the tensor cores short (`peels_first_k_tile` has the
 //! figures).
 //!
+//! With the FP8 policy
+//! ([`MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8`]) the consumers'
+//! wgmmas write a second accumulator set, promoted into the accumulators
+//! at intervals (`sm90_mma_tma_gmma_ss_warpspecialized_fp8/`).
+//!
 //! Under the [`Mainloop`](super::Mainloop) contract this mainloop is
 //! warp-specialized: [`emit_prologue`](super::Mainloop::emit_prologue) runs
 //! once at kernel entry, on every thread, before the roles split (it
@@ -152,13 +157,13 @@ impl Sm90TmaGmmaWarpSpecialized {
         32 / self.ctx.types.a.size_bytes()
     }
 
-    /// The shared-memory tile of A or B in a stage.
     /// The FP8 mainloop's promotion of its partial sums, where it has one.
     fn promotion(&self) -> Option<Promotion> {
         self.promotion_interval
             .map(|interval| Promotion::new(interval, self.ctx.tile[2] / self.instr_k()))
     }
 
+    /// The shared-memory tile of A or B in a stage.
     pub(crate) fn operand(&self, op: GemmOperand) -> OperandTile {
         let [bm, bn, bk] = self.ctx.tile;
         let size = self.ctx.types.a.size_bytes();

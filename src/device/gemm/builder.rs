@@ -610,14 +610,15 @@ impl GemmBuilder {
     }
 
     /// Scales the product by `scale_a · scale_b` before the epilogue
-    /// expression (the default one, or [`epilogue`](Self::epilogue)'s; set
-    /// that first), as `torch._scaled_mm` does: one f32 each for A and B
+    /// expression (the default one, or [`epilogue`](Self::epilogue)'s), as
+    /// `torch._scaled_mm` does: one f32 each for A and B
     /// ([`ScaleGranularity::Tensor`]), or one per row of A and per column
     /// of B ([`ScaleGranularity::RowCol`]). The scales come with each call
-    /// ([`Arguments::with_scales`]), in device memory, so a CUDA graph can
-    /// replay the GEMM with new ones. The SM90 kernels read them (8-bit
-    /// inputs run there); the scaled result is D = `alpha · scale_a ·
-    /// scale_b · (A · B) + beta · C` by default.
+    /// ([`Arguments::with_scales`]) in device memory, so new values in the
+    /// same buffers need no new kernel and a captured CUDA graph reads
+    /// them. The SM90 kernels read them (8-bit inputs run there); the
+    /// scaled result is D = `alpha · scale_a · scale_b · (A · B) + beta ·
+    /// C` by default.
     ///
     /// ```
     /// use cutlet::device::gemm::Gemm;
@@ -760,7 +761,8 @@ impl GemmBuilder {
     /// buffers of exactly A's, B's and D's storage types (C has D's): a
     /// mismatch is a compile error. `A`, `B`, `D` are
     /// [`GemmElement`] tags (`half::f16`, `half::bf16`, `f32`,
-    /// [`Tf32`](crate::numeric::Tf32)); an element type not set with
+    /// [`Tf32`](crate::numeric::Tf32), `cutlet::float8::F8E4M3` and
+    /// `F8E5M2` for A and B); an element type not set with
     /// [`a`](Self::a), [`b`](Self::b) or [`d`](Self::d) is taken from them
     /// (with a K-major A and B and a row-major D).
     ///

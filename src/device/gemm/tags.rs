@@ -14,9 +14,10 @@ use crate::numeric::{Element, ElementType, Tf32};
 /// | `half::bf16` | bf16 | `half::bf16` |
 /// | `f32` | f32 | `f32` |
 /// | [`Tf32`] | tf32 | `f32` (the tensor cores read 10 mantissa bits) |
+/// | `float8::F8E4M3`, `float8::F8E5M2` ([`cutlet::float8`](crate::float8)) | e4m3, e5m2 (A and B of the SM90 kernels) | themselves |
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a GEMM element type",
-    note = "GEMM element types are half::f16, half::bf16, f32 and cutlet::numeric::Tf32"
+    note = "GEMM element types are half::f16, half::bf16, f32, cutlet::numeric::Tf32, cutlet::float8::F8E4M3 and cutlet::float8::F8E5M2"
 )]
 pub trait GemmElement: Copy + Send + Sync + 'static {
     /// The runtime element type.
@@ -36,7 +37,14 @@ macro_rules! gemm_elements {
     )*};
 }
 
-gemm_elements!(f16 => f16, bf16 => bf16, f32 => f32, Tf32 => f32);
+gemm_elements!(
+    f16 => f16,
+    bf16 => bf16,
+    f32 => f32,
+    Tf32 => f32,
+    float8::F8E4M3 => float8::F8E4M3,
+    float8::F8E5M2 => float8::F8E5M2,
+);
 
 /// A type-level [`OperandMajor`] for A and B.
 #[diagnostic::on_unimplemented(
