@@ -5,6 +5,7 @@
 //! stride), alpha as the per-tensor scale, with fast accumulation and with
 //! promotion; and a sum whose low bits only promotion keeps.
 
+use cudarc::driver::CudaSlice;
 use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::gemm::{OperandMajor, OutputMajor};
@@ -37,6 +38,29 @@ fn sm90_or_skip(test: &str) -> Option<cutlet::device::Device> {
     Some(device)
 }
 
+/// `D = alpha · A · B` over packed K-major A (M x K) and B (N x K) and a
+/// packed row-major D.
+fn packed<'a, A, B, D>(
+    (m, n, k): (usize, usize, usize),
+    a: &'a CudaSlice<A>,
+    b: &'a CudaSlice<B>,
+    d: &'a mut CudaSlice<D>,
+    alpha: f64,
+) -> Arguments<'a, A, B, D, D> {
+    Arguments::product(
+        GemmShape::new(m, n, k, 1),
+        Operand::new(a.as_view(), k, 0),
+        Operand::new(b.as_view(), k, 0),
+        OutputOperand::new(d.as_view_mut(), n, 0),
+        alpha,
+    )
+}
+
+/// `values` in the FP8 type `T` (exact for the small integers here).
+fn fp8<T: Fp8>(values: &[f64]) -> Vec<T> {
+    values.iter().map(|&v| T::of(v)).collect()
+}
+
 trait Fp8: Element + cudarc::driver::DeviceRepr {
     fn of(v: f64) -> Self;
 }
@@ -59,12 +83,8 @@ fn check<A: Fp8, B: Fp8>(
 ) {
     let stream = device.default_stream();
     let (a_host, b_host) = (ints(m * k, 1), ints(n * k, 2));
-    let a = stream
-        .clone_htod(&a_host.iter().map(|&v| A::of(v)).collect::<Vec<A>>())
-        .unwrap();
-    let b = stream
-        .clone_htod(&b_host.iter().map(|&v| B::of(v)).collect::<Vec<B>>())
-        .unwrap();
+    let a = stream.clone_htod(&fp8::<A>(&a_host)).unwrap();
+    let b = stream.clone_htod(&fp8::<B>(&b_host)).unwrap();
     let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
     let mut builder = Gemm::builder()
         .a(A::TYPE, OperandMajor::K)
@@ -80,13 +100,7 @@ fn check<A: Fp8, B: Fp8>(
     }
     let gemm = builder.build(device).unwrap();
     let alpha = 0.5;
-    let mut args = Arguments::product(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        alpha,
-    );
+    let mut args = packed((m, n, k), &a, &b, &mut d, alpha);
     gemm.run(&mut args, &stream).unwrap();
     let got = stream.clone_dtoh(&d).unwrap();
     for i in 0..m {
@@ -165,13 +179,7 @@ fn promotion_keeps_the_low_bits_of_a_long_sum() {
             .build(&device)
             .unwrap();
         let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
-        let mut args = Arguments::product(
-            GemmShape::new(m, n, k, 1),
-            Operand::new(a.as_view(), k, 0),
-            Operand::new(b.as_view(), k, 0),
-            OutputOperand::new(d.as_view_mut(), n, 0),
-            1.0,
-        );
+        let mut args = packed((m, n, k), &a, &b, &mut d, 1.0);
         gemm.run(&mut args, &stream).unwrap();
         let got = stream.clone_dtoh(&d).unwrap();
         if fast {
@@ -200,12 +208,8 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
         for fast in [false, true] {
             for (m, n, k) in [(512, 384, 1024), (200, 136, 512), (16, 4096, 1024)] {
                 let (a_host, b_host) = (ints(m * k, 3), ints(n * k, 4));
-                let a = stream
-                    .clone_htod(&a_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
-                    .unwrap();
-                let b = stream
-                    .clone_htod(&b_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
-                    .unwrap();
+                let a = stream.clone_htod(&fp8::<F8E4M3>(&a_host)).unwrap();
+                let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
                 let (sa, sb): (Vec<f32>, Vec<f32>) = match granularity {
                     ScaleGranularity::Tensor => (vec![0.25], vec![8.0]),
                     ScaleGranularity::RowCol => (
@@ -227,14 +231,8 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                     .unwrap();
                 let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
                 let alpha = 0.5;
-                let mut args = Arguments::product(
-                    GemmShape::new(m, n, k, 1),
-                    Operand::new(a.as_view(), k, 0),
-                    Operand::new(b.as_view(), k, 0),
-                    OutputOperand::new(d.as_view_mut(), n, 0),
-                    alpha,
-                )
-                .with_scales(sa_d.as_view(), sb_d.as_view());
+                let mut args = packed((m, n, k), &a, &b, &mut d, alpha)
+                    .with_scales(sa_d.as_view(), sb_d.as_view());
                 gemm.run(&mut args, &stream).unwrap();
                 drop(args);
                 let got = stream.clone_dtoh(&d).unwrap();
@@ -256,25 +254,13 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                 }
                 // The scales belong to the GEMM's own kind: a missing pair
                 // and a short vector are errors that name them.
-                let mut unscaled = Arguments::product(
-                    GemmShape::new(m, n, k, 1),
-                    Operand::new(a.as_view(), k, 0),
-                    Operand::new(b.as_view(), k, 0),
-                    OutputOperand::new(d.as_view_mut(), n, 0),
-                    alpha,
-                );
+                let mut unscaled = packed((m, n, k), &a, &b, &mut d, alpha);
                 let err = gemm.run(&mut unscaled, &stream).unwrap_err();
                 assert!(err.to_string().contains("scales of A and B"), "{err}");
                 drop(unscaled);
                 if granularity == ScaleGranularity::RowCol {
-                    let mut short = Arguments::product(
-                        GemmShape::new(m, n, k, 1),
-                        Operand::new(a.as_view(), k, 0),
-                        Operand::new(b.as_view(), k, 0),
-                        OutputOperand::new(d.as_view_mut(), n, 0),
-                        alpha,
-                    )
-                    .with_scales(sa_d.slice(..m - 1), sb_d.as_view());
+                    let mut short = packed((m, n, k), &a, &b, &mut d, alpha)
+                        .with_scales(sa_d.slice(..m - 1), sb_d.as_view());
                     let err = gemm.run(&mut short, &stream).unwrap_err();
                     assert!(err.to_string().contains("scale of A length"), "{err}");
                 }
@@ -294,23 +280,13 @@ fn typed_fp8_gemm_runs() {
     let (m, n, k) = (128, 256, 256);
     let stream = device.default_stream();
     let (a_host, b_host) = (ints(m * k, 5), ints(n * k, 6));
-    let a = stream
-        .clone_htod(&a_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
-        .unwrap();
-    let b = stream
-        .clone_htod(&b_host.iter().map(|&v| F8E4M3::of(v)).collect::<Vec<_>>())
-        .unwrap();
+    let a = stream.clone_htod(&fp8::<F8E4M3>(&a_host)).unwrap();
+    let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
     let mut d = stream.clone_htod(&vec![half::bf16::ZERO; m * n]).unwrap();
     let gemm = Gemm::builder()
         .build_typed::<F8E4M3, F8E4M3, half::bf16>(&device)
         .unwrap();
-    let mut args = Arguments::product(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0,
-    );
+    let mut args = packed((m, n, k), &a, &b, &mut d, 1.0);
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got = stream.clone_dtoh(&d).unwrap();
