@@ -6,7 +6,7 @@
 //! promotion; and a sum whose low bits only promotion keeps.
 
 use cudarc::driver::CudaSlice;
-use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::{Arguments, Decomposition, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::{KernelSchedule, ScaleGranularity};
@@ -298,6 +298,70 @@ fn typed_fp8_gemm_runs() {
             // |dot| <= 16 * 256 = 4096: bf16 holds it to 8 bits.
             let want = half::bf16::from_f64(dot);
             assert_eq!(got[i * n + j], want, "D[{i}][{j}]");
+        }
+    }
+}
+
+/// Split-K (the register-store epilogue, after the partial tiles are added
+/// in K order) with row-wise and per-tensor scales, both accumulations:
+/// `D = alpha · scale_a · scale_b · (A · B)` exactly.
+#[test]
+fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
+    let Some(device) = sm90_or_skip("split_k_scaled_fp8_gemms_multiply_by_the_scales") else {
+        return;
+    };
+    let (m, n, k) = (200, 264, 4096);
+    let stream = device.default_stream();
+    let (a_host, b_host) = (ints(m * k, 7), ints(n * k, 8));
+    let a = stream.clone_htod(&fp8::<F8E4M3>(&a_host)).unwrap();
+    let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
+    let sa: Vec<f32> = (0..m).map(|i| [2.0, 0.5][i % 2]).collect();
+    let sb: Vec<f32> = (0..n).map(|j| [0.25, 1.0, 4.0][j % 3]).collect();
+    let (sa_d, sb_d) = (
+        stream.clone_htod(&sa).unwrap(),
+        stream.clone_htod(&sb).unwrap(),
+    );
+    for granularity in [ScaleGranularity::RowCol, ScaleGranularity::Tensor] {
+        for fast in [false, true] {
+            let gemm = Gemm::builder()
+                .a(ElementType::F8E4M3, OperandMajor::K)
+                .b(ElementType::F8E4M3, OperandMajor::K)
+                .d(ElementType::F32, OutputMajor::N)
+                .fast_accumulation(fast)
+                .scales(granularity)
+                .decomposition(Decomposition::SplitK(4))
+                .build(&device)
+                .unwrap();
+            let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+            let mut args = packed((m, n, k), &a, &b, &mut d, 2.0).with_scales(
+                match granularity {
+                    ScaleGranularity::RowCol => sa_d.as_view(),
+                    ScaleGranularity::Tensor => sa_d.slice(..1),
+                },
+                match granularity {
+                    ScaleGranularity::RowCol => sb_d.as_view(),
+                    ScaleGranularity::Tensor => sb_d.slice(..1),
+                },
+            );
+            gemm.run(&mut args, &stream).unwrap();
+            drop(args);
+            let got = stream.clone_dtoh(&d).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let scale = match granularity {
+                        ScaleGranularity::RowCol => f64::from(sa[i]) * f64::from(sb[j]),
+                        ScaleGranularity::Tensor => f64::from(sa[0]) * f64::from(sb[0]),
+                    };
+                    let dot: f64 = (0..k)
+                        .map(|kk| a_host[i * k + kk] * b_host[j * k + kk])
+                        .sum();
+                    assert_eq!(
+                        f64::from(got[i * n + j]),
+                        2.0 * scale * dot,
+                        "split-K {granularity:?} fast {fast}: D[{i}][{j}]"
+                    );
+                }
+            }
         }
     }
 }

@@ -108,12 +108,18 @@ fn scaled_fp8_kernels_assemble_without_spills() {
                 .b(F8E4M3, OperandMajor::K)
                 .fast_accumulation(fast)
                 .scales(granularity);
-            // The TMA-store epilogue of the default tile, and the register-
-            // store one on the 128 x 128 tile that runs where TMA cannot
-            // write D (and for split-K).
+            // The TMA-store epilogue of the default tile, split-K's, and
+            // the register-store one on the 128 x 128 tile that runs where
+            // TMA cannot write D.
             let narrow = builder.clone().tile([128, 128, 128]).spec().unwrap();
+            let split = builder
+                .clone()
+                .decomposition(cutlet::device::gemm::Decomposition::SplitK(4))
+                .spec()
+                .unwrap();
             for spec in [
                 builder.spec().unwrap(),
+                split,
                 narrow
                     .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
                     .unwrap(),
