@@ -131,12 +131,11 @@ impl TpRank {
             return Ok(());
         }
         let comm_stream = self.comm().stream();
-        comm_stream
-            .wait(&record(
-                stream,
-                "ordering the all-gather after the caller's work",
-            )?)
-            .map_err(|e| Error::driver("ordering the all-gather after the caller's work", e))?;
+        follow(
+            &comm_stream,
+            stream,
+            "the caller's work before the all-gather",
+        )?;
         // What this rank sends: its shard, padded to a full one where M is
         // ragged (NCCL gathers equal counts).
         let padded = if mine < rows_max {
@@ -163,9 +162,7 @@ impl TpRank {
             self.comm()
                 .all_gather(&send, &mut gathered)
                 .map_err(|e| nccl_error("all-gathering A", e))?;
-            stream
-                .wait(&record(&comm_stream, "the all-gather of A")?)
-                .map_err(|e| Error::driver("waiting for the all-gather of A", e))?;
+            follow(stream, &comm_stream, "the all-gather of A")?;
             let mut args = Arguments::product(
                 GemmShape::new(m, n, k, 1),
                 Operand::new(gathered.slice(..), k, 0),
@@ -345,9 +342,7 @@ impl TpRank {
                     || self.run_gemm(gemm, &mut args, stream, beside_a_collective),
                 )?;
             }
-            comm_stream
-                .wait(&record(stream, "a chunk's partial products")?)
-                .map_err(|e| Error::driver("waiting for a chunk's partial products", e))?;
+            follow(&comm_stream, stream, "a chunk's partial products")?;
             let valid = split.valid_rows(r, (first, rows));
             let range = first * n..(first + valid) * n;
             if valid == rows {
@@ -445,9 +440,7 @@ impl TpRank {
                 alpha,
             );
             self.run_gemm(gemm, &mut args, stream, beside_a_collective)?;
-            comm_stream
-                .wait(&record(stream, "a chunk's partial products")?)
-                .map_err(|e| Error::driver("waiting for a chunk's partial products", e))?;
+            follow(&comm_stream, stream, "a chunk's partial products")?;
             comm.all_reduce(
                 &partial,
                 &mut d.slice_mut(first * n..(first + rows) * n),
@@ -559,13 +552,13 @@ impl TpRank {
         collective: impl FnOnce(&Communicator) -> Result<()>,
     ) -> Result<()> {
         let comm_stream = self.comm().stream();
-        comm_stream
-            .wait(&record(stream, "the caller's work before a collective")?)
-            .map_err(|e| Error::driver("ordering a collective after the caller's work", e))?;
+        follow(
+            &comm_stream,
+            stream,
+            "the caller's work before a collective",
+        )?;
         collective(self.comm())?;
-        stream
-            .wait(&record(&comm_stream, "a collective")?)
-            .map_err(|e| Error::driver("waiting for a collective", e))
+        follow(stream, &comm_stream, "a collective")
     }
 
     /// Every rank's (operation, shape, options), gathered and compared: an
@@ -736,6 +729,14 @@ fn record(stream: &Arc<CudaStream>, what: &str) -> Result<cudarc::driver::CudaEv
         .map_err(|e| Error::driver(format!("recording {what}"), e))
 }
 
+/// `waiter`'s next work waits for `waited`'s work so far (an event
+/// recorded on `waited` now); `what` names that work in errors.
+fn follow(waiter: &CudaStream, waited: &Arc<CudaStream>, what: &str) -> Result<()> {
+    waiter
+        .wait(&record(waited, what)?)
+        .map_err(|e| Error::driver(format!("waiting for {what}"), e))
+}
+
 /// All-gather + GEMM's end: the gather buffers (made on the collectives'
 /// stream, read by the GEMMs) are freed on that stream after the GEMMs.
 fn finish<T: TpElement>(
@@ -744,9 +745,7 @@ fn finish<T: TpElement>(
     gathered: Vec<CudaSlice<T>>,
     padded: Option<CudaSlice<T>>,
 ) -> Result<()> {
-    comm_stream
-        .wait(&record(stream, "the GEMMs on the gathered rows")?)
-        .map_err(|e| Error::driver("ordering the gather buffers' release", e))?;
+    follow(comm_stream, stream, "the GEMMs on the gathered rows")?;
     drop((gathered, padded));
     Ok(())
 }
@@ -759,9 +758,7 @@ fn finish_after_collectives<T: TpElement>(
     comm_stream: &Arc<CudaStream>,
     buffers: Vec<CudaSlice<T>>,
 ) -> Result<()> {
-    stream
-        .wait(&record(comm_stream, "the last collective")?)
-        .map_err(|e| Error::driver("waiting for the last collective", e))?;
+    follow(stream, comm_stream, "the last collective")?;
     drop(buffers);
     Ok(())
 }

@@ -129,17 +129,12 @@ impl TpRank {
                     || sum_refs_into(self.device(), &parts, &mut target, stream),
                 )?;
             }
-            let read: Vec<Option<(CudaEvent, RawEvent)>> = (0..w)
-                .map(|p| {
-                    if p == r {
-                        Ok(None)
-                    } else {
-                        post_event(stream).map(Some)
-                    }
-                })
-                .collect::<Result<_>>()?;
-            self.release(peers, &read, stream)?;
-            drop((partials, computed));
+            // One event for every peer: after it this rank reads no
+            // rank's partials.
+            let (read, raw) = post_event(stream)?;
+            let released: Vec<Option<RawEvent>> = (0..w).map(|p| (p != r).then_some(raw)).collect();
+            self.release(peers, &released, stream)?;
+            drop((read, partials, computed));
             Timeline::print(trace, "GEMM + all-reduce over peer memory", r)
         })
     }

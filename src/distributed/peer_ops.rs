@@ -66,6 +66,14 @@ pub(super) fn sum_refs_into<T: TpElement>(
     Elementwise::new(device, expression).run(&inputs, TensorMut::vector(target).into(), &[], stream)
 }
 
+/// The handles of `events`, as [`TpRank::release`] posts them.
+pub(super) fn raw_events(events: &[Option<(CudaEvent, RawEvent)>]) -> Vec<Option<RawEvent>> {
+    events
+        .iter()
+        .map(|e| e.as_ref().map(|(_, raw)| *raw))
+        .collect()
+}
+
 /// Where a posting's addresses start: after the shape record and the
 /// flag of the rank's own checks.
 pub(super) const RECORD: usize = 7;
@@ -165,14 +173,14 @@ impl TpRank {
     }
 
     /// The board's last exchange: `read[p]` is the event after which this
-    /// rank no longer reads rank p's buffers. `stream` waits for every
-    /// other rank's event of this rank's buffers, and the ranks wait for
-    /// each other, so that every event stays alive until all waits on it
-    /// are queued.
+    /// rank no longer reads rank p's buffers (the caller keeps it alive
+    /// through this call). `stream` waits for every other rank's event of
+    /// this rank's buffers, and the ranks wait for each other, so that
+    /// every event stays alive until all waits on it are queued.
     pub(super) fn release(
         &self,
         peers: &PeerGroup,
-        read: &[Option<(CudaEvent, RawEvent)>],
+        read: &[Option<RawEvent>],
         stream: &Arc<CudaStream>,
     ) -> Result<()> {
         let r = self.rank();
@@ -180,10 +188,7 @@ impl TpRank {
             r,
             Posting {
                 addresses: Vec::new(),
-                events: read
-                    .iter()
-                    .map(|e| e.as_ref().map(|(_, raw)| *raw))
-                    .collect(),
+                events: read.to_vec(),
             },
         )?;
         for (p, theirs) in all.iter().enumerate() {
@@ -320,7 +325,7 @@ impl TpRank {
                     },
                 )?;
             }
-            self.release(peers, &copied, stream)?;
+            self.release(peers, &raw_events(&copied), stream)?;
             drop((others, allocated, ready));
             Timeline::print(trace, "all-gather + GEMM over peer copies", r)
         })

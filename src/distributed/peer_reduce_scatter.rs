@@ -19,7 +19,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
 use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
-use super::peer_ops::{at, sum_into, Prepared, RECORD};
+use super::peer_ops::{at, raw_events, sum_into, Prepared, RECORD};
 use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
 use super::rank::TpRank;
 use super::rows::RowSplit;
@@ -238,7 +238,7 @@ impl TpRank {
                     || gemm.run(&mut args, stream),
                 )?;
             }
-            self.release(peers, &got, stream)?;
+            self.release(peers, &raw_events(&got), stream)?;
             drop((partials, incoming, presum, allocated, alive, arrived));
             Timeline::print(trace, "GEMM + reduce-scatter over peer copies", r)
         })
