@@ -119,6 +119,7 @@ fn run<I: Host, O: Host>(device: &Device, case: Case, fused: &Fused, seed: u64) 
 struct Pin {
     arch: Option<ArchKind>,
     swap_ab: Option<bool>,
+    decomposition: Option<cutlet::device::gemm::Decomposition>,
 }
 
 /// [`run`] with `pin`'s choices.
@@ -209,6 +210,9 @@ fn run_on<I: Host, O: Host>(
     }
     if let Some(swap) = pin.swap_ab {
         builder = builder.swap_ab(swap);
+    }
+    if let Some(decomposition) = pin.decomposition {
+        builder = builder.decomposition(decomposition);
     }
     let gemm = builder.build(device).unwrap();
     if let Some(arch) = pin.arch {
@@ -338,6 +342,10 @@ fn fused_sweep_on<I: Host, O: Host>(test: &str, fused: &Fused, tol: f64, pin: Pi
     };
     let mut failures = Vec::new();
     let mut shapes = vec![(300, 200, 72), (1, 129, 64), (129, 1, 136), (256, 512, 128)];
+    if pin.decomposition.is_some() {
+        // Few tiles and a long K: tiles shared by several units.
+        shapes.extend([(300, 250, 5000), (16, 1000, 4096)]);
+    }
     if pin.swap_ab.is_some() {
         // Small M with a long K (split), and M past swap-AB's narrow tiles.
         shapes.extend([
@@ -468,6 +476,7 @@ fn sm70_fused_epilogues_match_the_host() {
         Pin {
             arch: Some(ArchKind::Sm70),
             swap_ab: None,
+            decomposition: None,
         },
     );
     let gelu =
@@ -483,6 +492,7 @@ fn sm70_fused_epilogues_match_the_host() {
         Pin {
             arch: Some(ArchKind::Sm70),
             swap_ab: None,
+            decomposition: None,
         },
     );
 }
@@ -514,6 +524,40 @@ fn swap_ab_pinned_on_and_off_matches_the_host() {
         let pin = Pin {
             arch: None,
             swap_ab: Some(swap),
+            decomposition: None,
+        };
+        fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
+        fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);
+    }
+}
+
+/// Split-K and stream-K pinned, with a row and a column bias, C, extra
+/// scalars and every major of A, B and D: the epilogue runs once per
+/// element on the whole sum (a bias or C added by every unit would show
+/// as a multiple of it). SM90 only: elsewhere they are refused.
+#[test]
+fn split_k_and_stream_k_fuse_the_epilogue_after_the_reduction() {
+    const NAME: &str = "split_k_and_stream_k_fuse_the_epilogue_after_the_reduction";
+    let Some(device) = device_or_skip(NAME) else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        println!("{NAME}: skipped: split-K and stream-K run on the SM90 kernels (compute capability 9.0)");
+        return;
+    }
+    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        (acc * scalar(0) + c * scalar(1) + row * scalar(2) + col * scalar(3)).relu()
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+        scalars: vec![0.5, -2.0],
+    };
+    use cutlet::device::gemm::Decomposition;
+    for decomposition in [Decomposition::SplitK(3), Decomposition::StreamK] {
+        let pin = Pin {
+            arch: None,
+            swap_ab: None,
+            decomposition: Some(decomposition),
         };
         fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
         fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);

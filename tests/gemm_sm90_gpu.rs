@@ -1368,6 +1368,188 @@ fn split_k_gives_the_same_bits_every_run() {
     }
 }
 
+/// A stream-K spec as a user pins one: `tile`, K-major `input` A and B, D
+/// of type `d` and major `major`.
+fn stream_k_spec(
+    input: ElementType,
+    d: ElementType,
+    major: OutputMajor,
+    tile: [u32; 3],
+) -> GemmSpec {
+    Gemm::builder()
+        .a(input, OperandMajor::K)
+        .b(input, OperandMajor::K)
+        .d(d, major)
+        .tile(tile)
+        .decomposition(cutlet::device::gemm::Decomposition::StreamK)
+        .spec()
+        .unwrap()
+}
+
+/// Stream-K against the exact host result (small integers), as split-K's
+/// test: L = 3 and 2, alpha and beta not 0 or 1, C in place, beta = 0 with
+/// C all NaN, ragged M, N and K, a K of 2 k-tiles (units of fewer than
+/// `STREAM_K_MIN_K_TILES`: fewer units than blocks), many tiles per block
+/// (whole waves data-parallel after the stream-K tiles), both majors of D,
+/// f32 and 16-bit D, tf32. Then on the whole GPU and on grids of 1, 7 and
+/// 100 blocks (`run_with_sm_count`), so that tiles meet 1 to tens of units
+/// and a unit spans several tiles.
+#[test]
+fn stream_k_computes_exactly() {
+    const NAME: &str = "stream_k_computes_exactly";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let short_k = Case {
+        m: 260,
+        n: 130,
+        k: 100,
+        l: 2,
+        alpha: 1.5,
+        beta: 2.0,
+        in_place: false,
+        c_pad: 8,
+    };
+    let long_k = Case {
+        m: 129,
+        n: 200,
+        k: 3000,
+        l: 1,
+        alpha: 1.0,
+        beta: 0.0,
+        in_place: false,
+        c_pad: 0,
+    };
+    let waves = Case {
+        m: 1700,
+        n: 1300,
+        k: 700,
+        l: 1,
+        alpha: 0.5,
+        beta: 1.0,
+        in_place: true,
+        c_pad: 0,
+    };
+    let (bf, f32t) = (ElementType::BF16, ElementType::F32);
+    for tile in [[128, 128, 64], [128, 64, 64], [128, 256, 64], [128, 16, 64]] {
+        for major in [OutputMajor::N, OutputMajor::M] {
+            let spec = stream_k_spec(bf, bf, major, tile);
+            let mut cases: Vec<Case> = CASES.to_vec();
+            cases.extend([short_k, long_k, waves, MANY_TILES]);
+            for case in cases {
+                run_case::<bf16, bf16>(&device, &spec, case)
+                    .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+            }
+        }
+    }
+    let spec = stream_k_spec(bf, f32t, OutputMajor::N, [128, 128, 64]);
+    for case in [CASES[0], long_k, waves] {
+        run_case::<bf16, f32>(&device, &spec, case)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+    let spec = stream_k_spec(ElementType::TF32, f32t, OutputMajor::N, [128, 128, 32]);
+    for case in [CASES[0], long_k] {
+        run_case::<f32, f32>(&device, &spec, case)
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+    // Grids of other sizes: small integers give the exact product whatever
+    // the division.
+    let spec = stream_k_spec(bf, f32t, OutputMajor::N, [128, 128, 64]);
+    let gemm = Gemm::from_spec(&device, spec.clone());
+    let stream = device.default_stream();
+    let (m, n, k) = (700usize, 900usize, 2000usize);
+    let small = |seed: u64, len: usize| -> Vec<bf16> {
+        (0..len)
+            .map(|i| bf16::from_f32((((i as u64 * 2654435761 + seed * 97) >> 7) % 7) as f32 - 3.0))
+            .collect()
+    };
+    let (ha, hb) = (small(1, m * k), small(2, n * k));
+    let mut want = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            want[i * n + j] = (0..k)
+                .map(|p| ha[i * k + p].to_f32() * hb[j * k + p].to_f32())
+                .sum();
+        }
+    }
+    let da = stream.clone_htod(&ha).unwrap();
+    let db = stream.clone_htod(&hb).unwrap();
+    for sm_count in [None, Some(1), Some(7), Some(100)] {
+        let mut dd = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        let mut args = Arguments::product(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(da.as_view(), k, m * k),
+            Operand::new(db.as_view(), k, n * k),
+            OutputOperand::new(dd.as_view_mut(), n, m * n),
+            1.0,
+        );
+        match sm_count {
+            Some(count) => gemm.run_with_sm_count(&mut args, &stream, count).unwrap(),
+            None => gemm.run(&mut args, &stream).unwrap(),
+        }
+        drop(args);
+        let got = stream.clone_dtoh(&dd).unwrap();
+        let wrong = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert!(
+            wrong.is_none(),
+            "{} on {sm_count:?} SMs: element {wrong:?} is {:?}, expected {:?}",
+            spec.kernel_name(),
+            wrong.map(|i| got[i]),
+            wrong.map(|i| want[i])
+        );
+    }
+}
+
+/// Stream-K's reduction adds the partial tiles in K order: on random data,
+/// 100 runs of one GEMM (tiles split among 2 to 3 units each) give D bit
+/// for bit, with no reset of the workspace between them.
+#[test]
+fn stream_k_gives_the_same_bits_every_run() {
+    const NAME: &str = "stream_k_gives_the_same_bits_every_run";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let (m, n, k) = (640usize, 1536usize, 4096usize);
+    let spec = stream_k_spec(
+        ElementType::BF16,
+        ElementType::BF16,
+        OutputMajor::N,
+        [128, 128, 64],
+    );
+    let gemm = Gemm::from_spec(&device, spec.clone());
+    let random = |seed: u64, len: usize| cutlet_harness::random_values::<bf16>(len, seed);
+    let da = stream.clone_htod(&random(1, m * k)).unwrap();
+    let db = stream.clone_htod(&random(2, n * k)).unwrap();
+    let mut dd = stream.alloc_zeros::<bf16>(m * n).unwrap();
+    let mut first: Option<Vec<u16>> = None;
+    for run in 0..100 {
+        let mut args = Arguments::product(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(da.as_view(), k, m * k),
+            Operand::new(db.as_view(), k, n * k),
+            OutputOperand::new(dd.as_view_mut(), n, m * n),
+            1.0,
+        );
+        gemm.run(&mut args, &stream).unwrap();
+        drop(args);
+        let bits: Vec<u16> = stream
+            .clone_dtoh(&dd)
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        match &first {
+            None => first = Some(bits),
+            Some(want) => assert!(
+                bits == *want,
+                "{}: run {run} differs from run 0",
+                spec.kernel_name()
+            ),
+        }
+    }
+}
+
 /// The builder's per-problem pick splits K where the tiles leave most SMs
 /// idle and K is long (256 x 256 x 8192: 4 tiles of 128x128, 8 splits of
 /// 16 k-tiles), runs it exactly (beta and C in place, L = 2), and keeps

@@ -256,3 +256,58 @@ fn split_k_kernels_assemble_without_spills() {
     }
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// The stream-K kernels assemble for sm_90a with no spills and no
+/// assembler warning in both source forms: the producer walks segments in
+/// its 40 registers, and the finisher's loop over the later blocks' slots
+/// adds into the accumulators after the unit's last wgmma.
+#[test]
+fn stream_k_kernels_assemble_without_spills() {
+    use cutlet::device::gemm::{Decomposition, Gemm};
+    use cutlet::kernel::gemm::{OutputMajor, TileSchedulerPolicy};
+    use cutlet::numeric::ElementType::{BF16, F16, F32, TF32};
+    let mut bad = Vec::new();
+    for (ab, d, tile, major) in [
+        (BF16, BF16, [128, 128, 64], OutputMajor::N),
+        (F16, F32, [128, 64, 64], OutputMajor::M),
+        (TF32, F32, [128, 128, 32], OutputMajor::N),
+        (BF16, BF16, [128, 256, 64], OutputMajor::N),
+        (BF16, BF16, [128, 16, 64], OutputMajor::M),
+    ] {
+        let spec = Gemm::builder()
+            .a(ab, OperandMajor::K)
+            .b(ab, OperandMajor::K)
+            .d(d, major)
+            .tile(tile)
+            .decomposition(Decomposition::StreamK)
+            .spec()
+            .unwrap();
+        assert_eq!(spec.scheduler, TileSchedulerPolicy::StreamK);
+        assert!(
+            spec.kernel_name().ends_with("_streamk"),
+            "{}",
+            spec.kernel_name()
+        );
+        for read in [SourceRead::Never, SourceRead::Always] {
+            let ptx = spec.ptx_for(read).unwrap();
+            assert!(
+                ptx.contains("ld.acquire.gpu.global.u32"),
+                "the finisher's wait"
+            );
+            assert!(
+                ptx.contains("red.release.gpu.global.add.u32"),
+                "the partial segments' arrivals"
+            );
+            let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+            let Some(report) = assemble(&ptx, "sm_90a") else {
+                return;
+            };
+            let f = report.function(&name);
+            eprintln!("{name}: {f:?}");
+            if (f.spill_stores, f.spill_loads) != (0, 0) || !report.warnings.is_empty() {
+                bad.push(format!("{f:?} {:?}", report.warnings));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}

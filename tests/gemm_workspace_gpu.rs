@@ -162,8 +162,9 @@ fn a_given_workspace_is_checked_then_used() {
     );
 }
 
-/// A split-K GEMM and the builder's pick for a decode shape (swap-AB with
-/// split-K) captured in a CUDA graph on a stream of their own, each with
+/// A split-K GEMM, the builder's pick for a decode shape (swap-AB with
+/// split-K) and a stream-K GEMM (15 tiles of 64 k-tiles over every SM)
+/// captured in a CUDA graph on a stream of their own, each with
 /// a workspace given to `initialize`: 50 replays, D poisoned before each,
 /// give the bits of a direct launch.
 #[test]
@@ -183,6 +184,11 @@ fn graph_replays_give_the_bits_of_direct_launches() {
             (256, 256, 8192),
         ),
         ("the pick (swap-AB)", Gemm::builder(), (16, 4096, 4096)),
+        (
+            "stream-K",
+            Gemm::builder().decomposition(Decomposition::StreamK),
+            (640, 384, 4096),
+        ),
     ] {
         let gemm = builder.build(&device).unwrap();
         let mut buffers = Buffers::new(&stream, shape, 3);

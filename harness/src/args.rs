@@ -91,7 +91,7 @@ pub struct DenseGemmArgs {
     #[arg(long = "swizzle_size", value_parser = parse_swizzle_size)]
     pub swizzle_size: Option<u32>,
     /// How the work is divided among blocks: auto (default: the problem's
-    /// pick), data_parallel, or split_k (with --splits).
+    /// pick), data_parallel, split_k (with --splits) or stream_k.
     #[arg(long = "decomposition", value_parser = parse_decomposition, default_value = "auto")]
     pub decomposition: DecompositionArg,
     /// Split-K's units per tile, 2 to 64 (implies --decomposition split_k
@@ -143,9 +143,11 @@ pub enum DecompositionArg {
     DataParallel,
     /// Split-K, with `--splits`.
     SplitK,
+    /// Stream-K.
+    StreamK,
 }
 
-/// `auto`, `data_parallel` or `split_k`.
+/// `auto`, `data_parallel`, `split_k` or `stream_k`.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming the text and the names accepted.
@@ -154,10 +156,11 @@ pub fn parse_decomposition(text: &str) -> Result<DecompositionArg> {
         "auto" => Ok(DecompositionArg::Auto),
         "data_parallel" => Ok(DecompositionArg::DataParallel),
         "split_k" => Ok(DecompositionArg::SplitK),
+        "stream_k" => Ok(DecompositionArg::StreamK),
         other => Err(Error::invalid_argument(
             "decomposition",
             format!("`{other}`"),
-            "auto, data_parallel or split_k",
+            "auto, data_parallel, split_k or stream_k",
         )),
     }
 }
@@ -173,9 +176,16 @@ impl DenseGemmArgs {
 
     /// The decomposition these options pin, if any.
     ///
-    /// Errors: [`Error::InvalidArgument`] for split_k without `--splits`.
+    /// Errors: [`Error::InvalidArgument`] for split_k without `--splits`,
+    /// and for `--splits` beside stream_k.
     pub fn decomposition(&self) -> Result<Option<Decomposition>> {
         match (self.decomposition, self.splits) {
+            (DecompositionArg::StreamK, None) => Ok(Some(Decomposition::StreamK)),
+            (DecompositionArg::StreamK, Some(n)) => Err(Error::invalid_argument(
+                "--splits",
+                n,
+                "no --splits with --decomposition stream_k (stream-K divides the k-tiles itself)",
+            )),
             (DecompositionArg::Auto, None) => Ok(None),
             (DecompositionArg::Auto | DecompositionArg::SplitK, Some(n)) => {
                 Ok(Some(Decomposition::SplitK(n)))
@@ -240,7 +250,10 @@ impl DenseGemmArgs {
                 self.schedule != ScheduleArg::Auto
                     || self.cluster_shape_mn.is_some()
                     || self.splits.is_some()
-                    || self.decomposition == DecompositionArg::SplitK
+                    || matches!(
+                        self.decomposition,
+                        DecompositionArg::SplitK | DecompositionArg::StreamK
+                    )
                     || self.swap_ab == Some(true)
                     || cc == (9, 0)
             }

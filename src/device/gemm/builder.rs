@@ -362,16 +362,19 @@ impl GemmBuilder {
     }
 
     /// How the work is divided among blocks: [`Decomposition::DataParallel`]
-    /// (whole output tiles), or [`Decomposition::SplitK`]`(n)`: each tile's
-    /// K loop in `n` units (2 to 64) whose partial tiles the kernel adds in
-    /// K order through a workspace the GEMM owns (allocated zeroed at the
-    /// first run that needs it and reused; its counters reset themselves,
-    /// so a run needs no memset), the same bits on
-    /// every run. Split-K runs the SM90 cooperative kernel without a
-    /// cluster (default tile 128x128) with the register-store epilogue and
-    /// f32 accumulation; where no arch is set it implies `arch(Sm90)`, and
-    /// with `Sm80` or `Sm70` it is `Error::Config` naming both. Unset, the
-    /// GEMM picks per problem.
+    /// (whole output tiles), [`Decomposition::SplitK`]`(n)` (each tile's
+    /// K loop in `n` units, 2 to 64) or [`Decomposition::StreamK`] (whole
+    /// waves of tiles data-parallel, the k-tiles of the last one or two
+    /// waves' tiles spread evenly over every SM's block). Split-K and
+    /// stream-K add their partial tiles in K order through a workspace the
+    /// GEMM owns (allocated zeroed at the first run that needs it and
+    /// reused; its counters reset themselves, so a run needs no memset),
+    /// the same bits on every run on one GPU model (stream-K's division
+    /// follows the SM count). Both run the SM90 cooperative kernel without
+    /// a cluster (default tile 128x128) with the register-store epilogue
+    /// and f32 accumulation; where no arch is set they imply `arch(Sm90)`,
+    /// and with `Sm80` or `Sm70` they are `Error::Config` naming both.
+    /// Unset, the GEMM picks per problem.
     ///
     /// ```
     /// use cutlet::device::gemm::{Decomposition, Gemm};
@@ -383,6 +386,9 @@ impl GemmBuilder {
     /// assert!(spec.kernel_name().ends_with("_splitk8"));
     /// let refused = Gemm::builder().arch(cutlet::arch::ArchKind::Sm80).decomposition(Decomposition::SplitK(8)).spec();
     /// assert!(refused.unwrap_err().to_string().contains("SplitK(8) with arch Sm80"));
+    /// let spec = Gemm::builder().decomposition(Decomposition::StreamK).spec().unwrap();
+    /// assert_eq!(spec.scheduler, TileSchedulerPolicy::StreamK);
+    /// assert!(spec.kernel_name().ends_with("_streamk"));
     /// ```
     pub fn decomposition(mut self, decomposition: Decomposition) -> Self {
         self.decomposition = Some(decomposition);
@@ -421,10 +427,11 @@ impl GemmBuilder {
         self
     }
 
-    /// The split count of a split-K decomposition, if one is asked for.
-    fn splits(&self) -> Option<u32> {
+    /// The tile scheduler of a decomposition that splits K (split-K,
+    /// stream-K), if one is asked for.
+    fn splits(&self) -> Option<crate::kernel::gemm::TileSchedulerPolicy> {
         match self.decomposition {
-            Some(Decomposition::SplitK(n)) if n > 1 => Some(n),
+            Some(d @ (Decomposition::SplitK(2..) | Decomposition::StreamK)) => Some(d.scheduler()),
             _ => None,
         }
     }
@@ -447,12 +454,16 @@ impl GemmBuilder {
         if self.swap_ab == Some(true) && self.schedule.is_none() {
             return Ok(true);
         }
-        if let (Some(n), Some(arch)) = (self.splits(), self.arch) {
+        if let (Some(_), Some(d), Some(arch)) = (self.splits(), self.decomposition, self.arch) {
             if arch != ArchKind::Sm90 {
+                let what = match d {
+                    Decomposition::StreamK => "stream-K",
+                    _ => "split-K",
+                };
                 return Err(Error::Config {
                     config: format!("{arch:?} GEMM"),
                     reason: format!(
-                        "decomposition SplitK({n}) with arch {arch:?}: split-K runs on the SM90 cooperative kernel (expected arch Sm90, or Decomposition::DataParallel on {arch:?})"
+                        "decomposition {d:?} with arch {arch:?}: {what} runs on the SM90 cooperative kernel (expected arch Sm90, or Decomposition::DataParallel on {arch:?})"
                     ),
                 });
             }
@@ -517,9 +528,9 @@ impl GemmBuilder {
             (types, majors) = (types.transposed(), majors.transposed());
         }
         let mut spec = sm90_spec(types, majors, schedule, tile, cluster)?;
-        if let Some(n) = self.splits() {
+        if let Some(scheduler) = self.splits() {
             spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
-            spec.scheduler = crate::kernel::gemm::TileSchedulerPolicy::SplitK { splits: n };
+            spec.scheduler = scheduler;
         }
         let fusion = self.fusion()?;
         spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };

@@ -459,9 +459,9 @@ impl Launcher {
             return picked.workspace_size(args);
         }
         let shape = self.kernel_shape(&args.shape);
-        let here = self
-            .composed()
-            .map_or(0, |kernel| kernel.workspace_size(&shape));
+        let here = self.composed().map_or(0, |kernel| {
+            kernel.workspace_size_on_device(&shape, self.device.limits().sm_count)
+        });
         let fallback = self
             .fallback
             .as_ref()
@@ -754,7 +754,8 @@ impl Launcher {
         }
         // A scheduler that keeps state between blocks: the launcher's own
         // workspace, ordered after its last launch (whatever the stream).
-        let workspace_bytes = composed.workspace_size(&shape);
+        let workspace_bytes =
+            composed.workspace_size_on_device(&shape, self.device.limits().sm_count);
         let workspace = if workspace_bytes > 0 {
             let acquired = self.workspace.acquire(stream, workspace_bytes)?;
             values.workspace = acquired.address;

@@ -71,14 +71,16 @@ impl KernelSchedule {
 }
 
 /// How a GEMM's work is divided among blocks (CUTLASS's
-/// `DecompositionMode`): whole output tiles, or each tile's K loop split
-/// into units whose partial tiles the kernel adds.
+/// `DecompositionMode`): whole output tiles, each tile's K loop split into
+/// units whose partial tiles the kernel adds, or stream-K's even share of
+/// the k-tiles for every block.
 ///
 /// ```
 /// use cutlet::kernel::gemm::{Decomposition, TileSchedulerPolicy};
 ///
 /// assert_eq!(Decomposition::SplitK(4).scheduler(), TileSchedulerPolicy::SplitK { splits: 4 });
 /// assert_eq!(Decomposition::SplitK(1).scheduler(), TileSchedulerPolicy::Persistent);
+/// assert_eq!(Decomposition::StreamK.scheduler(), TileSchedulerPolicy::StreamK);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Decomposition {
@@ -92,6 +94,13 @@ pub enum Decomposition {
     /// few output tiles and a long K. SM90 cooperative kernels without
     /// clusters, f32 accumulation.
     SplitK(u32),
+    /// Stream-K ([`StreamK`](super::StreamK)): whole waves of output tiles
+    /// data-parallel, the k-tiles of the rest spread evenly over every SM's
+    /// block, the partial tiles added in K order in the kernel through a
+    /// workspace (the same bits on every run on one GPU model). For tile
+    /// counts that leave a partial last wave. SM90 cooperative kernels
+    /// without clusters, f32 accumulation.
+    StreamK,
 }
 
 impl Decomposition {
@@ -99,6 +108,7 @@ impl Decomposition {
     pub const fn scheduler(self) -> TileSchedulerPolicy {
         match self {
             Decomposition::SplitK(n) if n > 1 => TileSchedulerPolicy::SplitK { splits: n },
+            Decomposition::StreamK => TileSchedulerPolicy::StreamK,
             _ => TileSchedulerPolicy::Persistent,
         }
     }
@@ -125,6 +135,13 @@ pub enum TileSchedulerPolicy {
         /// Work units per tile, 2 to 64.
         splits: u32,
     },
+    /// The persistent walk with stream-K units: whole waves of tiles
+    /// data-parallel, the k-tiles of the tiles of the last one or two waves
+    /// divided evenly among the grid's blocks, partial tiles added in K
+    /// order through a workspace (deterministic): [`StreamK`](super::StreamK).
+    /// SM90 cooperative kernels without clusters, f32 accumulators, the
+    /// register-store epilogue.
+    StreamK,
 }
 
 /// A kernel-schedule tag of a typed configuration.
@@ -140,7 +157,7 @@ pub trait KernelScheduleTag: Send + Sync + 'static {
 /// A tile-scheduler tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tile scheduler",
-    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler, PersistentScheduler and SplitKScheduler<N>"
+    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler, PersistentScheduler, SplitKScheduler<N> and StreamKScheduler"
 )]
 pub trait TileSchedulerTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
@@ -221,6 +238,58 @@ pub struct SplitKScheduler<N>(std::marker::PhantomData<N>);
 
 impl<N: typenum::Unsigned + Send + Sync + 'static> TileSchedulerTag for SplitKScheduler<N> {
     const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::SplitK { splits: N::U32 };
+}
+
+/// Stream-K: [`TileSchedulerPolicy::StreamK`]. Its rules are split-K's:
+/// the cooperative schedule, `Cluster<U1, U1>`, f32 accumulation,
+/// `EpilogueNoSmemWarpSpecialized`; a configuration that breaks one does
+/// not compile.
+///
+/// ```
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedCooperative, StreamKScheduler, TileSchedulerPolicy};
+/// use half::bf16;
+/// use typenum::{U1, U128, U4, U64, U7};
+///
+/// type StreamK = GemmConfig<
+///     Types<bf16, bf16, bf16, bf16, f32>,
+///     Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U64>,
+///     Warps<U4, U1>,
+///     MainloopSm90TmaGmmaWarpSpecialized<U7>,
+///     Sm90,
+///     KernelTmaWarpSpecializedCooperative,
+///     StreamKScheduler,
+///     EpilogueNoSmemWarpSpecialized,
+///     Cluster<U1, U1>,
+/// >;
+/// let spec = StreamK::spec();
+/// assert_eq!(spec.scheduler, TileSchedulerPolicy::StreamK);
+/// assert!(spec.kernel_name().ends_with("_streamk"));
+/// ```
+///
+/// In a cluster it does not compile (the rule names it):
+///
+/// ```compile_fail
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedCooperative, StreamKScheduler};
+/// use half::bf16;
+/// use typenum::{U1, U128, U2, U4, U64, U7};
+///
+/// type Bad = GemmConfig<Types<bf16, bf16, bf16, bf16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U64>, Warps<U4, U1>, MainloopSm90TmaGmmaWarpSpecialized<U7>, Sm90,
+///     KernelTmaWarpSpecializedCooperative, StreamKScheduler, EpilogueNoSmemWarpSpecialized,
+///     Cluster<U2, U1>>;
+/// let () = <Bad as Config>::CHECK;
+/// ```
+pub struct StreamKScheduler;
+
+impl TileSchedulerTag for StreamKScheduler {
+    const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::StreamK;
 }
 
 impl KernelScheduleTag for KernelMultistage {

@@ -86,6 +86,15 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
     /// Bytes of device workspace for `shape`.
     fn workspace_size(&self, shape: &GemmShape) -> usize;
 
+    /// Bytes of device workspace for `shape` on a GPU of `sm_count` SMs
+    /// (enough for any grid the launcher sizes for up to that many):
+    /// [`workspace_size`](Self::workspace_size) unless the tile scheduler's
+    /// workspace grows with its grid.
+    fn workspace_size_on_device(&self, shape: &GemmShape, sm_count: u32) -> usize {
+        let _ = sm_count;
+        self.workspace_size(shape)
+    }
+
     /// Elements that the addresses, leading dimensions and batch strides
     /// of A, B, C and D must be multiples of.
     fn alignment(&self) -> [u32; 4];
@@ -484,8 +493,14 @@ impl GemmSpec {
                 MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }
                 | MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. },
                 epilogue @ (EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized),
-                scheduler @ (TileSchedulerPolicy::Persistent | TileSchedulerPolicy::SplitK { .. }),
+                scheduler @ (TileSchedulerPolicy::Persistent
+                | TileSchedulerPolicy::SplitK { .. }
+                | TileSchedulerPolicy::StreamK),
             ) => match scheduler {
+                TileSchedulerPolicy::StreamK => {
+                    let stream_k = super::StreamK::new(self.tile, DEFAULT_RASTER_LOG);
+                    self.compose_sm90(&ctx, schedule, epilogue, stream_k)
+                }
                 TileSchedulerPolicy::SplitK { splits } => {
                     let [bm, bn, _] = self.tile;
                     let split_k = super::SplitK {

@@ -61,7 +61,7 @@ pub(crate) use builder_sm90::{Sm90Pick, Sm90PickFacts};
 pub use dispatch_policy::{
     DataParallelScheduler, Decomposition, KernelMultistage, KernelSchedule, KernelScheduleTag,
     KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,
-    SplitKScheduler, TileSchedulerPolicy, TileSchedulerTag,
+    SplitKScheduler, StreamKScheduler, TileSchedulerPolicy, TileSchedulerTag,
 };
 pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
 pub use rules::{
@@ -70,7 +70,8 @@ pub use rules::{
 pub use sm90_warpspecialized::Sm90GemmWarpSpecialized;
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
-    emit_raster, emit_tile_coord, raster_tile, DataParallel, Fixup, Persistent, PersistentParams,
-    PersistentTileScheduler, RasterOrder, SplitK, TileCoord, TileScheduler, BALANCED_ROUNDS,
-    SPLIT_K_RECORD_HEADER,
+    emit_raster, emit_tile_coord, raster_tile, DataParallel, Fixup, PartialTile, Persistent,
+    PersistentParams, PersistentTileScheduler, RasterOrder, SplitK, StreamK, StreamKParams,
+    StreamKPlan, StreamKSegment, TileCoord, TileScheduler, BALANCED_ROUNDS, SPLIT_K_RECORD_HEADER,
+    STREAM_K_COUNTER_BYTES, STREAM_K_MIN_K_TILES,
 };

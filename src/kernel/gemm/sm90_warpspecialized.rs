@@ -482,6 +482,10 @@ where
         self.scheduler.workspace_size(shape)
     }
 
+    fn workspace_size_on_device(&self, shape: &GemmShape, sm_count: u32) -> usize {
+        self.scheduler.workspace_size_on_device(shape, sm_count)
+    }
+
     fn alignment(&self) -> [u32; 4] {
         let [a, b] = self.mainloop.alignment();
         let [c, d] = self.epilogue.alignment();

@@ -243,6 +243,7 @@ impl GemmSpec {
             TileSchedulerPolicy::SplitK { splits } => {
                 return format!("{mainloop}{epilogue}_splitk{splits}");
             }
+            TileSchedulerPolicy::StreamK => "_streamk",
         };
         format!("{mainloop}{epilogue}{scheduler}")
     }

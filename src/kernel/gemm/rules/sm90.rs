@@ -42,7 +42,9 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized
     ) || !matches!(
         f.scheduler,
-        TileSchedulerPolicy::Persistent | TileSchedulerPolicy::SplitK { .. }
+        TileSchedulerPolicy::Persistent
+            | TileSchedulerPolicy::SplitK { .. }
+            | TileSchedulerPolicy::StreamK
     ) {
         return Err(RuleMessage::new()
             .s("the ")
@@ -51,6 +53,11 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     }
     if let TileSchedulerPolicy::SplitK { splits } = f.scheduler {
         if let Err(rule) = check_split_k(f, splits) {
+            return Err(rule);
+        }
+    }
+    if let TileSchedulerPolicy::StreamK = f.scheduler {
+        if let Err(rule) = check_k_splitting(f, "stream-K") {
             return Err(rule);
         }
     }
@@ -115,9 +122,21 @@ const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> 
             .n(splits)
             .s(" splits: expected 2 to 64"));
     }
+    check_k_splitting(f, "split-K")
+}
+
+/// The rules of a scheduler that splits a tile's K loop (split-K,
+/// stream-K), named `what` in the message: the cooperative schedule (its
+/// two consumer warpgroups meet at the reduction) without clusters, f32
+/// accumulators (the partial tiles are f32) and the register-store
+/// epilogue (a unit that does not store its tile must not have asked the
+/// TMA-store epilogue for C's subtiles).
+#[allow(clippy::result_large_err)]
+const fn check_k_splitting(f: &ConfigFacts, what: &'static str) -> Result<(), RuleMessage> {
     if !matches!(f.schedule, KernelSchedule::TmaWarpSpecializedCooperative) || !f.cluster.is_one() {
         return Err(RuleMessage::new()
-            .s("split-K with the ")
+            .s(what)
+            .s(" with the ")
             .s(f.schedule.name())
             .s(" schedule in a ")
             .n(f.cluster.m)
@@ -127,14 +146,15 @@ const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> 
     }
     if !matches!(f.types.acc, ElementType::F32) {
         return Err(RuleMessage::new()
-            .s("split-K with ")
+            .s(what)
+            .s(" with ")
             .s(f.types.acc.name())
             .s(" accumulators: expected f32 (the partial tiles are f32)"));
     }
     if !matches!(f.epilogue, EpiloguePolicy::Sm90NoSmem) {
-        return Err(RuleMessage::new().s(
-            "split-K with the TMA-store epilogue: expected EpilogueNoSmemWarpSpecialized (the register-store epilogue)",
-        ));
+        return Err(RuleMessage::new()
+            .s(what)
+            .s(" with the TMA-store epilogue: expected EpilogueNoSmemWarpSpecialized (the register-store epilogue)"));
     }
     Ok(())
 }

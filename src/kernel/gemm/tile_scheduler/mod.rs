@@ -2,14 +2,21 @@
 //! kernel that maps blocks to output tiles (CUTLASS's `TileScheduler`).
 
 mod data_parallel;
+mod partial_tile;
 mod persistent;
 mod raster;
 mod split_k;
+mod stream_k;
 
 pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
+pub use partial_tile::PartialTile;
 pub use persistent::{Persistent, PersistentParams, BALANCED_ROUNDS};
 pub use raster::{emit_raster, raster_tile, RasterOrder};
 pub use split_k::{SplitK, SPLIT_K_RECORD_HEADER};
+pub use stream_k::{
+    StreamK, StreamKParams, StreamKPlan, StreamKSegment, STREAM_K_COUNTER_BYTES,
+    STREAM_K_MIN_K_TILES,
+};
 
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg};
@@ -63,6 +70,15 @@ pub trait TileScheduler {
 
     /// Bytes of device workspace the scheduler needs for `shape`.
     fn workspace_size(&self, shape: &GemmShape) -> usize;
+
+    /// Bytes of device workspace for `shape` on a GPU of `sm_count` SMs,
+    /// enough for any grid of up to that many blocks:
+    /// [`workspace_size`](Self::workspace_size) unless the scheduler's
+    /// workspace grows with its grid (stream-K's slot per block).
+    fn workspace_size_on_device(&self, shape: &GemmShape, sm_count: u32) -> usize {
+        let _ = sm_count;
+        self.workspace_size(shape)
+    }
 
     /// Emits the loads of its parameters at kernel entry.
     ///

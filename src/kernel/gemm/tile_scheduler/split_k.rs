@@ -12,8 +12,7 @@
 //!
 //! The reduction (CUTLASS's "fixup"), deterministic: each tile has a
 //! record in the workspace, a 128-byte header holding a counter, then a
-//! slot per split but the last, value `v` of consumer thread `t` at `(v *
-//! threads + t)` f32s into its slot. Every split but the last stores its
+//! slot per split but the last (laid out as [`PartialTile`] says). Every split but the last stores its
 //! partial tile in its slot and adds 1 to the counter (a release); the
 //! last split waits (one thread spinning with acquire loads) until the
 //! counter reads `splits - 1`, sets it back to 0, adds the slots' partials
@@ -26,8 +25,8 @@
 //! and only a tile's last unit waits, for units before it.
 
 use super::{
-    Fixup, Persistent, PersistentParams, PersistentTileScheduler, RasterOrder, TileCoord,
-    TileScheduler,
+    Fixup, PartialTile, Persistent, PersistentParams, PersistentTileScheduler, RasterOrder,
+    TileCoord, TileScheduler,
 };
 use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
@@ -261,8 +260,11 @@ impl PersistentTileScheduler for SplitK {
             "mad.wide.u32 {record}, {tile}, {}, {workspace};",
             self.record_bytes()
         ));
-        let offset = r(k);
-        k.push(format!("mul.lo.u32 {offset}, {thread}, 4;"));
+        let layout = PartialTile {
+            threads,
+            values: acc.regs().len() as u32,
+        };
+        let offset = layout.emit_thread_offset(k, thread);
         k.push(format!(
             "add.u32 {offset}, {offset}, {SPLIT_K_RECORD_HEADER};"
         ));
@@ -271,7 +273,6 @@ impl PersistentTileScheduler for SplitK {
         let leader = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {leader}, {thread}, 0;"));
         let regs = acc.regs();
-        let stride = 4 * threads;
         let slot_bytes = self.slot_bytes();
         let stores = k.reg(RegClass::Pred);
         k.push(format!(
@@ -287,12 +288,7 @@ impl PersistentTileScheduler for SplitK {
         k.push(format!(
             "mad.wide.u32 {slot}, {split}, {slot_bytes}, {partial};"
         ));
-        for (i, reg) in regs.iter().enumerate() {
-            k.push(format!(
-                "st.global.f32 [{slot}+{}], {reg};",
-                i as u32 * stride
-            ));
-        }
+        layout.emit_store(k, slot, 0, regs);
         k.push(format!("bar.sync {barrier}, {threads};"));
         k.push(format!("@{leader} fence.acq_rel.gpu;"));
         k.push(format!(
@@ -314,16 +310,20 @@ impl PersistentTileScheduler for SplitK {
         k.push(format!("st.relaxed.gpu.global.u32 [{record}], 0;"));
         k.place_label(&spun);
         k.push(format!("bar.sync {barrier}, {threads};"));
-        for (i, reg) in regs.iter().enumerate() {
-            let at = |s: u32| format!("[{partial}+{}]", s * slot_bytes + i as u32 * stride);
-            let sum = k.reg(RegClass::F32);
-            k.push(format!("ld.global.f32 {sum}, {};", at(0)));
+        // Vector loads where few slots are held at once.
+        let vector = self.splits <= 8;
+        for group in layout.groups() {
+            let sum = layout.emit_load_group(k, partial, 0, group.clone(), vector);
             for s in 1..self.splits - 1 {
-                let value = k.reg(RegClass::F32);
-                k.push(format!("ld.global.f32 {value}, {};", at(s)));
-                k.push(format!("add.f32 {sum}, {sum}, {value};"));
+                let value =
+                    layout.emit_load_group(k, partial, s * slot_bytes, group.clone(), vector);
+                for (total, v) in sum.iter().zip(&value) {
+                    k.push(format!("add.f32 {total}, {total}, {v};"));
+                }
             }
-            k.push(format!("add.f32 {reg}, {sum}, {reg};"));
+            for (reg, total) in regs[group].iter().zip(&sum) {
+                k.push(format!("add.f32 {reg}, {total}, {reg};"));
+            }
         }
         k.place_label(&done);
         Ok(Some(stores))
