@@ -192,7 +192,8 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// Bytes of device workspace `run` needs: 0 for the data-parallel and
     /// persistent tile schedulers (no state between CTAs); for split-K a
     /// record per output tile (a 128-byte flag header and the tile's f32
-    /// partial sums).
+    /// partial sums); for stream-K two 128-byte counters and one f32
+    /// partial tile per SM of the device.
     pub fn workspace_size(&self, args: &ArgumentsOf<'_, C>) -> usize {
         self.launcher.workspace_size(args)
     }

@@ -1035,9 +1035,10 @@ impl Gemm {
     }
 
     /// Bytes of device workspace `run` needs for `args`: 0 unless the
-    /// kernel for their problem splits K (a record per output tile: a
-    /// 128-byte flag header and the tile's f32 partial sums;
-    /// [`decomposition`](GemmBuilder::decomposition)). With
+    /// kernel for their problem splits K (split-K: a record per output
+    /// tile, a 128-byte flag header and the tile's f32 partial sums;
+    /// stream-K: two 128-byte counters and one f32 partial tile per SM of
+    /// the device; [`decomposition`](GemmBuilder::decomposition)). With
     /// `initialize(&args, None)` the GEMM owns its workspace (allocated
     /// zeroed at the first run that needs it, grown for a larger problem,
     /// reused); `initialize(&args, Some(buffer))` takes the caller's

@@ -12,7 +12,7 @@
 //! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
 //! | [`check_epilogue`], [`check_scalars`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count; alpha, beta and the scalars finite in f32 |
-//! | [`WORKSPACE_ALIGNMENT`] | `workspace.rs` | the workspace a GEMM's split-K kernels share: its own, or the caller's from `initialize` |
+//! | [`WORKSPACE_ALIGNMENT`] | `workspace.rs` | the workspace a GEMM's split-K and stream-K kernels share: its own, or the caller's from `initialize` |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
 //! the kernel is generated from the spec, JIT-compiled once per (spec,
