@@ -1550,6 +1550,71 @@ fn stream_k_gives_the_same_bits_every_run() {
     }
 }
 
+/// A GEMM's workspace follows its launches across streams: a split-K and
+/// a stream-K GEMM run 12 times in turn on two streams of their own, with
+/// no synchronization between them, give the bits of a run on the default
+/// stream every time (launches that raced on the shared counters and
+/// partial tiles would hang or add stale partials).
+#[test]
+fn the_workspace_orders_launches_across_streams() {
+    const NAME: &str = "the_workspace_orders_launches_across_streams";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let streams = [
+        device.context().new_stream().unwrap(),
+        device.context().new_stream().unwrap(),
+    ];
+    let (m, n, k) = (256usize, 384usize, 8192usize);
+    let random = |seed: u64, len: usize| cutlet_harness::random_values::<bf16>(len, seed);
+    let da = stream.clone_htod(&random(5, m * k)).unwrap();
+    let db = stream.clone_htod(&random(6, n * k)).unwrap();
+    let bits = |s: &std::sync::Arc<cudarc::driver::CudaStream>, d: &CudaSlice<bf16>| -> Vec<u16> {
+        s.clone_dtoh(d)
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect()
+    };
+    for decomposition in [
+        cutlet::device::gemm::Decomposition::SplitK(8),
+        cutlet::device::gemm::Decomposition::StreamK,
+    ] {
+        let gemm = Gemm::builder()
+            .decomposition(decomposition)
+            .build(&device)
+            .unwrap();
+        let run = |s: &std::sync::Arc<cudarc::driver::CudaStream>, d: &mut CudaSlice<bf16>| {
+            let mut args = Arguments::product(
+                GemmShape::new(m, n, k, 1),
+                Operand::new(da.as_view(), k, m * k),
+                Operand::new(db.as_view(), k, n * k),
+                OutputOperand::new(d.as_view_mut(), n, m * n),
+                1.0,
+            );
+            gemm.run(&mut args, s).unwrap();
+        };
+        let mut first = stream.alloc_zeros::<bf16>(m * n).unwrap();
+        run(&stream, &mut first);
+        let want = bits(&stream, &first);
+        let mut outs: Vec<CudaSlice<bf16>> = (0..12)
+            .map(|_| stream.alloc_zeros::<bf16>(m * n).unwrap())
+            .collect();
+        stream.synchronize().unwrap();
+        for (i, d) in outs.iter_mut().enumerate() {
+            run(&streams[i % 2], d);
+        }
+        for (i, d) in outs.iter().enumerate() {
+            assert!(
+                bits(&streams[i % 2], d) == want,
+                "{decomposition:?}: run {i} (stream {}) differs from the default stream's",
+                i % 2
+            );
+        }
+    }
+}
+
 /// The builder's per-problem pick splits K where the tiles leave most SMs
 /// idle and K is long (256 x 256 x 8192: 4 tiles of 128x128, 8 splits of
 /// 16 k-tiles), runs it exactly (beta and C in place, L = 2), and keeps

@@ -7,7 +7,10 @@
 //! it, grown when a problem needs more, reused) or the caller gave it to
 //! `initialize` (checked, zeroed once, never grown). The flags in it start
 //! at 0 and every launch leaves them 0, so no memset precedes a launch.
-//! Each launch waits for the one before it (an event, whatever the stream).
+//! Each launch follows the one before it: on the same stream by the
+//! stream's order alone (no event between the two kernels, so a kernel
+//! launched to overlap the one ahead of it still does), on another stream
+//! through an event recorded then on the stream of the last launch.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -24,21 +27,56 @@ pub const WORKSPACE_ALIGNMENT: usize = 128;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Workspace(Arc<Mutex<Option<Held>>>);
 
-/// The buffer held and the event recorded after its last use.
+/// The buffer held and what its next user must follow.
 #[derive(Debug)]
 struct Held {
     buffer: CudaSlice<u8>,
-    last_use: Option<CudaEvent>,
+    /// The buffer's device address (read once: the launches are ordered
+    /// here, not by the slice's own events).
+    address: u64,
+    /// The stream of the last use (the last launch, or the allocation's
+    /// zeroing): a later use on it follows by the stream's order; one on
+    /// another stream waits for an event recorded on it then.
+    last_stream: Option<Arc<CudaStream>>,
+    /// An event after the last use where that is not on a stream held
+    /// here (the zeroing of a buffer the caller gave, on its own stream).
+    last_event: Option<CudaEvent>,
     /// Given by the caller (never replaced by a larger one).
     given: bool,
 }
 
+impl Held {
+    /// Orders the work enqueued next on `stream` after the buffer's last
+    /// use.
+    fn follow(&mut self, stream: &Arc<CudaStream>) -> Result<()> {
+        let wait = |event: &CudaEvent| {
+            stream
+                .wait(event)
+                .map_err(|e| Error::driver("ordering the GEMM workspace's uses", e))
+        };
+        match &self.last_stream {
+            Some(last) if last.cu_stream() == stream.cu_stream() => Ok(()),
+            Some(last) => {
+                let event = last
+                    .record_event(None)
+                    .map_err(|e| Error::driver("recording the GEMM workspace's use", e))?;
+                wait(&event)
+            }
+            None => self.last_event.as_ref().map_or(Ok(()), wait),
+        }
+    }
+}
+
 impl Drop for Held {
     /// The buffer is freed on the stream it was allocated on; a kernel on
-    /// another stream may still read it: wait for the last launch first
-    /// (an error, as at the process's end, leaves nothing to wait for).
+    /// another stream may still read it: wait for the last use first (an
+    /// error, as at the process's end, leaves nothing to wait for).
     fn drop(&mut self) {
-        if let Some(event) = &self.last_use {
+        if let Some(last) = &self.last_stream {
+            let _ = last
+                .record_event(None)
+                .and_then(|event| event.synchronize());
+        } else if let Some(event) = &self.last_event {
             let _ = event.synchronize();
         }
     }
@@ -55,19 +93,17 @@ pub(crate) struct Acquired<'a> {
 }
 
 impl Acquired<'_> {
-    /// Records the launch just enqueued on `stream` as the buffer's last
-    /// use (not for a launch captured into a graph: an event recorded in a
-    /// capture cannot be waited on outside it, and the graph runs later).
-    pub(crate) fn launched(mut self, stream: &CudaStream) -> Result<()> {
+    /// Notes the launch just enqueued on `stream` as the buffer's last
+    /// use (not for a launch captured into a graph: the graph runs later,
+    /// ordered by the stream it is launched on). No event is recorded: a
+    /// use on another stream records one then.
+    pub(crate) fn launched(mut self, stream: &Arc<CudaStream>) -> Result<()> {
         if self.capturing {
             return Ok(());
         }
         if let Some(held) = self.slot.as_mut() {
-            held.last_use = Some(
-                stream
-                    .record_event(None)
-                    .map_err(|e| Error::driver("recording the GEMM workspace's use", e))?,
-            );
+            held.last_stream = Some(stream.clone());
+            held.last_event = None;
         }
         Ok(())
     }
@@ -124,12 +160,14 @@ impl Workspace {
         stream
             .memset_zeros(&mut buffer)
             .map_err(|e| Error::driver("zeroing the GEMM workspace given", e))?;
-        let last_use = stream
+        let last_event = stream
             .record_event(None)
             .map_err(|e| Error::driver("recording the GEMM workspace's zeroing", e))?;
         *slot = Some(Held {
             buffer,
-            last_use: Some(last_use),
+            address,
+            last_stream: None,
+            last_event: Some(last_event),
             given: true,
         });
         Ok(())
@@ -178,19 +216,20 @@ impl Workspace {
                 let buffer = stream.alloc_zeros::<u8>(bytes).map_err(|e| {
                     Error::driver(format!("allocating a {bytes}-byte GEMM workspace"), e)
                 })?;
+                let (address, _) = buffer.device_ptr(stream);
                 slot.insert(Held {
                     buffer,
-                    last_use: None,
+                    address,
+                    last_stream: Some(stream.clone()),
+                    last_event: None,
                     given: false,
                 })
             }
         };
-        if let Some(event) = held.last_use.as_ref().filter(|_| !capturing) {
-            stream
-                .wait(event)
-                .map_err(|e| Error::driver("ordering the GEMM workspace's uses", e))?;
+        if !capturing {
+            held.follow(stream)?;
         }
-        let (address, _) = held.buffer.device_ptr(stream);
+        let address = held.address;
         Ok(Acquired {
             slot,
             address,
