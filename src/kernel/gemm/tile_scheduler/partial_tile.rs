@@ -135,4 +135,54 @@ impl PartialTile {
         }
         values
     }
+
+    /// Emits a unit's hand-over of its partial tile: every consumer
+    /// thread's `regs` stored at `at` (its slot plus the thread's offset),
+    /// the consumer threads' named barrier `barrier`, then one release
+    /// arrival on the tile's counter at `counter` by the `leader` thread.
+    pub fn emit_store_and_arrive(
+        &self,
+        k: &mut Kernel,
+        at: Reg,
+        regs: &[Reg],
+        barrier: u32,
+        leader: Reg,
+        counter: Reg,
+    ) {
+        self.emit_store(k, at, 0, regs);
+        k.push(format!("bar.sync {barrier}, {};", self.threads));
+        k.push(format!("@{leader} fence.acq_rel.gpu;"));
+        k.push(format!(
+            "@{leader} red.release.gpu.global.add.u32 [{counter}], 1;"
+        ));
+    }
+
+    /// Emits the finishing unit's wait: the `leader` thread spins with
+    /// acquire loads until the counter at `counter` reads `expected` (a
+    /// register or a literal), sets it back to 0 (no other unit touches it
+    /// again in this launch), and the consumer threads meet at `barrier`.
+    ///
+    /// # Errors
+    /// The assembler's error (labels).
+    pub fn emit_wait_and_reset(
+        &self,
+        k: &mut Kernel,
+        leader: Reg,
+        counter: Reg,
+        expected: &str,
+        barrier: u32,
+    ) -> Result<(), crate::ptx::PtxError> {
+        let spun = k.new_label("fixup_spun")?;
+        let spin = k.new_label("fixup_spin")?;
+        k.push(format!("@!{leader} bra {};", spun.name()));
+        let (count, wait) = (k.reg(RegClass::B32), k.reg(RegClass::Pred));
+        k.place_label(&spin);
+        k.push(format!("ld.acquire.gpu.global.u32 {count}, [{counter}];"));
+        k.push(format!("setp.lt.u32 {wait}, {count}, {expected};"));
+        k.push(format!("@{wait} bra {};", spin.name()));
+        k.push(format!("st.relaxed.gpu.global.u32 [{counter}], 0;"));
+        k.place_label(&spun);
+        k.push(format!("bar.sync {barrier}, {};", self.threads));
+        Ok(())
+    }
 }

@@ -252,7 +252,6 @@ impl PersistentTileScheduler for SplitK {
             threads,
             barrier,
         } = *fixup;
-        let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (tile, split) = self.emit_tile_and_split(k, p);
         // The tile's record (its counter) and this thread's first value in
         // the record's first partial slot.
@@ -289,28 +288,12 @@ impl PersistentTileScheduler for SplitK {
         k.push(format!(
             "mad.wide.u32 {slot}, {split}, {slot_bytes}, {partial};"
         ));
-        layout.emit_store(k, slot, 0, regs);
-        k.push(format!("bar.sync {barrier}, {threads};"));
-        k.push(format!("@{leader} fence.acq_rel.gpu;"));
-        k.push(format!(
-            "@{leader} red.release.gpu.global.add.u32 [{record}], 1;"
-        ));
+        layout.emit_store_and_arrive(k, slot, regs, barrier, leader, record);
         k.push(format!("bra.uni {};", done.name()));
         // The last split: once every other split has arrived, the slots'
         // partials added in K order, then its own; the counter back to 0.
         k.place_label(&last);
-        let spun = k.new_label("splitk_spun")?;
-        let spin = k.new_label("splitk_spin")?;
-        k.push(format!("@!{leader} bra {};", spun.name()));
-        let (count, q) = (r(k), k.reg(RegClass::Pred));
-        k.place_label(&spin);
-        k.push(format!("ld.acquire.gpu.global.u32 {count}, [{record}];"));
-        k.push(format!("setp.lt.u32 {q}, {count}, {};", self.splits - 1));
-        k.push(format!("@{q} bra {};", spin.name()));
-        // No other split reads or writes the counter again in this launch.
-        k.push(format!("st.relaxed.gpu.global.u32 [{record}], 0;"));
-        k.place_label(&spun);
-        k.push(format!("bar.sync {barrier}, {threads};"));
+        layout.emit_wait_and_reset(k, leader, record, &(self.splits - 1).to_string(), barrier)?;
         // Vector loads where few slots are held at once.
         let vector = self.splits <= 8;
         for group in layout.groups() {

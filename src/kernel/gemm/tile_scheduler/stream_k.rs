@@ -626,12 +626,7 @@ impl PersistentTileScheduler for StreamK {
         k.push(format!(
             "mad.wide.u32 {slot}, {block}, {slot_bytes}, {slots};"
         ));
-        layout.emit_store(k, slot, 0, regs);
-        k.push(format!("bar.sync {barrier}, {threads};"));
-        k.push(format!("@{leader} fence.acq_rel.gpu;"));
-        k.push(format!(
-            "@{leader} red.release.gpu.global.add.u32 [{counter}], 1;"
-        ));
+        layout.emit_store_and_arrive(k, slot, regs, barrier, leader, counter);
         k.push(format!("bra.uni {};", done.name()));
         // The finisher: the blocks after it up to the one holding the
         // tile's last k-tile arrive; their slots are added in that order.
@@ -653,18 +648,7 @@ impl PersistentTileScheduler for StreamK {
         k.push(format!("setp.lt.u32 {in_long}, {i}, {long};"));
         k.push(format!("selp.u32 {end_unit}, {low}, {high}, {in_long};"));
         k.push(format!("sub.u32 {expected}, {end_unit}, {block};"));
-        let spun = k.new_label("streamk_spun")?;
-        let spin = k.new_label("streamk_spin")?;
-        k.push(format!("@!{leader} bra {};", spun.name()));
-        let (count, wait) = (r(k), k.reg(RegClass::Pred));
-        k.place_label(&spin);
-        k.push(format!("ld.acquire.gpu.global.u32 {count}, [{counter}];"));
-        k.push(format!("setp.lt.u32 {wait}, {count}, {expected};"));
-        k.push(format!("@{wait} bra {};", spin.name()));
-        // No other block touches the counter again in this launch.
-        k.push(format!("st.relaxed.gpu.global.u32 [{counter}], 0;"));
-        k.place_label(&spun);
-        k.push(format!("bar.sync {barrier}, {threads};"));
+        layout.emit_wait_and_reset(k, leader, counter, &expected.to_string(), barrier)?;
         let (unit, at) = (r(k), k.reg(RegClass::B64));
         k.push(format!("add.u32 {unit}, {block}, 1;"));
         let add = k.new_label("streamk_add")?;
