@@ -371,8 +371,10 @@ impl GemmBuilder {
     /// reused; its counters reset themselves, so a run needs no memset),
     /// the same bits on every run on one GPU model (stream-K's division
     /// follows the SM count). Both run the SM90 cooperative kernel without
-    /// a cluster (default tile 128x128) with the register-store epilogue
-    /// and f32 accumulation; where no arch is set they imply `arch(Sm90)`,
+    /// a cluster (default tile 128x128) with f32 accumulation and the
+    /// TMA-store epilogue (the register-store one for tiles over 128x128,
+    /// [`GemmSpec::with_k_splitting_epilogue`](crate::kernel::gemm::GemmSpec::with_k_splitting_epilogue));
+    /// where no arch is set they imply `arch(Sm90)`,
     /// and with `Sm80` or `Sm70` they are `Error::Config` naming both.
     /// Unset, the GEMM picks per problem.
     ///
@@ -529,8 +531,8 @@ impl GemmBuilder {
         }
         let mut spec = sm90_spec(types, majors, schedule, tile, cluster)?;
         if let Some(scheduler) = self.splits() {
-            spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
             spec.scheduler = scheduler;
+            spec = spec.with_k_splitting_epilogue()?;
         }
         let fusion = self.fusion()?;
         spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };

@@ -280,7 +280,7 @@ const SWAP_MAX_M: u32 = 128;
 
 impl Sm90Pick {
     /// The spec of this pick for `types` and `majors` (split-K: the
-    /// register-store epilogue and the split-K scheduler).
+    /// split-K scheduler and [`GemmSpec::with_k_splitting_epilogue`]).
     ///
     /// # Errors
     /// [`Error::Config`](crate::Error::Config) naming the broken rule.
@@ -292,10 +292,10 @@ impl Sm90Pick {
         };
         let mut spec = sm90_spec(types, majors, self.schedule, self.tile, self.cluster)?;
         if self.splits > 1 {
-            spec = spec.with_sm90_epilogue(crate::collective::EpiloguePolicy::Sm90NoSmem)?;
             spec.scheduler = TileSchedulerPolicy::SplitK {
                 splits: self.splits,
             };
+            spec = spec.with_k_splitting_epilogue()?;
             spec.validate()?;
         }
         Ok(spec)
@@ -573,9 +573,8 @@ pub(crate) struct Sm90PickFacts {
     /// types it was measured with. It needs a K-major B (an N-major B's
     /// TileN is a multiple of 64).
     pub(crate) deep_ok: bool,
-    /// The split-K kernel (cooperative 128x128, the register-store
-    /// epilogue) builds for these types and majors (f32 accumulation), and
-    /// reads A from shared memory (split-K with A through registers is
+    /// The split-K kernel (cooperative 128x128 without a cluster) builds
+    /// for these types and majors (f32 accumulation), and reads A from shared memory (split-K with A through registers is
     /// built only when asked for: the pick was measured without it).
     pub(crate) split_ok: bool,
     /// Swap-AB's narrow kernels build for the transposed problem: A is
@@ -850,6 +849,26 @@ impl GemmSpec {
         stand_in.tile = [128, 128, self.tile[2]];
         stand_in.cluster = ClusterShape::ONE;
         stand_in.with_sm90_epilogue(self.epilogue.policy).ok()
+    }
+
+    /// The epilogue of a kernel whose scheduler splits K (split-K,
+    /// stream-K): the TMA-store one where the tile is at most 128x128,
+    /// else the register-store one. A larger tile's accumulators (128 a
+    /// thread), the TMA store of C's subtiles and the reduction's loads
+    /// spill (ptxas: 128x256 split-K 2 with C read, 8 spill stores). H100,
+    /// 1536x1408x4096 as one wave of 128x128 tiles: the TMA store 32.1 µs,
+    /// the register store 34.8 (a warp's store of 16 bytes a row leaves
+    /// half of every sector unwritten).
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the broken rule.
+    pub fn with_k_splitting_epilogue(self) -> crate::Result<GemmSpec> {
+        let [bm, bn, _] = self.tile;
+        if bm * bn > 128 * 128 && self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized {
+            return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
+        }
+        self.validate()?;
+        Ok(self)
     }
 
     /// This SM90 spec with epilogue `policy`

@@ -130,7 +130,7 @@ pub enum TileSchedulerPolicy {
     /// work units whose partial tiles the kernel adds in K order through a
     /// workspace (deterministic; CUTLASS's split-K mode of the stream-K
     /// scheduler): [`SplitK`](super::SplitK). SM90 cooperative kernels
-    /// without clusters, f32 accumulators, the register-store epilogue.
+    /// without clusters, f32 accumulators, either SM90 epilogue.
     SplitK {
         /// Work units per tile, 2 to 64.
         splits: u32,
@@ -139,8 +139,8 @@ pub enum TileSchedulerPolicy {
     /// data-parallel, the k-tiles of the tiles of the last one or two waves
     /// divided evenly among the grid's blocks, partial tiles added in K
     /// order through a workspace (deterministic): [`StreamK`](super::StreamK).
-    /// SM90 cooperative kernels without clusters, f32 accumulators, the
-    /// register-store epilogue.
+    /// SM90 cooperative kernels without clusters, f32 accumulators, either
+    /// SM90 epilogue.
     StreamK,
 }
 
@@ -190,8 +190,10 @@ impl TileSchedulerTag for PersistentScheduler {
 
 /// Split-K with `N` units per tile (a `typenum` number, 2 to 64):
 /// [`TileSchedulerPolicy::SplitK`]. Its rules: the cooperative schedule,
-/// `Cluster<U1, U1>`, f32 accumulation, `EpilogueNoSmemWarpSpecialized`; a
-/// configuration that breaks one does not compile.
+/// `Cluster<U1, U1>`, f32 accumulation; a configuration that breaks one
+/// does not compile. Either SM90 epilogue (with the TMA store, C is loaded
+/// by the unit that stores the tile; tiles over 128x128 spill with it where
+/// C is read, so the builder gives those the register store).
 ///
 /// ```
 /// use cutlet::arch::Sm90;
@@ -241,9 +243,8 @@ impl<N: typenum::Unsigned + Send + Sync + 'static> TileSchedulerTag for SplitKSc
 }
 
 /// Stream-K: [`TileSchedulerPolicy::StreamK`]. Its rules are split-K's:
-/// the cooperative schedule, `Cluster<U1, U1>`, f32 accumulation,
-/// `EpilogueNoSmemWarpSpecialized`; a configuration that breaks one does
-/// not compile.
+/// the cooperative schedule, `Cluster<U1, U1>`, f32 accumulation; a
+/// configuration that breaks one does not compile.
 ///
 /// ```
 /// use cutlet::arch::Sm90;

@@ -149,7 +149,15 @@ impl ConfigFacts {
         // Everything but the epilogue's region, and C's four barriers.
         let rest = self.warp_specialized_bytes_beside_epilogue() + 32;
         let limit = self.arch.max_dynamic_shared_bytes();
-        if rest + 2 * d <= limit {
+        // A scheduler that splits K: C is loaded by the unit that stores
+        // the tile, in the store itself (C's own buffers would be filled
+        // during every unit's mainloop, and a unit that does not store
+        // would leave them loaded).
+        let splits_k = matches!(
+            self.scheduler,
+            TileSchedulerPolicy::SplitK { .. } | TileSchedulerPolicy::StreamK
+        );
+        if rest + 2 * d <= limit && !splits_k {
             CStaging::OwnBuffers
         } else if rest + d <= limit {
             CStaging::InDBuffers

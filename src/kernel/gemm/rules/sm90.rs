@@ -127,10 +127,10 @@ const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> 
 
 /// The rules of a scheduler that splits a tile's K loop (split-K,
 /// stream-K), named `what` in the message: the cooperative schedule (its
-/// two consumer warpgroups meet at the reduction) without clusters, f32
-/// accumulators (the partial tiles are f32) and the register-store
-/// epilogue (a unit that does not store its tile must not have asked the
-/// TMA-store epilogue for C's subtiles).
+/// two consumer warpgroups meet at the reduction) without clusters, and
+/// f32 accumulators (the partial tiles are f32). Either SM90 epilogue:
+/// the TMA-store one loads C in the store of the unit that stores the
+/// tile ([`ConfigFacts::c_staging`](super::ConfigFacts::c_staging)).
 #[allow(clippy::result_large_err)]
 const fn check_k_splitting(f: &ConfigFacts, what: &'static str) -> Result<(), RuleMessage> {
     if !matches!(f.schedule, KernelSchedule::TmaWarpSpecializedCooperative) || !f.cluster.is_one() {
@@ -150,11 +150,6 @@ const fn check_k_splitting(f: &ConfigFacts, what: &'static str) -> Result<(), Ru
             .s(" with ")
             .s(f.types.acc.name())
             .s(" accumulators: expected f32 (the partial tiles are f32)"));
-    }
-    if !matches!(f.epilogue, EpiloguePolicy::Sm90NoSmem) {
-        return Err(RuleMessage::new()
-            .s(what)
-            .s(" with the TMA-store epilogue: expected EpilogueNoSmemWarpSpecialized (the register-store epilogue)"));
     }
     Ok(())
 }
