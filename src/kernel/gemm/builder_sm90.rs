@@ -141,6 +141,11 @@ pub fn sm90_default_spec(
 /// and N is at least 1024, 128x64 tiles in 4 splits (where those units fit
 /// one wave).
 ///
+/// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
+/// (few tiles, K too short to split), the ping-pong kernel on 128x64
+/// tiles (at most one wave of them): see `Sm90Pick::for_problem` in the
+/// source for its measurements.
+///
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
@@ -185,6 +190,11 @@ pub fn sm90_default_spec(
 /// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
 /// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
+/// // Few tiles, a short K: 1024 x 1024 is 8 x 8 = 64 tiles of 128x128, at
+/// // most half of 132 SMs; 128x64 tiles make 128, one wave.
+/// assert_eq!((bf(1024, 1024, 1024).schedule, bf(1024, 1024, 1024).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [128, 64, 64]));
+/// // 4096 x 1024: 256 tiles of 128x128, past half the SMs.
+/// assert_eq!(bf(4096, 1024, 1024).tile, [128, 128, 64]);
 /// // Swap-AB: 16 x 4096 runs as 4096 x 16 in 128x16 tiles (D^T column-major),
 /// // 32 tiles, 4 splits of 64 k-tiles.
 /// let decode = bf(16, 4096, 4096);
@@ -548,11 +558,24 @@ impl Sm90Pick {
             }
             return big;
         }
+        // Few tiles and a K too short to split: where 128x128 tiles would
+        // fill at most half the SMs, 128x64 ones (twice as many, at most one
+        // wave). H200, bf16, cutlet / cuBLASLt, 128x128 against 128x64:
+        // 64x1024x1024 0.67 against 0.85, 512x1024x1024 0.70 against 0.90,
+        // 1024x1024x1024 0.79 against 0.98, 256x4096x1024 0.83 against 1.03;
+        // past half the SMs 128x128 stayed ahead (4096x1024x1024, 256
+        // tiles: 0.96 against 0.84).
+        let tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
+        let tile_n = if facts.narrow_ok && 2 * tiles <= u64::from(sm_count) {
+            64
+        } else {
+            128
+        };
         // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454
         // TFLOP/s, none 519.
         Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [128, 128, bk],
+            tile: [128, tile_n, bk],
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
@@ -582,6 +605,9 @@ pub(crate) struct Sm90PickFacts {
     /// K-major) and the cooperative 128x16 kernel (split and whole) and
     /// the ping-pong 64x16 one build.
     pub(crate) swap_ok: bool,
+    /// The ping-pong 128x64 kernel builds, with A read from shared memory
+    /// ([`Sm90Pick::for_problem`]'s pick for few tiles and a short K).
+    pub(crate) narrow_ok: bool,
 }
 
 impl Sm90PickFacts {
@@ -650,11 +676,21 @@ impl Sm90PickFacts {
                     GemmMajors::new(a_major, majors.b, majors.d),
                 )
                 .is_ok();
+        let narrow_ok = !crate::collective::reads_a_from_registers(a, a_major)
+            && sm90_spec(
+                types,
+                GemmMajors::new(a_major, majors.b, majors.d),
+                pingpong,
+                [128, 64, bk],
+                ClusterShape::ONE,
+            )
+            .is_ok();
         Sm90PickFacts {
             tall_ok,
             deep_ok,
             split_ok,
             swap_ok,
+            narrow_ok,
         }
     }
 }
