@@ -2,8 +2,9 @@
 //! issue's shapes for bf16 and f16 (f32 accumulate), tf32 at 4096³,
 //! MN-major operands at 4096³, both schedules pinned at 4096³ and 2048³, the
 //! skinny shapes, and split-K (the pick's and pinned split counts at the
-//! shapes of few tiles and a long K); then the host time of a cached `run`
-//! and a criterion group timing split-K runs end to end.
+//! shapes of few tiles and a long K, and stream-K beside them); then the
+//! host time of a cached `run` and a criterion group timing split-K,
+//! stream-K and swap-AB runs end to end.
 //!
 //! Each case: 5 warm-up runs of each, then 40 CUDA-event-timed runs of
 //! cutlet and of the reference, alternating run by run and taking turns to
@@ -72,6 +73,8 @@ struct Case {
     splits: Option<u32>,
     /// Swap-AB, pinned (`None`: the pick's).
     swap_ab: Option<bool>,
+    /// Stream-K, pinned.
+    stream_k: bool,
     schedule: ScheduleArg,
 }
 
@@ -103,7 +106,11 @@ fn options(case: &Case) -> DenseGemmArgs {
         cluster_shape_mn: None,
         raster_order: cutlet::device::gemm::RasterOrder::default(),
         swizzle_size: None,
-        decomposition: cutlet_harness::DecompositionArg::Auto,
+        decomposition: if case.stream_k {
+            cutlet_harness::DecompositionArg::StreamK
+        } else {
+            cutlet_harness::DecompositionArg::Auto
+        },
         splits: case.splits,
         swap_ab: case.swap_ab,
         fast_accum: false,
@@ -123,6 +130,7 @@ fn cases() -> Vec<Case> {
                 schedule: ScheduleArg::Auto,
                 splits: None,
                 swap_ab: None,
+                stream_k: false,
             });
         }
     }
@@ -133,6 +141,7 @@ fn cases() -> Vec<Case> {
         schedule: ScheduleArg::Auto,
         splits: None,
         swap_ab: None,
+        stream_k: false,
     });
     for majors in [(mn, k), (k, mn), (mn, mn)] {
         cases.push(Case {
@@ -142,6 +151,7 @@ fn cases() -> Vec<Case> {
             schedule: ScheduleArg::Auto,
             splits: None,
             swap_ab: None,
+            stream_k: false,
         });
     }
     for shape in [SHAPES[0], SHAPES[3], SHAPES[4]] {
@@ -156,6 +166,7 @@ fn cases() -> Vec<Case> {
                 schedule: ScheduleArg::Fixed(schedule),
                 splits: None,
                 swap_ab: None,
+                stream_k: false,
             });
         }
     }
@@ -166,14 +177,16 @@ fn cases() -> Vec<Case> {
         schedule: ScheduleArg::Fixed(KernelSchedule::TmaWarpSpecializedPingpong),
         splits: None,
         swap_ab: None,
+        stream_k: false,
     });
     for shape in SPLIT_K_SHAPES {
-        for (splits, swap_ab) in [
-            (None, None),
-            (Some(4), Some(false)),
-            (Some(8), Some(false)),
-            (None, Some(false)),
-            (None, Some(true)),
+        for (splits, swap_ab, stream_k) in [
+            (None, None, false),
+            (Some(4), Some(false), false),
+            (Some(8), Some(false), false),
+            (None, Some(false), true),
+            (None, Some(false), false),
+            (None, Some(true), false),
         ] {
             cases.push(Case {
                 shape,
@@ -182,6 +195,7 @@ fn cases() -> Vec<Case> {
                 schedule: ScheduleArg::Auto,
                 splits,
                 swap_ab,
+                stream_k,
             });
         }
     }
@@ -192,13 +206,14 @@ fn versus_cublas(device: &Device) {
     for case in cases() {
         let (m, n, k) = case.shape;
         let label = format!(
-            "{} {m}x{n}x{k} {}{} {:?} splits {:?} swap_ab {:?}",
+            "{} {m}x{n}x{k} {}{} {:?} splits {:?} swap_ab {:?}{}",
             case.element,
             case.majors.0.name(),
             case.majors.1.name(),
             case.schedule,
             case.splits,
-            case.swap_ab
+            case.swap_ab,
+            if case.stream_k { " stream-K" } else { "" }
         );
         match run_dense_gemm(&options(&case), device) {
             Ok(report) => println!("{label}\n{report}\n"),
@@ -240,9 +255,10 @@ fn cached_run_host_time(c: &mut Criterion, device: &Device) {
     );
 }
 
-/// Split-K and swap-AB end to end: a run and the stream's synchronization,
-/// the builder's pick (which splits or swaps these shapes) against 4
-/// pinned splits and swap-AB pinned off and on.
+/// Split-K, stream-K and swap-AB end to end: a run and the stream's
+/// synchronization, the builder's pick (which splits or swaps these
+/// shapes) against 4 pinned splits, stream-K, and swap-AB pinned off and
+/// on.
 fn split_k_runs(c: &mut Criterion, device: &Device) {
     use cutlet::device::gemm::{Arguments, Decomposition, Operand, OutputOperand};
     let stream = device.default_stream();
@@ -256,6 +272,10 @@ fn split_k_runs(c: &mut Criterion, device: &Device) {
             (
                 "splitk4",
                 Gemm::builder().decomposition(Decomposition::SplitK(4)),
+            ),
+            (
+                "streamk",
+                Gemm::builder().decomposition(Decomposition::StreamK),
             ),
             ("no swap-AB", Gemm::builder().swap_ab(false)),
             ("swap-AB", Gemm::builder().swap_ab(true)),
