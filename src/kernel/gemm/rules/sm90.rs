@@ -109,11 +109,8 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     check_shared_memory(f)
 }
 
-/// Split-K's rules: 2 to 64 splits, on the cooperative schedule (its two
-/// consumer warpgroups meet at the reduction) without clusters, with f32
-/// accumulators (the partial tiles are f32) and the register-store
-/// epilogue (a unit that does not store its tile must not have asked the
-/// TMA-store epilogue for C's subtiles).
+/// Split-K's rules: 2 to 64 splits, and those of every scheduler that
+/// splits K ([`check_k_splitting`]).
 #[allow(clippy::result_large_err)]
 const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> {
     if splits < 2 || splits > 64 {
