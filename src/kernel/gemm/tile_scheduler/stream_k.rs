@@ -250,7 +250,7 @@ impl StreamK {
         k: &mut Kernel,
         params: &DeclaredParams,
         walk: &PersistentParams,
-    ) -> Result<[Reg; 5], PtxError> {
+    ) -> Result<[Reg; 6], PtxError> {
         let [bm, bn, bk] = self.tile;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let m = params.load(k, ParamRole::Extent(ProblemDim::M))?;
@@ -294,7 +294,7 @@ impl StreamK {
         k.push(format!("div.u32 {last_tile}, {last_end}, {kt};"));
         k.push(format!("mul.lo.u32 {last_end}, {last_tile}, {kt};"));
         k.push(format!("sub.u32 {last_end}, {end}, {last_end};"));
-        Ok([k_tiles, sk_tiles, units, last_tile, last_end])
+        Ok([k_tiles, sk_tiles, units, last_tile, last_end, start])
     }
 
     /// Emits the quotient and remainder of the stream-K iterations by the
@@ -370,6 +370,9 @@ pub struct StreamKParams {
     pub last_tile: Reg,
     /// Where this block's range ends in that tile, 1 to `k_tiles` (`.b32`).
     pub last_end: Reg,
+    /// This block's range's first iteration (`.b32`; read at the walk's
+    /// start).
+    pub start: Reg,
 }
 
 impl TileScheduler for StreamK {
@@ -424,7 +427,8 @@ impl TileScheduler for StreamK {
     ) -> Result<Self::Params, PtxError> {
         let (walk, tiles) = self.tiles().emit_params(k, params)?;
         let workspace = params.load(k, ParamRole::Workspace)?;
-        let [k_tiles, sk_tiles, units, last_tile, last_end] = self.emit_plan(k, params, &walk)?;
+        let [k_tiles, sk_tiles, units, last_tile, last_end, start] =
+            self.emit_plan(k, params, &walk)?;
         let k_first = k.reg(RegClass::B32);
         k.push(format!("mov.u32 {k_first}, 0;"));
         Ok(StreamKParams {
@@ -437,6 +441,7 @@ impl TileScheduler for StreamK {
             units,
             last_tile,
             last_end,
+            start,
         })
     }
 
@@ -474,7 +479,7 @@ impl PersistentTileScheduler for StreamK {
     /// and k-tile; any other at its first data-parallel tile.
     fn emit_walk_start(&self, k: &mut Kernel, sp: &Self::Params) {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (start, _) = self.emit_unit_range(k, sp.sk_tiles, sp.k_tiles, sp.units);
+        let start = sp.start;
         let (block, kt, tile, first, dp) = (r(k), r(k), r(k), r(k), r(k));
         k.push(format!("mov.u32 {block}, %ctaid.x;"));
         k.push(format!("max.u32 {kt}, {}, 1;", sp.k_tiles));
