@@ -302,8 +302,7 @@ fn typed_fp8_gemm_runs() {
     }
 }
 
-/// Split-K (the register-store epilogue, after the partial tiles are added
-/// in K order) with row-wise and per-tensor scales, both accumulations:
+/// Split-K (the epilogue after the partial tiles are added in K order) with row-wise and per-tensor scales, both accumulations:
 /// `D = alpha · scale_a · scale_b · (A · B)` exactly.
 #[test]
 fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {

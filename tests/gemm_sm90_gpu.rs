@@ -1350,8 +1350,6 @@ fn split_k_gives_the_same_bits_every_run() {
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    let stream = device.default_stream();
-    let (m, n, k) = (256usize, 384usize, 8192usize);
     let spec = split_k_spec(
         ElementType::BF16,
         ElementType::BF16,
@@ -1359,13 +1357,26 @@ fn split_k_gives_the_same_bits_every_run() {
         [128, 128, 64],
         8,
     );
-    let gemm = Gemm::from_spec(&device, spec.clone());
+    assert_same_bits_every_run(&device, &spec, (256, 384, 8192), 50);
+}
+
+/// Runs `spec` `runs` times on one problem of random bf16 data (where the
+/// order of the sums shows in the bits) and asserts that every run gives
+/// D bit for bit as the first, with no reset of the workspace between them.
+fn assert_same_bits_every_run(
+    device: &Device,
+    spec: &GemmSpec,
+    (m, n, k): (usize, usize, usize),
+    runs: usize,
+) {
+    let stream = device.default_stream();
+    let gemm = Gemm::from_spec(device, spec.clone());
     let random = |seed: u64, len: usize| cutlet_harness::random_values::<bf16>(len, seed);
     let da = stream.clone_htod(&random(1, m * k)).unwrap();
     let db = stream.clone_htod(&random(2, n * k)).unwrap();
     let mut dd = stream.alloc_zeros::<bf16>(m * n).unwrap();
     let mut first: Option<Vec<u16>> = None;
-    for run in 0..50 {
+    for run in 0..runs {
         let mut args = Arguments::product(
             GemmShape::new(m, n, k, 1),
             Operand::new(da.as_view(), k, m * k),
@@ -1533,45 +1544,13 @@ fn stream_k_gives_the_same_bits_every_run() {
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    let stream = device.default_stream();
-    let (m, n, k) = (640usize, 1536usize, 4096usize);
     let spec = stream_k_spec(
         ElementType::BF16,
         ElementType::BF16,
         OutputMajor::N,
         [128, 128, 64],
     );
-    let gemm = Gemm::from_spec(&device, spec.clone());
-    let random = |seed: u64, len: usize| cutlet_harness::random_values::<bf16>(len, seed);
-    let da = stream.clone_htod(&random(1, m * k)).unwrap();
-    let db = stream.clone_htod(&random(2, n * k)).unwrap();
-    let mut dd = stream.alloc_zeros::<bf16>(m * n).unwrap();
-    let mut first: Option<Vec<u16>> = None;
-    for run in 0..100 {
-        let mut args = Arguments::product(
-            GemmShape::new(m, n, k, 1),
-            Operand::new(da.as_view(), k, m * k),
-            Operand::new(db.as_view(), k, n * k),
-            OutputOperand::new(dd.as_view_mut(), n, m * n),
-            1.0,
-        );
-        gemm.run(&mut args, &stream).unwrap();
-        drop(args);
-        let bits: Vec<u16> = stream
-            .clone_dtoh(&dd)
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
-        match &first {
-            None => first = Some(bits),
-            Some(want) => assert!(
-                bits == *want,
-                "{}: run {run} differs from run 0",
-                spec.kernel_name()
-            ),
-        }
-    }
+    assert_same_bits_every_run(&device, &spec, (640, 1536, 4096), 100);
 }
 
 /// A GEMM's workspace follows its launches across streams: a split-K and

@@ -12,7 +12,7 @@ mod common;
 
 use common::ptxas::assemble;
 use cutlet::collective::{EpiloguePolicy, SourceRead};
-use cutlet::kernel::gemm::{sm90_default_specs, OperandMajor};
+use cutlet::kernel::gemm::{sm90_default_specs, GemmSpec, OperandMajor};
 
 #[test]
 fn default_sm90_configurations_assemble_without_spills() {
@@ -202,7 +202,30 @@ fn dump_matching() {
     }
 }
 
-/// The split-K kernels (cooperative, register-store epilogue, no cluster)
+/// Assembles a K-splitting `spec` (split-K, stream-K) for sm_90a in both
+/// source forms after checking that its PTX waits on a tile's counter
+/// (`wait`) and arrives on it (`arrive`); pushes onto `bad` every form that
+/// spills or draws an assembler warning. False where no ptxas is found.
+fn assemble_k_splitting(spec: &GemmSpec, wait: &str, arrive: &str, bad: &mut Vec<String>) -> bool {
+    for read in [SourceRead::Never, SourceRead::Always] {
+        let ptx = spec.ptx_for(read).unwrap();
+        assert!(ptx.contains("ld.acquire.gpu.global.u32"), "{wait}");
+        assert!(ptx.contains("red.release.gpu.global.add.u32"), "{arrive}");
+        let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+        let Some(report) = assemble(&ptx, "sm_90a") else {
+            return false;
+        };
+        let f = report.function(&name);
+        eprintln!("{name}: {f:?}");
+        if (f.spill_stores, f.spill_loads) != (0, 0) || !report.warnings.is_empty() {
+            bad.push(format!("{f:?} {:?}", report.warnings));
+        }
+    }
+    true
+}
+
+/// The split-K kernels (cooperative, no cluster; the TMA-store epilogue up
+/// to 128x128 tiles, the register store past them)
 /// assemble for sm_90a with no spills and no assembler warning (the
 /// reduction adds into the accumulators only after every wgmma of the unit
 /// has completed, so no wgmma is serialized), in both source forms.
@@ -232,25 +255,9 @@ fn split_k_kernels_assemble_without_spills() {
             "{}",
             spec.kernel_name()
         );
-        for read in [SourceRead::Never, SourceRead::Always] {
-            let ptx = spec.ptx_for(read).unwrap();
-            assert!(
-                ptx.contains("ld.acquire.gpu.global.u32"),
-                "the last split's wait"
-            );
-            assert!(
-                ptx.contains("red.release.gpu.global.add.u32"),
-                "the other splits' arrivals"
-            );
-            let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
-            let Some(report) = assemble(&ptx, "sm_90a") else {
-                return;
-            };
-            let f = report.function(&name);
-            eprintln!("{name}: {f:?}");
-            if (f.spill_stores, f.spill_loads) != (0, 0) || !report.warnings.is_empty() {
-                bad.push(format!("{f:?} {:?}", report.warnings));
-            }
+        let wait = "the last split's wait";
+        if !assemble_k_splitting(&spec, wait, "the other splits' arrivals", &mut bad) {
+            return;
         }
     }
     assert!(bad.is_empty(), "{bad:#?}");
@@ -287,25 +294,9 @@ fn stream_k_kernels_assemble_without_spills() {
             "{}",
             spec.kernel_name()
         );
-        for read in [SourceRead::Never, SourceRead::Always] {
-            let ptx = spec.ptx_for(read).unwrap();
-            assert!(
-                ptx.contains("ld.acquire.gpu.global.u32"),
-                "the finisher's wait"
-            );
-            assert!(
-                ptx.contains("red.release.gpu.global.add.u32"),
-                "the partial segments' arrivals"
-            );
-            let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
-            let Some(report) = assemble(&ptx, "sm_90a") else {
-                return;
-            };
-            let f = report.function(&name);
-            eprintln!("{name}: {f:?}");
-            if (f.spill_stores, f.spill_loads) != (0, 0) || !report.warnings.is_empty() {
-                bad.push(format!("{f:?} {:?}", report.warnings));
-            }
+        let wait = "the finisher's wait";
+        if !assemble_k_splitting(&spec, wait, "the partial segments' arrivals", &mut bad) {
+            return;
         }
     }
     assert!(bad.is_empty(), "{bad:#?}");
