@@ -56,6 +56,7 @@ fn options(
         swap_ab: None,
         fast_accum: false,
         scale_mode: None,
+        gemv: None,
         use_cold_l2: false,
     }
 }

@@ -74,6 +74,7 @@ fn versus_cublas(device: &Device) {
                 swap_ab: None,
                 fast_accum: false,
                 scale_mode: None,
+                gemv: None,
             };
             match run_dense_gemm(&options, device) {
                 Ok(report) => println!("{element} {m}x{n}x{k}\n{report}\n"),

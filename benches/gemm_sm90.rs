@@ -115,6 +115,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         swap_ab: case.swap_ab,
         fast_accum: false,
         scale_mode: None,
+        gemv: None,
     }
 }
 

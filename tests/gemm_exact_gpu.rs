@@ -120,6 +120,9 @@ struct Pin {
     arch: Option<ArchKind>,
     swap_ab: Option<bool>,
     decomposition: Option<cutlet::device::gemm::Decomposition>,
+    /// A part of the name of the kernel the pick must run on compute
+    /// capability 9.0.
+    picks: Option<&'static str>,
 }
 
 /// [`run`] with `pin`'s choices.
@@ -231,6 +234,13 @@ fn run_on<I: Host, O: Host>(
     .with_scalars(fused.scalars.clone());
     if let (Some(swap), true) = (pin.swap_ab, device.compute_capability() == (9, 0)) {
         assert_eq!(gemm.swaps_ab_for(&args), swap, "{case:?}");
+    }
+    if let (Some(part), true) = (pin.picks, device.compute_capability() == (9, 0)) {
+        let name = gemm.spec_for(&args).kernel_name();
+        assert!(
+            name.contains(part),
+            "{case:?}: picked {name}, expected {part}"
+        );
     }
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
@@ -416,6 +426,52 @@ fn custom_closure_with_two_biases_and_extra_scalars_matches_the_host() {
     );
 }
 
+/// The GEMV kernel the pick runs for M up to 16 (K-major A and B): ragged
+/// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
+/// k-step nor of 8), both D majors, a fused epilogue with row and column
+/// biases and extra scalars, against the host.
+#[test]
+fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
+    let test = "the_gemv_pick_fuses_the_epilogue_for_a_few_rows";
+    let Some(device) = device_or_skip(test) else {
+        return;
+    };
+    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        (acc * scalar(0) + c * scalar(1) + row * col).relu()
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+        scalars: vec![],
+    };
+    let pin = Pin {
+        picks: Some("_gemv"),
+        ..Pin::default()
+    };
+    let mut failures = Vec::new();
+    let shapes = [
+        (1, 4096, 1024),
+        (3, 1000, 1000),
+        (8, 129, 40),
+        (13, 520, 4104),
+        (16, 24, 8),
+    ];
+    for (i, &(m, n, k)) in shapes.iter().enumerate() {
+        for d_major in [OutputMajor::N, OutputMajor::M] {
+            let case = Case {
+                m,
+                n,
+                k,
+                a_major: OperandMajor::K,
+                b_major: OperandMajor::K,
+                d_major,
+            };
+            let err = run_on::<bf16, f32>(&device, case, &fused, 90 + i as u64, pin);
+            check(test, &mut failures, case, err, 3e-3);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn a_short_bias_or_a_missing_scalar_is_a_typed_error() {
     let Some(device) = device_or_skip("a_short_bias_or_a_missing_scalar_is_a_typed_error") else {
@@ -477,6 +533,7 @@ fn sm70_fused_epilogues_match_the_host() {
             arch: Some(ArchKind::Sm70),
             swap_ab: None,
             decomposition: None,
+            picks: None,
         },
     );
     let gelu =
@@ -493,6 +550,7 @@ fn sm70_fused_epilogues_match_the_host() {
             arch: Some(ArchKind::Sm70),
             swap_ab: None,
             decomposition: None,
+            picks: None,
         },
     );
 }
@@ -525,6 +583,7 @@ fn swap_ab_pinned_on_and_off_matches_the_host() {
             arch: None,
             swap_ab: Some(swap),
             decomposition: None,
+            picks: None,
         };
         fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
         fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);
@@ -558,6 +617,7 @@ fn split_k_and_stream_k_fuse_the_epilogue_after_the_reduction() {
             arch: None,
             swap_ab: None,
             decomposition: Some(decomposition),
+            picks: None,
         };
         fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
         fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);

@@ -162,8 +162,8 @@ fn a_given_workspace_is_checked_then_used() {
     );
 }
 
-/// A split-K GEMM, the builder's pick for a decode shape (swap-AB with
-/// split-K) and a stream-K GEMM (15 tiles of 64 k-tiles over every SM)
+/// A split-K GEMM, the builder's pick for a decode shape (16 x 4096 x 8192:
+/// swap-AB with split-K) and a stream-K GEMM (15 tiles of 64 k-tiles over every SM)
 /// captured in a CUDA graph on a stream of their own, each with
 /// a workspace given to `initialize`: 50 replays, D poisoned before each,
 /// give the bits of a direct launch.
@@ -183,7 +183,7 @@ fn graph_replays_give_the_bits_of_direct_launches() {
             Gemm::builder().decomposition(Decomposition::SplitK(8)),
             (256, 256, 8192),
         ),
-        ("the pick (swap-AB)", Gemm::builder(), (16, 4096, 4096)),
+        ("the pick (swap-AB)", Gemm::builder(), (16, 4096, 8192)),
         (
             "stream-K",
             Gemm::builder().decomposition(Decomposition::StreamK),

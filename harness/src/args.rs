@@ -116,6 +116,27 @@ pub struct DenseGemmArgs {
     /// tests check the scaling itself). Default: none.
     #[arg(long = "scale_mode", value_parser = parse_scale_mode)]
     pub scale_mode: Option<ScaleGranularity>,
+    /// Run the GEMV kernel (`GemmSpec::gemv`, K-major A and B) with these
+    /// `ROWS,COLS,WARPS,UNROLL` (rows 8 or 16, columns a multiple of 8 up
+    /// to 64, 1 to 32 warps slicing K, 1 to 8 k-steps in flight) instead of
+    /// the pick. Default: the pick (which takes it for M up to 16).
+    #[arg(long = "gemv", value_parser = parse_gemv)]
+    pub gemv: Option<[u32; 4]>,
+}
+
+/// `ROWS,COLS,WARPS,UNROLL` of `--gemv`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text and what was expected.
+fn parse_gemv(text: &str) -> Result<[u32; 4]> {
+    let values = parse_list(text, 4, "ROWS,COLS,WARPS,UNROLL")?;
+    let mut out = [0u32; 4];
+    for (slot, value) in out.iter_mut().zip(values) {
+        *slot = u32::try_from(value).map_err(|_| {
+            Error::invalid_argument("GEMV parameter", value, "a value that fits in 32 bits")
+        })?;
+    }
+    Ok(out)
 }
 
 /// `tensor` or `row`.
@@ -278,6 +299,19 @@ impl DenseGemmArgs {
     /// Errors: as [`spec`](Self::spec).
     pub fn spec_for_device(&self, sm_count: u32, cc: (u32, u32)) -> Result<(GemmSpec, bool)> {
         let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
+        if let Some([rows, cols, warps, unroll]) = self.gemv {
+            let types = GemmTypes::new(
+                self.a_dtype,
+                self.b_dtype,
+                self.c_dtype,
+                self.c_dtype,
+                self.acc_dtype,
+            );
+            let majors = GemmMajors::new(self.a_major, self.b_major, self.c_major);
+            let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, unroll);
+            spec.validate()?;
+            return Ok((spec, false));
+        }
         if self.sm90_on(cc) {
             let explicit = self.tile_shape_mnk.is_some()
                 || self.schedule != ScheduleArg::Auto

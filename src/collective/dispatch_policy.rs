@@ -62,6 +62,18 @@ pub enum MainloopPolicy {
     /// fragments, `mma.sync.m8n8k4` on quad pairs; producer and consumer in
     /// one body (CUTLASS's `MainloopSm70TwoStage`).
     Sm70TwoStage,
+    /// The GEMV mainloop of [`Gemv`](crate::kernel::gemm::Gemv), for a few
+    /// rows of A (decode batches): no shared-memory stages; each warp loads
+    /// its A and B fragments straight from global memory in 16-byte vectors
+    /// (both K-major) and multiplies them with `mma.sync`, the block's
+    /// warps taking turns along K in runs of `unroll` k-steps (sliced-K) whose partial tiles
+    /// are added through shared memory in warp order before the SM80
+    /// epilogue. `unroll` k-steps of 64 bytes per row are in flight per
+    /// warp.
+    MmaSyncGemv {
+        /// k-steps each warp loads before it multiplies them (1 to 8).
+        unroll: u32,
+    },
 }
 
 impl MainloopPolicy {
@@ -72,6 +84,7 @@ impl MainloopPolicy {
             | MainloopPolicy::Sm90TmaGmmaWarpSpecialized { stages }
             | MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { stages, .. } => stages,
             MainloopPolicy::Sm70TwoStage => super::SM70_STAGES,
+            MainloopPolicy::MmaSyncGemv { unroll } => unroll,
         }
     }
 }

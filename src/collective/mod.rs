@@ -57,6 +57,7 @@ mod epilogue_sm90;
 mod mainloop;
 mod mainloop_warp_specialized;
 mod pointer_operands;
+pub(crate) use pointer_operands::pointer_params;
 mod shared_storage;
 mod sm70_mma_pipelined;
 mod sm80_mma_multistage;

@@ -153,6 +153,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         swap_ab: None,
         fast_accum: args.fast_accum,
         scale_mode: None,
+        gemv: None,
     }
 }
 

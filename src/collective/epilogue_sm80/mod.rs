@@ -240,6 +240,36 @@ impl EpilogueSm80 {
         self.store_vectors(k, inp)
     }
 
+    /// Emits the epilogue over a staging tile a mainloop has already
+    /// filled (every value at [`staging_offset`](Self::staging_offset),
+    /// the block synchronized): the fusion expression and vector stores of
+    /// D, as [`emit`](Self::emit) does after staging accumulators. The
+    /// staging tile starts at `inp.smem`.
+    ///
+    /// # Errors
+    /// The assembler's error.
+    pub fn emit_staged(&self, k: &mut Kernel, inp: &EpilogueInputs) -> Result<(), PtxError> {
+        self.store_vectors(k, inp)
+    }
+
+    /// Bytes of the staging tile (the shared memory [`emit`](Self::emit)
+    /// and [`emit_staged`](Self::emit_staged) read).
+    pub fn staging_bytes(&self) -> u32 {
+        staging_bytes(self.spec.tile, self.spec.majors.d)
+    }
+
+    /// Byte offset in the staging tile of the value at row `m`, column `n`
+    /// of the CTA tile: rows of D's contiguous dimension, each
+    /// [`epilogue_pad`]ded.
+    pub fn staging_offset(&self, m: u32, n: u32) -> u32 {
+        let (_, len) = self.staging_shape();
+        let pitch = (len + epilogue_pad(self.spec.majors.d)) * 4;
+        match self.spec.majors.d {
+            OutputMajor::N => m * pitch + n * 4,
+            OutputMajor::M => n * pitch + m * 4,
+        }
+    }
+
     /// The staging tile's layout: (m, n) of the CTA tile -> f32 element
     /// offset, D's contiguous dimension innermost, rows padded.
     pub fn staging_layout(&self) -> Layout {

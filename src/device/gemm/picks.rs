@@ -67,7 +67,11 @@ impl<L> ProblemPicks<L> {
         swap: Option<bool>,
         make: impl Fn(GemmSpec, bool, bool) -> L + Send + Sync + 'static,
     ) -> Self {
-        let facts = Sm90PickFacts::of(template.types, template.majors);
+        let mut facts = Sm90PickFacts::of(template.types, template.majors);
+        // The GEMV kernel runs the SM80 epilogue: not for a fusion only the
+        // SM90 epilogues read (scales, a per-tensor vector).
+        let fusion = &template.epilogue.fusion;
+        facts.gemv_ok &= !fusion.needs_sm90() && fusion.unfit_reason().is_none();
         let facts_transposed =
             Sm90PickFacts::of(template.types.transposed(), template.majors.transposed());
         ProblemPicks {

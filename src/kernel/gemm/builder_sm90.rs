@@ -195,9 +195,16 @@ pub fn sm90_default_spec(
 /// assert_eq!((bf(1024, 1024, 1024).schedule, bf(1024, 1024, 1024).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [128, 64, 64]));
 /// // 4096 x 1024: 256 tiles of 128x128, past half the SMs.
 /// assert_eq!(bf(4096, 1024, 1024).tile, [128, 128, 64]);
-/// // Swap-AB: 16 x 4096 runs as 4096 x 16 in 128x16 tiles (D^T column-major),
-/// // 32 tiles, 4 splits of 64 k-tiles.
-/// let decode = bf(16, 4096, 4096);
+/// // Up to 16 rows of K-major A and B, and B up to 4096 x 4096: the GEMV
+/// // kernel, 8 rows a tile up to M = 8, 16 above, 16 columns (1 x 4096: 256
+/// // blocks), 8 warps slicing K.
+/// let decode = bf(1, 4096, 4096);
+/// assert_eq!((decode.tile, decode.mainloop.warps), ([8, 16, 32], [1, 1, 8]));
+/// assert!(decode.kernel_name().ends_with("_gemv"));
+/// assert_eq!(bf(16, 4096, 4096).tile, [16, 16, 32]);
+/// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 in 128x16 tiles
+/// // (D^T column-major), 32 tiles, 4 splits of 32 k-tiles.
+/// let decode = bf(16, 4096, 8192);
 /// assert_eq!((decode.tile, decode.majors.d), ([128, 16, 64], OutputMajor::M));
 /// assert!(decode.kernel_name().ends_with("_splitk4"));
 /// // 16 x 14336 is 112 tiles of 128x16: no room for a second unit each.
@@ -287,6 +294,17 @@ const SPLIT_MIN_K_TILES_PER_SPLIT: u32 = 8;
 const SPLIT_MAX: u32 = 8;
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
+/// Largest M the GEMV kernel takes.
+const GEMV_MAX_M: u32 = 16;
+/// Most elements of B (N x K) the GEMV kernel takes: past 4096 x 4096 the
+/// swap-AB kernels stream B faster (H200, 2026-11-27, M = 1: 8192 x 8192
+/// 38.3 µs against 36.7, 14336 x 4096 34.6 against 31.6).
+const GEMV_MAX_B_ELEMENTS: u64 = 1 << 24;
+/// The GEMV kernel's warps (slicing K) and k-steps in flight per warp.
+const GEMV_WARPS: u32 = 8;
+const GEMV_UNROLL: u32 = 4;
+/// The GEMV kernel's TileN: two 8-column mma groups per block.
+const GEMV_TILE_N: u32 = 16;
 
 impl Sm90Pick {
     /// The spec of this pick for `types` and `majors` (split-K: the
@@ -300,6 +318,12 @@ impl Sm90Pick {
         } else {
             (types, majors)
         };
+        if self.schedule == KernelSchedule::Multistage {
+            let [rows, cols, _] = self.tile;
+            let spec = GemmSpec::gemv(types, majors, [rows, cols], GEMV_WARPS, GEMV_UNROLL);
+            spec.validate()?;
+            return Ok(spec);
+        }
         let mut spec = sm90_spec(types, majors, self.schedule, self.tile, self.cluster)?;
         if self.splits > 1 {
             spec.scheduler = TileSchedulerPolicy::SplitK {
@@ -385,6 +409,41 @@ impl Sm90Pick {
         // most 8192.
         (4 * narrow_tiles >= sms && narrow_tiles <= sms && k <= 8192)
             .then(|| pick(pingpong, [64, bn, bk], 1))
+    }
+
+    /// The GEMV kernel's pick ([`GemmSpec::gemv`]): for M up to
+    /// [`GEMV_MAX_M`] and B of at most [`GEMV_MAX_B_ELEMENTS`] (N x K up to
+    /// 4096 x 4096), where the types and majors allow it (K-major A and B,
+    /// 16-bit or tf32 inputs, f32 accumulation) and swap-AB is not asked
+    /// for: 8-row tiles up to M = 8, 16-row ones above, 16 columns, 8 warps
+    /// slicing K, 4 k-steps in flight per warp. H200, 2026-11-27, cutlet /
+    /// cuBLASLt, GEMV against the swap-AB pick: 1 x 4096 x 4096 1.05
+    /// against 0.96, 16 x 4096 x 4096 1.01 against 0.96, 1 x 4096 x 1024
+    /// 1.07-1.09 against 0.90-0.92, 1 x 1024 x 4096 1.09 against 0.99; the
+    /// tile, warp and unroll sweep found nothing faster by more than 2%.
+    fn gemv(
+        a: ElementType,
+        [m, n, k, _]: [u32; 4],
+        facts: Sm90PickFacts,
+        swap: Option<bool>,
+    ) -> Option<Sm90Pick> {
+        let b_elements = u64::from(n) * u64::from(k);
+        if !facts.gemv_ok
+            || swap == Some(true)
+            || m == 0
+            || m > GEMV_MAX_M
+            || b_elements > GEMV_MAX_B_ELEMENTS
+        {
+            return None;
+        }
+        let rows = if m <= 8 { 8 } else { 16 };
+        Some(Sm90Pick {
+            schedule: KernelSchedule::Multistage,
+            tile: [rows, GEMV_TILE_N, 64 / a.size_bytes().max(1)],
+            cluster: ClusterShape::ONE,
+            splits: 1,
+            swap: false,
+        })
     }
 
     /// The most splits (8, 4 or 2) whose units over a problem's `tile`
@@ -474,6 +533,9 @@ impl Sm90Pick {
         swap: Option<bool>,
     ) -> Sm90Pick {
         let bk = default_tile_k(a);
+        if let Some(pick) = Sm90Pick::gemv(a, [m, n, k, l], facts, swap) {
+            return pick;
+        }
         if facts.swap_ok && swap != Some(false) {
             if let Some(pick) = Sm90Pick::swapped(bk, [m, n, k, l], sm_count, swap == Some(true)) {
                 return pick;
@@ -608,6 +670,11 @@ pub(crate) struct Sm90PickFacts {
     /// The ping-pong 128x64 kernel builds, with A read from shared memory
     /// ([`Sm90Pick::for_problem`]'s pick for few tiles and a short K).
     pub(crate) narrow_ok: bool,
+    /// The GEMV kernel ([`GemmSpec::gemv`]) builds: K-major A and B of
+    /// one 16-bit type or tf32, f32 accumulation, a D the SM80 epilogue
+    /// stores (a GEMM whose fused epilogue only the SM90 epilogues read
+    /// clears it: [`ProblemPicks`](crate::device::gemm)).
+    pub(crate) gemv_ok: bool,
 }
 
 impl Sm90PickFacts {
@@ -685,12 +752,22 @@ impl Sm90PickFacts {
                 ClusterShape::ONE,
             )
             .is_ok();
+        let gemv_ok = GemmSpec::gemv(
+            types,
+            GemmMajors::new(a_major, majors.b, majors.d),
+            [8, GEMV_TILE_N],
+            GEMV_WARPS,
+            GEMV_UNROLL,
+        )
+        .validate()
+        .is_ok();
         Sm90PickFacts {
             tall_ok,
             deep_ok,
             split_ok,
             swap_ok,
             narrow_ok,
+            gemv_ok,
         }
     }
 }

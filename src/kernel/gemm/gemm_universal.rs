@@ -545,6 +545,21 @@ impl GemmSpec {
                 kernel.can_implement()?;
                 Ok(Box::new(kernel))
             }
+            (
+                KernelSchedule::Multistage,
+                MainloopPolicy::MmaSyncGemv { .. },
+                EpiloguePolicy::Sm80Staged,
+                TileSchedulerPolicy::DataParallel,
+            ) => {
+                let kernel = super::Gemv::new(self).ok_or_else(|| {
+                    refuse(format!(
+                        "element types a={} b={} acc={} have no mma instruction",
+                        self.types.a, self.types.b, self.types.acc
+                    ))
+                })?;
+                kernel.can_implement()?;
+                Ok(Box::new(kernel))
+            }
             (schedule, mainloop, epilogue, scheduler) => Err(refuse(format!(
                 "no kernel composes the {} schedule with the {mainloop:?} mainloop, the {epilogue:?} epilogue and the {scheduler:?} tile scheduler: expected the multistage schedule with the SM80 or SM70 parts and the data-parallel scheduler, or a warp-specialized SM90 schedule with the SM90 parts and the persistent scheduler",
                 schedule.name()

@@ -40,6 +40,7 @@ mod builder;
 mod builder_sm90;
 mod dispatch_policy;
 mod gemm_universal;
+mod gemv;
 mod rules;
 mod sm90_warpspecialized;
 pub(crate) mod spec;
@@ -64,6 +65,7 @@ pub use dispatch_policy::{
     SplitKScheduler, StreamKScheduler, TileSchedulerPolicy, TileSchedulerTag,
 };
 pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
+pub use gemv::Gemv;
 pub use rules::{
     atom_shape, check_config, register_budget, swizzle_row_ok, ConfigFacts, RuleMessage,
 };

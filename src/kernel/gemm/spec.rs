@@ -136,6 +136,7 @@ impl GemmSpec {
                 promotion_interval,
             },
             MainloopPolicy::Sm70TwoStage => MainloopPolicy::Sm70TwoStage,
+            MainloopPolicy::MmaSyncGemv { .. } => MainloopPolicy::MmaSyncGemv { unroll: stages },
         };
     }
 
@@ -227,6 +228,7 @@ impl GemmSpec {
                 promotion_interval, ..
             } => &format!("_promote{promotion_interval}"),
             MainloopPolicy::Sm70TwoStage => "_ml_sm70",
+            MainloopPolicy::MmaSyncGemv { .. } => "_gemv",
         };
         let epilogue = match self.epilogue.policy {
             EpiloguePolicy::Sm90TmaWarpSpecialized if warp_specialized => "",

@@ -199,6 +199,11 @@ impl ConfigFacts {
         if self.schedule.warp_specialized() {
             return self.warp_specialized_bytes_beside_epilogue() + self.epilogue_bytes();
         }
+        if let crate::collective::MainloopPolicy::MmaSyncGemv { .. } = self.mainloop.policy {
+            // The warps' partial tiles, then the epilogue's staging tile.
+            let [bm, bn, _] = self.tile;
+            return self.mainloop.warps[2] * bm * bn * 4 + self.epilogue_bytes();
+        }
         let mainloop = self.mainloop.stages() * self.stage_bytes();
         let epilogue = self.epilogue_bytes();
         if mainloop > epilogue {

@@ -31,12 +31,14 @@
 //! | `facts.rs` | [`ConfigFacts`] and the shared figures ([`atom_shape`], [`register_budget`], [`swizzle_row_ok`]) |
 //! | `common.rs` | the rules the multistage kernels share (no cluster, C and D of one type and major, the warp count) |
 //! | `sm80.rs`, `sm70.rs`, `sm90.rs` | each architecture's rules; the SM90 mainloop's own are its folder's `rules.rs` |
+//! | `gemv.rs` | the GEMV kernel's ([`Gemv`](super::Gemv)) |
 //!
 //! Each arch file imports `facts.rs` and `common.rs` only; this file
 //! dispatches to them.
 
 mod common;
 mod facts;
+mod gemv;
 mod sm70;
 mod sm80;
 mod sm90;
@@ -79,6 +81,9 @@ use crate::collective::MainloopPolicy;
 pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if f.schedule.warp_specialized() {
         return sm90::check_sm90(f);
+    }
+    if matches!(f.mainloop.policy, MainloopPolicy::MmaSyncGemv { .. }) {
+        return gemv::check_gemv(f);
     }
     if matches!(f.arch, ArchKind::Sm70) || matches!(f.mainloop.policy, MainloopPolicy::Sm70TwoStage)
     {

@@ -1,0 +1,45 @@
+//! The GEMV kernels the SM90 pick takes for a few rows (and a spread of
+//! tiles, warps, unrolls, types and D majors) assemble for sm_90a with no
+//! register spills.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::gemm::{GemmMajors, GemmTypes};
+use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType::{self, BF16, F16, F32, TF32};
+
+#[test]
+fn gemv_kernels_assemble_without_spills() {
+    let mut spilled = Vec::new();
+    let k = OperandMajor::K;
+    let cases: [(ElementType, ElementType, OutputMajor, [u32; 2], u32, u32); 8] = [
+        (BF16, BF16, OutputMajor::N, [8, 16], 8, 4),
+        (BF16, BF16, OutputMajor::N, [16, 16], 8, 4),
+        (BF16, BF16, OutputMajor::N, [8, 8], 8, 4),
+        (BF16, BF16, OutputMajor::N, [8, 32], 4, 4),
+        (F16, F32, OutputMajor::M, [8, 16], 8, 4),
+        (F16, F16, OutputMajor::N, [16, 64], 8, 2),
+        (TF32, F32, OutputMajor::N, [8, 16], 8, 4),
+        (BF16, BF16, OutputMajor::M, [16, 16], 1, 8),
+    ];
+    for (ab, d, d_major, tile, warps, unroll) in cases {
+        let types = GemmTypes::new(ab, ab, d, d, F32);
+        let spec = GemmSpec::gemv(types, GemmMajors::new(k, k, d_major), tile, warps, unroll);
+        spec.validate().unwrap();
+        let ptx = spec.ptx().unwrap();
+        let Some(report) = assemble(&ptx, "sm_90a") else {
+            return;
+        };
+        let f = report.function(&spec.kernel_name());
+        eprintln!("{}: {f:?}", spec.kernel_name());
+        if (f.spill_stores, f.spill_loads) != (0, 0) {
+            spilled.push(format!("{f:?}"));
+        }
+    }
+    assert!(
+        spilled.is_empty(),
+        "kernels that spill:\n{}",
+        spilled.join("\n")
+    );
+}
