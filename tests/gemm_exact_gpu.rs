@@ -123,6 +123,10 @@ struct Pin {
     /// A part of the name of the kernel the pick must run on compute
     /// capability 9.0.
     picks: Option<&'static str>,
+    reduction: Option<cutlet::device::gemm::Reduction>,
+    /// Runs of the one GEMM (and its workspace) before D is checked (0 is
+    /// 1): a reduction that left its workspace dirty fails the second.
+    runs: usize,
 }
 
 /// [`run`] with `pin`'s choices.
@@ -217,6 +221,9 @@ fn run_on<I: Host, O: Host>(
     if let Some(decomposition) = pin.decomposition {
         builder = builder.decomposition(decomposition);
     }
+    if let Some(reduction) = pin.reduction {
+        builder = builder.reduction(reduction);
+    }
     let gemm = builder.build(device).unwrap();
     if let Some(arch) = pin.arch {
         assert_eq!(gemm.spec().arch, arch);
@@ -242,7 +249,9 @@ fn run_on<I: Host, O: Host>(
             "{case:?}: picked {name}, expected {part}"
         );
     }
-    gemm.run(&mut args, &stream).unwrap();
+    for _ in 0..pin.runs.max(1) {
+        gemm.run(&mut args, &stream).unwrap();
+    }
     drop(args);
     let got: Vec<f64> = stream
         .clone_dtoh(&dd)
@@ -472,6 +481,36 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The atomic reduction of split-K and stream-K (`Reduction::Atomic`):
+/// the fused sweep's shapes (few tiles with a long K among them), each run
+/// three times on one GEMM and its workspace before D is checked, so that a
+/// finisher that left its tile of partial sums dirty fails the next run.
+#[test]
+fn atomic_reductions_match_the_host_run_after_run() {
+    const NAME: &str = "atomic_reductions_match_the_host_run_after_run";
+    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        acc * scalar(0) + c * scalar(1) + row - col
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+        scalars: vec![],
+    };
+    use cutlet::device::gemm::{Decomposition, Reduction};
+    for decomposition in [
+        Decomposition::SplitK(3),
+        Decomposition::SplitK(8),
+        Decomposition::StreamK,
+    ] {
+        let pin = Pin {
+            decomposition: Some(decomposition),
+            reduction: Some(Reduction::Atomic),
+            runs: 3,
+            ..Pin::default()
+        };
+        fused_sweep_on::<bf16, f32>(NAME, &fused, 3e-3, pin);
+    }
+}
+
 #[test]
 fn a_short_bias_or_a_missing_scalar_is_a_typed_error() {
     let Some(device) = device_or_skip("a_short_bias_or_a_missing_scalar_is_a_typed_error") else {
@@ -533,7 +572,7 @@ fn sm70_fused_epilogues_match_the_host() {
             arch: Some(ArchKind::Sm70),
             swap_ab: None,
             decomposition: None,
-            picks: None,
+            ..Pin::default()
         },
     );
     let gelu =
@@ -550,7 +589,7 @@ fn sm70_fused_epilogues_match_the_host() {
             arch: Some(ArchKind::Sm70),
             swap_ab: None,
             decomposition: None,
-            picks: None,
+            ..Pin::default()
         },
     );
 }
@@ -583,7 +622,7 @@ fn swap_ab_pinned_on_and_off_matches_the_host() {
             arch: None,
             swap_ab: Some(swap),
             decomposition: None,
-            picks: None,
+            ..Pin::default()
         };
         fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
         fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);
@@ -617,7 +656,7 @@ fn split_k_and_stream_k_fuse_the_epilogue_after_the_reduction() {
             arch: None,
             swap_ab: None,
             decomposition: Some(decomposition),
-            picks: None,
+            ..Pin::default()
         };
         fused_sweep_on::<bf16, bf16>(NAME, &fused, 1e-2, pin);
         fused_sweep_on::<f16, f32>(NAME, &fused, 3e-3, pin);

@@ -301,3 +301,71 @@ fn stream_k_kernels_assemble_without_spills() {
     }
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// The atomic reductions of split-K and stream-K assemble for sm_90a with
+/// no spills and no assembler warning in both source forms: the units add
+/// their partial tiles with 16-byte `red.global.add.v4.f32`, and the
+/// finisher reads one tile and sets it back to 0.
+#[test]
+fn atomic_reductions_assemble_without_spills() {
+    use cutlet::device::gemm::{Decomposition, Gemm, Reduction};
+    use cutlet::kernel::gemm::OutputMajor;
+    use cutlet::numeric::ElementType::{BF16, F16, F32};
+    let mut bad = Vec::new();
+    for (ab, d, tile, decomposition, suffix) in [
+        (
+            BF16,
+            BF16,
+            [128, 128, 64],
+            Decomposition::SplitK(8),
+            "_splitk8_atomic",
+        ),
+        (
+            F16,
+            F32,
+            [128, 64, 64],
+            Decomposition::SplitK(3),
+            "_splitk3_atomic",
+        ),
+        (
+            BF16,
+            BF16,
+            [128, 128, 64],
+            Decomposition::StreamK,
+            "_streamk_atomic",
+        ),
+        (
+            BF16,
+            BF16,
+            [128, 256, 64],
+            Decomposition::StreamK,
+            "_streamk_atomic",
+        ),
+    ] {
+        let spec = Gemm::builder()
+            .a(ab, OperandMajor::K)
+            .b(ab, OperandMajor::K)
+            .d(d, OutputMajor::N)
+            .tile(tile)
+            .decomposition(decomposition)
+            .reduction(Reduction::Atomic)
+            .spec()
+            .unwrap();
+        assert!(
+            spec.kernel_name().ends_with(suffix),
+            "{}",
+            spec.kernel_name()
+        );
+        let ptx = spec.ptx().unwrap();
+        assert!(
+            ptx.contains("red.relaxed.gpu.global.add.v4.f32"),
+            "{}",
+            spec.kernel_name()
+        );
+        let wait = "the finisher's wait";
+        if !assemble_k_splitting(&spec, wait, "the units' arrivals", &mut bad) {
+            return;
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}

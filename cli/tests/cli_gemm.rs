@@ -49,6 +49,46 @@ fn emit_ptx_prints_the_selected_kernel_without_a_gpu() {
 }
 
 #[test]
+fn emit_ptx_prints_the_gemv_and_atomic_split_k_kernels() {
+    let stdout = cutlet_gemm_ok(&[
+        "--emit-ptx",
+        "--mnkl",
+        "1,4096,4096,1",
+        "--gemv",
+        "8,16,8,4",
+    ]);
+    assert!(
+        stdout.contains(".entry gemm_sm80_bf16_bf16_bf16_bf16_f32_k_k_n_n_8x16x32_w1x1x8_s4_gemv"),
+        "{stdout}"
+    );
+    let stdout = cutlet_gemm_ok(&["--emit-ptx", "--splits", "8", "--reduction", "atomic"]);
+    assert!(stdout.contains(".version 8.1"), "{stdout}");
+    assert!(stdout.contains("_splitk8_atomic"), "{stdout}");
+    assert!(
+        stdout.contains("red.relaxed.gpu.global.add.v4.f32"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_bad_reduction_or_gemv_names_the_value_and_exits_2() {
+    let output = cutlet_gemm(&["--emit-ptx", "--reduction", "fast"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("fast") && stderr.contains("deterministic or atomic"),
+        "{stderr}"
+    );
+    let output = cutlet_gemm(&["--emit-ptx", "--gemv", "12,16,8,4"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("TileM 12") && stderr.contains("expected 8 or 16"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_bad_dtype_names_the_value_and_exits_2() {
     let output = cutlet_gemm(&["--emit-ptx", "--a_dtype", "Int8"]);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -4,7 +4,9 @@
 use cutlet::arch::ArchKind;
 use cutlet::collective::DEFAULT_PROMOTION_INTERVAL;
 use cutlet::gemm::{GemmMajors, GemmTypes};
-use cutlet::kernel::gemm::{sm80_spec_for_problem, sm90_pick_for_problem, KernelSchedule};
+use cutlet::kernel::gemm::{
+    sm80_spec_for_problem, sm90_pick_for_problem, KernelSchedule, Reduction,
+};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor, ScaleGranularity};
 use cutlet::numeric::ElementType;
 use cutlet::{Error, Result};
@@ -104,6 +106,11 @@ pub struct DenseGemmArgs {
     /// kernel's, TileM along N and TileN along M.
     #[arg(long = "swap_ab", num_args = 0..=1, default_missing_value = "true")]
     pub swap_ab: Option<bool>,
+    /// How split-K and stream-K add their partial tiles: `deterministic`
+    /// (the default: in K order, the same bits every run) or `atomic`
+    /// (`red.global.add` into one tile).
+    #[arg(long = "reduction", value_parser = parse_reduction, default_value = "deterministic")]
+    pub reduction: Reduction,
     /// e4m3/e5m2 A and B: accumulate in the wgmma's accumulators throughout
     /// (CUTLASS's FP8FastAccum; cuBLASLt's reference then runs with
     /// FAST_ACCUM too) instead of promoting every 4 k-steps (the default,
@@ -168,6 +175,22 @@ pub enum DecompositionArg {
     StreamK,
 }
 
+/// `deterministic` or `atomic`.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the text and the names accepted.
+pub fn parse_reduction(text: &str) -> Result<Reduction> {
+    match text {
+        "deterministic" => Ok(Reduction::Deterministic),
+        "atomic" => Ok(Reduction::Atomic),
+        other => Err(Error::invalid_argument(
+            "reduction",
+            format!("`{other}`"),
+            "deterministic or atomic",
+        )),
+    }
+}
+
 /// `auto`, `data_parallel`, `split_k` or `stream_k`.
 ///
 /// # Errors
@@ -225,6 +248,19 @@ impl DenseGemmArgs {
     /// Errors: [`Error::InvalidArgument`](cutlet::Error::InvalidArgument)
     /// naming what the kernel generator cannot build.
     pub fn spec(&self) -> Result<GemmSpec> {
+        if let Some([rows, cols, warps, unroll]) = self.gemv {
+            let types = GemmTypes::new(
+                self.a_dtype,
+                self.b_dtype,
+                self.c_dtype,
+                self.c_dtype,
+                self.acc_dtype,
+            );
+            let majors = GemmMajors::new(self.a_major, self.b_major, self.c_major);
+            let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, unroll);
+            spec.validate()?;
+            return Ok(spec);
+        }
         let mut builder = Gemm::builder()
             .a(self.a_dtype, self.a_major)
             .b(self.b_dtype, self.b_major)
@@ -248,6 +284,7 @@ impl DenseGemmArgs {
         if let Some(swap) = self.swap_ab {
             builder = builder.swap_ab(swap);
         }
+        builder = builder.reduction(self.reduction);
         if let Some(granularity) = self.scale_mode {
             builder = builder.scales(granularity);
         }
@@ -299,18 +336,8 @@ impl DenseGemmArgs {
     /// Errors: as [`spec`](Self::spec).
     pub fn spec_for_device(&self, sm_count: u32, cc: (u32, u32)) -> Result<(GemmSpec, bool)> {
         let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
-        if let Some([rows, cols, warps, unroll]) = self.gemv {
-            let types = GemmTypes::new(
-                self.a_dtype,
-                self.b_dtype,
-                self.c_dtype,
-                self.c_dtype,
-                self.acc_dtype,
-            );
-            let majors = GemmMajors::new(self.a_major, self.b_major, self.c_major);
-            let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, unroll);
-            spec.validate()?;
-            return Ok((spec, false));
+        if self.gemv.is_some() {
+            return self.spec().map(|spec| (spec, false));
         }
         if self.sm90_on(cc) {
             let explicit = self.tile_shape_mnk.is_some()
@@ -346,6 +373,7 @@ impl DenseGemmArgs {
             // unless SM90 was asked for.
             // The scales, as the builder's picks carry them.
             let chosen = chosen.and_then(|(mut spec, swap)| {
+                spec.reduction = self.reduction;
                 if let Some(granularity) = self.scale_mode {
                     let fusion = spec.epilogue.fusion.with_scales(granularity)?;
                     spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };

@@ -154,6 +154,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         fast_accum: args.fast_accum,
         scale_mode: None,
         gemv: None,
+        reduction: cutlet::kernel::gemm::Reduction::Deterministic,
     }
 }
 

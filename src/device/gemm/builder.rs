@@ -68,6 +68,7 @@ pub struct GemmBuilder {
     cluster: Option<ClusterShape>,
     epilogue: Option<Epilogue>,
     decomposition: Option<Decomposition>,
+    reduction: Option<crate::kernel::gemm::Reduction>,
     swap_ab: Option<bool>,
     fast_accumulation: Option<bool>,
     promotion_interval: Option<u32>,
@@ -397,6 +398,35 @@ impl GemmBuilder {
         self
     }
 
+    /// How split-K and stream-K add their partial tiles:
+    /// [`Reduction::Deterministic`](crate::kernel::gemm::Reduction::Deterministic)
+    /// (the default: each unit stores its partial tile in a slot of its
+    /// own, the finishing unit adds them in K order, the same bits on every
+    /// run) or [`Reduction::Atomic`](crate::kernel::gemm::Reduction::Atomic)
+    /// (each unit adds its partial tile into one f32 tile of the workspace
+    /// with `red.global.add`; the finishing unit reads that one tile and
+    /// sets it back to 0: less to read where many units share a tile, but
+    /// the order of the adds, and so the low bits of D, may change from run
+    /// to run). It applies to every kernel of the GEMM that splits K,
+    /// pinned or picked, and to nothing else. The workspace is the same
+    /// size either way.
+    ///
+    /// ```
+    /// use cutlet::device::gemm::{Decomposition, Gemm, Reduction};
+    ///
+    /// let spec = Gemm::builder()
+    ///     .decomposition(Decomposition::SplitK(8))
+    ///     .reduction(Reduction::Atomic)
+    ///     .spec()
+    ///     .unwrap();
+    /// assert_eq!(spec.reduction, Reduction::Atomic);
+    /// assert!(spec.kernel_name().ends_with("_splitk8_atomic"));
+    /// ```
+    pub fn reduction(mut self, reduction: crate::kernel::gemm::Reduction) -> Self {
+        self.reduction = Some(reduction);
+        self
+    }
+
     /// Swap-AB: run D = A · B as its transpose D^T = B^T · A^T over the
     /// same buffers (nothing is copied: B is read as the kernel's A, A as
     /// its B, D written through the other major, row and column biases
@@ -530,6 +560,7 @@ impl GemmBuilder {
             (types, majors) = (types.transposed(), majors.transposed());
         }
         let mut spec = sm90_spec(types, majors, schedule, tile, cluster)?;
+        spec.reduction = self.reduction.unwrap_or_default();
         if let Some(scheduler) = self.splits() {
             spec.scheduler = scheduler;
             spec = spec.with_k_splitting_epilogue()?;

@@ -134,6 +134,7 @@ pub trait Config: Send + Sync + 'static {
                 fusion: crate::gemm::Epilogue::default(),
             },
             scheduler: f.scheduler,
+            reduction: <Self::Scheduler as TileSchedulerTag>::REDUCTION,
             schedule: f.schedule,
         }
     }

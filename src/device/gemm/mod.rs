@@ -85,7 +85,7 @@ mod tags;
 mod typed;
 mod workspace;
 
-pub use crate::kernel::gemm::Decomposition;
+pub use crate::kernel::gemm::{Decomposition, Reduction};
 pub use adapter::{ArgumentsOf, GemmUniversalAdapter};
 pub use arguments::{
     Arguments, EpilogueArgs, GemmShape, Operand, OutputOperand, RasterOrder, SchedulerArgs, Source,

@@ -128,6 +128,7 @@ impl<L> ProblemPicks<L> {
     fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
         let mut spec = pick.spec(t.types, t.majors).ok()?;
+        spec.reduction = t.reduction;
         spec.epilogue.fusion = if pick.swap {
             t.epilogue.fusion.transposed()
         } else {

@@ -61,6 +61,7 @@ pub fn sm90_spec(
             fusion: Default::default(),
         },
         scheduler: TileSchedulerPolicy::Persistent,
+        reduction: super::Reduction::Deterministic,
         schedule,
     };
     let epilogue = if tile[1].is_multiple_of(32) {

@@ -114,6 +114,40 @@ impl Decomposition {
     }
 }
 
+/// How a K-splitting tile scheduler (split-K, stream-K) adds the partial
+/// tiles of an output tile's work units (CUTLASS's `ReductionMode`).
+///
+/// ```
+/// use cutlet::kernel::gemm::Reduction;
+///
+/// assert_eq!(Reduction::default(), Reduction::Deterministic);
+/// assert_eq!(Reduction::Atomic.name(), "atomic");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Reduction {
+    /// Each unit stores its partial tile in a slot of its own; the unit
+    /// that finishes the tile adds the slots in K order: the same bits on
+    /// every run.
+    #[default]
+    Deterministic,
+    /// Each unit adds its partial tile into one f32 tile of the workspace
+    /// with `red.global.add` (in whatever order the units arrive); the unit
+    /// that finishes the tile reads that one tile instead of one per unit,
+    /// and sets it back to 0. Faster where many units share a tile; the
+    /// low bits of D may differ from run to run.
+    Atomic,
+}
+
+impl Reduction {
+    /// The name in messages and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reduction::Deterministic => "deterministic",
+            Reduction::Atomic => "atomic",
+        }
+    }
+}
+
 /// Which tile scheduler maps blocks to output tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum TileSchedulerPolicy {
@@ -157,11 +191,13 @@ pub trait KernelScheduleTag: Send + Sync + 'static {
 /// A tile-scheduler tag of a typed configuration.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tile scheduler",
-    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler, PersistentScheduler, SplitKScheduler<N> and StreamKScheduler"
+    note = "the tile schedulers are cutlet::kernel::gemm::DataParallelScheduler, PersistentScheduler, SplitKScheduler<N>, SplitKAtomicScheduler<N>, StreamKScheduler and StreamKAtomicScheduler"
 )]
 pub trait TileSchedulerTag: Send + Sync + 'static {
     /// The policy value the tag lowers to.
     const POLICY: TileSchedulerPolicy;
+    /// How its partial tiles are added, where it splits K.
+    const REDUCTION: Reduction = Reduction::Deterministic;
 }
 
 /// [`KernelSchedule::Multistage`] as a tag.
@@ -240,6 +276,32 @@ pub struct SplitKScheduler<N>(std::marker::PhantomData<N>);
 
 impl<N: typenum::Unsigned + Send + Sync + 'static> TileSchedulerTag for SplitKScheduler<N> {
     const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::SplitK { splits: N::U32 };
+}
+
+/// Split-K with `N` units per tile whose partial tiles are added with
+/// atomics ([`Reduction::Atomic`]); otherwise as [`SplitKScheduler`].
+///
+/// ```
+/// use cutlet::kernel::gemm::{Reduction, SplitKAtomicScheduler, TileSchedulerPolicy, TileSchedulerTag};
+/// use typenum::U8;
+///
+/// assert_eq!(<SplitKAtomicScheduler<U8> as TileSchedulerTag>::POLICY, TileSchedulerPolicy::SplitK { splits: 8 });
+/// assert_eq!(<SplitKAtomicScheduler<U8> as TileSchedulerTag>::REDUCTION, Reduction::Atomic);
+/// ```
+pub struct SplitKAtomicScheduler<N>(std::marker::PhantomData<N>);
+
+impl<N: typenum::Unsigned + Send + Sync + 'static> TileSchedulerTag for SplitKAtomicScheduler<N> {
+    const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::SplitK { splits: N::U32 };
+    const REDUCTION: Reduction = Reduction::Atomic;
+}
+
+/// Stream-K whose partial tiles are added with atomics
+/// ([`Reduction::Atomic`]); otherwise as [`StreamKScheduler`].
+pub struct StreamKAtomicScheduler;
+
+impl TileSchedulerTag for StreamKAtomicScheduler {
+    const POLICY: TileSchedulerPolicy = TileSchedulerPolicy::StreamK;
+    const REDUCTION: Reduction = Reduction::Atomic;
 }
 
 /// Stream-K: [`TileSchedulerPolicy::StreamK`]. Its rules are split-K's:

@@ -373,7 +373,8 @@ where
             mainloop,
             epilogue,
             self.scheduler.clone(),
-        );
+        )
+        .with_reduction(s.reduction);
         kernel.can_implement()?;
         Ok(Box::new(kernel))
     }

@@ -101,6 +101,7 @@ impl GemmSpec {
                 fusion: crate::gemm::Epilogue::default(),
             },
             scheduler: TileSchedulerPolicy::DataParallel,
+            reduction: super::Reduction::Deterministic,
             schedule: KernelSchedule::Multistage,
         }
     }

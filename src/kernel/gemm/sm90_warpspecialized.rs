@@ -85,6 +85,7 @@ pub struct Sm90GemmWarpSpecialized<M, E, S> {
     epilogue: E,
     scheduler: S,
     params: KernelParams,
+    reduction: super::Reduction,
 }
 
 impl<M, E, S> Sm90GemmWarpSpecialized<M, E, S>
@@ -125,7 +126,15 @@ where
             epilogue,
             scheduler,
             params,
+            reduction: super::Reduction::Deterministic,
         }
+    }
+
+    /// This kernel with a K-splitting scheduler's partial tiles added as
+    /// `reduction` says (deterministic by default).
+    pub fn with_reduction(mut self, reduction: super::Reduction) -> Self {
+        self.reduction = reduction;
+        self
     }
 
     /// The epilogue's offset: after the mainloop's ring, 1024-aligned.
@@ -376,6 +385,7 @@ where
                             thread,
                             threads: WARPGROUP * self.schedule.tile_warpgroups(),
                             barrier: FIXUP_BARRIER,
+                            reduction: self.reduction,
                         };
                         self.scheduler.emit_fixup(&mut k, sp, &fixup)?
                     }
@@ -508,6 +518,10 @@ where
 
     fn ptx(&self) -> Result<String, PtxError> {
         let mut module = Module::new(ArchKind::Sm90);
+        if self.reduction == super::Reduction::Atomic && self.scheduler.splits_k() {
+            // `red.global.add.v4.f32` is PTX 8.1 (CUDA 12.1 drivers).
+            module = module.with_ptx_version(8, 1)?;
+        }
         module.add_kernel(self.kernel()?)?;
         module.emit()
     }

@@ -60,6 +60,9 @@ pub struct GemmSpec {
     pub epilogue: EpilogueSpec,
     /// Which output tiles each block computes.
     pub scheduler: TileSchedulerPolicy,
+    /// How a scheduler that splits K adds its partial tiles (read only by
+    /// split-K and stream-K).
+    pub reduction: super::Reduction,
     /// How the kernel runs its parts.
     pub schedule: KernelSchedule,
 }
@@ -107,6 +110,7 @@ impl GemmSpec {
             },
             epilogue: EpilogueSpec::default(),
             scheduler: TileSchedulerPolicy::DataParallel,
+            reduction: super::Reduction::Deterministic,
             schedule: KernelSchedule::Multistage,
         }
     }
@@ -243,11 +247,24 @@ impl GemmSpec {
             TileSchedulerPolicy::DataParallel => "_dp",
             TileSchedulerPolicy::Persistent => "_persistent",
             TileSchedulerPolicy::SplitK { splits } => {
-                return format!("{mainloop}{epilogue}_splitk{splits}");
+                return format!(
+                    "{mainloop}{epilogue}_splitk{splits}{}",
+                    self.reduction_suffix()
+                );
             }
-            TileSchedulerPolicy::StreamK => "_streamk",
+            TileSchedulerPolicy::StreamK => {
+                return format!("{mainloop}{epilogue}_streamk{}", self.reduction_suffix());
+            }
         };
         format!("{mainloop}{epilogue}{scheduler}")
+    }
+
+    /// `_atomic` for a K-splitting spec with [`Reduction::Atomic`](super::Reduction::Atomic).
+    fn reduction_suffix(&self) -> &'static str {
+        match self.reduction {
+            super::Reduction::Atomic => "_atomic",
+            super::Reduction::Deterministic => "",
+        }
     }
 
     /// Threads per block the launch must use: 32 per warp of

@@ -231,4 +231,6 @@ pub struct Fixup<'a> {
     pub threads: u32,
     /// A named barrier the consumer threads alone may use.
     pub barrier: u32,
+    /// How the partial tiles are added.
+    pub reduction: super::Reduction,
 }

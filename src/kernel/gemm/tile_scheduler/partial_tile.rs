@@ -98,6 +98,46 @@ impl PartialTile {
         }
     }
 
+    /// Emits `red.global.add` of `regs` (the thread's values) into the
+    /// slot at `at` (as [`emit_store`](Self::emit_store) lays them out):
+    /// the atomic reduction's hand-over.
+    pub fn emit_red_add(&self, k: &mut Kernel, at: Reg, regs: &[Reg]) {
+        let v = self.vector() as usize;
+        for (group, chunk) in regs.chunks(v).enumerate() {
+            let offset = self.group_offset(group as u32);
+            match chunk {
+                [a, b, c, d] => k.push(format!(
+                    "red.relaxed.gpu.global.add.v4.f32 [{at}+{offset}], {{{a}, {b}, {c}, {d}}};"
+                )),
+                _ => {
+                    for (i, reg) in chunk.iter().enumerate() {
+                        k.push(format!(
+                            "red.relaxed.gpu.global.add.f32 [{at}+{}], {reg};",
+                            offset + 4 * i as u32
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Emits the atomic reduction's finish: the slot at `at` (the other
+    /// units' sum) added into `regs`, then the slot set back to 0 for the
+    /// next launch.
+    pub fn emit_take_and_zero(&self, k: &mut Kernel, at: Reg, regs: &[Reg]) {
+        let zero = k.reg(RegClass::F32);
+        k.push(format!("mov.f32 {zero}, 0f00000000;"));
+        for group in self.groups() {
+            let values = self.emit_load_group(k, at, 0, group.clone(), true);
+            for (reg, v) in regs[group.clone()].iter().zip(&values) {
+                k.push(format!("add.f32 {reg}, {reg}, {v};"));
+            }
+            let zeros = vec![zero; group.len()];
+            let offset = self.group_offset((group.start / self.vector() as usize) as u32);
+            self.emit_store(k, at, offset, &zeros);
+        }
+    }
+
     /// The thread's values in groups of one access each: the indices of
     /// the values of each group.
     pub fn groups(&self) -> impl Iterator<Item = std::ops::Range<usize>> {
@@ -140,6 +180,10 @@ impl PartialTile {
     /// thread's `regs` stored at `at` (its slot plus the thread's offset),
     /// the consumer threads' named barrier `barrier`, then one release
     /// arrival on the tile's counter at `counter` by the `leader` thread.
+    /// With [`Reduction::Atomic`](crate::kernel::gemm::Reduction::Atomic)
+    /// the values are added into the slot ([`emit_red_add`](Self::emit_red_add))
+    /// instead of stored.
+    #[allow(clippy::too_many_arguments)]
     pub fn emit_store_and_arrive(
         &self,
         k: &mut Kernel,
@@ -148,8 +192,12 @@ impl PartialTile {
         barrier: u32,
         leader: Reg,
         counter: Reg,
+        reduction: crate::kernel::gemm::Reduction,
     ) {
-        self.emit_store(k, at, 0, regs);
+        match reduction {
+            crate::kernel::gemm::Reduction::Deterministic => self.emit_store(k, at, 0, regs),
+            crate::kernel::gemm::Reduction::Atomic => self.emit_red_add(k, at, regs),
+        }
         k.push(format!("bar.sync {barrier}, {};", self.threads));
         k.push(format!("@{leader} fence.acq_rel.gpu;"));
         k.push(format!(

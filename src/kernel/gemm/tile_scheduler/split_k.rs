@@ -24,6 +24,14 @@
 //! one 50 times). Deadlock-free because every block walks its units in
 //! increasing order, every block of the persistent grid is resident,
 //! and only a tile's last unit waits, for units before it.
+//!
+//! With [`Reduction::Atomic`](super::super::Reduction::Atomic) every split
+//! but the last adds its partial tile into the record's first slot with
+//! `red.global.add.v4.f32` (in the order they arrive) and arrives; the last
+//! split waits as above, adds that one slot to its own sum and stores
+//! zeros over it, so the slot is 0 again for the next launch (the
+//! workspace is zeroed when it is allocated or given). The record keeps
+//! its size. The kernel's PTX is then `.version` 8.1 (CUDA 12.1 drivers).
 
 use super::{
     Fixup, PartialTile, Persistent, PersistentParams, PersistentTileScheduler, RasterOrder,
@@ -251,7 +259,9 @@ impl PersistentTileScheduler for SplitK {
             thread,
             threads,
             barrier,
+            reduction,
         } = *fixup;
+        let atomic = reduction == super::super::Reduction::Atomic;
         let (tile, split) = self.emit_tile_and_split(k, p);
         // The tile's record (its counter) and this thread's first value in
         // the record's first partial slot.
@@ -284,16 +294,24 @@ impl PersistentTileScheduler for SplitK {
         k.push(format!("@{stores} bra {};", last.name()));
         // Every split but the last: its partial tile into its slot, then one
         // arrival on the tile's counter.
+        // (Atomic: every split adds into slot 0.)
         let slot = k.reg(RegClass::B64);
+        let slot_of_split = if atomic { 0 } else { slot_bytes };
         k.push(format!(
-            "mad.wide.u32 {slot}, {split}, {slot_bytes}, {partial};"
+            "mad.wide.u32 {slot}, {split}, {slot_of_split}, {partial};"
         ));
-        layout.emit_store_and_arrive(k, slot, regs, barrier, leader, record);
+        layout.emit_store_and_arrive(k, slot, regs, barrier, leader, record, reduction);
         k.push(format!("bra.uni {};", done.name()));
         // The last split: once every other split has arrived, the slots'
         // partials added in K order, then its own; the counter back to 0.
         k.place_label(&last);
         layout.emit_wait_and_reset(k, leader, record, &(self.splits - 1).to_string(), barrier)?;
+        if atomic {
+            // The other splits' sum in slot 0, which goes back to 0.
+            layout.emit_take_and_zero(k, partial, regs);
+            k.place_label(&done);
+            return Ok(Some(stores));
+        }
         // Vector loads where few slots are held at once.
         let vector = self.splits <= 8;
         for group in layout.groups() {

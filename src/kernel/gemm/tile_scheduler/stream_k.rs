@@ -39,6 +39,16 @@
 //! of later blocks, which run first and wait for nothing, and every block
 //! of the grid is resident.
 //!
+//! # The atomic reduction
+//!
+//! With [`Reduction::Atomic`](super::super::Reduction::Atomic) the partial
+//! segments of a tile add their partial tiles with `red.global.add.v4.f32`
+//! into one slot, that of the block after the tile's finisher (the first
+//! partial segment's own, as every finisher is its block's last segment),
+//! and arrive; the finisher waits as above, adds that one slot to its sum
+//! and stores zeros over it for the next launch. The kernel's PTX is then
+//! `.version` 8.1 (CUDA 12.1 drivers).
+//!
 //! # Workspace
 //!
 //! `2 * G` counters of 128 bytes (one per possible stream-K tile), then `G`
@@ -295,6 +305,26 @@ impl StreamK {
         k.push(format!("mul.lo.u32 {last_end}, {last_tile}, {kt};"));
         k.push(format!("sub.u32 {last_end}, {end}, {last_end};"));
         Ok([k_tiles, sk_tiles, units, last_tile, last_end, start])
+    }
+
+    /// Emits the block whose range holds stream-K iteration `i` (the
+    /// plan's [`unit_of`](StreamKPlan::unit_of)): the first `rem` ranges
+    /// hold `q + 1` iterations, the rest `q`.
+    fn emit_unit_of(&self, k: &mut Kernel, sp: &StreamKParams, i: Reg) -> Reg {
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (q, rem) = self.emit_split(k, sp.sk_tiles, sp.k_tiles, sp.units);
+        let (long, q1, low, high, unit, q_nz) = (r(k), r(k), r(k), r(k), r(k), r(k));
+        k.push(format!("add.u32 {q1}, {q}, 1;"));
+        k.push(format!("mul.lo.u32 {long}, {rem}, {q1};"));
+        k.push(format!("div.u32 {low}, {i}, {q1};"));
+        k.push(format!("sub.u32 {high}, {i}, {long};"));
+        k.push(format!("max.u32 {q_nz}, {q}, 1;"));
+        k.push(format!("div.u32 {high}, {high}, {q_nz};"));
+        k.push(format!("add.u32 {high}, {high}, {rem};"));
+        let in_long = k.reg(RegClass::Pred);
+        k.push(format!("setp.lt.u32 {in_long}, {i}, {long};"));
+        k.push(format!("selp.u32 {unit}, {low}, {high}, {in_long};"));
+        unit
     }
 
     /// Emits the quotient and remainder of the stream-K iterations by the
@@ -575,7 +605,9 @@ impl PersistentTileScheduler for StreamK {
             thread,
             threads,
             barrier,
+            reduction,
         } = *fixup;
+        let atomic = reduction == super::super::Reduction::Atomic;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let layout = self.slot(threads);
         let regs = acc.regs();
@@ -627,34 +659,42 @@ impl PersistentTileScheduler for StreamK {
         k.push(format!("@{finishes} bra {};", finish.name()));
         k.push(format!("@!{partial} bra {};", done.name()));
         // A partial segment: its tile into slot `block`, then one arrival.
+        // (Atomic: added into the slot of the block after the tile's
+        // finisher, the first partial segment's, which every partial
+        // segment of the tile shares.)
         let slot = k.reg(RegClass::B64);
+        let slot_block = if atomic {
+            let first = r(k);
+            k.push(format!("mul.lo.u32 {first}, {linear}, {};", sp.k_tiles));
+            let finisher = self.emit_unit_of(k, sp, first);
+            k.push(format!("add.u32 {finisher}, {finisher}, 1;"));
+            finisher
+        } else {
+            block
+        };
         k.push(format!(
-            "mad.wide.u32 {slot}, {block}, {slot_bytes}, {slots};"
+            "mad.wide.u32 {slot}, {slot_block}, {slot_bytes}, {slots};"
         ));
-        layout.emit_store_and_arrive(k, slot, regs, barrier, leader, counter);
+        layout.emit_store_and_arrive(k, slot, regs, barrier, leader, counter, reduction);
         k.push(format!("bra.uni {};", done.name()));
         // The finisher: the blocks after it up to the one holding the
         // tile's last k-tile arrive; their slots are added in that order.
         k.place_label(&finish);
-        let (q, rem) = self.emit_split(k, sp.sk_tiles, sp.k_tiles, sp.units);
-        let (i, long, q1, low, high, end_unit, expected) =
-            (r(k), r(k), r(k), r(k), r(k), r(k), r(k));
+        let (i, expected) = (r(k), r(k));
         k.push(format!("mad.lo.u32 {i}, {linear}, {0}, {0};", sp.k_tiles));
         k.push(format!("sub.u32 {i}, {i}, 1;"));
-        k.push(format!("add.u32 {q1}, {q}, 1;"));
-        k.push(format!("mul.lo.u32 {long}, {rem}, {q1};"));
-        k.push(format!("div.u32 {low}, {i}, {q1};"));
-        k.push(format!("sub.u32 {high}, {i}, {long};"));
-        let q_nz = r(k);
-        k.push(format!("max.u32 {q_nz}, {q}, 1;"));
-        k.push(format!("div.u32 {high}, {high}, {q_nz};"));
-        k.push(format!("add.u32 {high}, {high}, {rem};"));
-        let in_long = k.reg(RegClass::Pred);
-        k.push(format!("setp.lt.u32 {in_long}, {i}, {long};"));
-        k.push(format!("selp.u32 {end_unit}, {low}, {high}, {in_long};"));
+        let end_unit = self.emit_unit_of(k, sp, i);
         k.push(format!("sub.u32 {expected}, {end_unit}, {block};"));
         layout.emit_wait_and_reset(k, leader, counter, &expected.to_string(), barrier)?;
         let (unit, at) = (r(k), k.reg(RegClass::B64));
+        if atomic {
+            // The partial segments' sum in slot `block + 1`, back to 0.
+            k.push(format!("add.u32 {unit}, {block}, 1;"));
+            k.push(format!("mad.wide.u32 {at}, {unit}, {slot_bytes}, {slots};"));
+            layout.emit_take_and_zero(k, at, regs);
+            k.place_label(&done);
+            return Ok(Some(stores));
+        }
         k.push(format!("add.u32 {unit}, {block}, 1;"));
         let add = k.new_label("streamk_add")?;
         k.place_label(&add);
