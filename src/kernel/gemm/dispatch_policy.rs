@@ -287,6 +287,30 @@ impl<N: typenum::Unsigned + Send + Sync + 'static> TileSchedulerTag for SplitKSc
 ///
 /// assert_eq!(<SplitKAtomicScheduler<U8> as TileSchedulerTag>::POLICY, TileSchedulerPolicy::SplitK { splits: 8 });
 /// assert_eq!(<SplitKAtomicScheduler<U8> as TileSchedulerTag>::REDUCTION, Reduction::Atomic);
+///
+/// // In a typed configuration: the spec carries the reduction.
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::KernelTmaWarpSpecializedCooperative;
+/// use half::bf16;
+/// use typenum::{U1, U128, U4, U64, U7};
+///
+/// type Atomic8 = GemmConfig<
+///     Types<bf16, bf16, bf16, bf16, f32>,
+///     Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U128, U128, U64>,
+///     Warps<U4, U1>,
+///     MainloopSm90TmaGmmaWarpSpecialized<U7>,
+///     Sm90,
+///     KernelTmaWarpSpecializedCooperative,
+///     SplitKAtomicScheduler<U8>,
+///     EpilogueNoSmemWarpSpecialized,
+///     Cluster<U1, U1>,
+/// >;
+/// let spec = Atomic8::spec();
+/// assert_eq!(spec.reduction, Reduction::Atomic);
+/// assert!(spec.kernel_name().ends_with("_splitk8_atomic"));
 /// ```
 pub struct SplitKAtomicScheduler<N>(std::marker::PhantomData<N>);
 
