@@ -413,15 +413,19 @@ impl Sm90Pick {
     }
 
     /// The GEMV kernel's pick ([`GemmSpec::gemv`]): for M up to
-    /// [`GEMV_MAX_M`] and B of at most [`GEMV_MAX_B_ELEMENTS`] (N x K up to
-    /// 4096 x 4096), where the types and majors allow it (K-major A and B,
+    /// [`GEMV_MAX_M`], B of at most [`GEMV_MAX_B_ELEMENTS`] (N x K up to
+    /// 4096 x 4096) and K at most 4 N (a block per 16 columns: with
+    /// N = 1024 its 64 blocks streamed K = 8192 at 0.86-0.93x cuBLASLt
+    /// against swap-AB's 0.96-1.01, K = 16384 at 0.74-0.80 against
+    /// 0.99-1.05), where the types and majors allow it (K-major A and B,
     /// 16-bit or tf32 inputs, f32 accumulation) and swap-AB is not asked
     /// for: 8-row tiles up to M = 8, 16-row ones above, 16 columns, 8 warps
     /// slicing K, 4 k-steps in flight per warp. H200, 2026-11-27, cutlet /
     /// cuBLASLt, GEMV against the swap-AB pick: 1 x 4096 x 4096 1.05
-    /// against 0.96, 16 x 4096 x 4096 1.01 against 0.96, 1 x 4096 x 1024
-    /// 1.07-1.09 against 0.90-0.92, 1 x 1024 x 4096 1.09 against 0.99; the
-    /// tile, warp and unroll sweep found nothing faster by more than 2%.
+    /// against 0.96-0.99, 16 x 4096 x 4096 1.01-1.04 against 0.96-0.97,
+    /// 1 x 4096 x 1024 1.07-1.16 against 0.90-1.03, 1 x 1024 x 4096 1.09-1.10
+    /// against 0.94-0.99, 1 x 1024 x 1024 2.04 against 1.46; the tile, warp
+    /// and unroll sweep found nothing faster by more than 2%.
     fn gemv(
         a: ElementType,
         [m, n, k, _]: [u32; 4],
@@ -434,6 +438,7 @@ impl Sm90Pick {
             || m == 0
             || m > GEMV_MAX_M
             || b_elements > GEMV_MAX_B_ELEMENTS
+            || u64::from(k) > 4 * u64::from(n)
         {
             return None;
         }
