@@ -136,12 +136,17 @@ pub struct DenseGemmArgs {
 /// # Errors
 /// [`Error::InvalidArgument`] naming the text and what was expected.
 fn parse_gemv(text: &str) -> Result<[u32; 4]> {
-    let values = parse_list(text, 4, "ROWS,COLS,WARPS,UNROLL")?;
-    let mut out = [0u32; 4];
+    parse_u32s(text, "ROWS,COLS,WARPS,UNROLL", "GEMV parameter")
+}
+
+/// `N` comma-separated values that fit in 32 bits (`what` names the list,
+/// `each` one value, in errors).
+fn parse_u32s<const N: usize>(text: &str, what: &str, each: &str) -> Result<[u32; N]> {
+    let values = parse_list(text, N, what)?;
+    let mut out = [0u32; N];
     for (slot, value) in out.iter_mut().zip(values) {
-        *slot = u32::try_from(value).map_err(|_| {
-            Error::invalid_argument("GEMV parameter", value, "a value that fits in 32 bits")
-        })?;
+        *slot = u32::try_from(value)
+            .map_err(|_| Error::invalid_argument(each, value, "a value that fits in 32 bits"))?;
     }
     Ok(out)
 }
@@ -574,14 +579,7 @@ pub fn parse_mnkl(text: &str) -> Result<GemmShape> {
 }
 
 fn parse_tile(text: &str) -> Result<[u32; 3]> {
-    let values = parse_list(text, 3, "BM,BN,BK")?;
-    let mut tile = [0u32; 3];
-    for (slot, value) in tile.iter_mut().zip(values) {
-        *slot = u32::try_from(value).map_err(|_| {
-            Error::invalid_argument("tile extent", value, "a value that fits in 32 bits")
-        })?;
-    }
-    Ok(tile)
+    parse_u32s(text, "BM,BN,BK", "tile extent")
 }
 
 fn parse_list(text: &str, count: usize, what: &str) -> Result<Vec<usize>> {

@@ -211,16 +211,8 @@ where
                 reason: "the multistage kernel computes one tile a block: expected a data-parallel tile scheduler".to_string(),
             });
         }
-        let (m0, n0, m_rem, n_rem) = (
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-            k.reg(RegClass::B32),
-        );
-        k.push(format!("mul.lo.u32 {m0}, {}, {bm};", coord.tile_m));
-        k.push(format!("mul.lo.u32 {n0}, {}, {bn};", coord.tile_n));
-        k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
-        k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
+        let [m0, n0, m_rem, n_rem] =
+            emit_tile_origin(&mut k, [coord.tile_m, coord.tile_n], [bm, bn], [m, n]);
         let operands = emit_global_operands(&mut k, &params, self.types, coord.batch)?;
 
         let block = BlockContext {
@@ -249,6 +241,23 @@ where
             .shared_storage()
             .overlap(self.epilogue.shared_storage())
     }
+}
+
+/// A work tile's origin and what is left of the problem past it (`.b32`
+/// each): `[m0, n0, M - m0, N - n0]` for tile `(tile_m, tile_n)` of a
+/// `BM x BN` tiling of an `M x N` output.
+pub(crate) fn emit_tile_origin(
+    k: &mut Kernel,
+    [tile_m, tile_n]: [crate::ptx::Reg; 2],
+    [bm, bn]: [u32; 2],
+    [m, n]: [crate::ptx::Reg; 2],
+) -> [crate::ptx::Reg; 4] {
+    let [m0, n0, m_rem, n_rem] = [(); 4].map(|()| k.reg(RegClass::B32));
+    k.push(format!("mul.lo.u32 {m0}, {tile_m}, {bm};"));
+    k.push(format!("mul.lo.u32 {n0}, {tile_n}, {bn};"));
+    k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
+    k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
+    [m0, n0, m_rem, n_rem]
 }
 
 /// Each operand's global tensor of batch `batch` (`.b32`): its address

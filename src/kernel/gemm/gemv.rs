@@ -32,7 +32,7 @@
 //! ([`EpilogueSm80::emit_staged`]) applies the fusion expression and stores
 //! D (rows past M and columns past N skipped).
 
-use super::gemm_universal::emit_global_operands;
+use super::gemm_universal::{emit_global_operands, emit_tile_origin};
 use super::{GemmKernel, GemmSpec, KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::atom::MmaAtom;
@@ -169,7 +169,9 @@ impl Gemv {
         let threads = self.warps * 32;
         let mut k = Kernel::new(&self.name)?;
         k.required_threads(threads, 1, 1);
-        k.min_blocks_per_sm(2);
+        // Room for 16 warps an SM (2 blocks of the 8-warp default): the
+        // loads in flight are what the kernel runs on.
+        k.min_blocks_per_sm((512 / threads).max(1));
         let smem_var = k.shared_dynamic("gemv_smem", 16)?;
         let params = self.params.declare(&mut k)?;
         let tid = k.special(SpecialReg::TidX);
@@ -178,14 +180,9 @@ impl Gemv {
         let n = params.load(&mut k, ParamRole::Extent(ProblemDim::N))?;
         let kk = params.load(&mut k, ParamRole::Extent(ProblemDim::K))?;
         let scalars = self.epilogue.emit_params(&mut k, &params)?;
-        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (m0, n0, m_rem, n_rem) = (r32(&mut k), r32(&mut k), r32(&mut k), r32(&mut k));
         let (tile_n, tile_m) = (k.special(SpecialReg::CtaidX), k.special(SpecialReg::CtaidY));
         let batch = k.special(SpecialReg::CtaidZ);
-        k.push(format!("mul.lo.u32 {m0}, {tile_m}, {bm};"));
-        k.push(format!("mul.lo.u32 {n0}, {tile_n}, {bn};"));
-        k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
-        k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
+        let [m0, n0, m_rem, n_rem] = emit_tile_origin(&mut k, [tile_m, tile_n], [bm, bn], [m, n]);
         let operands = emit_global_operands(&mut k, &params, self.types, batch)?;
         let block = BlockContext {
             tid,
@@ -203,7 +200,7 @@ impl Gemv {
         let acc = self.emit_mainloop(&mut k, &block)?;
         self.emit_reduction(&mut k, tid, smem, &acc)?;
         // The staging tile follows the partial tiles.
-        let staging = r32(&mut k);
+        let staging = k.reg(RegClass::B32);
         k.push(format!(
             "add.u32 {staging}, {smem}, {};",
             self.partial_bytes()

@@ -3,6 +3,7 @@
 
 use super::facts::ConfigFacts;
 use crate::gemm::RuleMessage;
+use crate::numeric::ElementType;
 
 /// The multistage kernels run without thread-block clusters: cluster
 /// 1x1.
@@ -105,6 +106,21 @@ pub(super) const fn check_shared_memory(f: &ConfigFacts) -> Result<(), RuleMessa
             .s(" bytes a block of ")
             .s(f.arch.ptx_target())
             .s(" may use: expected fewer stages or a smaller tile"));
+    }
+    Ok(())
+}
+
+/// D of a type the SM80 epilogue stores: f16, bf16 or f32.
+#[allow(clippy::result_large_err)]
+pub(super) const fn check_d_stored(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if !matches!(
+        f.types.d,
+        ElementType::F16 | ElementType::BF16 | ElementType::F32
+    ) {
+        return Err(RuleMessage::new()
+            .s("D of ")
+            .s(f.types.d.name())
+            .s(" is not supported: expected f16, bf16 or f32"));
     }
     Ok(())
 }

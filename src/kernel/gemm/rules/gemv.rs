@@ -3,7 +3,7 @@
 //! mainloop, the SM80 epilogue, one block per tile of `BM x BN` with its
 //! warps slicing K), part of [`check_config`](super::check_config).
 
-use super::common::{check_c_and_d, check_no_cluster, check_shared_memory};
+use super::common::{check_c_and_d, check_d_stored, check_no_cluster, check_shared_memory};
 use super::facts::{register_budget, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, MainloopPolicy};
@@ -73,14 +73,8 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if let Err(rule) = check_c_and_d(f) {
         return Err(rule);
     }
-    if !matches!(
-        f.types.d,
-        ElementType::F16 | ElementType::BF16 | ElementType::F32
-    ) {
-        return Err(RuleMessage::new()
-            .s("D of ")
-            .s(f.types.d.name())
-            .s(" is not supported: expected f16, bf16 or f32"));
+    if let Err(rule) = check_d_stored(f) {
+        return Err(rule);
     }
     let [bm, bn, bk] = f.tile;
     if bm != 8 && bm != 16 {

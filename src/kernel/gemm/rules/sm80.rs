@@ -3,13 +3,13 @@
 //! kernel compiled for sm_90a), part of [`check_config`](super::check_config).
 
 use super::common::{
-    check_c_and_d, check_no_cluster, check_shared_memory, check_stages, check_warp_count,
+    check_c_and_d, check_d_stored, check_no_cluster, check_shared_memory, check_stages,
+    check_warp_count,
 };
 use super::facts::{register_budget, shape_u32, swizzle_row_ok, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, MainloopPolicy};
 use crate::gemm::{OperandMajor, RuleMessage};
-use crate::numeric::ElementType;
 
 use super::super::TileSchedulerPolicy;
 
@@ -46,14 +46,8 @@ pub(super) const fn check_sm80(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if let Err(rule) = check_c_and_d(f) {
         return Err(rule);
     }
-    if !matches!(
-        f.types.d,
-        ElementType::F16 | ElementType::BF16 | ElementType::F32
-    ) {
-        return Err(RuleMessage::new()
-            .s("D of ")
-            .s(f.types.d.name())
-            .s(" is not supported: expected f16, bf16 or f32"));
+    if let Err(rule) = check_d_stored(f) {
+        return Err(rule);
     }
     let [bm, bn, bk] = f.tile;
     if let Err(rule) = check_warp_count(f) {

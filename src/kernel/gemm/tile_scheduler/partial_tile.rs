@@ -79,19 +79,24 @@ impl PartialTile {
     /// slot's address plus [`emit_thread_offset`](Self::emit_thread_offset))
     /// plus `bytes`.
     pub fn emit_store(&self, k: &mut Kernel, at: Reg, bytes: u32, regs: &[Reg]) {
+        self.emit_writes(k, "st.global", at, bytes, regs);
+    }
+
+    /// Emits `op` (a store or a reduction, `st.global` or
+    /// `red.relaxed.gpu.global.add`) of `regs` at `at` plus `bytes`, in the
+    /// slot's layout: a 16-byte vector per group where the thread holds a
+    /// multiple of 4 values, else one value per access.
+    fn emit_writes(&self, k: &mut Kernel, op: &str, at: Reg, bytes: u32, regs: &[Reg]) {
         let v = self.vector() as usize;
         for (group, chunk) in regs.chunks(v).enumerate() {
             let offset = bytes + self.group_offset(group as u32);
             match chunk {
                 [a, b, c, d] => k.push(format!(
-                    "st.global.v4.f32 [{at}+{offset}], {{{a}, {b}, {c}, {d}}};"
+                    "{op}.v4.f32 [{at}+{offset}], {{{a}, {b}, {c}, {d}}};"
                 )),
                 _ => {
                     for (i, reg) in chunk.iter().enumerate() {
-                        k.push(format!(
-                            "st.global.f32 [{at}+{}], {reg};",
-                            offset + 4 * i as u32
-                        ));
+                        k.push(format!("{op}.f32 [{at}+{}], {reg};", offset + 4 * i as u32));
                     }
                 }
             }
@@ -102,23 +107,7 @@ impl PartialTile {
     /// slot at `at` (as [`emit_store`](Self::emit_store) lays them out):
     /// the atomic reduction's hand-over.
     pub fn emit_red_add(&self, k: &mut Kernel, at: Reg, regs: &[Reg]) {
-        let v = self.vector() as usize;
-        for (group, chunk) in regs.chunks(v).enumerate() {
-            let offset = self.group_offset(group as u32);
-            match chunk {
-                [a, b, c, d] => k.push(format!(
-                    "red.relaxed.gpu.global.add.v4.f32 [{at}+{offset}], {{{a}, {b}, {c}, {d}}};"
-                )),
-                _ => {
-                    for (i, reg) in chunk.iter().enumerate() {
-                        k.push(format!(
-                            "red.relaxed.gpu.global.add.f32 [{at}+{}], {reg};",
-                            offset + 4 * i as u32
-                        ));
-                    }
-                }
-            }
-        }
+        self.emit_writes(k, "red.relaxed.gpu.global.add", at, 0, regs);
     }
 
     /// Emits the atomic reduction's finish: the slot at `at` (the other
