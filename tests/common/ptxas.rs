@@ -156,6 +156,16 @@ pub fn assemble(ptx: &str, target: &str) -> Option<PtxasReport> {
     try_assemble(ptx, target).map(|result| result.unwrap_or_else(|message| panic!("{message}")))
 }
 
+/// Assembles `spec`'s kernel for `target`: `Some(Some(report))` where it
+/// spills registers, `Some(None)` where it does not, `None` (after printing
+/// why) where no ptxas is installed. Prints the kernel's resources.
+pub fn spills_of(spec: &cutlet::kernel::gemm::GemmSpec, target: &str) -> Option<Option<String>> {
+    let report = assemble(&spec.ptx().unwrap(), target)?;
+    let f = report.function(&spec.kernel_name());
+    eprintln!("{}: {f:?}", spec.kernel_name());
+    Some(((f.spill_stores, f.spill_loads) != (0, 0)).then(|| format!("{f:?}")))
+}
+
 /// As [`assemble`], but a failed assembly is `Some(Err(message))`, the
 /// message holding ptxas's own words.
 pub fn try_assemble(ptx: &str, target: &str) -> Option<Result<PtxasReport, String>> {
