@@ -260,7 +260,7 @@ impl EpilogueSm80 {
 
     /// Byte offset in the staging tile of the value at row `m`, column `n`
     /// of the CTA tile: rows of D's contiguous dimension, each
-    /// [`epilogue_pad`]ded.
+    /// padded (8 f32 a row for an N-major D, 4 for an M-major one).
     pub fn staging_offset(&self, m: u32, n: u32) -> u32 {
         let (_, len) = self.staging_shape();
         let pitch = (len + epilogue_pad(self.spec.majors.d)) * 4;
