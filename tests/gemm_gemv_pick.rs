@@ -1,0 +1,73 @@
+//! Where the SM90 pick takes the GEMV kernel (`sm90_pick_for_problem`, no
+//! GPU needed): M up to 16 with K-major A and B of a 16-bit type or tf32,
+//! B up to 4096 x 4096 elements and K at most 4 N, swap-AB not forced;
+//! 8-row tiles up to M = 8, 16 above.
+
+use cutlet::gemm::{GemmMajors, GemmTypes};
+use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
+use cutlet::numeric::ElementType::{self, BF16, F16, F32, F8E4M3, TF32};
+
+fn picks_gemv(
+    (a, d): (ElementType, ElementType),
+    (a_major, b_major): (OperandMajor, OperandMajor),
+    [m, n, k]: [u32; 3],
+    swap: Option<bool>,
+) -> Option<[u32; 3]> {
+    let types = GemmTypes::new(a, a, d, d, F32);
+    let majors = GemmMajors::new(a_major, b_major, OutputMajor::N);
+    let (spec, swapped) = sm90_pick_for_problem(types, majors, [m, n, k, 1], 132, swap).unwrap();
+    spec.kernel_name().ends_with("_gemv").then(|| {
+        assert!(!swapped, "{}", spec.kernel_name());
+        spec.tile
+    })
+}
+
+const KK: (OperandMajor, OperandMajor) = (OperandMajor::K, OperandMajor::K);
+
+#[test]
+fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [1, 4096, 4096], None),
+        Some([8, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [8, 4096, 4096], None),
+        Some([8, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [9, 4096, 4096], None),
+        Some([16, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((F16, F32), KK, [16, 1024, 4096], None),
+        Some([16, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((TF32, F32), KK, [4, 4096, 1024], None),
+        Some([8, 16, 16])
+    );
+    // swap_ab(false) does not turn it off: the GEMV kernel does not swap.
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [1, 4096, 4096], Some(false)),
+        Some([8, 16, 32])
+    );
+}
+
+#[test]
+fn past_its_bounds_the_pick_is_another_kernel() {
+    // 17 rows; more than 4096 x 4096 elements of B; K over 4 N.
+    assert_eq!(picks_gemv((BF16, BF16), KK, [17, 4096, 4096], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 4096, 4104], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 8192, 8192], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 1024, 8192], None), None);
+    // Swap-AB forced; an M-major A or an N-major B; 8-bit inputs.
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [1, 4096, 4096], Some(true)),
+        None
+    );
+    let mn_a = (OperandMajor::MN, OperandMajor::K);
+    assert_eq!(picks_gemv((BF16, BF16), mn_a, [1, 4096, 4096], None), None);
+    let mn_b = (OperandMajor::K, OperandMajor::MN);
+    assert_eq!(picks_gemv((BF16, BF16), mn_b, [1, 4096, 4096], None), None);
+    assert_eq!(picks_gemv((F8E4M3, BF16), KK, [1, 4096, 4096], None), None);
+}
