@@ -68,3 +68,79 @@ fn tf32_rows_of_8_store_f32() {
         false,
     );
 }
+
+/// A GEMM pinned to SM90 whose problem (3 x 1001 x 1000) the pick gives
+/// the GEMV kernel but whose D the GEMV's 16-byte stores cannot take (ld
+/// 1002 bf16, not a multiple of 8): the default SM90 kernel behind it runs
+/// the problem (its register store takes an even ld), and D matches the
+/// host. Without that kernel behind the GEMV, the run was refused.
+#[test]
+fn a_d_the_gemv_cannot_store_runs_on_the_kernel_behind_it() {
+    use cutlet::arch::ArchKind;
+    use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+    use cutlet_harness::{device_or_skip, host_gemm, random_values, HostMatrix};
+    const NAME: &str = "a_d_the_gemv_cannot_store_runs_on_the_kernel_behind_it";
+    let Some(device) = device_or_skip(NAME) else {
+        return;
+    };
+    if device.compute_capability() != (9, 0) {
+        eprintln!("skipped {NAME}: the SM90 pick needs compute capability 9.0");
+        return;
+    }
+    let stream = device.default_stream();
+    let (m, n, k, ldd) = (3, 1001, 1000, 1002);
+    let shape = GemmShape::new(m, n, k, 1);
+    let a_host: Vec<bf16> = random_values(m * k, 7);
+    let b_host: Vec<bf16> = random_values(n * k, 8);
+    let c_host: Vec<bf16> = random_values(m * ldd, 9);
+    let a = stream.clone_htod(&a_host).unwrap();
+    let b = stream.clone_htod(&b_host).unwrap();
+    let c = stream.clone_htod(&c_host).unwrap();
+    let mut d = stream.clone_htod(&vec![bf16::NAN; m * ldd]).unwrap();
+    let gemm = Gemm::builder().arch(ArchKind::Sm90).build(&device).unwrap();
+    let (alpha, beta) = (1.25, -0.75);
+    let mut args = Arguments::new(
+        shape,
+        Operand::new(a.as_view(), k, 0),
+        Operand::new(b.as_view(), k, 0),
+        Operand::new(c.as_view(), ldd, 0),
+        OutputOperand::new(d.as_view_mut(), ldd, 0),
+        alpha,
+        beta,
+    );
+    // The kernel that takes them: the default SM90 kernel, not the GEMV.
+    let taken = gemm.spec_for(&args);
+    assert_eq!(taken.arch, ArchKind::Sm90, "{}", taken.kernel_name());
+    assert!(
+        !taken.kernel_name().ends_with("_gemv"),
+        "{}",
+        taken.kernel_name()
+    );
+    gemm.run(&mut args, &stream).unwrap();
+    drop(args);
+    let got = stream.clone_dtoh(&d).unwrap();
+    let spec = gemm.spec().clone();
+    let matrix = |data, ld| HostMatrix {
+        data,
+        ld,
+        batch_stride: 0,
+    };
+    let want = host_gemm(
+        &spec,
+        shape,
+        matrix(&a_host[..], k),
+        matrix(&b_host[..], k),
+        matrix(&c_host[..], ldd),
+        alpha,
+        beta,
+    );
+    for i in 0..m {
+        for j in 0..n {
+            let (g, w) = (f64::from(got[i * ldd + j].to_f32()), want[i * n + j]);
+            assert!(
+                (g - w).abs() <= 2e-2 * (1.0 + w.abs()),
+                "D[{i}, {j}] is {g}, expected {w}"
+            );
+        }
+    }
+}

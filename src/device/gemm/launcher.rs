@@ -14,7 +14,7 @@ use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
 use super::workspace::Workspace;
 use crate::arch::ArchKind;
-use crate::collective::{EpiloguePolicy, SourceRead};
+use crate::collective::{EpiloguePolicy, MainloopPolicy, SourceRead};
 use crate::device::{
     get_or_load, get_or_load_tiered, get_or_load_with_stand_in, Device, Function, JitTier,
     KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle, TmaTiled,
@@ -173,15 +173,24 @@ impl Launcher {
     ) -> Self {
         let device = self.device.clone();
         let workspace = self.workspace.clone();
+        let default = template.clone();
         let picks = ProblemPicks::new(
             template,
             sm_count,
             swap,
             move |spec, swapped, check_scalars| {
+                let gemv = matches!(spec.mainloop.policy, MainloopPolicy::MmaSyncGemv { .. });
                 let mut launcher = if swapped {
                     // The fallback runs the problem as given.
                     let fallback = fallback.clone().map(|f| Launcher::new(&device, f));
                     Launcher::with_register_store(&device, spec, None).swapping(fallback)
+                } else if gemv {
+                    // The GEMV kernel's epilogue stores 16-byte vectors of
+                    // D: a D it cannot take runs on the GEMM's default SM90
+                    // kernel (and what is behind that).
+                    let behind =
+                        Launcher::with_register_store(&device, default.clone(), fallback.clone());
+                    Launcher::with_fallback_launcher(&device, spec, behind)
                 } else {
                     Launcher::with_register_store(&device, spec, fallback.clone())
                 };
