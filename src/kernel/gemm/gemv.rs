@@ -20,17 +20,19 @@
 //! them; a last k-step that K cuts is loaded element by element, zero past
 //! K, by warp 0.
 //!
-//! Measured (H200, 2026-11-27, bf16, cold L2): 1 x 4096 x 4096 in 13.6 µs
-//! (1.05x cuBLASLt), but past about 64 MB of B it streams slower than the
-//! swap-AB kernels (1 x 8192 x 8192: 38.3 µs against 36.7), which keep more
-//! bytes in flight through TMA; the pick takes it up to 4096 x 4096.
-//!
 //! Then each warp stores its partial tile in shared memory, the block
 //! synchronizes, and thread `e` (and `e + 32W`, ...) adds value `e`'s
 //! partials in warp order into the SM80 epilogue's staging tile: one fixed
 //! order, the same bits every run. The epilogue
 //! ([`EpilogueSm80::emit_staged`]) applies the fusion expression and stores
 //! D (rows past M and columns past N skipped).
+//!
+//! Measured (H200, 2026-11-27, bf16, cold L2): 1 x 4096 x 4096 in 13.6 µs
+//! (1.05x cuBLASLt; the swap-AB kernel took 15.0). Past 4096 x 4096 of B it
+//! gains nothing (8 x 8192 x 4096: 22.8 µs, as swap-AB), and at 134 MB it
+//! streams slower than the swap-AB kernels (1 x 8192 x 8192: 38.3 µs
+//! against 36.7), which keep more bytes in flight through TMA: the pick
+//! takes it up to 4096 x 4096.
 
 use super::gemm_universal::{emit_global_operands, emit_tile_origin};
 use super::{GemmKernel, GemmSpec, KernelSchedule, TileSchedulerPolicy};
