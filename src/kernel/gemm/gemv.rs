@@ -109,12 +109,18 @@ impl GemmSpec {
     }
 }
 
-/// A lane's place in its warp's fragments: `g` (lane / 4, its row of A
-/// and column of B in each group) and its first byte of a row (`.b64`:
-/// `64 * unroll * warp + 16 * (lane % 4)`).
+/// A thread's place, worked out once: its `tid`, `warp`, `g` (lane / 4, its row
+/// of A and column of B in each group), `t` (lane % 4), its first byte of
+/// a row (`.b64`: `64 * unroll * warp + 16 * t`), and the problem's
+/// extents `m` and `n` (read once from the parameters).
 struct Lanes {
+    tid: Reg,
+    warp: Reg,
     g: Reg,
+    t: Reg,
     first: Reg,
+    m: Reg,
+    n: Reg,
 }
 
 /// The GEMV kernel of a spec whose mainloop is
@@ -199,8 +205,9 @@ impl Gemv {
             operands,
         };
         let mut io = self.epilogue.emit_prologue(&mut k, &block, &scalars)?;
-        let acc = self.emit_mainloop(&mut k, &block)?;
-        self.emit_reduction(&mut k, tid, smem, &acc)?;
+        let lanes = self.emit_lanes(&mut k, tid, [m, n]);
+        let acc = self.emit_mainloop(&mut k, &block, &lanes)?;
+        self.emit_reduction(&mut k, &lanes, smem, &acc)?;
         // The staging tile follows the partial tiles.
         let staging = k.reg(RegClass::B32);
         k.push(format!(
@@ -212,31 +219,49 @@ impl Gemv {
         Ok(k)
     }
 
+    /// Emits the thread's place from `tid`, with the extents `[m, n]`.
+    fn emit_lanes(&self, k: &mut Kernel, tid: Reg, [m, n]: [Reg; 2]) -> Lanes {
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (warp, lane, g, t) = (r32(k), r32(k), r32(k), r32(k));
+        k.push(format!("shr.u32 {warp}, {tid}, 5;"));
+        k.push(format!("and.b32 {lane}, {tid}, 31;"));
+        k.push(format!("shr.u32 {g}, {lane}, 2;"));
+        k.push(format!("and.b32 {t}, {lane}, 3;"));
+        // The lane's first byte of its warp's first run of k-steps.
+        let first = r32(k);
+        k.push(format!(
+            "mul.lo.u32 {first}, {warp}, {};",
+            self.unroll * STEP_BYTES
+        ));
+        k.push(format!("mad.lo.u32 {first}, {t}, 16, {first};"));
+        let first64 = k.reg(RegClass::B64);
+        k.push(format!("cvt.u64.u32 {first64}, {first};"));
+        Lanes {
+            tid,
+            warp,
+            g,
+            t,
+            first: first64,
+            m,
+            n,
+        }
+    }
+
     /// Emits the sliced-K loop; returns the lane's accumulators, four per
     /// 8-column group (`.f32`: rows `g` and `g + 8`, columns `2t, 2t + 1`).
     fn emit_mainloop(
         &self,
         k: &mut Kernel,
         block: &BlockContext<'_>,
+        lanes: &Lanes,
     ) -> Result<Vec<Reg>, PtxError> {
         let [_, bn, _] = self.tile;
         let col_groups = (bn / 8) as usize;
         let (w, u) = (self.warps, self.unroll);
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (warp, lane, g, t) = (r32(k), r32(k), r32(k), r32(k));
-        k.push(format!("shr.u32 {warp}, {}, 5;", block.tid));
-        k.push(format!("and.b32 {lane}, {}, 31;", block.tid));
-        k.push(format!("shr.u32 {g}, {lane}, 2;"));
-        k.push(format!("and.b32 {t}, {lane}, 3;"));
-        // The lane's first byte of its warp's first run of k-steps.
-        let first = r32(k);
-        k.push(format!("mul.lo.u32 {first}, {warp}, {};", u * STEP_BYTES));
-        k.push(format!("mad.lo.u32 {first}, {t}, 16, {first};"));
-        let first64 = k.reg(RegClass::B64);
-        k.push(format!("cvt.u64.u32 {first64}, {first};"));
-        let lanes = Lanes { g, first: first64 };
-        let rows = self.emit_lines(k, block, GemmOperand::A, &lanes)?;
-        let cols = self.emit_lines(k, block, GemmOperand::B, &lanes)?;
+        let warp = lanes.warp;
+        let rows = self.emit_lines(k, block, GemmOperand::A, lanes)?;
+        let cols = self.emit_lines(k, block, GemmOperand::B, lanes)?;
         let acc: Vec<Reg> = (0..4 * col_groups).map(|_| k.reg(RegClass::F32)).collect();
         for reg in &acc {
             k.push(format!("mov.f32 {reg}, 0f00000000;"));
@@ -288,7 +313,7 @@ impl Gemv {
         k.push(format!("add.u32 {first_step}, {first_step}, {};", u * w));
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&end);
-        self.emit_tail(k, block, (warp, t, steps), &lanes, (&acc, zero))?;
+        self.emit_tail(k, block, steps, lanes, (&acc, zero))?;
         Ok(acc)
     }
 
@@ -303,11 +328,10 @@ impl Gemv {
         lanes: &Lanes,
     ) -> Result<Vec<(Reg, Reg)>, PtxError> {
         let [bm, bn, _] = self.tile;
-        let (origin, groups, dim) = match op {
-            GemmOperand::A => (block.m0, bm / 8, ProblemDim::M),
-            _ => (block.n0, bn / 8, ProblemDim::N),
+        let (origin, groups, extent) = match op {
+            GemmOperand::A => (block.m0, bm / 8, lanes.m),
+            _ => (block.n0, bn / 8, lanes.n),
         };
-        let extent = block.params.load(k, ParamRole::Extent(dim))?;
         let operand = block.operand(op)?;
         (0..groups)
             .map(|group| {
@@ -367,10 +391,11 @@ impl Gemv {
         &self,
         k: &mut Kernel,
         block: &BlockContext<'_>,
-        (warp, t, steps): (Reg, Reg, Reg),
+        steps: Reg,
         lanes: &Lanes,
         (acc, zero): (&[Reg], Reg),
     ) -> Result<(), PtxError> {
+        let (warp, t) = (lanes.warp, lanes.t);
         let size = self.types.a.size_bytes();
         let step_elems = STEP_BYTES / size;
         let skip = k.new_label("gemv_tail_end")?;
@@ -434,20 +459,15 @@ impl Gemv {
     fn emit_reduction(
         &self,
         k: &mut Kernel,
-        tid: Reg,
+        lanes: &Lanes,
         smem: Reg,
         acc: &[Reg],
     ) -> Result<(), PtxError> {
         let [bm, bn, _] = self.tile;
         let threads = self.warps * 32;
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (lane, g, t, at) = (r32(k), r32(k), r32(k), r32(k));
-        k.push(format!("and.b32 {lane}, {tid}, 31;"));
-        k.push(format!("shr.u32 {g}, {lane}, 2;"));
-        k.push(format!("and.b32 {t}, {lane}, 3;"));
+        let (tid, warp, g, t, at) = (lanes.tid, lanes.warp, lanes.g, lanes.t, r32(k));
         // Warp w's value (r, c) at ((w * BM + r) * BN + c) * 4.
-        let warp = r32(k);
-        k.push(format!("shr.u32 {warp}, {tid}, 5;"));
         k.push(format!("mad.lo.u32 {at}, {warp}, {bm}, {g};"));
         k.push(format!("mul.lo.u32 {at}, {at}, {bn};"));
         k.push(format!("mad.lo.u32 {at}, {t}, 2, {at};"));
