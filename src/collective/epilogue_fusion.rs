@@ -70,7 +70,9 @@ pub(super) fn load_f32(
     let at = format!("{addr}+{imm}");
     k.push(format!("mov.f32 {out}, 0f00000000;"));
     match ty {
-        ElementType::F32 => {
+        // An i32 C (of an i32 D) is read as its 32 bits: the integer
+        // epilogue ([`apply`]) reads them as s32.
+        ElementType::F32 | ElementType::I32 => {
             UniversalCopy::<32>::emit_load_predicated_typed(k, CopyValue::F32, pred, &[out], &at)
                 .map_err(atom_error)?;
         }
@@ -195,7 +197,8 @@ pub(super) fn advance_outer_biases(
 /// `spec`'s epilogue at one element: the f32 result of the expression over
 /// (`acc`, `c`, `bias`...) with scalars (`alpha`, `beta`, `extra`...). The
 /// default linear combination is `mul` then `fma` (one rounding fewer than
-/// the traced `acc*s0 + c*s1`).
+/// the traced `acc*s0 + c*s1`). An i32 D computes in s32 instead
+/// ([`integer_combination`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn apply(
     k: &mut Kernel,
@@ -208,6 +211,9 @@ pub(super) fn apply(
     extra: &[Reg],
 ) -> Result<Reg, PtxError> {
     let epilogue = &spec.epilogue;
+    if spec.types.d == ElementType::I32 {
+        return integer_combination(k, spec, acc, Some((c, beta)), alpha);
+    }
     if epilogue.is_linear_combination() {
         let out = k.reg(RegClass::F32);
         k.push(format!("mul.rn.f32 {out}, {acc}, {alpha};"));
@@ -252,12 +258,56 @@ pub(super) fn apply_without_source(
     beta: Reg,
     extra: &[Reg],
 ) -> Result<Reg, PtxError> {
+    if spec.types.d == ElementType::I32 {
+        return integer_combination(k, spec, acc, None, alpha);
+    }
     if spec.epilogue.is_linear_combination() {
         let out = k.reg(RegClass::F32);
         k.push(format!("mul.rn.f32 {out}, {acc}, {alpha};"));
         return Ok(out);
     }
     apply(k, spec, acc, zero, bias, alpha, beta, extra)
+}
+
+/// The epilogue of an i32 D (s8/u8 inputs): `alpha · acc + beta · c` in
+/// s32 arithmetic, wrapping as cuBLAS's `CUBLAS_COMPUTE_32I` does, with
+/// `source` = (C's 32 bits, beta) or `None` where beta is 0. Alpha and beta
+/// arrive as f32 parameters holding whole numbers (the launcher checks
+/// them: `check_integer_scalars`), converted here. Only the linear
+/// combination computes in integers; the rules refuse any other epilogue
+/// with an i32 D.
+fn integer_combination(
+    k: &mut Kernel,
+    spec: &EpilogueFacts,
+    acc: Reg,
+    source: Option<(Reg, Reg)>,
+    alpha: Reg,
+) -> Result<Reg, PtxError> {
+    if !spec.epilogue.is_linear_combination() {
+        return Err(PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: String::from("integer epilogue"),
+            reason: format!(
+                "epilogue `{}` with an i32 D: expected the linear combination (an i32 D computes in s32)",
+                spec.epilogue
+            ),
+        });
+    }
+    let (a, scale, out) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+    );
+    k.push(format!("mov.b32 {a}, {acc};"));
+    k.push(format!("cvt.rzi.s32.f32 {scale}, {alpha};"));
+    k.push(format!("mul.lo.s32 {out}, {a}, {scale};"));
+    if let Some((c, beta)) = source {
+        let (cv, b) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        k.push(format!("mov.b32 {cv}, {c};"));
+        k.push(format!("cvt.rzi.s32.f32 {b}, {beta};"));
+        k.push(format!("mad.lo.s32 {out}, {cv}, {b}, {out};"));
+    }
+    Ok(out)
 }
 
 /// Emits `word = {lo, hi}` as D's 16-bit pair: `lo` (the lower column or

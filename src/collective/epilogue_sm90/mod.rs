@@ -23,7 +23,7 @@ use super::epilogue_fusion::{apply, apply_without_source, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
 use super::{EpilogueSpec, Sm90TiledMma, SourceRead, TileContext};
 use crate::atom::{CopyValue, UniversalCopy};
-use crate::gemm::{BiasAxis, OutputMajor};
+use crate::gemm::{BiasAxis, GemmTypes, OutputMajor};
 use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::RegisterTensor;
@@ -133,19 +133,27 @@ fn emit_beta_nonzero(k: &mut Kernel, beta: Reg) -> Reg {
 }
 
 /// Accumulator value `v` (the fragment's logical index, as the tiled MMA's
-/// C partition numbers a thread's values) as an f32 register (f16
-/// accumulators converted).
-fn acc_f32(k: &mut Kernel, acc_type: ElementType, acc: &RegisterTensor, v: i64) -> Reg {
+/// C partition numbers a thread's values) in the epilogue's compute type:
+/// an f32 register (f16 accumulators converted; s32 ones rounded to the
+/// nearest f32), or, for an i32 D, the s32 value itself (the integer
+/// epilogue of [`apply`](crate::collective::epilogue_fusion::apply)).
+fn acc_value(k: &mut Kernel, types: GemmTypes, acc: &RegisterTensor, v: i64) -> Reg {
     let (reg, half) = acc.value(v);
-    if acc_type == ElementType::F16 {
-        let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
-        let out = k.reg(RegClass::F32);
-        k.push(format!("mov.b32 {{{lo}, {hi}}}, {reg};"));
-        let h = if half == 0 { lo } else { hi };
-        k.push(format!("cvt.f32.f16 {out}, {h};"));
-        out
-    } else {
-        reg
+    match types.acc {
+        ElementType::F16 => {
+            let (lo, hi) = (k.reg(RegClass::B16), k.reg(RegClass::B16));
+            let out = k.reg(RegClass::F32);
+            k.push(format!("mov.b32 {{{lo}, {hi}}}, {reg};"));
+            let h = if half == 0 { lo } else { hi };
+            k.push(format!("cvt.f32.f16 {out}, {h};"));
+            out
+        }
+        ElementType::I32 if types.d != ElementType::I32 => {
+            let out = k.reg(RegClass::F32);
+            k.push(format!("cvt.rn.f32.s32 {out}, {reg};"));
+            out
+        }
+        _ => reg,
     }
 }
 
@@ -353,7 +361,7 @@ impl EpilogueSm90NoSmem {
                             "a place the thread holds",
                         ))
                     })?;
-                    let a = acc_f32(k, types.acc, acc, v);
+                    let a = acc_value(k, types, acc, v);
                     let c = if with_c {
                         load_f32(k, types.c, p, c_ptr, inner * csize)?
                     } else {
@@ -424,10 +432,17 @@ impl EpilogueSm90NoSmem {
     ) -> Result<(), PtxError> {
         let d = self.spec.types.d;
         let atom = epilogue_error;
+        // A 32-bit D's values: f32 registers, or the s32 results (`.b32`) of
+        // an i32 D's integer epilogue.
+        let word = if d == ElementType::I32 {
+            CopyValue::B32
+        } else {
+            CopyValue::F32
+        };
         let converted: Vec<Reg> = values
             .iter()
             .map(|&v| match d {
-                ElementType::F32 => v,
+                ElementType::F32 | ElementType::I32 => v,
                 other => {
                     let h = k.reg(RegClass::B16);
                     let ty = if other == ElementType::BF16 {
@@ -443,13 +458,15 @@ impl EpilogueSm90NoSmem {
         let at = format!("{ptr}+{offset}");
         if major == OutputMajor::M {
             return match d {
-                ElementType::F32 => UniversalCopy::<32>::emit_store_predicated_typed(
-                    k,
-                    CopyValue::F32,
-                    preds[0],
-                    &at,
-                    &converted[..1],
-                ),
+                ElementType::F32 | ElementType::I32 => {
+                    UniversalCopy::<32>::emit_store_predicated_typed(
+                        k,
+                        word,
+                        preds[0],
+                        &at,
+                        &converted[..1],
+                    )
+                }
                 _ => UniversalCopy::<16>::emit_store_predicated_typed(
                     k,
                     CopyValue::B16,
@@ -466,18 +483,12 @@ impl EpilogueSm90NoSmem {
         k.push(format!("not.pred {single}, {both};"));
         k.push(format!("and.pred {single}, {single}, {};", preds[0]));
         match d {
-            ElementType::F32 => {
-                UniversalCopy::<64>::emit_store_predicated_typed(
-                    k,
-                    CopyValue::F32,
-                    both,
-                    &at,
-                    &converted,
-                )
-                .map_err(atom)?;
+            ElementType::F32 | ElementType::I32 => {
+                UniversalCopy::<64>::emit_store_predicated_typed(k, word, both, &at, &converted)
+                    .map_err(atom)?;
                 UniversalCopy::<32>::emit_store_predicated_typed(
                     k,
-                    CopyValue::F32,
+                    word,
                     single,
                     &at,
                     &converted[..1],

@@ -548,13 +548,14 @@ impl Sm90TmaGmmaWarpSpecialized {
     /// The accumulator registers of a consumer warpgroup: the tiled MMA's
     /// C fragment `(FrgV, RestM, RestN)` = `(N/2, wg_rows/64, 1)`, one
     /// wgmma D fragment (CuTe's `CLayout_64xN`) per 64-row block, f32
-    /// registers or f16 pairs.
+    /// registers, f16 pairs or s32 values (in `.b32` registers, which
+    /// integer wgmmas take).
     fn allocate_accumulators(&self, k: &mut Kernel) -> Result<Accumulators, PtxError> {
         let layout = self.tiled_mma().map_err(pipeline_error)?.fragment_layout();
-        let (class, element) = if self.ctx.types.acc == ElementType::F16 {
-            (RegClass::B32, ElementType::F16)
-        } else {
-            (RegClass::F32, ElementType::F32)
+        let (class, element) = match self.ctx.types.acc {
+            ElementType::F16 => (RegClass::B32, ElementType::F16),
+            ElementType::I32 => (RegClass::B32, ElementType::I32),
+            _ => (RegClass::F32, ElementType::F32),
         };
         RegisterTensor::allocate(k, class, layout, element).map_err(pipeline_error)
     }
@@ -563,7 +564,7 @@ impl Sm90TmaGmmaWarpSpecialized {
     fn emit_zero_accumulators(&self, k: &mut Kernel, io: &Sm90MainloopIo) {
         for reg in io.acc.regs() {
             match self.ctx.types.acc {
-                ElementType::F16 => k.push(format!("mov.b32 {reg}, 0;")),
+                ElementType::F16 | ElementType::I32 => k.push(format!("mov.b32 {reg}, 0;")),
                 _ => k.push(format!("mov.f32 {reg}, 0f00000000;")),
             }
         }

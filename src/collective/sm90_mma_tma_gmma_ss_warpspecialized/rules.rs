@@ -6,9 +6,9 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (f32 inputs as tf32), e4m3/e5m2 A and B with f32; a tf32 B and 8-bit A and B K-major | wgmma's types (it transposes only 16-bit operands; an M-major tf32 A passes through registers) |
+//! | types bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 (f32 inputs as tf32), e4m3/e5m2 A and B with f32, s8/u8 A and B with s32; a tf32 B and 8-bit A and B K-major | wgmma's types (it transposes only 16-bit operands; an M-major tf32 A passes through registers) |
 //! | TileK x element = 64 or 128 bytes | a K-major operand's row is one 64- or 128-byte swizzle row, which TMA and wgmma share |
-//! | TileN a multiple of 8 up to 256 (of 128 bytes for an N-major B) | wgmma's N; a swizzle row of N |
+//! | TileN a multiple of 8 up to 256 (of 128 bytes for an N-major B); with s8/u8 inputs 8, 16, 24 or a multiple of 16 | wgmma's N (the integer wgmma has fewer widths); a swizzle row of N |
 //! | TileM 64 or 128 rows per consumer warpgroup | wgmma's M is 64 |
 //! | at most [`MAX_ACCUMULATOR_REGISTERS`] accumulator registers a consumer thread | what the 232 registers a consumer holds keep without spills |
 //! | cluster 1 or 2 along M and N; each CTA's share of a multicast tile whole boxes | TMA multicast |
@@ -110,6 +110,11 @@ pub(crate) const fn check_sm90_mainloop(
                 ElementType::F8E4M3 | ElementType::F8E5M2,
                 ElementType::F32
             )
+            | (
+                ElementType::I8 | ElementType::U8,
+                ElementType::I8 | ElementType::U8,
+                ElementType::I32
+            )
     );
     if !typed {
         return Err(RuleMessage::new()
@@ -119,7 +124,7 @@ pub(crate) const fn check_sm90_mainloop(
             .s(t.b.name())
             .s(", acc=")
             .s(t.acc.name())
-            .s(" have no SM90 mainloop: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32 or e4m3/e5m2 A and B with f32 (f32 inputs multiply as tf32; s8/u8 have wgmma atoms, SM90_GMMA_I8, but no mainloop yet)"));
+            .s(" have no SM90 mainloop: expected bf16/bf16/f32, f16/f16/f32, f16/f16/f16, tf32/tf32/f32, e4m3/e5m2 A and B with f32, or s8/u8 A and B with s32 (f32 inputs multiply as tf32)"));
     }
     if (t.a.size_bytes() == 1 || t.b.size_bytes() == 1)
         && !(matches!(majors.a, OperandMajor::K) && matches!(majors.b, OperandMajor::K))
@@ -162,6 +167,12 @@ pub(crate) const fn check_sm90_mainloop(
             .s(" from ")
             .n(n_step)
             .s(" to 256 (wgmma's N)"));
+    }
+    if matches!(t.acc, ElementType::I32) && bn > 24 && !bn.is_multiple_of(16) {
+        return Err(RuleMessage::new()
+            .s("TileN ")
+            .n(bn)
+            .s(" with s8/u8 inputs: expected 8, 16, 24 or a multiple of 16 up to 256 (the integer wgmma's N)"));
     }
     let schedule = if consumers == 2 {
         "cooperative"

@@ -92,7 +92,11 @@ impl GemmBuilder {
     }
 
     /// C's and D's element type and major (default A's type, row-major;
-    /// f32 for tf32 A, bf16 for 8-bit A).
+    /// f32 for tf32 A, bf16 for e4m3/e5m2 A, i32 for s8/u8 A). With s8/u8
+    /// inputs an i32 D holds the exact sums (`alpha · acc + beta · C` in
+    /// s32, alpha and beta whole numbers); a bf16, f16 or f32 D takes the
+    /// sums rounded to f32 through any epilogue, such as
+    /// [`scales`](Self::scales) that dequantize them.
     pub fn d(mut self, element: ElementType, major: OutputMajor) -> Self {
         self.d = Some((element, major));
         self
@@ -151,7 +155,8 @@ impl GemmBuilder {
         self
     }
 
-    /// The accumulator type (default f32).
+    /// The accumulator type (default f32; s32 for s8/u8 inputs, which
+    /// accumulate only in s32).
     pub fn accumulator(mut self, element: ElementType) -> Self {
         self.acc = Some(element);
         self
@@ -636,14 +641,23 @@ impl GemmBuilder {
         };
         let (a, a_major) = self.a.unwrap_or((a_default, OperandMajor::K));
         let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
+        let integer = matches!(a, ElementType::I8 | ElementType::U8);
         let d_default = match a {
             ElementType::TF32 => ElementType::F32,
-            // 8-bit inputs write bf16, as `torch._scaled_mm` mostly does.
+            // s8/u8 inputs write their exact i32 sums, as `torch._int_mm`
+            // and cuBLASLt's 32I compute do.
+            _ if integer => ElementType::I32,
+            // FP8 inputs write bf16, as `torch._scaled_mm` mostly does.
             _ if a.size_bytes() == 1 => ElementType::BF16,
             _ => a,
         };
         let (d, d_major) = self.d.unwrap_or((d_default, OutputMajor::N));
-        let acc = self.acc.unwrap_or(ElementType::F32);
+        let acc_default = if integer {
+            ElementType::I32
+        } else {
+            ElementType::F32
+        };
+        let acc = self.acc.unwrap_or(acc_default);
         (a, a_major, b, b_major, d, d_major, acc)
     }
 
@@ -807,8 +821,9 @@ impl GemmBuilder {
     /// buffers of exactly A's, B's and D's storage types (C has D's): a
     /// mismatch is a compile error. `A`, `B`, `D` are
     /// [`GemmElement`] tags (`half::f16`, `half::bf16`, `f32`,
-    /// [`Tf32`](crate::numeric::Tf32), `cutlet::float8::F8E4M3` and
-    /// `F8E5M2` for A and B); an element type not set with
+    /// [`Tf32`](crate::numeric::Tf32), `cutlet::float8::F8E4M3`,
+    /// `F8E5M2`, `i8` and `u8` for A and B, `i32` for D of `i8`/`u8`
+    /// inputs); an element type not set with
     /// [`a`](Self::a), [`b`](Self::b) or [`d`](Self::d) is taken from them
     /// (with a K-major A and B and a row-major D).
     ///

@@ -39,6 +39,28 @@ pub fn check_scalars(alpha: f64, beta: f64, extra: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// Checks alpha and beta of a GEMM with an i32 D, which computes
+/// `alpha · acc + beta · C` in s32: each must be a whole number of
+/// magnitude at most 2^24 (the kernel reads them as f32, which holds such
+/// numbers exactly). Applied whatever `check_scalars(false)` says, since a
+/// fraction would be cut silently.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the scalar and its value.
+pub(crate) fn check_integer_scalars(alpha: f64, beta: f64) -> Result<()> {
+    const LIMIT: f64 = (1u32 << 24) as f64;
+    for (name, value) in [("alpha", alpha), ("beta", beta)] {
+        if value.fract() != 0.0 || value.abs() > LIMIT || !value.is_finite() {
+            return Err(Error::invalid_argument(
+                name,
+                value,
+                "a whole number from -16777216 to 16777216 (a GEMM with an i32 D computes alpha * acc + beta * C in s32)",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks the bias vectors' lengths (`bias_lens`, in the epilogue's order)
 /// and the count of extra scalars against `spec`'s epilogue and `shape`:
 /// as many biases as the epilogue declares, each at least M (row bias) or N

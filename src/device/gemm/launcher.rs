@@ -9,7 +9,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
 
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
-use super::epilogue_check::{check_epilogue, check_scalars};
+use super::epilogue_check::{check_epilogue, check_integer_scalars, check_scalars};
 use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
 use super::workspace::Workspace;
@@ -536,8 +536,12 @@ impl Launcher {
         Ok(any)
     }
 
-    /// [`check_scalars`] on `args`, unless checks are off.
+    /// [`check_scalars`] on `args`, unless checks are off; and, for an i32
+    /// D, that alpha and beta are whole numbers (always).
     fn check_scalars<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> Result<()> {
+        if self.spec.types.d == ElementType::I32 {
+            check_integer_scalars(args.alpha, args.beta)?;
+        }
         if !self.check_scalars {
             return Ok(());
         }

@@ -15,9 +15,11 @@ use crate::numeric::{Element, ElementType, Tf32};
 /// | `f32` | f32 | `f32` |
 /// | [`Tf32`] | tf32 | `f32` (the tensor cores read 10 mantissa bits) |
 /// | `float8::F8E4M3`, `float8::F8E5M2` ([`cutlet::float8`](crate::float8)) | e4m3, e5m2 (A and B of the SM90 kernels) | themselves |
+/// | `i8`, `u8` | s8, u8 (A and B of the SM90 kernels, s32 accumulators) | themselves |
+/// | `i32` | i32 (D of s8/u8 inputs: the exact sums) | `i32` |
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a GEMM element type",
-    note = "GEMM element types are half::f16, half::bf16, f32, cutlet::numeric::Tf32, cutlet::float8::F8E4M3 and cutlet::float8::F8E5M2"
+    note = "GEMM element types are half::f16, half::bf16, f32, cutlet::numeric::Tf32, cutlet::float8::F8E4M3, cutlet::float8::F8E5M2, i8, u8 and i32 (D of s8/u8 inputs)"
 )]
 pub trait GemmElement: Copy + Send + Sync + 'static {
     /// The runtime element type.
@@ -44,6 +46,9 @@ gemm_elements!(
     Tf32 => f32,
     float8::F8E4M3 => float8::F8E4M3,
     float8::F8E5M2 => float8::F8E5M2,
+    i8 => i8,
+    u8 => u8,
+    i32 => i32,
 );
 
 /// A type-level [`OperandMajor`] for A and B.

@@ -115,7 +115,9 @@ pub fn sm90_default_spec(
 /// would get fewer stages: an f32 D, tf32; for 16-bit inputs and D with a
 /// K-major B, 256x160 tiles of half-depth k-tiles, 7 stages, in a 1x2
 /// cluster where their rounds of tiles take at least 1.5% less time than
-/// that pick's, counted as rounds x tile area), else the ping-pong
+/// that pick's, counted as rounds x tile area; for an i32 D, s8/u8 inputs'
+/// exact sums, the ping-pong 128x128 kernel in a 1x2 cluster, which hides
+/// the four-byte D's epilogue), else the ping-pong
 /// 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
 /// mainloop). Where A passes through registers (tf32 with an M-major A),
@@ -150,7 +152,7 @@ pub fn sm90_default_spec(
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
 /// use cutlet::kernel::gemm::{sm90_spec_for_problem, KernelSchedule, OperandMajor, OutputMajor};
-/// use cutlet::numeric::ElementType::{BF16, F32, TF32};
+/// use cutlet::numeric::ElementType::{BF16, F32, I32, I8, TF32};
 ///
 /// let big = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 4096, 4096, 1], 132).unwrap();
 /// assert_eq!(big.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
@@ -213,6 +215,12 @@ pub fn sm90_default_spec(
 /// // 128 x 4096 x 4096: 64 ping-pong 64x128 tiles; 256 rows: not swapped.
 /// assert_eq!((bf(128, 4096, 4096).schedule, bf(128, 4096, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
 /// assert_eq!(bf(256, 4096, 4096).majors.d, OutputMajor::N);
+/// // s8 inputs into an i32 D: ping-pong 128x128 tiles of 128 k in a 1x2
+/// // cluster, one warpgroup's epilogue under the other's MMAs.
+/// let int8 = GemmTypes::new(I8, I8, I32, I32, I32);
+/// let k_major = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+/// let exact = sm90_spec_for_problem(int8, k_major, [4096, 4096, 4096, 1], 132).unwrap();
+/// assert_eq!((exact.schedule, exact.tile, exact.cluster.mnk()), (KernelSchedule::TmaWarpSpecializedPingpong, [128, 128, 128], [1, 2, 1]));
 /// ```
 ///
 /// # Errors
@@ -577,6 +585,21 @@ impl Sm90Pick {
             // buffers leave them 3: H100, bf16 in, f32 out, cutlet /
             // cuBLASLt 0.90-0.92 against 128x256 2x1's 0.99-1.03 at 4096³,
             // 8192³ and 4096x14336x4096; tf32 0.94-0.98 against 1.00-1.01).
+            // An i32 D: the ping-pong 128x128 kernel in a 1x2 cluster, whose
+            // warpgroups take turns so that one's epilogue runs under the
+            // other's MMAs. H200, s8 x s8 -> i32, cutlet / cuBLASLt:
+            // 4096³ 0.994 against 128x256 2x1's 0.968; 4096x14336x4096
+            // 0.953 against 0.941; 8192³ 1.014 against 1.011; 256x128
+            // tiles (3 stages) ran 0.83-0.95.
+            if facts.integer_d {
+                return Sm90Pick {
+                    schedule: KernelSchedule::TmaWarpSpecializedPingpong,
+                    tile: [128, 128, bk],
+                    cluster: ClusterShape::new(1, 2),
+                    splits: 1,
+                    swap: false,
+                };
+            }
             if !facts.tall_ok {
                 return wide;
             }
@@ -681,6 +704,11 @@ pub(crate) struct Sm90PickFacts {
     /// stores (a GEMM whose fused epilogue only the SM90 epilogues read
     /// clears it: [`ProblemPicks`](crate::device::gemm)).
     pub(crate) gemv_ok: bool,
+    /// D is i32 (the exact sums of s8/u8 inputs): four bytes an element,
+    /// as many as A and B bring per element of a square problem's K-tile
+    /// pair, so the epilogue is worth hiding behind the other warpgroup's
+    /// MMAs (the ping-pong kernel).
+    pub(crate) integer_d: bool,
 }
 
 impl Sm90PickFacts {
@@ -774,6 +802,7 @@ impl Sm90PickFacts {
             swap_ok,
             narrow_ok,
             gemv_ok,
+            integer_d: d == ElementType::I32,
         }
     }
 }

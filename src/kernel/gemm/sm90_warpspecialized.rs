@@ -26,6 +26,7 @@ use crate::collective::{
     BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop, STAGE_ALIGN,
 };
 use crate::gemm::{ClusterShape, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
+use crate::numeric::ElementType;
 use crate::pipeline::OrderedSequenceBarrier;
 use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
 
@@ -518,7 +519,12 @@ where
 
     fn ptx(&self) -> Result<String, PtxError> {
         let mut module = Module::new(ArchKind::Sm90);
-        if self.reduction == super::Reduction::Atomic && self.scheduler.splits_k() {
+        let t = self.types;
+        if t.acc == ElementType::I32 && t.a != t.b {
+            // wgmma with one s8 and one u8 operand is PTX 8.4 (CUDA 12.4
+            // drivers).
+            module = module.with_ptx_version(8, 4)?;
+        } else if self.reduction == super::Reduction::Atomic && self.scheduler.splits_k() {
             // `red.global.add.v4.f32` is PTX 8.1 (CUDA 12.1 drivers).
             module = module.with_ptx_version(8, 1)?;
         }

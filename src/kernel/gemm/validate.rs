@@ -56,6 +56,14 @@ impl GemmSpec {
                 self.epilogue.fusion
             )));
         }
+        if self.types.d == crate::numeric::ElementType::I32
+            && !self.epilogue.fusion.is_linear_combination()
+        {
+            return Err(refuse(&format!(
+                "epilogue `{}` with an i32 D: expected the linear combination alpha * acc + beta * C, which an i32 D computes in s32 (for scales, biases or an activation, write D in bf16, f16 or f32)",
+                self.epilogue.fusion
+            )));
+        }
         match self.epilogue.fusion.unfit_reason() {
             Some(reason) => Err(refuse(&reason)),
             None => Ok(()),

@@ -20,7 +20,6 @@ use crate::atom::{
 use crate::collective::epilogue_fusion::emit_pack_pair;
 use crate::collective::Sm90TiledMma;
 use crate::gemm::OutputMajor;
-use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 /// The run-time addresses of one tile's staged places: per key (see the
@@ -57,10 +56,10 @@ impl Staging {
 
 impl EpilogueSm90TmaStore {
     /// Whether D's elements are 16-bit, so that the fragments are staged
-    /// with `stmatrix` (`.trans` for a column-major D); f32 D is staged with
-    /// plain stores.
+    /// with `stmatrix` (`.trans` for a column-major D); a 32-bit D (f32 or
+    /// i32) is staged with plain stores.
     pub(super) fn stores_matrices(&self) -> bool {
-        self.spec.types.d != ElementType::F32
+        self.spec.types.d.size_bytes() == 2
     }
 
     /// Converts one thread's column pair to one word of two 16-bit

@@ -3,7 +3,7 @@
 //! thread's TMA store of it, two buffers in turn; and the kernel's end,
 //! which waits for the last stores.
 
-use super::super::{acc_f32, emit_for_source};
+use super::super::{acc_value, emit_for_source};
 use super::fusion::{ElementAt, TmaC};
 use super::matrix_copy::{MatrixCopy, MatrixInstruction};
 use super::stmatrix::Staging;
@@ -150,7 +150,7 @@ impl EpilogueSm90TmaStore {
                                 ))
                             })?;
                             first.get_or_insert(v);
-                            let a = acc_f32(k, types.acc, acc, v);
+                            let a = acc_value(k, types, acc, v);
                             let tma = tma_c.map(|_| match (c_words.get(&v), c_pair) {
                                 (Some(&(word, half)), _) => TmaC::Half(word, half),
                                 (None, Some(pair)) => TmaC::Value(pair[e]),

@@ -2,7 +2,6 @@
 //! the TMA store does not cover: written from registers.
 
 use super::{EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TailColumns, SUBTILE_N};
-use crate::numeric::ElementType;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 impl EpilogueSm90TmaStore {
@@ -116,8 +115,8 @@ impl EpilogueSm90TmaStore {
             d.size_bytes(),
             tail.ptr
         ));
-        let (ty, class) = match d {
-            ElementType::F32 => ("b32", RegClass::B32),
+        let (ty, class) = match d.size_bytes() {
+            4 => ("b32", RegClass::B32),
             _ => ("b16", RegClass::B16),
         };
         let value = k.reg(class);
