@@ -37,7 +37,7 @@ fn options(
         a_dtype: ElementType::F16,
         b_dtype: ElementType::F16,
         c_dtype: ElementType::F16,
-        acc_dtype: ElementType::F32,
+        acc_dtype: None,
         a_major: majors.0,
         b_major: majors.1,
         c_major: OutputMajor::N,

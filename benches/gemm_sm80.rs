@@ -54,7 +54,7 @@ fn versus_cublas(device: &Device) {
                 a_dtype: element,
                 b_dtype: element,
                 c_dtype: element,
-                acc_dtype: ElementType::F32,
+                acc_dtype: None,
                 a_major: OperandMajor::K,
                 b_major: OperandMajor::K,
                 c_major: OutputMajor::N,

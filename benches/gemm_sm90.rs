@@ -91,7 +91,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         a_dtype: case.element,
         b_dtype: case.element,
         c_dtype: d,
-        acc_dtype: ElementType::F32,
+        acc_dtype: None,
         a_major: case.majors.0,
         b_major: case.majors.1,
         c_major: OutputMajor::N,

@@ -48,6 +48,37 @@ fn emit_ptx_prints_the_selected_kernel_without_a_gpu() {
     );
 }
 
+/// s8 inputs: Int32 C/D and s32 accumulators (the default for Int8 A) on
+/// the SM90 kernel's integer wgmma; mixed signedness takes PTX 8.4.
+#[test]
+fn emit_ptx_prints_the_int8_kernels() {
+    let stdout = cutlet_gemm_ok(&[
+        "--emit-ptx",
+        "--a_dtype",
+        "Int8",
+        "--b_dtype",
+        "s8",
+        "--c_dtype",
+        "Int32",
+    ]);
+    assert!(
+        stdout.contains(".entry gemm_sm90_i8_i8_i32_i32_i32_"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("k32.s32.s8.s8"), "{stdout}");
+    let stdout = cutlet_gemm_ok(&[
+        "--emit-ptx",
+        "--a_dtype",
+        "u8",
+        "--b_dtype",
+        "s8",
+        "--c_dtype",
+        "bf16",
+    ]);
+    assert!(stdout.contains(".version 8.4"), "{stdout}");
+    assert!(stdout.contains("k32.s32.u8.s8"), "{stdout}");
+}
+
 #[test]
 fn emit_ptx_prints_the_gemv_and_atomic_split_k_kernels() {
     let stdout = cutlet_gemm_ok(&[
@@ -90,11 +121,11 @@ fn a_bad_reduction_or_gemv_names_the_value_and_exits_2() {
 
 #[test]
 fn a_bad_dtype_names_the_value_and_exits_2() {
-    let output = cutlet_gemm(&["--emit-ptx", "--a_dtype", "Int8"]);
+    let output = cutlet_gemm(&["--emit-ptx", "--a_dtype", "Int4"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
     assert!(
-        stderr.contains("Int8") && stderr.contains("BFloat16"),
+        stderr.contains("Int4") && stderr.contains("BFloat16"),
         "{stderr}"
     );
 }

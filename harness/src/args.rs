@@ -33,9 +33,9 @@ pub struct DenseGemmArgs {
     /// Element type of C (and D).
     #[arg(long = "c_dtype", value_parser = parse_dtype, default_value = "BFloat16")]
     pub c_dtype: ElementType,
-    /// Accumulator type.
-    #[arg(long = "acc_dtype", value_parser = parse_dtype, default_value = "Float32")]
-    pub acc_dtype: ElementType,
+    /// Accumulator type (default Float32; Int32 for Int8/UInt8 A).
+    #[arg(long = "acc_dtype", value_parser = parse_dtype)]
+    pub acc_dtype: Option<ElementType>,
     /// Contiguous dimension of A: k or m.
     #[arg(long = "a_major", value_parser = parse_a_major, default_value = "k")]
     pub a_major: OperandMajor,
@@ -259,7 +259,7 @@ impl DenseGemmArgs {
                 self.b_dtype,
                 self.c_dtype,
                 self.c_dtype,
-                self.acc_dtype,
+                self.accumulator(),
             );
             let majors = GemmMajors::new(self.a_major, self.b_major, self.c_major);
             let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, unroll);
@@ -270,7 +270,7 @@ impl DenseGemmArgs {
             .a(self.a_dtype, self.a_major)
             .b(self.b_dtype, self.b_major)
             .d(self.c_dtype, self.c_major)
-            .accumulator(self.acc_dtype);
+            .accumulator(self.accumulator());
         if let Some(tile) = self.tile_shape_mnk {
             builder = builder.tile(tile);
         }
@@ -294,6 +294,17 @@ impl DenseGemmArgs {
             builder = builder.scales(granularity);
         }
         builder.fast_accumulation(self.fast_accum).spec()
+    }
+
+    /// The accumulator type: `--acc_dtype`, else s32 for s8/u8 A and f32
+    /// for the rest.
+    pub fn accumulator(&self) -> ElementType {
+        let integer = matches!(self.a_dtype, ElementType::I8 | ElementType::U8);
+        match self.acc_dtype {
+            Some(acc) => acc,
+            None if integer => ElementType::I32,
+            None => ElementType::F32,
+        }
     }
 
     /// Whether the kernel promotes its partial sums (e4m3/e5m2 A and B
@@ -367,7 +378,7 @@ impl DenseGemmArgs {
                     self.b_dtype,
                     self.c_dtype,
                     self.c_dtype,
-                    self.acc_dtype,
+                    self.accumulator(),
                 ),
                 GemmMajors::new(self.a_major, self.b_major, self.c_major),
                 [extent(m), extent(n), extent(k), extent(l)],
@@ -534,14 +545,17 @@ pub fn parse_cluster(text: &str) -> Result<[u32; 2]> {
 }
 
 /// `Float16`/`f16`, `BFloat16`/`bf16`, `Float32`/`f32`, `TFloat32`/`tf32`,
-/// `Float8E4M3FN`/`e4m3`, `Float8E5M2`/`e5m2`.
+/// `Float8E4M3FN`/`e4m3`, `Float8E5M2`/`e5m2`, `Int8`/`s8`, `Uint8`/`u8`,
+/// `Int32`/`s32`.
 ///
 /// ```
 /// use cutlet_harness::parse_dtype;
 /// use cutlet::numeric::ElementType;
 /// assert_eq!(parse_dtype("BFloat16").unwrap(), ElementType::BF16);
 /// assert_eq!(parse_dtype("tf32").unwrap(), ElementType::TF32);
-/// assert!(parse_dtype("Int8").unwrap_err().to_string().contains("Float16"));
+/// assert_eq!(parse_dtype("Int8").unwrap(), ElementType::I8);
+/// assert_eq!(parse_dtype("s32").unwrap(), ElementType::I32);
+/// assert!(parse_dtype("Int4").unwrap_err().to_string().contains("Float16"));
 /// ```
 ///
 /// # Errors
@@ -554,10 +568,13 @@ pub fn parse_dtype(text: &str) -> Result<ElementType> {
         "TFloat32" | "tf32" => Ok(ElementType::TF32),
         "Float8E4M3FN" | "e4m3" => Ok(ElementType::F8E4M3),
         "Float8E5M2" | "e5m2" => Ok(ElementType::F8E5M2),
+        "Int8" | "s8" | "i8" => Ok(ElementType::I8),
+        "Uint8" | "u8" => Ok(ElementType::U8),
+        "Int32" | "s32" | "i32" => Ok(ElementType::I32),
         other => Err(Error::invalid_argument(
             "element type",
             format!("`{other}`"),
-            "Float16, BFloat16, Float32, TFloat32, Float8E4M3FN, Float8E5M2 (or f16, bf16, f32, tf32, e4m3, e5m2)",
+            "Float16, BFloat16, Float32, TFloat32, Float8E4M3FN, Float8E5M2, Int8, Uint8, Int32 (or f16, bf16, f32, tf32, e4m3, e5m2, s8, u8, s32)",
         )),
     }
 }

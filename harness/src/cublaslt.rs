@@ -4,7 +4,8 @@
 //! (allocated once, offered to the heuristic through
 //! `CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES`), compute type
 //! `CUBLAS_COMPUTE_32F` (`CUBLAS_COMPUTE_32F_FAST_TF32` for tf32 inputs, as
-//! PyTorch with `allow_tf32`), scale type f32, and the pointers' alignments
+//! PyTorch with `allow_tf32`; `CUBLAS_COMPUTE_32I` for s8/u8 inputs, as
+//! `torch._int_mm`), scale type f32 (i32 for integer compute), and the pointers' alignments
 //! as preferences. Batches go through the layouts' batch count and strided
 //! batch offset; majors through cuBLAS's column-major view of the problem
 //! (`column_major.rs`: Dᵀ = Bᵀ · Aᵀ for a row-major D).
@@ -123,8 +124,8 @@ impl CublasLtGemm {
     /// `spec` (C is taken to be D: copy C into D first for beta ≠ 0).
     ///
     /// Errors: [`cutlet::Error::InvalidArgument`] for a separate C, fused
-    /// epilogue inputs, element types other than f16, bf16, f32 and tf32,
-    /// and buffers shorter than their shape and strides need;
+    /// epilogue inputs, element types cuBLASLt does not take (s8/u8 inputs
+    /// write i32 only), and buffers shorter than their shape and strides need;
     /// [`Error::CublasLtNoAlgorithm`] when the heuristic has no algorithm for
     /// the problem; [`Error::CublasLt`] when a cuBLASLt call fails;
     /// [`Error::CublasLtMissing`] for a library that lacks a function.
@@ -137,7 +138,22 @@ impl CublasLtGemm {
             return Ok(());
         }
         let view = checked_view(spec, args)?;
-        let (alpha, beta) = (args.alpha as f32, args.beta as f32);
+        // Host scalars of the scale type: f32, or i32 for s8/u8 inputs
+        // (`CUBLAS_COMPUTE_32I`, whose scale type is `CUDA_R_32I`).
+        let (alpha_f, beta_f) = (args.alpha as f32, args.beta as f32);
+        let (alpha_i, beta_i) = (args.alpha as i32, args.beta as i32);
+        let integer = is_integer(spec);
+        let (alpha, beta): (*const c_void, *const c_void) = if integer {
+            (
+                (&alpha_i as *const i32).cast(),
+                (&beta_i as *const i32).cast(),
+            )
+        } else {
+            (
+                (&alpha_f as *const f32).cast(),
+                (&beta_f as *const f32).cast(),
+            )
+        };
         let (ldd, batch_d) = (args.d.ld, args.d.batch_stride);
         let (a, _a) = args.a.data.device_ptr(&self.stream);
         let (b, _b) = args.b.data.device_ptr(&self.stream);
@@ -152,16 +168,17 @@ impl CublasLtGemm {
             // was made from them, and `checked_view` found that each buffer holds
             // what its layout describes); C is D with D's layout, which
             // cuBLASLt allows in place; the workspace holds the bytes passed;
-            // alpha and beta are host f32 (the scale type, host pointer mode)
-            // read before the call returns; the handle and the buffers' event
+            // alpha and beta point at host values of the scale type (f32,
+            // or i32 for integer compute; host pointer mode), alive and read
+            // before the call returns; the handle and the buffers' event
             // guards (`_a`, `_b`, `_d`, `_workspace`) outlive the call, which
             // is queued on `stream`, where every address was taken.
             unsafe {
                 result::matmul(
                     self.handle.0,
                     plan.desc.0,
-                    (&alpha as *const f32).cast(),
-                    (&beta as *const f32).cast(),
+                    alpha,
+                    beta,
                     first as *const c_void,
                     plan.first.0,
                     second as *const c_void,
@@ -241,6 +258,7 @@ fn plan_key(
     };
     let (first, second) = (pointer(view.first.source), pointer(view.second.source));
     let tf32 = spec.types.a == ElementType::TF32 || spec.types.b == ElementType::TF32;
+    let fp8 = |e| matches!(e, ElementType::F8E4M3 | ElementType::F8E5M2);
     let key = PlanKey {
         view,
         d: spec.types.d,
@@ -249,6 +267,8 @@ fn plan_key(
         batch_d,
         compute: if tf32 {
             cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+        } else if is_integer(spec) {
+            cublasComputeType_t::CUBLAS_COMPUTE_32I
         } else {
             cublasComputeType_t::CUBLAS_COMPUTE_32F
         },
@@ -258,11 +278,17 @@ fn plan_key(
             alignment(d),
             alignment(d),
         ],
-        fast_accum: spec.types.a.size_bytes() == 1
+        fast_accum: fp8(spec.types.a)
             && !matches!(
                 spec.mainloop.policy,
                 MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
             ),
     };
     (key, [first, second])
+}
+
+/// Whether `spec` multiplies s8/u8 inputs, which cuBLASLt computes with
+/// `CUBLAS_COMPUTE_32I` and i32 scalars.
+fn is_integer(spec: &GemmSpec) -> bool {
+    matches!(spec.types.a, ElementType::I8 | ElementType::U8)
 }

@@ -181,10 +181,13 @@ fn lt_data_type(element: ElementType) -> Result<cudaDataType_t> {
         ElementType::F32 | ElementType::TF32 => Ok(cudaDataType_t::CUDA_R_32F),
         ElementType::F8E4M3 => Ok(cudaDataType_t::CUDA_R_8F_E4M3),
         ElementType::F8E5M2 => Ok(cudaDataType_t::CUDA_R_8F_E5M2),
+        ElementType::I8 => Ok(cudaDataType_t::CUDA_R_8I),
+        ElementType::U8 => Ok(cudaDataType_t::CUDA_R_8U),
+        ElementType::I32 => Ok(cudaDataType_t::CUDA_R_32I),
         other => Err(cutlet::Error::invalid_argument(
             "element type",
             other,
-            "f16, bf16, f32, tf32, e4m3 or e5m2 for the cuBLASLt reference",
+            "f16, bf16, f32, tf32, e4m3, e5m2, s8, u8 or i32 for the cuBLASLt reference",
         )
         .into()),
     }
@@ -195,13 +198,20 @@ fn bytes_of<T>(value: &T) -> (*const c_void, usize) {
     ((value as *const T).cast(), std::mem::size_of::<T>())
 }
 
-/// A matmul descriptor: compute type, f32 scale type, the two transposes.
+/// A matmul descriptor: compute type, scale type (f32, or i32 for integer
+/// compute), the two transposes.
 pub(crate) struct MatmulDesc(pub sys::cublasLtMatmulDesc_t);
 
 impl MatmulDesc {
     fn new(compute: cublasComputeType_t, view: &ColumnMajorGemm) -> Result<Self> {
+        // Integer compute scales by i32 alpha and beta.
+        let scale = if compute == cublasComputeType_t::CUBLAS_COMPUTE_32I {
+            cudaDataType_t::CUDA_R_32I
+        } else {
+            cudaDataType_t::CUDA_R_32F
+        };
         let desc = MatmulDesc(
-            result::create_matmul_desc(compute, cudaDataType_t::CUDA_R_32F)
+            result::create_matmul_desc(compute, scale)
                 .map_err(lt_error("creating a matmul descriptor"))?,
         );
         let op = |transpose: bool| {

@@ -196,6 +196,8 @@ pub fn check_tolerance(spec: &GemmSpec) -> f64 {
     let output: f64 = match spec.types.d {
         ElementType::F16 => 2e-3,
         ElementType::BF16 => 1.6e-2,
+        // s8/u8 inputs into i32: exact.
+        ElementType::I32 => 0.0,
         _ => 1e-4,
     };
     // tf32 inputs, and FP8 (whose fast accumulation keeps about 22 bits:
@@ -228,6 +230,14 @@ pub fn run_dense_gemm(options: &DenseGemmArgs, device: &Device) -> Result<DenseG
     let kernel = Kernel { spec, swap };
     use cutlet::float8::{F8E4M3, F8E5M2};
     match (storage(kernel.spec.types.a), storage(kernel.spec.types.d)) {
+        (ElementType::I8, ElementType::I32) => run_typed::<i8, i32>(options, kernel, device),
+        (ElementType::I8, ElementType::BF16) => run_typed::<i8, bf16>(options, kernel, device),
+        (ElementType::I8, ElementType::F16) => run_typed::<i8, f16>(options, kernel, device),
+        (ElementType::I8, _) => run_typed::<i8, f32>(options, kernel, device),
+        (ElementType::U8, ElementType::I32) => run_typed::<u8, i32>(options, kernel, device),
+        (ElementType::U8, ElementType::BF16) => run_typed::<u8, bf16>(options, kernel, device),
+        (ElementType::U8, ElementType::F16) => run_typed::<u8, f16>(options, kernel, device),
+        (ElementType::U8, _) => run_typed::<u8, f32>(options, kernel, device),
         (ElementType::F8E4M3, ElementType::BF16) => {
             run_typed::<F8E4M3, bf16>(options, kernel, device)
         }
@@ -617,7 +627,7 @@ pub fn random_values<T: HostValue>(len: usize, seed: u64) -> Vec<T> {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            T::from_f64((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            T::random_from_unit((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
         })
         .collect()
 }

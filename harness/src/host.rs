@@ -11,6 +11,49 @@ pub trait HostValue: Copy + Send + Sync + 'static {
     fn to_f64(self) -> f64;
     /// `value` rounded to this type (to nearest).
     fn from_f64(value: f64) -> Self;
+    /// A random value of this type from `unit`, uniform in [-1, 1): the
+    /// value itself rounded for float types; integer types spread it over
+    /// their range (i8 -128..=127, u8 0..=255, i32 -1000..=1000), so that
+    /// integer GEMMs multiply more than -1, 0 and 1.
+    fn random_from_unit(unit: f64) -> Self {
+        Self::from_f64(unit)
+    }
+}
+
+impl HostValue for i8 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(value: f64) -> Self {
+        value.round() as i8
+    }
+    fn random_from_unit(unit: f64) -> Self {
+        (unit * 128.0).floor() as i8
+    }
+}
+
+impl HostValue for u8 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(value: f64) -> Self {
+        value.round() as u8
+    }
+    fn random_from_unit(unit: f64) -> Self {
+        ((unit + 1.0) * 128.0).floor() as u8
+    }
+}
+
+impl HostValue for i32 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(value: f64) -> Self {
+        value.round() as i32
+    }
+    fn random_from_unit(unit: f64) -> Self {
+        (unit * 1000.0).round() as i32
+    }
 }
 
 impl HostValue for cutlet::float8::F8E4M3 {

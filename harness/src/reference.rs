@@ -1,6 +1,7 @@
 //! Which cuBLAS a run is measured against: cuBLASLt with its heuristic's
 //! algorithm (as PyTorch calls it) where it loads and has an algorithm for
-//! the problem, else `cublasGemmStridedBatchedEx`.
+//! the problem, else `cublasGemmStridedBatchedEx` (not for 8-bit inputs,
+//! which it does not take: those have no reference then).
 
 use std::fmt;
 use std::sync::Arc;
@@ -90,6 +91,20 @@ impl GemmReference {
             }
             Err(error) => error,
         };
+        // cublasGemmEx takes neither FP8 nor the 8-bit GEMMs cuBLASLt
+        // refused (s8/u8 inputs with a float D): the host checks those.
+        if spec.types.a.size_bytes() == 1 {
+            let why = cutlet::Error::invalid_argument(
+                "reference",
+                format!("{} x {} -> {}", spec.types.a, spec.types.b, spec.types.d),
+                "types cublasGemmEx takes (8-bit inputs have only cuBLASLt's reference)",
+            );
+            return ReferenceChoice {
+                reference: None,
+                lt_unavailable: Some(lt_unavailable),
+                cublas_unavailable: Some(why.into()),
+            };
+        }
         let (reference, cublas_unavailable) = match CublasGemm::new(stream.clone()) {
             Ok(blas) => (Some(GemmReference::CublasGemmEx(blas)), None),
             Err(error) => (None, Some(error)),

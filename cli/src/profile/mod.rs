@@ -125,6 +125,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
     let d = match args.dtype {
         ElementType::TF32 => ElementType::F32,
         ElementType::F8E4M3 | ElementType::F8E5M2 => ElementType::BF16,
+        ElementType::I8 | ElementType::U8 => ElementType::I32,
         other => other,
     };
     DenseGemmArgs {
@@ -133,7 +134,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         a_dtype: args.dtype,
         b_dtype: args.dtype,
         c_dtype: d,
-        acc_dtype: ElementType::F32,
+        acc_dtype: None,
         a_major: OperandMajor::K,
         b_major: OperandMajor::K,
         c_major: OutputMajor::N,
