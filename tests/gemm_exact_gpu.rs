@@ -461,7 +461,7 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
         (1, 4096, 1024),
         (3, 1000, 1000),
         (8, 129, 40),
-        (13, 520, 4104),
+        (13, 1040, 4104),
         (16, 24, 8),
     ];
     for (i, &(m, n, k)) in shapes.iter().enumerate() {
