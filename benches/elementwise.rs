@@ -6,6 +6,9 @@
 //! bytes counted once per element read and written; after each case the
 //! median of 30 event-timed runs is printed as GB/s and share of the ceiling
 //! (2 x memory clock x bus width).
+//! The quantize group: bf16 (and f32) 16384 x 8192 into e4m3 and s8 with
+//! row and tensor scales (bytes: the input once, the output once, the
+//! scales).
 //! Run: `cargo bench --bench elementwise` (needs an NVIDIA GPU; without one it
 //! prints why and exits).
 
@@ -136,6 +139,7 @@ fn main() {
     Case::<f16>::new(&device, "f16 a+b 16383x8191 (ragged)", add, 16383, 8191)
         .run(&mut c, &device, ceiling);
     reductions(&mut c, &device, ceiling);
+    quantizations(&mut c, &device, ceiling);
     c.final_summary();
 }
 
@@ -195,5 +199,100 @@ fn reductions(c: &mut Criterion, device: &Device, ceiling: f64) {
                 100.0 * gbps / ceiling
             );
         }
+    }
+}
+
+/// The quantize group: 16384 x 8192 into 8-bit values with row and tensor
+/// scales (bytes: the input and output once each, plus the scales), with
+/// the same median-of-30 line as above.
+fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
+    use cutlet::device::quantize;
+    use cutlet::float8::F8E4M3;
+    use cutlet::kernel::quantize::QuantizeScale;
+    let stream = device.default_stream();
+    let (rows, cols) = (16384, 8192);
+    let values: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i % 1999) as f32 - 999.0) * 0.01)
+        .collect();
+    let input_f32 = stream.clone_htod(&values).expect("input");
+    let halves: Vec<bf16> = values.iter().map(|&v| bf16::from_f32(v)).collect();
+    let input_bf16 = stream.clone_htod(&halves).expect("input");
+    let mut fp8 = stream.alloc_zeros::<F8E4M3>(rows * cols).expect("output");
+    let mut int8 = stream.alloc_zeros::<i8>(rows * cols).expect("output");
+    let mut scales = stream.alloc_zeros::<f32>(rows).expect("scales");
+    for (name, granularity) in [
+        ("bf16 -> e4m3 rows", QuantizeScale::Row),
+        ("bf16 -> e4m3 tensor", QuantizeScale::Tensor),
+        ("bf16 -> s8 rows", QuantizeScale::Row),
+        ("f32 -> e4m3 rows", QuantizeScale::Row),
+    ] {
+        let f32_input = name.starts_with("f32");
+        let int = name.contains("s8");
+        let in_bytes = if f32_input { 4 } else { 2 };
+        let scale_count = if granularity == QuantizeScale::Row {
+            rows
+        } else {
+            1
+        };
+        let bytes = (rows * cols * (in_bytes + 1) + 4 * scale_count) as u64;
+        let mut launch = || {
+            let shape = [rows, cols];
+            match (f32_input, int) {
+                (true, _) => quantize(
+                    device,
+                    &input_f32,
+                    shape,
+                    &mut fp8,
+                    &mut scales,
+                    granularity,
+                    &stream,
+                ),
+                (false, true) => quantize(
+                    device,
+                    &input_bf16,
+                    shape,
+                    &mut int8,
+                    &mut scales,
+                    granularity,
+                    &stream,
+                ),
+                (false, false) => quantize(
+                    device,
+                    &input_bf16,
+                    shape,
+                    &mut fp8,
+                    &mut scales,
+                    granularity,
+                    &stream,
+                ),
+            }
+            .expect("quantize")
+        };
+        let mut timed = |iters: u64| {
+            let start = stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .expect("event");
+            for _ in 0..iters {
+                launch();
+            }
+            let end = stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .expect("event");
+            end.synchronize().expect("sync");
+            Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
+        };
+        let name = format!("{name} {rows}x{cols}");
+        let mut group = c.benchmark_group("quantize");
+        group.throughput(Throughput::Bytes(bytes));
+        group.sample_size(20);
+        group.bench_function(&name, |b| b.iter_custom(&mut timed));
+        group.finish();
+        let mut runs: Vec<f64> = (0..30).map(|_| timed(1).as_secs_f64()).collect();
+        runs.sort_by(f64::total_cmp);
+        let gbps = bytes as f64 / runs[15] / 1e9;
+        println!(
+            "{name}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
+            100.0 * gbps / ceiling
+        );
     }
 }

@@ -11,5 +11,6 @@
 
 pub mod elementwise;
 pub mod gemm;
+pub mod quantize;
 pub mod reduce;
 pub mod vector_add;

@@ -21,6 +21,10 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
     ),
     ("common/reduce", include_str!("../../ptx/common/reduce.ptx")),
     (
+        "common/quantize",
+        include_str!("../../ptx/common/quantize.ptx"),
+    ),
+    (
         "common/math_f32",
         include_str!("../../ptx/common/math_f32.ptx"),
     ),
@@ -38,6 +42,7 @@ pub(crate) const FAMILIES: &[(&str, &str)] = &[
     ),
     ("sm75/ldmatrix", include_str!("../../ptx/sm75/ldmatrix.ptx")),
     ("sm80/cp_async", include_str!("../../ptx/sm80/cp_async.ptx")),
+    ("sm90/cvt_fp8", include_str!("../../ptx/sm90/cvt_fp8.ptx")),
     (
         "sm80/mma_m16n8k16",
         include_str!("../../ptx/sm80/mma_m16n8k16.ptx"),

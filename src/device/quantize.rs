@@ -1,0 +1,227 @@
+//! The host side of the [`quantize`](crate::kernel::quantize) kernels:
+//! checked, cached, launched.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
+
+use super::cache::get_or_load;
+use super::device::Device;
+use super::launch::{KernelArgs, LaunchConfig};
+use crate::kernel::quantize::{QuantizeScale, QuantizeSpec, QuantizeStage};
+use crate::numeric::Element;
+use crate::{Error, Result};
+
+/// Blocks per SM the grid-stride launches use at most.
+const BLOCKS_PER_SM: usize = 8;
+
+/// Quantizes the packed row-major `rows x cols` matrix `input` (bf16, f16
+/// or f32) into `output` (`float8::F8E4M3`, `float8::F8E5M2` or `i8`, the
+/// same shape) with scales computed from the data, on `stream`, a stream
+/// of `device`: per row (`scales[r]` for row `r`) or per tensor
+/// (`scales[0]`), `scale = amax / max` (max 448 for e4m3, 57344 for e5m2,
+/// 127 for i8; 1 where the amax is 0) and `output = round(input * (max /
+/// amax))` to nearest even, saturating. The scales are what the FP8 GEMM's
+/// [`scales`](crate::device::gemm::GemmBuilder::scales) take: per-row
+/// scales of A (M x K) and of K-major B (N x K) are its
+/// [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol) scales.
+///
+/// Per row the data is read from DRAM once (each row's second read comes
+/// from L2); per tensor twice (the amax, then the conversion), with a word
+/// of scratch allocated on `stream` for the amax. A NaN in a row or tensor
+/// makes its scale NaN; an infinity makes it infinite. An empty matrix
+/// writes nothing.
+///
+/// ```no_run
+/// # fn main() -> cutlet::Result<()> {
+/// use cutlet::device::{quantize, Device};
+/// use cutlet::float8::F8E4M3;
+/// use cutlet::kernel::quantize::QuantizeScale;
+/// let device = Device::new(0)?;
+/// let stream = device.default_stream();
+/// let (rows, cols) = (4, 32);
+/// let x: Vec<half::bf16> = (0..rows * cols).map(|i| half::bf16::from_f32(i as f32 - 60.0)).collect();
+/// let x = stream.clone_htod(&x).unwrap();
+/// let mut q = stream.alloc_zeros::<F8E4M3>(rows * cols).unwrap();
+/// let mut scales = stream.alloc_zeros::<f32>(rows).unwrap();
+/// quantize(&device, &x, [rows, cols], &mut q, &mut scales, QuantizeScale::Row, &stream)?;
+/// // Row 0 holds -60..=-29: its amax 60 maps to 448.
+/// assert_eq!(stream.clone_dtoh(&scales).unwrap()[0], 60.0 / 448.0);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Errors: [`Error::InvalidArgument`] naming the value for an input or
+/// output type outside those above, `cols` not a multiple of 16, a buffer
+/// shorter than the matrix (or than `rows` scales, 1 per tensor) or not
+/// aligned (16 bytes for `input`, 8 for a 16-bit input's output, 4 for an
+/// f32 input's, 4 for `scales`), a stream of another device, an FP8 output
+/// on a GPU other than SM90; [`Error::UnsupportedArch`] below compute
+/// capability 7.0; driver and JIT errors with the kernel's name. Nothing is
+/// written when a check fails.
+pub fn quantize<I, O>(
+    device: &Device,
+    input: &CudaSlice<I>,
+    [rows, cols]: [usize; 2],
+    output: &mut CudaSlice<O>,
+    scales: &mut CudaSlice<f32>,
+    granularity: QuantizeScale,
+    stream: &Arc<CudaStream>,
+) -> Result<()>
+where
+    I: Element + DeviceRepr,
+    O: Element + DeviceRepr,
+{
+    device.check_stream(stream)?;
+    let Some(arch) = device.arch() else {
+        let (major, minor) = device.compute_capability();
+        return Err(Error::UnsupportedArch {
+            kernel: "quantize".into(),
+            required: "compute capability 7.0 or newer".into(),
+            ordinal: device.ordinal(),
+            major,
+            minor,
+        });
+    };
+    let spec = QuantizeSpec::new(I::TYPE, O::TYPE, granularity, arch)?;
+    if cols % 16 != 0 {
+        return Err(Error::invalid_argument(
+            "cols",
+            cols,
+            "a multiple of 16 (16-byte rows of 8-bit output, as the GEMM's TMA reads them)",
+        ));
+    }
+    let elements = rows.checked_mul(cols).ok_or_else(|| {
+        Error::invalid_argument(
+            "rows x cols",
+            format!("{rows} x {cols}"),
+            "a size that fits usize",
+        )
+    })?;
+    let scale_count = match granularity {
+        QuantizeScale::Row => rows,
+        QuantizeScale::Tensor => 1,
+    };
+    for (name, len, wanted) in [
+        ("input.len()", input.len(), elements),
+        ("output.len()", output.len(), elements),
+        ("scales.len()", scales.len(), scale_count),
+    ] {
+        if len < wanted {
+            return Err(Error::invalid_argument(
+                name,
+                len,
+                format!(
+                    "at least {wanted} for a {rows} x {cols} matrix with {granularity:?} scales"
+                ),
+            ));
+        }
+    }
+    let per_vector = spec.elements_per_vector() as usize;
+    let vectors = u32::try_from(elements / per_vector).map_err(|_| {
+        Error::invalid_argument(
+            "rows x cols",
+            elements,
+            format!(
+                "at most {} elements",
+                u64::from(u32::MAX) * per_vector as u64
+            ),
+        )
+    })?;
+    let row_vectors = (cols / per_vector) as u32;
+    let out_align = per_vector as u64;
+    if elements == 0 {
+        // The checks below take the buffers' addresses; nothing to write.
+        check_alignments(input, output, scales, out_align, stream)?;
+        return Ok(());
+    }
+    let sm_count = device.limits().sm_count as usize;
+    let cap = (sm_count.max(1) * BLOCKS_PER_SM) as u32;
+    let block = (QuantizeSpec::BLOCK_THREADS, 1, 1);
+    let load = |stage: QuantizeStage| {
+        get_or_load(
+            device,
+            &(spec, stage),
+            || spec.kernel_name(stage),
+            || Ok(spec.ptx(stage)?),
+        )
+    };
+    match granularity {
+        QuantizeScale::Row => {
+            let kernel = load(QuantizeStage::Rows)?;
+            let mut args = KernelArgs::new(stream);
+            args.aligned_input("input", input, 16)?
+                .aligned_output("output", output, out_align)?
+                .aligned_output("scales", scales, 4)?
+                .scalar(rows as u32)
+                .scalar(row_vectors);
+            let grid = (rows.min(cap as usize) as u32, 1, 1);
+            let config = LaunchConfig {
+                grid,
+                block,
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: the params are (input, output, scales: u64, rows,
+            // vectors: u32) in that order; input and output hold rows x
+            // cols elements (checked above) at the alignments checked
+            // above, scales holds `rows` f32; rows x cols fits u32 vectors;
+            // the block is the spec's BLOCK_THREADS, whose shared slots the
+            // kernel declares; output and scales are exclusive borrows.
+            unsafe { kernel.function().launch(&config, args) }
+        }
+        QuantizeScale::Tensor => {
+            let amax_kernel = load(QuantizeStage::Amax)?;
+            let tensor_kernel = load(QuantizeStage::Tensor)?;
+            check_alignments(input, output, scales, out_align, stream)?;
+            let mut amax = stream
+                .alloc_zeros::<u32>(1)
+                .map_err(|e| Error::driver("allocating the quantize amax word", e))?;
+            let grid = (
+                vectors.div_ceil(QuantizeSpec::BLOCK_THREADS).clamp(1, cap),
+                1,
+                1,
+            );
+            let config = LaunchConfig {
+                grid,
+                block,
+                shared_mem_bytes: 0,
+            };
+            let mut args = KernelArgs::new(stream);
+            args.aligned_input("input", input, 16)?
+                .output(&mut amax)
+                .scalar(vectors);
+            // SAFETY: the params are (input, amax: u64, vectors: u32);
+            // input holds `vectors` 16-byte vectors (checked above) and is
+            // 16-byte aligned; amax is one zeroed u32 this call owns.
+            unsafe { amax_kernel.function().launch(&config, args) }?;
+            let mut args = KernelArgs::new(stream);
+            args.aligned_input("input", input, 16)?
+                .aligned_output("output", output, out_align)?
+                .aligned_output("scales", scales, 4)?
+                .input(&amax)
+                .scalar(vectors);
+            // SAFETY: the params are (input, output, scale, amax: u64,
+            // vectors: u32); input and output hold `vectors` vectors of the
+            // spec's types at the alignments checked above; scales holds at
+            // least one f32; amax was written by the launch before, on the
+            // same stream.
+            unsafe { tensor_kernel.function().launch(&config, args) }
+        }
+    }
+}
+
+/// The alignment checks of [`quantize`]'s buffers (16 bytes for the input,
+/// `out_align` for the output, 4 for the scales), with no launch.
+fn check_alignments<I, O>(
+    input: &CudaSlice<I>,
+    output: &mut CudaSlice<O>,
+    scales: &mut CudaSlice<f32>,
+    out_align: u64,
+    stream: &Arc<CudaStream>,
+) -> Result<()> {
+    let mut args = KernelArgs::new(stream);
+    args.aligned_input("input", input, 16)?
+        .aligned_output("output", output, out_align)?
+        .aligned_output("scales", scales, 4)?;
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! `quantize`: bf16, f16 or f32 values into the 8-bit inputs of a GEMM
+//! (e4m3, e5m2 or s8), with the scales that dequantize them, computed from
+//! the data: `scale = amax / max` (max = 448 for e4m3, 57344 for e5m2, 127
+//! for s8; 1 where the amax is 0) and `q = round(x * (max / amax))`, to
+//! nearest even, saturating. The scales are those the GEMM multiplies by
+//! ([`ScaleGranularity`](crate::kernel::gemm::ScaleGranularity), as
+//! `torch._scaled_mm` takes them), so `D = scale_a · scale_b · (qA · qB)`.
+//!
+//! What: a packed row-major `rows x cols` matrix (cols a multiple of 16)
+//! quantized with one scale per row ([`QuantizeScale::Row`]: a GEMM's
+//! row-wise scales for A, or for K-major B's rows, the columns of D) or
+//! one for the whole tensor ([`QuantizeScale::Tensor`]).
+//!
+//! How (one kernel per stage, [`QuantizeStage`]):
+//! - Rows, one pass over DRAM: a block of 256 threads per row (a
+//!   grid-stride loop over rows) reads the row in 16-byte vectors and
+//!   keeps the largest magnitude, as the unsigned order of the values'
+//!   magnitude bits (NaN above infinity, so a NaN shows in the scale);
+//!   a warp butterfly and one shared-memory step give the row's amax;
+//!   thread 0 writes the scale; then the block reads the row again (from
+//!   L2, where the first read left it) and writes its 8-bit values.
+//! - Tensor, two passes: the amax kernel reduces the whole tensor the same
+//!   way into one device word (`red.global.max.u32`, on a word the host
+//!   zeroes first); the tensor kernel reads it, writes the scale (thread 0
+//!   of block 0) and converts every vector.
+//!
+//! Params, in launch order: rows: `input, output, scales: u64`, `rows,
+//! vectors: u32` (vectors of 16 input bytes in a row); amax: `input,
+//! amax: u64`, `vectors: u32` (in the tensor); tensor: `input, output,
+//! scale, amax: u64`, `vectors: u32`.
+//!
+//! Constraints (the launcher checks them): 16-byte aligned input and
+//! 8-byte aligned output (4-byte for f32 input), each holding the matrix;
+//! [`QuantizeSpec::BLOCK_THREADS`] threads per block.
+
+mod emit;
+
+use crate::arch::ArchKind;
+use crate::numeric::ElementType;
+use crate::ptx::{Module, PtxError};
+
+/// Where a quantization's scales apply: one per row or one per tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QuantizeScale {
+    /// One scale per row, from the row's amax (one pass over the data).
+    Row,
+    /// One scale for the tensor, from its amax (two passes: the amax, then
+    /// the conversion).
+    Tensor,
+}
+
+/// One kernel of a quantization: the rows kernel, or one of the tensor
+/// mode's two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QuantizeStage {
+    /// Row scales: amax, scale and conversion of each row in one kernel.
+    Rows,
+    /// The tensor's amax into one device word.
+    Amax,
+    /// The tensor's scale and conversion, from that word.
+    Tensor,
+}
+
+/// The static description of a quantization: input and output types, the
+/// scales' granularity, the architecture. A module-cache key (with a
+/// [`QuantizeStage`]).
+///
+/// ```
+/// use cutlet::arch::ArchKind;
+/// use cutlet::kernel::quantize::{QuantizeScale, QuantizeSpec, QuantizeStage};
+/// use cutlet::numeric::ElementType::{BF16, F8E4M3, I8};
+///
+/// let spec = QuantizeSpec::new(BF16, F8E4M3, QuantizeScale::Row, ArchKind::Sm90).unwrap();
+/// assert_eq!(spec.stages(), &[QuantizeStage::Rows]);
+/// assert_eq!(spec.kernel_name(QuantizeStage::Rows), "quantize_rows_bf16_e4m3");
+/// assert_eq!(spec.max_value(), 448.0);
+/// let ptx = spec.ptx(QuantizeStage::Rows).unwrap();
+/// assert!(ptx.contains("cvt.rn.satfinite.e4m3x2.f32"));
+/// // Per tensor: an amax kernel, then the conversion.
+/// let tensor = QuantizeSpec::new(BF16, I8, QuantizeScale::Tensor, ArchKind::Sm80).unwrap();
+/// assert_eq!(tensor.stages(), &[QuantizeStage::Amax, QuantizeStage::Tensor]);
+/// assert!(tensor.ptx(QuantizeStage::Amax).unwrap().contains("red.global.max.u32"));
+/// // FP8 conversions are sm_89 instructions: cutlet emits them for Sm90.
+/// assert!(QuantizeSpec::new(BF16, F8E4M3, QuantizeScale::Row, ArchKind::Sm80).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct QuantizeSpec {
+    input: ElementType,
+    output: ElementType,
+    scale: QuantizeScale,
+    arch: ArchKind,
+}
+
+impl QuantizeSpec {
+    /// The input types: bf16, f16, f32.
+    pub const INPUTS: [ElementType; 3] = [ElementType::BF16, ElementType::F16, ElementType::F32];
+    /// The output types: e4m3, e5m2 (on Sm90), s8.
+    pub const OUTPUTS: [ElementType; 3] =
+        [ElementType::F8E4M3, ElementType::F8E5M2, ElementType::I8];
+    /// Threads per block of every stage.
+    pub const BLOCK_THREADS: u32 = 256;
+
+    /// The spec, checked: an input of [`INPUTS`](Self::INPUTS), an output of
+    /// [`OUTPUTS`](Self::OUTPUTS), FP8 outputs on Sm90.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidArgument`] naming the type or architecture.
+    pub fn new(
+        input: ElementType,
+        output: ElementType,
+        scale: QuantizeScale,
+        arch: ArchKind,
+    ) -> crate::Result<QuantizeSpec> {
+        if !Self::INPUTS.contains(&input) {
+            return Err(crate::Error::invalid_argument(
+                "quantize input type",
+                input,
+                "bf16, f16 or f32",
+            ));
+        }
+        if !Self::OUTPUTS.contains(&output) {
+            return Err(crate::Error::invalid_argument(
+                "quantize output type",
+                output,
+                "e4m3, e5m2 or s8 (i8)",
+            ));
+        }
+        if output.is_float() && arch != ArchKind::Sm90 {
+            return Err(crate::Error::invalid_argument(
+                "quantize architecture",
+                format!("{arch:?} for {output}"),
+                "Sm90 (FP8 conversions are sm_89 instructions)",
+            ));
+        }
+        Ok(QuantizeSpec {
+            input,
+            output,
+            scale,
+            arch,
+        })
+    }
+
+    /// The input type.
+    pub fn input(&self) -> ElementType {
+        self.input
+    }
+
+    /// The output type.
+    pub fn output(&self) -> ElementType {
+        self.output
+    }
+
+    /// The scales' granularity.
+    pub fn scale(&self) -> QuantizeScale {
+        self.scale
+    }
+
+    /// The kernels a quantization launches, in order.
+    pub fn stages(&self) -> &'static [QuantizeStage] {
+        match self.scale {
+            QuantizeScale::Row => &[QuantizeStage::Rows],
+            QuantizeScale::Tensor => &[QuantizeStage::Amax, QuantizeStage::Tensor],
+        }
+    }
+
+    /// The largest magnitude of the output type, which the amax maps to:
+    /// 448 (e4m3), 57344 (e5m2), 127 (s8).
+    pub fn max_value(&self) -> f32 {
+        match self.output {
+            ElementType::F8E4M3 => 448.0,
+            ElementType::F8E5M2 => 57344.0,
+            _ => 127.0,
+        }
+    }
+
+    /// Input elements in one 16-byte vector: 8 (bf16, f16) or 4 (f32).
+    pub fn elements_per_vector(&self) -> u32 {
+        16 / self.input.size_bytes()
+    }
+
+    /// The `.entry` name of `stage`'s kernel, e.g. `quantize_rows_bf16_e4m3`.
+    pub fn kernel_name(&self, stage: QuantizeStage) -> String {
+        match stage {
+            QuantizeStage::Rows => format!("quantize_rows_{}_{}", self.input, self.output),
+            QuantizeStage::Amax => format!("quantize_amax_{}", self.input),
+            QuantizeStage::Tensor => format!("quantize_tensor_{}_{}", self.input, self.output),
+        }
+    }
+
+    /// The PTX module of `stage`'s kernel.
+    ///
+    /// # Errors
+    /// [`PtxError`] from the emitter (none for a spec [`new`](Self::new) made).
+    pub fn ptx(&self, stage: QuantizeStage) -> Result<String, PtxError> {
+        let mut module = Module::new(self.arch);
+        let kernel = match stage {
+            QuantizeStage::Rows => emit::rows_kernel(self)?,
+            QuantizeStage::Amax => emit::amax_kernel(self)?,
+            QuantizeStage::Tensor => emit::tensor_kernel(self)?,
+        };
+        module.add_kernel(kernel)?;
+        module.emit()
+    }
+}

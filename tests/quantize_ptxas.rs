@@ -1,0 +1,34 @@
+//! Every quantize kernel (each input, output and scale granularity)
+//! assembles for its architecture with no spills.
+
+mod common;
+
+use common::ptxas::assemble;
+use cutlet::arch::ArchKind;
+use cutlet::kernel::quantize::{QuantizeScale, QuantizeSpec};
+use cutlet::numeric::ElementType;
+
+#[test]
+fn quantize_kernels_assemble_without_spills() {
+    for input in QuantizeSpec::INPUTS {
+        for output in QuantizeSpec::OUTPUTS {
+            for scale in [QuantizeScale::Row, QuantizeScale::Tensor] {
+                let arch = if output == ElementType::I8 {
+                    ArchKind::Sm80
+                } else {
+                    ArchKind::Sm90
+                };
+                let spec = QuantizeSpec::new(input, output, scale, arch).unwrap();
+                for &stage in spec.stages() {
+                    let name = spec.kernel_name(stage);
+                    let ptx = spec.ptx(stage).unwrap();
+                    let Some(report) = assemble(&ptx, arch.ptx_target()) else {
+                        return;
+                    };
+                    let f = report.function(&name);
+                    assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{name}: {f:?}");
+                }
+            }
+        }
+    }
+}
