@@ -12,11 +12,13 @@
 //! Run: `cargo bench --bench elementwise` (needs an NVIDIA GPU; without one it
 //! prints why and exits).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use cutlet::device::{driver_available, Device, Elementwise};
 use cutlet::fusion::{Expr, Expression};
 use cutlet::numeric::Element;
@@ -81,38 +83,14 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Case<T> {
     /// Event-timed duration of `iters` back-to-back launches.
     fn timed(&mut self, device: &Device, iters: u64) -> Duration {
         let stream = device.default_stream();
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .expect("event");
-        for _ in 0..iters {
-            self.launch(device);
-        }
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .expect("event");
-        end.synchronize().expect("sync");
-        Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
+        event_timed(&stream, iters, || self.launch(device))
     }
 
     fn run(mut self, c: &mut Criterion, device: &Device, ceiling: f64) {
-        let mut group = c.benchmark_group("elementwise");
-        group.throughput(Throughput::Bytes(self.bytes()));
-        group.sample_size(20);
-        group.bench_function(self.name, |b| {
-            b.iter_custom(|iters| self.timed(device, iters))
+        let (name, bytes) = (self.name, self.bytes());
+        bench_bytes(c, "elementwise", name, bytes, ceiling, |iters| {
+            self.timed(device, iters)
         });
-        group.finish();
-        self.launch(device);
-        let mut runs: Vec<f64> = (0..30)
-            .map(|_| self.timed(device, 1).as_secs_f64())
-            .collect();
-        runs.sort_by(f64::total_cmp);
-        let gbps = self.bytes() as f64 / runs[15] / 1e9;
-        println!(
-            "{}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
-            self.name,
-            100.0 * gbps / ceiling
-        );
     }
 }
 
@@ -172,32 +150,10 @@ fn reductions(c: &mut Criterion, device: &Device, ceiling: f64) {
                     )
                     .expect("reduce run");
             };
-            let mut timed = |iters: u64| {
-                let start = stream
-                    .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                    .expect("event");
-                for _ in 0..iters {
-                    launch(&mut output, &mut workspace);
-                }
-                let end = stream
-                    .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                    .expect("event");
-                end.synchronize().expect("sync");
-                Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
-            };
+            let timed =
+                |iters: u64| event_timed(&stream, iters, || launch(&mut output, &mut workspace));
             let name = format!("f32 sum dim {label} {rows}x{cols}");
-            let mut group = c.benchmark_group("reduce");
-            group.throughput(Throughput::Bytes(bytes));
-            group.sample_size(20);
-            group.bench_function(&name, |b| b.iter_custom(&mut timed));
-            group.finish();
-            let mut runs: Vec<f64> = (0..30).map(|_| timed(1).as_secs_f64()).collect();
-            runs.sort_by(f64::total_cmp);
-            let gbps = bytes as f64 / runs[15] / 1e9;
-            println!(
-                "{name}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
-                100.0 * gbps / ceiling
-            );
+            bench_bytes(c, "reduce", &name, bytes, ceiling, timed);
         }
     }
 }
@@ -268,31 +224,49 @@ fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
             }
             .expect("quantize")
         };
-        let mut timed = |iters: u64| {
-            let start = stream
-                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .expect("event");
-            for _ in 0..iters {
-                launch();
-            }
-            let end = stream
-                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .expect("event");
-            end.synchronize().expect("sync");
-            Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
-        };
+        let timed = |iters: u64| event_timed(&stream, iters, &mut launch);
         let name = format!("{name} {rows}x{cols}");
-        let mut group = c.benchmark_group("quantize");
-        group.throughput(Throughput::Bytes(bytes));
-        group.sample_size(20);
-        group.bench_function(&name, |b| b.iter_custom(&mut timed));
-        group.finish();
-        let mut runs: Vec<f64> = (0..30).map(|_| timed(1).as_secs_f64()).collect();
-        runs.sort_by(f64::total_cmp);
-        let gbps = bytes as f64 / runs[15] / 1e9;
-        println!(
-            "{name}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
-            100.0 * gbps / ceiling
-        );
+        bench_bytes(c, "quantize", &name, bytes, ceiling, timed);
     }
+}
+
+/// `iters` runs of `launch` on `stream` between two CUDA events: the time
+/// between them.
+fn event_timed(stream: &Arc<CudaStream>, iters: u64, mut launch: impl FnMut()) -> Duration {
+    let start = stream
+        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("event");
+    for _ in 0..iters {
+        launch();
+    }
+    let end = stream
+        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .expect("event");
+    end.synchronize().expect("sync");
+    Duration::from_secs_f64(f64::from(start.elapsed_ms(&end).expect("elapsed")) * 1e-3)
+}
+
+/// Criterion's `group`/`name` over `bytes` a run with `timed` (the time of
+/// `iters` runs), then the median of 30 single runs printed as GB/s and
+/// its share of the `ceiling`.
+fn bench_bytes(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    bytes: u64,
+    ceiling: f64,
+    mut timed: impl FnMut(u64) -> Duration,
+) {
+    let mut criterion_group = c.benchmark_group(group);
+    criterion_group.throughput(Throughput::Bytes(bytes));
+    criterion_group.sample_size(20);
+    criterion_group.bench_function(name, |b| b.iter_custom(&mut timed));
+    criterion_group.finish();
+    let mut runs: Vec<f64> = (0..30).map(|_| timed(1).as_secs_f64()).collect();
+    runs.sort_by(f64::total_cmp);
+    let gbps = bytes as f64 / runs[15] / 1e9;
+    println!(
+        "{name}: {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s ceiling",
+        100.0 * gbps / ceiling
+    );
 }

@@ -11,7 +11,7 @@ use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::{KernelSchedule, ScaleGranularity};
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::device_or_skip;
+use cutlet_harness::sm90_or_skip;
 
 /// Small integers in -4..=4 from a seed (a simple LCG: the values matter,
 /// not their quality).
@@ -25,17 +25,6 @@ fn ints(len: usize, seed: u64) -> Vec<f64> {
             ((x >> 33) % 9) as f64 - 4.0
         })
         .collect()
-}
-
-/// The GPU, where there is one of compute capability 9.0 (FP8 GEMMs run
-/// on SM90); else `None`, with the reason printed.
-fn sm90_or_skip(test: &str) -> Option<cutlet::device::Device> {
-    let device = device_or_skip(test)?;
-    if device.compute_capability() != (9, 0) {
-        println!("skipped: {test}: FP8 GEMMs run on SM90");
-        return None;
-    }
-    Some(device)
 }
 
 /// `D = alpha · A · B` over packed K-major A (M x K) and B (N x K) and a
@@ -122,7 +111,7 @@ fn check<A: Fp8, B: Fp8>(
 
 #[test]
 fn fp8_gemms_compute_small_integers_exactly() {
-    let Some(device) = sm90_or_skip("fp8_gemms_compute_small_integers_exactly") else {
+    let Some(device) = sm90_or_skip("fp8_gemms_compute_small_integers_exactly", "FP8 GEMMs") else {
         return;
     };
     for fast in [true, false] {
@@ -158,7 +147,8 @@ fn fp8_gemms_compute_small_integers_exactly() {
 /// steps of 2 or more; promotion adds each later interval's 128 exactly.
 #[test]
 fn promotion_keeps_the_low_bits_of_a_long_sum() {
-    let Some(device) = sm90_or_skip("promotion_keeps_the_low_bits_of_a_long_sum") else {
+    let Some(device) = sm90_or_skip("promotion_keeps_the_low_bits_of_a_long_sum", "FP8 GEMMs")
+    else {
         return;
     };
     let (m, n, k) = (128, 128, 1152);
@@ -200,7 +190,7 @@ fn promotion_keeps_the_low_bits_of_a_long_sum() {
 /// accumulation; and the errors of missing, unexpected and short scales.
 #[test]
 fn scaled_fp8_gemms_multiply_by_the_scales() {
-    let Some(device) = sm90_or_skip("scaled_fp8_gemms_multiply_by_the_scales") else {
+    let Some(device) = sm90_or_skip("scaled_fp8_gemms_multiply_by_the_scales", "FP8 GEMMs") else {
         return;
     };
     let stream = device.default_stream();
@@ -274,7 +264,7 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
 /// exactly those types.
 #[test]
 fn typed_fp8_gemm_runs() {
-    let Some(device) = sm90_or_skip("typed_fp8_gemm_runs") else {
+    let Some(device) = sm90_or_skip("typed_fp8_gemm_runs", "FP8 GEMMs") else {
         return;
     };
     let (m, n, k) = (128, 256, 256);
@@ -306,7 +296,10 @@ fn typed_fp8_gemm_runs() {
 /// `D = alpha · scale_a · scale_b · (A · B)` exactly.
 #[test]
 fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
-    let Some(device) = sm90_or_skip("split_k_scaled_fp8_gemms_multiply_by_the_scales") else {
+    let Some(device) = sm90_or_skip(
+        "split_k_scaled_fp8_gemms_multiply_by_the_scales",
+        "FP8 GEMMs",
+    ) else {
         return;
     };
     let (m, n, k) = (200, 264, 4096);

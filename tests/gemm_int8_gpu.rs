@@ -11,18 +11,7 @@ use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::ScaleGranularity;
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::device_or_skip;
-
-/// The GPU, where there is one of compute capability 9.0 (8-bit GEMMs run
-/// on SM90); else `None`, with the reason printed.
-fn sm90_or_skip(test: &str) -> Option<cutlet::device::Device> {
-    let device = device_or_skip(test)?;
-    if device.compute_capability() != (9, 0) {
-        println!("skipped: {test}: s8/u8 GEMMs run on SM90");
-        return None;
-    }
-    Some(device)
-}
+use cutlet_harness::sm90_or_skip;
 
 /// An 8-bit integer input type, with values over its whole range.
 trait Int8: Element + DeviceRepr + Copy {
@@ -142,7 +131,7 @@ fn check_i32<A: Int8, B: Int8>(
 
 #[test]
 fn int8_gemms_compute_exact_i32_sums() {
-    let Some(device) = sm90_or_skip("int8_gemms_compute_exact_i32_sums") else {
+    let Some(device) = sm90_or_skip("int8_gemms_compute_exact_i32_sums", "s8/u8 GEMMs") else {
         return;
     };
     for shape in [
@@ -166,7 +155,10 @@ fn int8_gemms_compute_exact_i32_sums() {
 
 #[test]
 fn int8_gemms_dequantize_with_row_and_column_scales() {
-    let Some(device) = sm90_or_skip("int8_gemms_dequantize_with_row_and_column_scales") else {
+    let Some(device) = sm90_or_skip(
+        "int8_gemms_dequantize_with_row_and_column_scales",
+        "s8/u8 GEMMs",
+    ) else {
         return;
     };
     let stream = device.default_stream();
@@ -218,7 +210,7 @@ fn int8_gemms_dequantize_with_row_and_column_scales() {
 /// The typed front door takes `i8` inputs and an `i32` D.
 #[test]
 fn typed_int8_gemm_runs() {
-    let Some(device) = sm90_or_skip("typed_int8_gemm_runs") else {
+    let Some(device) = sm90_or_skip("typed_int8_gemm_runs", "s8/u8 GEMMs") else {
         return;
     };
     let (m, n, k) = (128, 256, 256);
@@ -250,8 +242,10 @@ fn typed_int8_gemm_runs() {
 /// naming it, and D is not written.
 #[test]
 fn an_i32_d_refuses_fractional_scalars_and_writes_nothing() {
-    let Some(device) = sm90_or_skip("an_i32_d_refuses_fractional_scalars_and_writes_nothing")
-    else {
+    let Some(device) = sm90_or_skip(
+        "an_i32_d_refuses_fractional_scalars_and_writes_nothing",
+        "s8/u8 GEMMs",
+    ) else {
         return;
     };
     let (m, n, k) = (128, 128, 128);

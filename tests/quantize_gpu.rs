@@ -14,7 +14,7 @@ use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::ScaleGranularity;
 use cutlet::kernel::quantize::QuantizeScale;
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::device_or_skip;
+use cutlet_harness::sm90_or_skip;
 use half::{bf16, f16};
 
 /// An input type: from f32 (rounded) and back (exactly).
@@ -167,18 +167,12 @@ fn check<I: Input, O: Output>(
     }
 }
 
-fn sm90_or_skip(test: &str) -> Option<Device> {
-    let device = device_or_skip(test)?;
-    if device.compute_capability() != (9, 0) {
-        println!("skipped: {test}: FP8 quantization runs on SM90");
-        return None;
-    }
-    Some(device)
-}
-
 #[test]
 fn quantize_matches_the_host_bit_for_bit() {
-    let Some(device) = sm90_or_skip("quantize_matches_the_host_bit_for_bit") else {
+    let Some(device) = sm90_or_skip(
+        "quantize_matches_the_host_bit_for_bit",
+        "FP8 quantization and GEMMs",
+    ) else {
         return;
     };
     for granularity in [QuantizeScale::Row, QuantizeScale::Tensor] {
@@ -199,7 +193,10 @@ fn quantize_matches_the_host_bit_for_bit() {
 /// bf16 product (e4m3's 3 mantissa bits: a few percent of the largest).
 #[test]
 fn quantized_inputs_feed_the_fp8_gemm() {
-    let Some(device) = sm90_or_skip("quantized_inputs_feed_the_fp8_gemm") else {
+    let Some(device) = sm90_or_skip(
+        "quantized_inputs_feed_the_fp8_gemm",
+        "FP8 quantization and GEMMs",
+    ) else {
         return;
     };
     let stream = device.default_stream();
@@ -269,8 +266,10 @@ fn quantized_inputs_feed_the_fp8_gemm() {
 
 #[test]
 fn quantize_refuses_bad_shapes_and_buffers_and_writes_nothing() {
-    let Some(device) = sm90_or_skip("quantize_refuses_bad_shapes_and_buffers_and_writes_nothing")
-    else {
+    let Some(device) = sm90_or_skip(
+        "quantize_refuses_bad_shapes_and_buffers_and_writes_nothing",
+        "FP8 quantization and GEMMs",
+    ) else {
         return;
     };
     let stream = device.default_stream();

@@ -20,7 +20,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use cutlet::device::{Device, Function, KernelArgs, LaunchConfig, Module, TmaSwizzle, TmaTiled};
 use cutlet::layout::Layout;
 use cutlet::numeric::ElementType;
-use cutlet_harness::device_or_skip;
+use cutlet_harness::sm90_or_skip;
 use tma_kernels::{shared_offset, BOX_BYTES, BOX_COLS, BOX_ROWS, CLUSTER, THREADS};
 
 /// Rows of the global matrix.
@@ -31,17 +31,6 @@ const K: usize = 96;
 const POISON: u16 = 0xDEAD;
 /// Elements of one box.
 const BOX_ELEMENTS: usize = (BOX_BYTES / 2) as usize;
-
-/// The device, where it runs sm_90a kernels (compute capability 9.0).
-fn sm90_or_skip(test: &str) -> Option<Device> {
-    let device = device_or_skip(test)?;
-    let cc = device.compute_capability();
-    if cc != (9, 0) {
-        eprintln!("skipped {test}: the TMA kernels are sm_90a, the device is cc {cc:?}");
-        return None;
-    }
-    Some(device)
-}
 
 /// The kernel `name` of `ptx`, compiled for `device`.
 fn function(device: &Device, name: &str, ptx: &str) -> Function {
@@ -96,7 +85,8 @@ fn one_block() -> LaunchConfig {
 
 #[test]
 fn tma_load_places_the_box_by_its_swizzle_with_zeros_outside_the_matrix() {
-    let Some(device) = sm90_or_skip("tma_load_places_the_box_by_its_swizzle") else {
+    let Some(device) = sm90_or_skip("tma_load_places_the_box_by_its_swizzle", "the TMA kernels")
+    else {
         return;
     };
     let stream = device.default_stream();
@@ -134,7 +124,7 @@ fn tma_load_places_the_box_by_its_swizzle_with_zeros_outside_the_matrix() {
 
 #[test]
 fn tma_store_writes_the_box_and_nothing_outside_the_matrix() {
-    let Some(device) = sm90_or_skip("tma_store_writes_the_box") else {
+    let Some(device) = sm90_or_skip("tma_store_writes_the_box", "the TMA kernels") else {
         return;
     };
     let stream = device.default_stream();
@@ -178,7 +168,7 @@ fn tma_store_writes_the_box_and_nothing_outside_the_matrix() {
 
 #[test]
 fn tma_multicast_load_fills_every_cta_of_the_cluster() {
-    let Some(device) = sm90_or_skip("tma_multicast_load_fills_every_cta") else {
+    let Some(device) = sm90_or_skip("tma_multicast_load_fills_every_cta", "the TMA kernels") else {
         return;
     };
     let stream = device.default_stream();

@@ -28,6 +28,22 @@ pub fn device_or_skip(test: &str) -> Option<Device> {
     None
 }
 
+/// Device 0 where it is a Hopper GPU (compute capability 9.0, which runs
+/// the sm_90a kernels: wgmma, TMA, the 8-bit GEMMs); else `None`, after
+/// printing `skipped {test}: {what} run on SM90 ...` (or
+/// [`device_or_skip`]'s reason where there is no GPU at all).
+pub fn sm90_or_skip(test: &str, what: &str) -> Option<Device> {
+    let device = device_or_skip(test)?;
+    let cc = device.compute_capability();
+    if cc != (9, 0) {
+        eprintln!(
+            "skipped {test}: {what} run on SM90 (compute capability 9.0), the device is cc {cc:?}"
+        );
+        return None;
+    }
+    Some(device)
+}
+
 /// Whether the CUDA driver loads and reports at least one GPU.
 pub fn gpu_present() -> bool {
     driver_available() && matches!(device_count(), Ok(n) if n > 0)

@@ -47,7 +47,7 @@ pub use dense_gemm::{
     DenseGemmReport, HOST_CHECK_MACS,
 };
 pub use error::{Error, Result};
-pub use gpu::{device_or_skip, devices_or_skip, gpu_present};
+pub use gpu::{device_or_skip, devices_or_skip, gpu_present, sm90_or_skip};
 pub use host::{host_gemm, output_index, HostMatrix, HostValue};
 pub use overhead::{measure_host_overhead, HostOverhead, OverheadProbe};
 pub use reference::{GemmReference, ReferenceChoice, ReferenceKind};
