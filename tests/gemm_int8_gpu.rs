@@ -207,6 +207,44 @@ fn int8_gemms_dequantize_with_row_and_column_scales() {
     }
 }
 
+/// A column-major i32 D (D^T row-major), through the TMA store and, where
+/// M is not whole 16-byte chunks, the register store.
+#[test]
+fn int8_gemms_write_a_column_major_d() {
+    let Some(device) = sm90_or_skip("int8_gemms_write_a_column_major_d", "s8/u8 GEMMs") else {
+        return;
+    };
+    let stream = device.default_stream();
+    for (m, n, k) in [(256, 200, 512), (130, 264, 144)] {
+        let (a_host, b_host) = (values::<i8>(m * k, 9), values::<u8>(n * k, 10));
+        let a = stream.clone_htod(&a_host).unwrap();
+        let b = stream.clone_htod(&b_host).unwrap();
+        let mut d = stream.clone_htod(&vec![i32::MIN; m * n]).unwrap();
+        let gemm = Gemm::builder()
+            .a(ElementType::I8, OperandMajor::K)
+            .b(ElementType::U8, OperandMajor::K)
+            .d(ElementType::I32, OutputMajor::M)
+            .build(&device)
+            .unwrap();
+        let mut args = Arguments::product(
+            GemmShape::new(m, n, k, 1),
+            Operand::new(a.as_view(), k, 0),
+            Operand::new(b.as_view(), k, 0),
+            OutputOperand::new(d.as_view_mut(), m, 0),
+            3.0,
+        );
+        gemm.run(&mut args, &stream).unwrap();
+        drop(args);
+        let got = stream.clone_dtoh(&d).unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let want = 3 * dot(&a_host, &b_host, (m, n, k), 0, i, j) as i32;
+                assert_eq!(got[j * m + i], want, "{m}x{n}x{k}: D[{i}][{j}]");
+            }
+        }
+    }
+}
+
 /// The typed front door takes `i8` inputs and an `i32` D.
 #[test]
 fn typed_int8_gemm_runs() {

@@ -1,7 +1,8 @@
 //! The SM90 kernels for s8/u8 inputs (K-major A and B, s32 accumulators)
 //! assemble for sm_90a with no spills: the builder's picks at large,
 //! long-K, decode and ragged shapes, for every signedness pair, with an
-//! exact i32 D and with a dequantized bf16 D; and they multiply with the
+//! exact i32 D (row- and column-major) and with a dequantized bf16 D; and
+//! they multiply with the
 //! integer wgmma, not a float one.
 
 mod common;
@@ -51,7 +52,18 @@ fn types(a: ElementType, b: ElementType, d: ElementType) -> GemmTypes {
 
 #[test]
 fn int8_picks_assemble_without_spills() {
-    for (a, b, d) in [(I8, I8, I32), (U8, I8, I32), (I8, U8, BF16), (U8, U8, F32)] {
+    let m_major = GemmMajors {
+        c: OutputMajor::M,
+        d: OutputMajor::M,
+        ..K_MAJOR
+    };
+    for (a, b, d, majors) in [
+        (I8, I8, I32, K_MAJOR),
+        (U8, I8, I32, K_MAJOR),
+        (I8, U8, BF16, K_MAJOR),
+        (U8, U8, F32, K_MAJOR),
+        (I8, U8, I32, m_major),
+    ] {
         for problem in [
             [4096, 4096, 4096, 1],
             [8192, 8192, 1024, 1],
@@ -62,7 +74,7 @@ fn int8_picks_assemble_without_spills() {
             [128, 1536, 7168, 1],
             [130, 70, 144, 3],
         ] {
-            let (spec, _) = sm90_pick_for_problem(types(a, b, d), K_MAJOR, problem, 132, None)
+            let (spec, _) = sm90_pick_for_problem(types(a, b, d), majors, problem, 132, None)
                 .unwrap_or_else(|e| panic!("{a}x{b}->{d} {problem:?}: {e}"));
             assert_eq!(spec.types.acc, I32);
             assert_integer_kernel(&spec);
