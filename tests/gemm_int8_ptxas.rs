@@ -73,6 +73,8 @@ fn int8_picks_assemble_without_spills() {
             [512, 512, 16384, 1],
             [128, 1536, 7168, 1],
             [130, 70, 144, 3],
+            [40, 4096, 4096, 1],
+            [96, 8192, 1024, 1],
         ] {
             let (spec, _) = sm90_pick_for_problem(types(a, b, d), majors, problem, 132, None)
                 .unwrap_or_else(|e| panic!("{a}x{b}->{d} {problem:?}: {e}"));
@@ -151,4 +153,24 @@ fn int8_gemms_refuse_what_they_cannot_run() {
     // The integer wgmma has no N = 40.
     let err = int8().tile([128, 40, 128]).spec().unwrap_err();
     assert!(err.to_string().contains("TileN 40"), "{err}");
+}
+
+/// A small M runs swapped (the tokens on wgmma's N), whole: the swapped
+/// problem's narrow tile takes the integer wgmma's widths (M = 40 becomes
+/// N' = 48), and no split (K-splitting reduces f32 partial tiles).
+#[test]
+fn a_small_m_swaps_without_splitting() {
+    for (m, n_tile) in [(16, 16), (40, 48)] {
+        let (spec, swap) =
+            sm90_pick_for_problem(types(I8, I8, I32), K_MAJOR, [m, 4096, 4096, 1], 132, None)
+                .unwrap();
+        assert!(swap, "M = {m}: {}", spec.kernel_name());
+        assert_eq!(spec.tile[1], n_tile, "{}", spec.kernel_name());
+        assert!(
+            !spec.kernel_name().contains("splitk"),
+            "{}",
+            spec.kernel_name()
+        );
+        assert_integer_kernel(&spec);
+    }
 }

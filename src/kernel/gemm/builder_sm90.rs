@@ -129,7 +129,9 @@ pub fn sm90_default_spec(
 ///
 /// Swap-AB first, for a small M (at most 128, N at least 4 M, a K-major
 /// A): the transposed problem D^T = B^T · A^T on a narrow tile whose N is
-/// M rounded up to 8 (at least 16), split along K where K is long; the
+/// M rounded up to 8 (at least 16; for s8/u8 inputs up to the integer
+/// wgmma's next width, 48 for M = 40), split along K where K is long (not
+/// for s8/u8 inputs, whose K-splitting would need f32 partial tiles); the
 /// spec is then that problem's kernel (A's and B's types and majors
 /// exchanged, D's major flipped: [`sm90_pick_for_problem`] says so, and
 /// [`GemmSpec::transposed`] gives the problem's view). See
@@ -381,12 +383,24 @@ impl Sm90Pick {
     ///   or past a wave the unswapped pick stayed ahead (128x4096x16384
     ///   0.92 split in 4 against 0.82 swapped; 128x14336x4096 0.96
     ///   against 0.94; 128x1024x16384 split in 8 0.75, swapped 0.58).
-    fn swapped(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32, forced: bool) -> Option<Sm90Pick> {
+    fn swapped(
+        bk: u32,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        forced: bool,
+        facts: Sm90PickFacts,
+    ) -> Option<Sm90Pick> {
         let auto = m <= SWAP_MAX_M && u64::from(n) >= 4 * u64::from(m);
         if !(auto || forced) || m == 0 || m > 256 {
             return None;
         }
         let bn = m.next_multiple_of(8).max(16);
+        // The integer wgmma's N past 24 steps by 16.
+        let bn = if facts.integer_mma && bn > 24 {
+            bn.next_multiple_of(16)
+        } else {
+            bn
+        };
         let pick = |schedule, tile, splits| Sm90Pick {
             schedule,
             tile,
@@ -399,7 +413,7 @@ impl Sm90Pick {
         let narrow_tiles = u64::from(n.div_ceil(64)) * u64::from(l);
         let sms = u64::from(sm_count);
         let long_k = u64::from(k) >= 4 * u64::from(n);
-        if m <= 32 || (m <= 64 && long_k) {
+        if (m <= 32 || (m <= 64 && long_k)) && facts.swap_split_ok {
             let tile = [128, bn, bk];
             if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
                 return Some(pick(cooperative, tile, splits));
@@ -551,7 +565,8 @@ impl Sm90Pick {
             return pick;
         }
         if facts.swap_ok && swap != Some(false) {
-            if let Some(pick) = Sm90Pick::swapped(bk, [m, n, k, l], sm_count, swap == Some(true)) {
+            let forced = swap == Some(true);
+            if let Some(pick) = Sm90Pick::swapped(bk, [m, n, k, l], sm_count, forced, facts) {
                 return pick;
             }
         }
@@ -693,9 +708,13 @@ pub(crate) struct Sm90PickFacts {
     pub(crate) split_ok: bool,
     /// Swap-AB's narrow kernels build for the transposed problem: A is
     /// K-major (it becomes the kernel's B, whose narrow TileN must be
-    /// K-major) and the cooperative 128x16 kernel (split and whole) and
-    /// the ping-pong 64x16 one build.
+    /// K-major) and the cooperative 128x16 kernel and the ping-pong 64x16
+    /// one build.
     pub(crate) swap_ok: bool,
+    /// And the cooperative 128x16 kernel split along K builds (f32
+    /// accumulators: not for s8/u8 inputs, whose swapped problems run
+    /// whole).
+    pub(crate) swap_split_ok: bool,
     /// The ping-pong 128x64 kernel builds, with A read from shared memory
     /// ([`Sm90Pick::for_problem`]'s pick for few tiles and a short K).
     pub(crate) narrow_ok: bool,
@@ -709,6 +728,9 @@ pub(crate) struct Sm90PickFacts {
     /// pair, so the epilogue is worth hiding behind the other warpgroup's
     /// MMAs (the ping-pong kernel).
     pub(crate) integer_d: bool,
+    /// s8/u8 inputs (s32 accumulators): the integer wgmma, whose N is 8,
+    /// 16, 24 or a multiple of 16.
+    pub(crate) integer_mma: bool,
 }
 
 impl Sm90PickFacts {
@@ -753,23 +775,21 @@ impl Sm90PickFacts {
         };
         let types = GemmTypes::new(a, b, d, d, acc);
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
-        let swap_ok = a_major == OperandMajor::K
-            && [
-                (split.schedule, 128, 1),
-                (split.schedule, 128, 2),
-                (pingpong, 64, 1),
-            ]
-            .into_iter()
-            .all(|(schedule, rows, splits)| {
-                let narrow = Sm90Pick {
-                    schedule,
-                    tile: [rows, 16, bk],
-                    splits,
-                    swap: true,
-                    ..split
-                };
-                narrow.spec(types, majors).is_ok()
-            });
+        let narrow_builds = |kernels: &[(KernelSchedule, u32, u32)]| {
+            a_major == OperandMajor::K
+                && kernels.iter().all(|&(schedule, rows, splits)| {
+                    let narrow = Sm90Pick {
+                        schedule,
+                        tile: [rows, 16, bk],
+                        splits,
+                        swap: true,
+                        ..split
+                    };
+                    narrow.spec(types, majors).is_ok()
+                })
+        };
+        let swap_ok = narrow_builds(&[(split.schedule, 128, 1), (pingpong, 64, 1)]);
+        let swap_split_ok = swap_ok && narrow_builds(&[(split.schedule, 128, 2)]);
         let split_ok = !crate::collective::reads_a_from_registers(a, a_major)
             && split
                 .spec(
@@ -800,9 +820,11 @@ impl Sm90PickFacts {
             deep_ok,
             split_ok,
             swap_ok,
+            swap_split_ok,
             narrow_ok,
             gemv_ok,
             integer_d: d == ElementType::I32,
+            integer_mma: acc == ElementType::I32,
         }
     }
 }
