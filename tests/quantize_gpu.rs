@@ -2,7 +2,8 @@
 //! do (f32 amax, `amax / max` and `max / amax` rounded once each, the
 //! product rounded to f32, then to the output type, to nearest even and
 //! saturating): every input type, every output type, row and tensor
-//! scales, rows with a zero amax and with large values, bit for bit; an
+//! scales, rows with a zero amax and with large values, rows held in
+//! registers and rows read twice, bit for bit; an
 //! FP8 GEMM fed by the quantized matrices; and the typed errors.
 
 use cudarc::driver::DeviceRepr;
@@ -185,6 +186,9 @@ fn quantize_matches_the_host_bit_for_bit() {
         check::<f32, F8E4M3>(&device, 37, 1040, granularity);
         check::<f32, i8>(&device, 37, 1040, granularity);
         check::<f16, F8E5M2>(&device, 1000, 64, granularity);
+        // Rows past 1024 vectors (8192 16-bit or 4096 f32 values): read twice.
+        check::<bf16, F8E4M3>(&device, 5, 16400, granularity);
+        check::<f32, i8>(&device, 3, 8192, granularity);
     }
 }
 

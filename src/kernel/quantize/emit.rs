@@ -44,6 +44,41 @@ pub(super) fn rows_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     ));
     let amax = k.reg(RegClass::B32);
     k.push(format!("mov.b32 {amax}, 0;"));
+    // The row's amax over the block, its scale written by thread 0, and
+    // the inverse the conversion multiplies by.
+    let row_scale = |k: &mut Kernel| -> Result<Reg, PtxError> {
+        block_amax(k, amax, slots, tid)?;
+        let (scale, inv) = scale_of(k, spec, amax);
+        let (first_thread, at) = (k.reg(RegClass::Pred), k.reg(RegClass::B64));
+        k.push(format!("setp.eq.u32 {first_thread}, {tid}, 0;"));
+        k.push(format!("mad.wide.u32 {at}, {row}, 4, {scales};"));
+        k.push(format!("@{first_thread} st.global.f32 [{at}], {scale};"));
+        Ok(inv)
+    };
+    // A row of at most UNROLL vectors a thread stays in registers between
+    // its amax and its conversion: one read. A longer one is read again
+    // (from L2, where the first read left it).
+    let (long, row_end) = (k.new_label("long_row")?, k.new_label("row_end")?);
+    let is_long = k.reg(RegClass::Pred);
+    k.push(format!(
+        "setp.gt.u32 {is_long}, {vectors}, {};",
+        UNROLL * QuantizeSpec::BLOCK_THREADS
+    ));
+    k.push(format!("@{is_long} bra {long};"));
+    let lanes = lanes_from(&mut k, tid, vectors, QuantizeSpec::BLOCK_THREADS);
+    let loaded: Vec<[Reg; 4]> = lanes
+        .iter()
+        .map(|&lane| load_vector(&mut k, in_row, lane))
+        .collect();
+    for words in &loaded {
+        magnitudes(&mut k, spec, words, amax)?;
+    }
+    let inv = row_scale(&mut k)?;
+    for (words, &lane) in loaded.iter().zip(&lanes) {
+        convert_and_store(&mut k, spec, words, inv, out_row, lane)?;
+    }
+    k.push(format!("bra {row_end};"));
+    k.place_label(&long);
     strided_loop(
         &mut k,
         "amax",
@@ -56,13 +91,7 @@ pub(super) fn rows_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
             })
         },
     )?;
-    block_amax(&mut k, amax, slots, tid)?;
-    let (scale, inv) = scale_of(&mut k, spec, amax);
-    let first_thread = k.reg(RegClass::Pred);
-    k.push(format!("setp.eq.u32 {first_thread}, {tid}, 0;"));
-    let at = k.reg(RegClass::B64);
-    k.push(format!("mad.wide.u32 {at}, {row}, 4, {scales};"));
-    k.push(format!("@{first_thread} st.global.f32 [{at}], {scale};"));
+    let inv = row_scale(&mut k)?;
     strided_loop(
         &mut k,
         "convert",
@@ -75,6 +104,7 @@ pub(super) fn rows_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
             })
         },
     )?;
+    k.place_label(&row_end);
     // The slots are written again for the next row.
     k.push("bar.sync 0;");
     k.push(format!("add.u32 {row}, {row}, {blocks};"));
@@ -202,6 +232,17 @@ fn strided_loop_from(
     k.place_label(&top);
     k.push(format!("setp.ge.u32 {p}, {v}, {end};"));
     k.push(format!("@{p} bra {out};"));
+    let lanes = lanes_from(k, v, end, stride);
+    body(k, &lanes)?;
+    k.push(format!("mad.lo.u32 {v}, {stride}, {UNROLL}, {v};"));
+    k.push(format!("bra {top};"));
+    k.place_label(&out);
+    Ok(())
+}
+
+/// [`UNROLL`] vectors `v + j * stride` (`stride` a register or an
+/// immediate), each with the predicate that it is below `end`.
+fn lanes_from(k: &mut Kernel, v: Reg, end: Reg, stride: impl std::fmt::Display) -> Vec<(Reg, Reg)> {
     let mut lanes = Vec::new();
     for j in 0..UNROLL {
         let (vj, pj) = (k.reg(RegClass::B32), k.reg(RegClass::Pred));
@@ -213,11 +254,7 @@ fn strided_loop_from(
         k.push(format!("setp.lt.u32 {pj}, {vj}, {end};"));
         lanes.push((vj, pj));
     }
-    body(k, &lanes)?;
-    k.push(format!("mad.lo.u32 {v}, {stride}, {UNROLL}, {v};"));
-    k.push(format!("bra {top};"));
-    k.place_label(&out);
-    Ok(())
+    lanes
 }
 
 /// The four words of 16-byte vector `v` from `base` where `p` holds,

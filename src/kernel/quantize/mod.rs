@@ -13,12 +13,14 @@
 //!
 //! How (one kernel per stage, [`QuantizeStage`]):
 //! - Rows, one pass over DRAM: a block of 256 threads per row (a
-//!   grid-stride loop over rows) reads the row in 16-byte vectors and
-//!   keeps the largest magnitude, as the unsigned order of the values'
-//!   magnitude bits (NaN above infinity, so a NaN shows in the scale);
-//!   a warp butterfly and one shared-memory step give the row's amax;
-//!   thread 0 writes the scale; then the block reads the row again (from
-//!   L2, where the first read left it) and writes its 8-bit values.
+//!   grid-stride loop over rows) reads the row in 16-byte vectors, four
+//!   a thread in flight, and keeps the largest magnitude, as the unsigned
+//!   order of the values' magnitude bits (NaN above infinity, so a NaN
+//!   shows in the scale); a warp butterfly and one shared-memory step give
+//!   the row's amax; thread 0 writes the scale; then the block converts
+//!   and writes the row's 8-bit values: from its registers where the row
+//!   is at most 1024 vectors (8192 16-bit or 4096 f32 values), else read
+//!   again (from L2, where the first read left it).
 //! - Tensor, two passes: the amax kernel reduces the whole tensor the same
 //!   way into one device word (`red.global.max.u32`, on a word the host
 //!   zeroes first); the tensor kernel reads it, writes the scale (thread 0
