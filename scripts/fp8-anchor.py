@@ -7,10 +7,11 @@ runs with operand sets rotated past the L2 (cold L2).
     python3 scripts/fp8-anchor.py [M,N,K ...]
 """
 
-import statistics
 import sys
 
 import torch
+
+from cold_timing import median_cold_ms
 
 
 def time_scaled_mm(m, n, k, fast_accum=True, rowwise=False, reps=50):
@@ -27,18 +28,7 @@ def time_scaled_mm(m, n, k, fast_accum=True, rowwise=False, reps=50):
             sb = torch.ones((), device="cuda")
         ops.append((a, b, sa, sb))
     f = lambda o: torch._scaled_mm(o[0], o[1], scale_a=o[2], scale_b=o[3], out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
-    for o in ops[:3]:
-        f(o)
-    torch.cuda.synchronize()
-    times = []
-    for i in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        f(ops[i % sets])
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    ms = statistics.median(times)
+    ms = median_cold_ms(f, ops, reps)
     return ms, 2 * m * n * k / (ms * 1e-3) / 1e12
 
 

@@ -8,10 +8,11 @@ past the L2 (cold L2).
     python3 scripts/int8-anchor.py [M,N,K ...]
 """
 
-import statistics
 import sys
 
 import torch
+
+from cold_timing import median_cold_ms
 
 
 def time_int_mm(m, n, k, reps=50):
@@ -22,18 +23,7 @@ def time_int_mm(m, n, k, reps=50):
         b = torch.randint(-128, 128, (n, k), device="cuda", dtype=torch.int8).t()  # K-major B
         ops.append((a, b))
     f = lambda o: torch._int_mm(o[0], o[1])
-    for o in ops[:3]:
-        f(o)
-    torch.cuda.synchronize()
-    times = []
-    for i in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        f(ops[i % sets])
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e))
-    ms = statistics.median(times)
+    ms = median_cold_ms(f, ops, reps)
     return ms, 2 * m * n * k / (ms * 1e-3) / 1e12
 
 
