@@ -49,7 +49,8 @@ pub struct ProfileArgs {
     #[arg(long = "k", value_parser = parse_sizes)]
     k: Option<Sizes>,
     /// Element type of A, B and D (f32 accumulation): bf16, f16, tf32 (D
-    /// f32), e4m3 or e5m2 (D bf16; promoting unless --fast_accum).
+    /// f32), e4m3 or e5m2 (D bf16; promoting unless --fast_accum), s8 or u8
+    /// (D i32, s32 accumulation).
     #[arg(long = "dtype", value_parser = parse_dtype, default_value = "bf16")]
     dtype: ElementType,
     /// e4m3/e5m2: fast accumulation, against cuBLASLt's FAST_ACCUM.
