@@ -5,13 +5,12 @@
 //! stride), alpha as the per-tensor scale, with fast accumulation and with
 //! promotion; and a sum whose low bits only promotion keeps.
 
-use cudarc::driver::CudaSlice;
-use cutlet::device::gemm::{Arguments, Decomposition, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::{Decomposition, Gemm};
 use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::{KernelSchedule, ScaleGranularity};
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::sm90_or_skip;
+use cutlet_harness::{packed_product, sm90_or_skip};
 
 /// Small integers in -4..=4 from a seed (a simple LCG: the values matter,
 /// not their quality).
@@ -25,24 +24,6 @@ fn ints(len: usize, seed: u64) -> Vec<f64> {
             ((x >> 33) % 9) as f64 - 4.0
         })
         .collect()
-}
-
-/// `D = alpha · A · B` over packed K-major A (M x K) and B (N x K) and a
-/// packed row-major D.
-fn packed<'a, A, B, D>(
-    (m, n, k): (usize, usize, usize),
-    a: &'a CudaSlice<A>,
-    b: &'a CudaSlice<B>,
-    d: &'a mut CudaSlice<D>,
-    alpha: f64,
-) -> Arguments<'a, A, B, D, D> {
-    Arguments::product(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        alpha,
-    )
 }
 
 /// `values` in the FP8 type `T` (exact for the small integers here).
@@ -89,7 +70,7 @@ fn check<A: Fp8, B: Fp8>(
     }
     let gemm = builder.build(device).unwrap();
     let alpha = 0.5;
-    let mut args = packed((m, n, k), &a, &b, &mut d, alpha);
+    let mut args = packed_product((m, n, k), &a, &b, &mut d, n, alpha);
     gemm.run(&mut args, &stream).unwrap();
     let got = stream.clone_dtoh(&d).unwrap();
     for i in 0..m {
@@ -169,7 +150,7 @@ fn promotion_keeps_the_low_bits_of_a_long_sum() {
             .build(&device)
             .unwrap();
         let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
-        let mut args = packed((m, n, k), &a, &b, &mut d, 1.0);
+        let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 1.0);
         gemm.run(&mut args, &stream).unwrap();
         let got = stream.clone_dtoh(&d).unwrap();
         if fast {
@@ -221,7 +202,7 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                     .unwrap();
                 let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
                 let alpha = 0.5;
-                let mut args = packed((m, n, k), &a, &b, &mut d, alpha)
+                let mut args = packed_product((m, n, k), &a, &b, &mut d, n, alpha)
                     .with_scales(sa_d.as_view(), sb_d.as_view());
                 gemm.run(&mut args, &stream).unwrap();
                 drop(args);
@@ -244,12 +225,12 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                 }
                 // The scales belong to the GEMM's own kind: a missing pair
                 // and a short vector are errors that name them.
-                let mut unscaled = packed((m, n, k), &a, &b, &mut d, alpha);
+                let mut unscaled = packed_product((m, n, k), &a, &b, &mut d, n, alpha);
                 let err = gemm.run(&mut unscaled, &stream).unwrap_err();
                 assert!(err.to_string().contains("scales of A and B"), "{err}");
                 drop(unscaled);
                 if granularity == ScaleGranularity::RowCol {
-                    let mut short = packed((m, n, k), &a, &b, &mut d, alpha)
+                    let mut short = packed_product((m, n, k), &a, &b, &mut d, n, alpha)
                         .with_scales(sa_d.slice(..m - 1), sb_d.as_view());
                     let err = gemm.run(&mut short, &stream).unwrap_err();
                     assert!(err.to_string().contains("scale of A length"), "{err}");
@@ -276,7 +257,7 @@ fn typed_fp8_gemm_runs() {
     let gemm = Gemm::builder()
         .build_typed::<F8E4M3, F8E4M3, half::bf16>(&device)
         .unwrap();
-    let mut args = packed((m, n, k), &a, &b, &mut d, 1.0);
+    let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 1.0);
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got = stream.clone_dtoh(&d).unwrap();
@@ -325,7 +306,7 @@ fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
                 .build(&device)
                 .unwrap();
             let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
-            let mut args = packed((m, n, k), &a, &b, &mut d, 2.0).with_scales(
+            let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 2.0).with_scales(
                 match granularity {
                     ScaleGranularity::RowCol => sa_d.as_view(),
                     ScaleGranularity::Tensor => sa_d.slice(..1),

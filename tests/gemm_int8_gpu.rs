@@ -11,7 +11,7 @@ use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::ScaleGranularity;
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::sm90_or_skip;
+use cutlet_harness::{packed_product, sm90_or_skip};
 
 /// An 8-bit integer input type, with values over its whole range.
 trait Int8: Element + DeviceRepr + Copy {
@@ -181,14 +181,8 @@ fn int8_gemms_dequantize_with_row_and_column_scales() {
             .scales(ScaleGranularity::RowCol)
             .build(&device)
             .unwrap();
-        let mut args = Arguments::product(
-            GemmShape::new(m, n, k, 1),
-            Operand::new(a.as_view(), k, 0),
-            Operand::new(b.as_view(), k, 0),
-            OutputOperand::new(d.as_view_mut(), n, 0),
-            1.0,
-        )
-        .with_scales(sa_d.as_view(), sb_d.as_view());
+        let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 1.0)
+            .with_scales(sa_d.as_view(), sb_d.as_view());
         gemm.run(&mut args, &stream).unwrap();
         drop(args);
         let got = stream.clone_dtoh(&d).unwrap();
@@ -227,13 +221,7 @@ fn int8_gemms_write_a_column_major_d() {
             .d(ElementType::I32, OutputMajor::M)
             .build(&device)
             .unwrap();
-        let mut args = Arguments::product(
-            GemmShape::new(m, n, k, 1),
-            Operand::new(a.as_view(), k, 0),
-            Operand::new(b.as_view(), k, 0),
-            OutputOperand::new(d.as_view_mut(), m, 0),
-            3.0,
-        );
+        let mut args = packed_product((m, n, k), &a, &b, &mut d, m, 3.0);
         gemm.run(&mut args, &stream).unwrap();
         drop(args);
         let got = stream.clone_dtoh(&d).unwrap();
@@ -259,13 +247,7 @@ fn typed_int8_gemm_runs() {
     let b: CudaSlice<i8> = stream.clone_htod(&b_host).unwrap();
     let mut d = stream.clone_htod(&vec![0i32; m * n]).unwrap();
     let gemm = Gemm::builder().build_typed::<i8, i8, i32>(&device).unwrap();
-    let mut args = Arguments::product(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0,
-    );
+    let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 1.0);
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got = stream.clone_dtoh(&d).unwrap();

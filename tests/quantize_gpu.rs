@@ -7,7 +7,7 @@
 //! FP8 GEMM fed by the quantized matrices; and the typed errors.
 
 use cudarc::driver::DeviceRepr;
-use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use cutlet::device::gemm::Gemm;
 use cutlet::device::{quantize, Device};
 use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::fusion::host::round_to;
@@ -15,7 +15,7 @@ use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::ScaleGranularity;
 use cutlet::kernel::quantize::QuantizeScale;
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::sm90_or_skip;
+use cutlet_harness::{packed_product, sm90_or_skip};
 use half::{bf16, f16};
 
 /// An input type: from f32 (rounded) and back (exactly).
@@ -241,14 +241,8 @@ fn quantized_inputs_feed_the_fp8_gemm() {
         .build(&device)
         .unwrap();
     let mut d = stream.alloc_zeros::<f32>(m * n).unwrap();
-    let mut args = Arguments::product(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(qa.as_view(), k, 0),
-        Operand::new(qb.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0,
-    )
-    .with_scales(sa.as_view(), sb.as_view());
+    let mut args =
+        packed_product((m, n, k), &qa, &qb, &mut d, n, 1.0).with_scales(sa.as_view(), sb.as_view());
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got = stream.clone_dtoh(&d).unwrap();

@@ -18,10 +18,12 @@
 //! | [`cold_l2_buffer_sets`] | `cold_l2.rs` | how many operand sets `--use_cold_l2` rotates through |
 //! | [`measure_host_overhead`], [`OverheadProbe`] | `overhead.rs` | host time of a GEMM call, layer by layer |
 //! | [`time_ms`], [`time_alternating_ms`], [`AlternatingRuns`], [`Workload`], [`median_ms`] | `timing.rs` | CUDA-event timing, one workload or several alternately, each taking turns behind the hold |
-//! | [`device_or_skip`], [`gpu_present`] | `gpu.rs` | device 0, or a skip with the reason |
+//! | [`device_or_skip`], [`sm90_or_skip`], [`gpu_present`] | `gpu.rs` | device 0 (a Hopper one), or a skip with the reason |
+//! | [`packed_product`] | `arguments.rs` | a GEMM's arguments over packed K-major A and B |
 //! | [`Error`], [`Result`] | `error.rs` | cutlet's errors, cuBLAS's and cuBLASLt's |
 
 mod args;
+mod arguments;
 mod cold_l2;
 mod column_major;
 mod cublas;
@@ -39,6 +41,7 @@ pub use args::{
     parse_cluster, parse_decomposition, parse_dtype, parse_mnkl, parse_raster_order,
     parse_schedule, parse_swizzle_size, DecompositionArg, DenseGemmArgs, ScheduleArg,
 };
+pub use arguments::packed_product;
 pub use cold_l2::cold_l2_buffer_sets;
 pub use cublas::CublasGemm;
 pub use cublaslt::{CublasLtGemm, CUBLASLT_WORKSPACE_BYTES};
