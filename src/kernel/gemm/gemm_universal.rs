@@ -211,22 +211,16 @@ where
                 reason: "the multistage kernel computes one tile a block: expected a data-parallel tile scheduler".to_string(),
             });
         }
-        let [m0, n0, m_rem, n_rem] =
-            emit_tile_origin(&mut k, [coord.tile_m, coord.tile_n], [bm, bn], [m, n]);
-        let operands = emit_global_operands(&mut k, &params, self.types, coord.batch)?;
-
-        let block = BlockContext {
-            tid,
-            smem,
-            params: &params,
-            k: kk,
-            m0,
-            n0,
-            m_rem,
-            n_rem,
-            batch: coord.batch,
-            operands,
-        };
+        let block = emit_tile_block(
+            &mut k,
+            &params,
+            self.types,
+            [tid, smem, kk],
+            [coord.tile_m, coord.tile_n],
+            [bm, bn],
+            [m, n],
+            coord.batch,
+        )?;
         let mainloop_io = self.mainloop.emit_prologue(&mut k, &block)?;
         let epilogue_io = self
             .epilogue
@@ -243,21 +237,41 @@ where
     }
 }
 
-/// A work tile's origin and what is left of the problem past it (`.b32`
-/// each): `[m0, n0, M - m0, N - n0]` for tile `(tile_m, tile_n)` of a
-/// `BM x BN` tiling of an `M x N` output.
-pub(crate) fn emit_tile_origin(
+/// The block context of work tile `(tile_m, tile_n)` of batch `batch` in
+/// a `BM x BN` tiling of an `M x N` output (`[m, n]`, `.b32`): the tile's
+/// origin, what is left of the problem past it (`M - m0`, `N - n0`), and
+/// every operand's global tensor of the batch, with the thread's `tid`,
+/// the shared window `smem` and K (`kk`) as given. The one-tile-a-block
+/// kernels (multistage, GEMV) build theirs with it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn emit_tile_block<'a>(
     k: &mut Kernel,
+    params: &'a crate::gemm::DeclaredParams,
+    types: GemmTypes,
+    [tid, smem, kk]: [crate::ptx::Reg; 3],
     [tile_m, tile_n]: [crate::ptx::Reg; 2],
     [bm, bn]: [u32; 2],
     [m, n]: [crate::ptx::Reg; 2],
-) -> [crate::ptx::Reg; 4] {
+    batch: crate::ptx::Reg,
+) -> Result<BlockContext<'a>, PtxError> {
     let [m0, n0, m_rem, n_rem] = [(); 4].map(|()| k.reg(RegClass::B32));
     k.push(format!("mul.lo.u32 {m0}, {tile_m}, {bm};"));
     k.push(format!("mul.lo.u32 {n0}, {tile_n}, {bn};"));
     k.push(format!("sub.u32 {m_rem}, {m}, {m0};"));
     k.push(format!("sub.u32 {n_rem}, {n}, {n0};"));
-    [m0, n0, m_rem, n_rem]
+    let operands = emit_global_operands(k, params, types, batch)?;
+    Ok(BlockContext {
+        tid,
+        smem,
+        params,
+        k: kk,
+        m0,
+        n0,
+        m_rem,
+        n_rem,
+        batch,
+        operands,
+    })
 }
 
 /// Each operand's global tensor of batch `batch` (`.b32`): its address

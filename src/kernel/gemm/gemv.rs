@@ -34,7 +34,7 @@
 //! against 36.7), which keep more bytes in flight through TMA: the pick
 //! takes it up to 4096 x 4096.
 
-use super::gemm_universal::{emit_global_operands, emit_tile_origin};
+use super::gemm_universal::emit_tile_block;
 use super::{GemmKernel, GemmSpec, KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
 use crate::atom::MmaAtom;
@@ -190,20 +190,16 @@ impl Gemv {
         let scalars = self.epilogue.emit_params(&mut k, &params)?;
         let (tile_n, tile_m) = (k.special(SpecialReg::CtaidX), k.special(SpecialReg::CtaidY));
         let batch = k.special(SpecialReg::CtaidZ);
-        let [m0, n0, m_rem, n_rem] = emit_tile_origin(&mut k, [tile_m, tile_n], [bm, bn], [m, n]);
-        let operands = emit_global_operands(&mut k, &params, self.types, batch)?;
-        let block = BlockContext {
-            tid,
-            smem,
-            params: &params,
-            k: kk,
-            m0,
-            n0,
-            m_rem,
-            n_rem,
+        let block = emit_tile_block(
+            &mut k,
+            &params,
+            self.types,
+            [tid, smem, kk],
+            [tile_m, tile_n],
+            [bm, bn],
+            [m, n],
             batch,
-            operands,
-        };
+        )?;
         let mut io = self.epilogue.emit_prologue(&mut k, &block, &scalars)?;
         let lanes = self.emit_lanes(&mut k, tid, [m, n]);
         let acc = self.emit_mainloop(&mut k, &block, &lanes)?;
