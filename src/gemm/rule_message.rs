@@ -58,6 +58,11 @@ impl RuleMessage {
         self
     }
 
+    /// Appends `warps AxBxC` for a warp layout `[a, b, c]`.
+    pub(crate) const fn warps(self, [a, b, c]: [u32; 3]) -> Self {
+        self.s("warps ").n(a).s("x").n(b).s("x").n(c)
+    }
+
     /// The sentence.
     pub const fn as_str(&self) -> &str {
         let (text, _) = self.bytes.split_at(self.len);

@@ -52,12 +52,7 @@ pub(super) const fn check_warp_count(f: &ConfigFacts) -> Result<(), RuleMessage>
     let [wm, wn, wk] = f.mainloop.warps;
     if wm == 0 || wn == 0 || wk != 1 {
         return Err(RuleMessage::new()
-            .s("warps ")
-            .n(wm)
-            .s("x")
-            .n(wn)
-            .s("x")
-            .n(wk)
+            .warps([wm, wn, wk])
             .s(": expected at least one warp along M and N and exactly one along K"));
     }
     if wm * wn > 32 {

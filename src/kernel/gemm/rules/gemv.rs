@@ -102,12 +102,7 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
     let [wm, wn, wk] = f.mainloop.warps;
     if wm != 1 || wn != 1 || wk == 0 || wk > 32 {
         return Err(RuleMessage::new()
-            .s("warps ")
-            .n(wm)
-            .s("x")
-            .n(wn)
-            .s("x")
-            .n(wk)
+            .warps([wm, wn, wk])
             .s(" with the GEMV mainloop: expected 1x1xW with 1 to 32 warps along K"));
     }
     if unroll == 0 || unroll > 8 {

@@ -89,12 +89,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     let [wm, wn, wk] = f.mainloop.warps;
     if wm != 4 || wn != 1 || wk != 1 {
         return Err(RuleMessage::new()
-            .s("warps ")
-            .n(wm)
-            .s("x")
-            .n(wn)
-            .s("x")
-            .n(wk)
+            .warps([wm, wn, wk])
             .s(" with the ")
             .s(f.schedule.name())
             .s(" schedule: expected 4x1x1 (Warps<U4, U1>, the four warps of one consumer warpgroup; the schedule sets the warpgroups: a producer and two consumers)"));
