@@ -4,14 +4,13 @@
 
 mod common;
 
-use common::ptxas::spills_of;
+use common::ptxas::assert_none_spills;
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
 use cutlet::numeric::ElementType::{self, BF16, F16, F32, TF32};
 
 #[test]
 fn gemv_kernels_assemble_without_spills() {
-    let mut spilled = Vec::new();
     let k = OperandMajor::K;
     let cases: [(ElementType, ElementType, OutputMajor, [u32; 2], u32, u32); 8] = [
         (BF16, BF16, OutputMajor::N, [8, 16], 8, 4),
@@ -23,18 +22,11 @@ fn gemv_kernels_assemble_without_spills() {
         (TF32, F32, OutputMajor::N, [8, 16], 8, 4),
         (BF16, BF16, OutputMajor::M, [16, 16], 1, 8),
     ];
-    for (ab, d, d_major, tile, warps, unroll) in cases {
+    let specs = cases.map(|(ab, d, d_major, tile, warps, unroll)| {
         let types = GemmTypes::new(ab, ab, d, d, F32);
         let spec = GemmSpec::gemv(types, GemmMajors::new(k, k, d_major), tile, warps, unroll);
         spec.validate().unwrap();
-        let Some(spill) = spills_of(&spec, "sm_90a") else {
-            return;
-        };
-        spilled.extend(spill);
-    }
-    assert!(
-        spilled.is_empty(),
-        "kernels that spill:\n{}",
-        spilled.join("\n")
-    );
+        spec
+    });
+    assert_none_spills(specs, "sm_90a");
 }

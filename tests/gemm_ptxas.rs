@@ -4,26 +4,15 @@
 
 mod common;
 
-use common::ptxas::spills_of;
+use common::ptxas::assert_none_spills;
 use cutlet::kernel::gemm::sm80_default_specs;
 
 #[test]
 fn default_configurations_assemble_for_sm80_without_spills() {
-    let mut spilled = Vec::new();
     // Every type combination and major, each with the builder's 256x128
     // variant for tall problems where it has one: all 48 combinations have
     // a default, and 20 of them a tall variant.
     let specs = sm80_default_specs();
     assert_eq!(specs.len(), 68);
-    for spec in specs {
-        let Some(spill) = spills_of(&spec, "sm_80") else {
-            return;
-        };
-        spilled.extend(spill);
-    }
-    assert!(
-        spilled.is_empty(),
-        "kernels that spill:\n{}",
-        spilled.join("\n")
-    );
+    assert_none_spills(specs, "sm_80");
 }

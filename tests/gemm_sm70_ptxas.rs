@@ -4,25 +4,16 @@
 
 mod common;
 
-use common::ptxas::spills_of;
+use common::ptxas::assert_none_spills;
 use cutlet::kernel::gemm::sm70_default_specs;
 
 #[test]
 fn default_configurations_assemble_for_sm70_without_spills() {
-    let mut spilled = Vec::new();
     let specs = sm70_default_specs();
     assert_eq!(specs.len(), 24);
-    for spec in specs {
+    for spec in &specs {
         let ptx = spec.ptx().unwrap();
         assert!(ptx.contains(".target sm_70"), "{}", spec.kernel_name());
-        let Some(spill) = spills_of(&spec, "sm_70") else {
-            return;
-        };
-        spilled.extend(spill);
     }
-    assert!(
-        spilled.is_empty(),
-        "kernels that spill:\n{}",
-        spilled.join("\n")
-    );
+    assert_none_spills(specs, "sm_70");
 }

@@ -166,6 +166,27 @@ pub fn spills_of(spec: &cutlet::kernel::gemm::GemmSpec, target: &str) -> Option<
     Some(((f.spill_stores, f.spill_loads) != (0, 0)).then(|| format!("{f:?}")))
 }
 
+/// Assembles every spec of `specs` for `target` and asserts that none
+/// spills, naming every one that does; returns at the first spec without
+/// ptxas (after [`assemble`] printed why).
+pub fn assert_none_spills(
+    specs: impl IntoIterator<Item = cutlet::kernel::gemm::GemmSpec>,
+    target: &str,
+) {
+    let mut spilled = Vec::new();
+    for spec in specs {
+        let Some(spill) = spills_of(&spec, target) else {
+            return;
+        };
+        spilled.extend(spill);
+    }
+    assert!(
+        spilled.is_empty(),
+        "kernels that spill:\n{}",
+        spilled.join("\n")
+    );
+}
+
 /// As [`assemble`], but a failed assembly is `Some(Err(message))`, the
 /// message holding ptxas's own words.
 pub fn try_assemble(ptx: &str, target: &str) -> Option<Result<PtxasReport, String>> {
