@@ -157,6 +157,33 @@ impl Kernel {
         dst
     }
 
+    /// A warp butterfly over `acc` (a 32-bit register): for masks
+    /// `width / 2` down to 1, the value of lane `laneid ^ mask`
+    /// (`shfl.sync.bfly`, all 32 lanes taking part) goes to `combine`,
+    /// which folds it into `acc`. After it every lane of each aligned group
+    /// of `width` lanes holds the group's result, combined in the same
+    /// order on every lane. The reductions and the quantize kernels' amax
+    /// use it.
+    pub(crate) fn butterfly<E: From<PtxError>>(
+        &mut self,
+        acc: Reg,
+        width: u32,
+        mut combine: impl FnMut(&mut Kernel, Reg) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let other = self.reg(acc.class());
+        let mut mask = width / 2;
+        while mask >= 1 {
+            self.snippet(
+                "common/reduce",
+                "shfl_bfly_f32",
+                &[("dst", &other), ("src", &acc), ("mask", &mask)],
+            )?;
+            combine(self, other)?;
+            mask /= 2;
+        }
+        Ok(())
+    }
+
     /// Instantiates snippet `name` of `family` with `holes` and appends it.
     /// A snippet that uses `${@uniq}` gets a fresh [unique
     /// suffix](Self::unique_suffix), so it can be instantiated many times.

@@ -362,17 +362,10 @@ fn magnitudes(
 /// The block's amax into `amax` on every thread: a warp butterfly, each
 /// warp's result in its shared slot, then every thread's max of the slots.
 fn block_amax(k: &mut Kernel, amax: Reg, slots: Reg, tid: Reg) -> Result<(), PtxError> {
-    let other = k.reg(RegClass::B32);
-    let mut mask = 16;
-    while mask >= 1 {
-        k.snippet(
-            "common/reduce",
-            "shfl_bfly_f32",
-            &[("dst", &other), ("src", &amax), ("mask", &mask)],
-        )?;
+    k.butterfly(amax, 32, |k, other| {
         k.push(format!("max.u32 {amax}, {amax}, {other};"));
-        mask /= 2;
-    }
+        Ok::<(), PtxError>(())
+    })?;
     let (lane, slot, p) = (
         k.reg(RegClass::B32),
         k.reg(RegClass::B32),

@@ -166,18 +166,7 @@ pub(super) fn tree(k: &mut Kernel, op: ReduceOp, values: &[Reg]) -> Result<Reg> 
 /// it, every lane of each aligned group of `width` lanes holds the group's
 /// result (a butterfly: the same order on every lane, so it is deterministic).
 pub(super) fn butterfly(k: &mut Kernel, op: ReduceOp, acc: Reg, width: u32) -> Result<()> {
-    let other = k.reg(RegClass::F32);
-    let mut mask = width / 2;
-    while mask >= 1 {
-        k.snippet(
-            "common/reduce",
-            "shfl_bfly_f32",
-            &[("dst", &other), ("src", &acc), ("mask", &mask)],
-        )?;
-        combine(k, op, acc, acc, other)?;
-        mask /= 2;
-    }
-    Ok(())
+    k.butterfly(acc, width, |k, other| combine(k, op, acc, acc, other))
 }
 
 /// Stores the `.f32` result `value` at global `addr`: divided by `count`
