@@ -233,13 +233,23 @@ fn typed_copies_kernel(arch: ArchKind) -> (String, String) {
     let p = k.reg(RegClass::Pred);
     k.push(format!("setp.ne.u64 {p}, {}, 0;", regs[0]));
     for value in CopyValue::ALL {
-        if value.bits() == 16 {
-            typed_round_trip::<16>(&mut k, value, regs, p);
-        }
-        typed_round_trip::<32>(&mut k, value, regs, p);
-        typed_round_trip::<64>(&mut k, value, regs, p);
-        if value.bits() == 32 {
-            typed_round_trip::<128>(&mut k, value, regs, p);
+        // One, two and four values of each type.
+        match value.bits() {
+            8 => {
+                typed_round_trip::<8>(&mut k, value, regs, p);
+                typed_round_trip::<16>(&mut k, value, regs, p);
+                typed_round_trip::<32>(&mut k, value, regs, p);
+            }
+            16 => {
+                typed_round_trip::<16>(&mut k, value, regs, p);
+                typed_round_trip::<32>(&mut k, value, regs, p);
+                typed_round_trip::<64>(&mut k, value, regs, p);
+            }
+            _ => {
+                typed_round_trip::<32>(&mut k, value, regs, p);
+                typed_round_trip::<64>(&mut k, value, regs, p);
+                typed_round_trip::<128>(&mut k, value, regs, p);
+            }
         }
     }
     (module_ptx(arch, k), p.to_string())
@@ -256,6 +266,8 @@ fn typed_universal_copies_assemble_for_every_arch() {
             String::from("st.global.b16"),
             format!("@{p} ld.global.u16"),
             format!("@{p} st.global.v4.b16"),
+            format!("@{p} ld.global.u8"),
+            String::from("st.shared.v4.u8"),
         ] {
             assert!(ptx.contains(&form), "{form} missing");
         }

@@ -136,3 +136,48 @@ fn scaled_fp8_kernels_assemble_without_spills() {
         }
     }
 }
+
+/// FP8 outputs with an output scale and the amax: e4m3 and e5m2 D, row-
+/// and column-major, fast accumulation and promotion, split-K, and the
+/// builder's pick at a decode shape (swap-AB); each converts with
+/// `cvt.rn.satfinite` and raises the amax with `red.global.max.u32`.
+#[test]
+fn fp8_output_kernels_assemble_without_spills() {
+    use cutlet::device::gemm::Decomposition;
+    for d in [F8E4M3, F8E5M2] {
+        for (major, fast) in [
+            (OutputMajor::N, true),
+            (OutputMajor::M, true),
+            (OutputMajor::N, false),
+        ] {
+            let builder = Gemm::builder()
+                .a(F8E4M3, OperandMajor::K)
+                .b(F8E4M3, OperandMajor::K)
+                .d(d, major)
+                .fast_accumulation(fast)
+                .d_scale(true)
+                .d_amax(true);
+            let split = builder.clone().decomposition(Decomposition::SplitK(4));
+            for spec in [builder.spec().unwrap(), split.spec().unwrap()] {
+                let ptx = spec.ptx().unwrap();
+                let name = spec.kernel_name();
+                let cvt = format!("cvt.rn.satfinite.{}x2.f32", d.name());
+                assert!(ptx.contains(&cvt), "{name}: no {cvt}");
+                assert!(ptx.contains("red.global.max.u32"), "{name}: no amax");
+                assert_no_spills(&spec);
+            }
+        }
+    }
+    let types = GemmTypes {
+        a: F8E4M3,
+        b: F8E4M3,
+        c: F8E4M3,
+        d: F8E4M3,
+        acc: F32,
+    };
+    let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+    for problem in [[16, 4096, 4096, 1], [4096, 4096, 4096, 1]] {
+        let (spec, _) = sm90_pick_for_problem(types, majors, problem, 132, None).unwrap();
+        assert_no_spills(&spec);
+    }
+}

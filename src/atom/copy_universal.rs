@@ -1,4 +1,4 @@
-//! Universal copies: one vectorized load or store of 16, 32, 64 or 128 bits
+//! Universal copies: one vectorized load or store of 8, 16, 32, 64 or 128 bits
 //! by one thread (CuTe's `UniversalCopy<uint16_t/.../uint128_t>`), of words
 //! or of a typed [`CopyValue`], on every architecture.
 
@@ -22,7 +22,7 @@ pub enum MemorySpace {
     Shared,
 }
 
-/// One load or store of `BITS` (16, 32, 64 or 128) bits by one thread,
+/// One load or store of `BITS` (8, 16, 32, 64 or 128) bits by one thread,
 /// between registers and memory aligned to `BITS / 8` bytes.
 ///
 /// The plain methods move `.b32` words (`BITS / 32` `.b32` registers); the

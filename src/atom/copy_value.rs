@@ -28,15 +28,19 @@ pub enum CopyValue {
     /// `.u16` in a `.b32` register: 16 bits zero-extended on load, the low
     /// half stored (`uint16_t` widened to a word).
     U16,
+    /// `.u8` in a `.b16` register: a byte zero-extended on load, the low
+    /// byte stored (an FP8 or 8-bit integer element; `uint8_t`).
+    U8,
 }
 
 impl CopyValue {
     /// Every value type.
-    pub const ALL: [CopyValue; 4] = [
+    pub const ALL: [CopyValue; 5] = [
         CopyValue::B32,
         CopyValue::F32,
         CopyValue::B16,
         CopyValue::U16,
+        CopyValue::U8,
     ];
 
     /// The PTX type the instruction names, e.g. `.f32`.
@@ -46,6 +50,7 @@ impl CopyValue {
             CopyValue::F32 => ".f32",
             CopyValue::B16 => ".b16",
             CopyValue::U16 => ".u16",
+            CopyValue::U8 => ".u8",
         }
     }
 
@@ -54,6 +59,7 @@ impl CopyValue {
         match self {
             CopyValue::B32 | CopyValue::F32 => 32,
             CopyValue::B16 | CopyValue::U16 => 16,
+            CopyValue::U8 => 8,
         }
     }
 
@@ -62,7 +68,7 @@ impl CopyValue {
         match self {
             CopyValue::B32 | CopyValue::U16 => RegClass::B32,
             CopyValue::F32 => RegClass::F32,
-            CopyValue::B16 => RegClass::B16,
+            CopyValue::B16 | CopyValue::U8 => RegClass::B16,
         }
     }
 }

@@ -58,7 +58,8 @@ fn is_inner(axis: BiasAxis, major: OutputMajor) -> bool {
 
 /// Reads element `[addr + imm]` of type `ty` as f32 where `pred` holds, 0
 /// elsewhere: one predicated universal copy (`.f32`; a bf16 as `.u16` into
-/// the low half of a word, then shifted up; an f16 as `.b16`, converted).
+/// the low half of a word, then shifted up; an f16 as `.b16`, converted;
+/// an FP8 byte as `.u8`, widened through f16).
 pub(super) fn load_f32(
     k: &mut Kernel,
     ty: ElementType,
@@ -83,6 +84,27 @@ pub(super) fn load_f32(
                 .map_err(atom_error)?;
             k.push(format!("shl.b32 {bits}, {bits}, 16;"));
             k.push(format!("mov.b32 {out}, {bits};"));
+        }
+        // An FP8 byte, widened exactly to f16 (the low half of the pair
+        // `cvt.rn.f16x2.{e4m3,e5m2}x2` makes), then to f32.
+        ElementType::F8E4M3 | ElementType::F8E5M2 => {
+            let byte = k.reg(RegClass::B16);
+            k.push(format!("mov.b16 {byte}, 0;"));
+            UniversalCopy::<8>::emit_load_predicated_typed(k, CopyValue::U8, pred, &[byte], &at)
+                .map_err(atom_error)?;
+            let (pair, lo, hi) = (
+                k.reg(RegClass::B32),
+                k.reg(RegClass::B16),
+                k.reg(RegClass::B16),
+            );
+            let ty = if ty == ElementType::F8E4M3 {
+                "e4m3x2"
+            } else {
+                "e5m2x2"
+            };
+            k.push(format!("cvt.rn.f16x2.{ty} {pair}, {byte};"));
+            k.push(format!("mov.b32 {{{lo}, {hi}}}, {pair};"));
+            k.push(format!("cvt.f32.f16 {out}, {lo};"));
         }
         _ => {
             let h = k.reg(RegClass::B16);

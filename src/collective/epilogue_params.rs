@@ -5,6 +5,7 @@
 //! origin and the extra scalars ([`OutputTile`]).
 
 use super::{BlockContext, GlobalOperand};
+use crate::atom::{CopyValue, MemorySpace, UniversalCopy};
 use crate::gemm::{
     BiasAxis, DeclaredParams, Epilogue, GemmMajors, GemmOperand, GemmTypes, ParamRole,
 };
@@ -34,10 +35,15 @@ pub(crate) struct OutputTile {
     pub(crate) biases: Vec<Reg>,
     /// The extra scalars s2, s3, ... (`.f32`).
     pub(crate) scalars: Vec<Reg>,
+    /// D's output scale (`.f32`), where the fusion has one.
+    pub(crate) d_scale: Option<Reg>,
+    /// The global address of D's amax (`.b64`), where the fusion writes one.
+    pub(crate) d_amax: Option<Reg>,
 }
 
 /// C's and D's addresses, leading dimensions and batch strides, alpha,
-/// beta, the fusion's biases and extra scalars, in this order.
+/// beta, the fusion's biases and extra scalars, D's output scale and amax
+/// where it has them, in this order.
 pub(crate) fn output_params(fusion: &Epilogue) -> Vec<ParamRole> {
     let (c, d) = (GemmOperand::C, GemmOperand::D);
     let mut roles = vec![
@@ -52,6 +58,13 @@ pub(crate) fn output_params(fusion: &Epilogue) -> Vec<ParamRole> {
     ];
     roles.extend((0..fusion.biases().len()).map(|i| ParamRole::Bias(i as u8)));
     roles.extend((0..fusion.extra_scalars()).map(|j| ParamRole::Scalar(j as u8 + 2)));
+    let output = fusion.output();
+    if output.d_scale {
+        roles.push(ParamRole::DScale);
+    }
+    if output.d_amax {
+        roles.push(ParamRole::DAmax);
+    }
     roles
 }
 
@@ -109,6 +122,35 @@ pub(crate) fn emit_output_tile(
     for j in 0..fusion.extra_scalars() {
         scalars.push(block.params.load(k, ParamRole::Scalar(j as u8 + 2))?);
     }
+    let global = |k: &mut Kernel, role: ParamRole| -> Result<Reg, PtxError> {
+        let address = block.params.load(k, role)?;
+        k.cvta_to_global(address, address);
+        Ok(address)
+    };
+    let d_scale = match fusion.output().d_scale {
+        true => {
+            let address = global(k, ParamRole::DScale)?;
+            let value = k.reg(RegClass::F32);
+            UniversalCopy::<32>::emit_load_typed(
+                k,
+                MemorySpace::Global,
+                CopyValue::F32,
+                &[value],
+                &address,
+            )
+            .map_err(|e| PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: String::from("epilogue output scale"),
+                reason: e.to_string(),
+            })?;
+            Some(value)
+        }
+        false => None,
+    };
+    let d_amax = match fusion.output().d_amax {
+        true => Some(global(k, ParamRole::DAmax)?),
+        false => None,
+    };
     Ok(OutputTile {
         c,
         d,
@@ -116,5 +158,7 @@ pub(crate) fn emit_output_tile(
         d_tile,
         biases,
         scalars,
+        d_scale,
+        d_amax,
     })
 }

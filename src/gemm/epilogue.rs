@@ -86,6 +86,24 @@ pub struct Epilogue {
     expression: Expression,
     biases: Vec<BiasAxis>,
     scales: Option<ScaleGranularity>,
+    output: OutputQuantization,
+}
+
+/// What an SM90 epilogue does with each result of its expression before
+/// D's conversion, as cuBLASLt's `D_SCALE_POINTER` and `AMAX_D_POINTER`:
+/// an FP8 D's scale and the amax the next layer's scale is computed from.
+///
+/// With both, element `d = convert(d_scale · r)` for the expression's
+/// result `r`, and the amax is `max |r|` over every element of D (before
+/// the scale, as cuBLASLt and Transformer Engine compute it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct OutputQuantization {
+    /// The result is multiplied by an f32 read from device memory
+    /// (`Arguments::with_d_scale`) before D's conversion.
+    pub d_scale: bool,
+    /// `max |r|` over D is written to an f32 in device memory
+    /// (`Arguments::with_d_amax`).
+    pub d_amax: bool,
 }
 
 impl Default for Epilogue {
@@ -103,6 +121,7 @@ impl From<Expression> for Epilogue {
             expression,
             biases: Vec::new(),
             scales: None,
+            output: OutputQuantization::default(),
         }
     }
 }
@@ -126,6 +145,7 @@ impl Epilogue {
             expression,
             biases: biases.to_vec(),
             scales: None,
+            output: OutputQuantization::default(),
         };
         match epilogue.unfit() {
             Some((name, value, expected)) => Err(Error::invalid_argument(name, value, expected)),
@@ -220,6 +240,7 @@ impl Epilogue {
             expression: Expression::new(4 + nb, &body)?,
             biases,
             scales: Some(granularity),
+            output: self.output,
         })
     }
 
@@ -227,6 +248,33 @@ impl Epilogue {
     /// set one.
     pub fn scales(&self) -> Option<ScaleGranularity> {
         self.scales
+    }
+
+    /// This epilogue with D's output scale and amax as `output` says
+    /// ([`OutputQuantization`]): the SM90 kernels' register-store epilogue
+    /// multiplies each result by the scale before D's conversion (an FP8
+    /// D saturates to its largest finite value) and writes the amax of the
+    /// results before the scale.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::{Epilogue, OutputQuantization};
+    ///
+    /// let fp8 = OutputQuantization { d_scale: true, d_amax: true };
+    /// let epilogue = Epilogue::linear_combination().with_output(fp8);
+    /// assert_eq!(epilogue.output(), fp8);
+    /// assert!(!epilogue.is_linear_combination());
+    /// assert!(epilogue.to_string().ends_with("* d_scale, amax"), "{epilogue}");
+    /// ```
+    pub fn with_output(&self, output: OutputQuantization) -> Epilogue {
+        Epilogue {
+            output,
+            ..self.clone()
+        }
+    }
+
+    /// D's output scale and amax ([`with_output`](Self::with_output)).
+    pub fn output(&self) -> OutputQuantization {
+        self.output
     }
 
     /// The element type of bias vector `i` in a GEMM whose C is `c`: f32
@@ -242,10 +290,12 @@ impl Epilogue {
         }
     }
 
-    /// Whether only the SM90 epilogues read these inputs: scales, or a
-    /// [`BiasAxis::Scalar`] vector.
+    /// Whether only the SM90 epilogues read these inputs: scales, a
+    /// [`BiasAxis::Scalar`] vector, or D's output scale or amax.
     pub(crate) fn needs_sm90(&self) -> bool {
-        self.scales.is_some() || self.biases.contains(&BiasAxis::Scalar)
+        self.scales.is_some()
+            || self.biases.contains(&BiasAxis::Scalar)
+            || self.output != OutputQuantization::default()
     }
 
     /// The user's bias vectors: all of [`biases`](Self::biases) but the
@@ -282,6 +332,7 @@ impl Epilogue {
             expression: self.expression.clone(),
             biases: self.biases.iter().map(|b| b.transposed()).collect(),
             scales: self.scales,
+            output: self.output,
         }
     }
 
@@ -332,9 +383,14 @@ impl fmt::Display for Epilogue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let axes: Vec<&str> = self.biases.iter().map(|b| b.name()).collect();
         write!(f, "{} [{}]", self.expression, axes.join(", "))?;
-        match self.scales {
-            Some(scales) => write!(f, " scaled {scales:?}"),
-            None => Ok(()),
+        if let Some(scales) = self.scales {
+            write!(f, " scaled {scales:?}")?;
+        }
+        match (self.output.d_scale, self.output.d_amax) {
+            (true, true) => write!(f, " * d_scale, amax"),
+            (true, false) => write!(f, " * d_scale"),
+            (false, true) => write!(f, ", amax"),
+            (false, false) => Ok(()),
         }
     }
 }

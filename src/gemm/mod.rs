@@ -29,7 +29,7 @@ mod tensor_map;
 mod types;
 
 pub use cluster::ClusterShape;
-pub use epilogue::{BiasAxis, Epilogue, ScaleGranularity, MAX_BIASES};
+pub use epilogue::{BiasAxis, Epilogue, OutputQuantization, ScaleGranularity, MAX_BIASES};
 pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;
 pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};

@@ -7,7 +7,8 @@
 //! Role order is the ABI: parameters appear sorted by [`ParamRole`]'s
 //! order (addresses of A, B, C, D; the extents M, N, K, L; leading
 //! dimensions; batch strides; alpha, beta; the scheduler's raster; biases;
-//! extra scalars; the workspace; tensor maps), whichever part declared them.
+//! extra scalars; D's output scale and amax; the workspace; tensor maps),
+//! whichever part declared them.
 
 use std::collections::BTreeMap;
 
@@ -63,6 +64,10 @@ pub enum ParamRole {
     Bias(u8),
     /// Extra epilogue scalar `j` (j = 2, 3, ...), `.f32`.
     Scalar(u8),
+    /// The global address of D's output scale (one f32), `.u64`.
+    DScale,
+    /// The global address of D's amax (one f32, written), `.u64`.
+    DAmax,
     /// The kernel's device workspace, `.u64`.
     Workspace,
     /// The operand's TMA tensor map, 128 bytes by value (64-byte aligned).
@@ -91,6 +96,8 @@ impl ParamRole {
             ParamRole::RasterOrder => "raster_order".to_string(),
             ParamRole::Bias(i) => format!("bias{i}"),
             ParamRole::Scalar(j) => format!("s{j}"),
+            ParamRole::DScale => "d_scale".to_string(),
+            ParamRole::DAmax => "d_amax".to_string(),
             ParamRole::Workspace => "workspace".to_string(),
             ParamRole::TensorMap(op) => format!("tmap_{}", op.name()),
         }
@@ -103,6 +110,8 @@ impl ParamRole {
             | ParamRole::Ld(_)
             | ParamRole::BatchStride(_)
             | ParamRole::Bias(_)
+            | ParamRole::DScale
+            | ParamRole::DAmax
             | ParamRole::Workspace => ParamType::U64,
             ParamRole::Extent(_) | ParamRole::RasterLog | ParamRole::RasterOrder => ParamType::U32,
             ParamRole::Alpha | ParamRole::Beta | ParamRole::Scalar(_) => ParamType::F32,

@@ -100,6 +100,8 @@ fn register_prologue(
         beta: scalars.beta,
         biases: tile.biases,
         scalars: tile.scalars,
+        d_scale: tile.d_scale,
+        d_amax: tile.d_amax,
     })
 }
 

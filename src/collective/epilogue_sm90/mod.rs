@@ -9,12 +9,15 @@
 //! column and every value's offset from them (for the wgmma D fragment,
 //! rows `16w + g` and `16w + g + 8` of each 64-row block, column pairs
 //! `8j + 2t`, `8j + 2t + 1`). Row-major D takes each pair of columns as
-//! one 32-bit (16-bit types) or 64-bit (f32) store; column-major D one
-//! element at a time. C is read at the same places by the same thread,
+//! one 32-bit (16-bit types), 64-bit (f32, i32) or 16-bit (FP8) store;
+//! column-major D one element at a time. An output scale and the amax of
+//! D ([`OutputQuantization`](crate::gemm::OutputQuantization)) are applied
+//! here too (`output.rs`). C is read at the same places by the same thread,
 //! only where beta is not 0, so D may alias C. Rows and columns past M and
 //! N are skipped.
 
 mod contract;
+mod output;
 mod tma_store;
 
 pub use tma_store::{CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilogueParams};
@@ -67,6 +70,10 @@ pub struct Sm90EpilogueInputs {
     pub biases: Vec<Reg>,
     /// The extra scalars s2, s3, ... (`.f32`).
     pub scalars: Vec<Reg>,
+    /// D's output scale (`.f32`), where the fusion has one.
+    pub d_scale: Option<Reg>,
+    /// The global address of D's amax (`.b64`), where the fusion writes one.
+    pub d_amax: Option<Reg>,
 }
 
 impl EpilogueSm90TmaStore {
@@ -296,6 +303,7 @@ impl EpilogueSm90NoSmem {
             OutputMajor::M => (&cols, &rows),
         };
         let fusion = &self.spec.epilogue;
+        let amax = fusion.output().d_amax.then(|| output::emit_amax_start(k));
         let bias_value = |k: &mut Kernel, i: usize, offset: u32, origin: Reg, p: Reg| {
             let element = fusion.bias_element(i, types.c);
             if biases[i] == BiasAxis::Scalar {
@@ -393,7 +401,7 @@ impl EpilogueSm90NoSmem {
                             &io.scalars,
                         )?
                     };
-                    values.push(value);
+                    values.push(output::emit_output_value(k, value, p, amax, io.d_scale));
                     preds.push(p);
                     // Row-major D stores each column pair together.
                     if major == OutputMajor::M || ii % 2 == 1 {
@@ -409,7 +417,16 @@ impl EpilogueSm90NoSmem {
             }
             Ok(())
         };
-        emit_for_source(k, self.source, io.beta, walk)
+        emit_for_source(k, self.source, io.beta, walk)?;
+        match (amax, io.d_amax) {
+            (Some(amax), Some(address)) => output::emit_amax_flush(k, amax, address, io.tid),
+            (None, None) => Ok(()),
+            _ => Err(err(crate::Error::invalid_argument(
+                "epilogue amax",
+                "a running amax without its address, or the other way round",
+                "both where the fusion writes an amax",
+            ))),
+        }
     }
 
     /// The consumers' tiled MMA, whose C partition places the accumulators
@@ -432,6 +449,9 @@ impl EpilogueSm90NoSmem {
     ) -> Result<(), PtxError> {
         let d = self.spec.types.d;
         let atom = epilogue_error;
+        if d.size_bits() == 8 {
+            return output::emit_store_fp8(k, d, major, &format!("{ptr}+{offset}"), preds, values);
+        }
         // A 32-bit D's values: f32 registers, or the s32 results (`.b32`) of
         // an i32 D's integer epilogue.
         let word = if d == ElementType::I32 {

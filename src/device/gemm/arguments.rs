@@ -273,6 +273,16 @@ pub struct EpilogueArgs<'a, C> {
     /// memory: one value each for [`ScaleGranularity::Tensor`](crate::kernel::gemm::ScaleGranularity::Tensor),
     /// M and N values for [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol).
     pub scales: Option<[CudaView<'a, f32>; 2]>,
+    /// D's output scale of a GEMM built with
+    /// [`GemmBuilder::d_scale`](super::GemmBuilder::d_scale): one f32 in
+    /// device memory, by which each result is multiplied before D's
+    /// conversion.
+    pub d_scale: Option<CudaView<'a, f32>>,
+    /// Where a GEMM built with
+    /// [`GemmBuilder::d_amax`](super::GemmBuilder::d_amax) writes the amax
+    /// of D (one f32 in device memory): the largest `|r|` over the results
+    /// before the output scale, 0 for an empty D, NaN where a result is NaN.
+    pub d_amax: Option<CudaViewMut<'a, f32>>,
 }
 
 impl<C> Default for EpilogueArgs<'_, C> {
@@ -282,6 +292,8 @@ impl<C> Default for EpilogueArgs<'_, C> {
             biases: Vec::new(),
             scalars: Vec::new(),
             scales: None,
+            d_scale: None,
+            d_amax: None,
         }
     }
 }
@@ -303,6 +315,25 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
     /// per column of B (N values).
     pub fn with_scales(mut self, scale_a: CudaView<'a, f32>, scale_b: CudaView<'a, f32>) -> Self {
         self.epilogue.scales = Some([scale_a, scale_b]);
+        self
+    }
+
+    /// These arguments with D's output scale (one f32 in device memory) of
+    /// a GEMM built with [`GemmBuilder::d_scale`](super::GemmBuilder::d_scale):
+    /// D holds `convert(d_scale · r)` for each result `r` of the epilogue,
+    /// as cuBLASLt's `CUBLASLT_MATMUL_DESC_D_SCALE_POINTER`.
+    pub fn with_d_scale(mut self, d_scale: CudaView<'a, f32>) -> Self {
+        self.epilogue.d_scale = Some(d_scale);
+        self
+    }
+
+    /// These arguments with the f32 in device memory where a GEMM built
+    /// with [`GemmBuilder::d_amax`](super::GemmBuilder::d_amax) writes
+    /// `max |r|` over D's results before the output scale (cuBLASLt's
+    /// `CUBLASLT_MATMUL_DESC_AMAX_D_POINTER`). `run` overwrites it: it
+    /// sets it to 0 on the stream, then the kernel raises it.
+    pub fn with_d_amax(mut self, d_amax: CudaViewMut<'a, f32>) -> Self {
+        self.epilogue.d_amax = Some(d_amax);
         self
     }
 

@@ -73,6 +73,7 @@ pub struct GemmBuilder {
     fast_accumulation: Option<bool>,
     promotion_interval: Option<u32>,
     scale_granularity: Option<ScaleGranularity>,
+    output: crate::gemm::OutputQuantization,
 }
 
 /// Most stages the builder picks by itself (as the collective builder).
@@ -521,16 +522,18 @@ impl GemmBuilder {
             }
             (Some(schedule), _) => Ok(schedule.warp_specialized()),
             (None, Some(arch)) => Ok(arch == ArchKind::Sm90),
-            // 8-bit A or B: only the SM90 kernels have 8-bit tensor-core
-            // instructions.
-            (None, None) => Ok(self.cluster.is_some_and(|c| !c.is_one()) || self.eight_bit()),
+            // 8-bit A, B or D, or D's output scale or amax: only the SM90
+            // kernels have 8-bit tensor-core instructions and FP8 stores.
+            (None, None) => Ok(self.cluster.is_some_and(|c| !c.is_one())
+                || self.eight_bit()
+                || self.output != Default::default()),
         }
     }
 
-    /// Whether A or B is an 8-bit type (e4m3, e5m2, s8, u8).
+    /// Whether A, B or D is an 8-bit type (e4m3, e5m2, s8, u8).
     fn eight_bit(&self) -> bool {
-        let (a, _, b, ..) = self.types();
-        a.size_bytes() == 1 || b.size_bytes() == 1
+        let (a, _, b, _, d, ..) = self.types();
+        a.size_bytes() == 1 || b.size_bytes() == 1 || d.size_bytes() == 1
     }
 
     /// The SM90 spec of these values.
@@ -573,7 +576,7 @@ impl GemmBuilder {
             spec = spec.with_k_splitting_epilogue()?;
         }
         let fusion = self.fusion()?;
-        spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };
+        spec = spec.with_fusion(if swap { fusion.transposed() } else { fusion })?;
         if let Some(interval) = promotion {
             spec = spec.with_fp8_promotion(interval)?;
         }
@@ -585,13 +588,19 @@ impl GemmBuilder {
     }
 
     /// The epilogue: [`epilogue`](Self::epilogue)'s (or the linear
-    /// combination), scaled where [`scales`](Self::scales) asks.
+    /// combination), scaled where [`scales`](Self::scales) asks, with D's
+    /// output scale and amax where [`d_scale`](Self::d_scale) and
+    /// [`d_amax`](Self::d_amax) ask.
     fn fusion(&self) -> Result<Epilogue> {
         let fusion = self.epilogue.clone().unwrap_or_default();
-        match self.scale_granularity {
-            Some(granularity) => fusion.with_scales(granularity),
-            None => Ok(fusion),
-        }
+        let fusion = match self.scale_granularity {
+            Some(granularity) => fusion.with_scales(granularity)?,
+            None => fusion,
+        };
+        Ok(match self.output == Default::default() {
+            true => fusion,
+            false => fusion.with_output(self.output),
+        })
     }
 
     /// The promotion interval of an e4m3/e5m2 GEMM that promotes (see
@@ -699,6 +708,63 @@ impl GemmBuilder {
     /// ```
     pub fn scales(mut self, granularity: ScaleGranularity) -> Self {
         self.scale_granularity = Some(granularity);
+        self
+    }
+
+    /// Multiplies each result of the epilogue by D's output scale, one f32
+    /// in device memory given with each call
+    /// ([`Arguments::with_d_scale`](super::Arguments::with_d_scale)), before
+    /// D's conversion: D = `convert(d_scale · r)`, as cuBLASLt's
+    /// `CUBLASLT_MATMUL_DESC_D_SCALE_POINTER`. With an e4m3 or e5m2 D
+    /// ([`d`](Self::d)) the conversion saturates to the type's largest
+    /// finite value (448 for e4m3, 57344 for e5m2; NaN stays NaN), so
+    /// `d_scale = 448 / amax` of the previous step fills e4m3's range.
+    ///
+    /// The SM90 register-store epilogue applies it (the builder picks that
+    /// epilogue); other kernels refuse it. An FP8 D (always stored by that
+    /// epilogue) needs no scale: without one the results are converted as
+    /// they are.
+    ///
+    /// ```
+    /// use cutlet::arch::ArchKind;
+    /// use cutlet::collective::EpiloguePolicy;
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::gemm::{OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F8E4M3};
+    ///
+    /// let fp8_out = Gemm::builder()
+    ///     .a(F8E4M3, OperandMajor::K)
+    ///     .b(F8E4M3, OperandMajor::K)
+    ///     .d(F8E4M3, OutputMajor::N)
+    ///     .d_scale(true)
+    ///     .d_amax(true);
+    /// let spec = fp8_out.spec().unwrap();
+    /// assert_eq!(spec.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
+    /// assert!(spec.epilogue.fusion.output().d_scale && spec.epilogue.fusion.output().d_amax);
+    /// // A bf16 GEMM with an amax runs on the SM90 kernels too ...
+    /// let bf16 = Gemm::builder().a(BF16, OperandMajor::K).d_amax(true).spec().unwrap();
+    /// assert_eq!(bf16.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
+    /// // ... and the SM80 kernel writes no scaled output.
+    /// let sm80 = Gemm::builder().a(BF16, OperandMajor::K).arch(ArchKind::Sm80);
+    /// let err = sm80.d_scale(true).spec().unwrap_err();
+    /// assert!(err.to_string().contains("only the SM90 epilogues"), "{err}");
+    /// ```
+    pub fn d_scale(mut self, scale: bool) -> Self {
+        self.output.d_scale = scale;
+        self
+    }
+
+    /// Writes the amax of D, `max |r|` over the epilogue's results before
+    /// [`d_scale`](Self::d_scale), to one f32 in device memory given with
+    /// each call ([`Arguments::with_d_amax`](super::Arguments::with_d_amax)),
+    /// as cuBLASLt's `CUBLASLT_MATMUL_DESC_AMAX_D_POINTER`: the value the
+    /// next step's FP8 scale is computed from (`448 / amax` for e4m3), in
+    /// the same kernel. `run` sets it to 0 on the stream before the
+    /// kernel, which raises it with one atomic max per warp and tile; a
+    /// NaN result makes it NaN. Any float D; the SM90 register-store
+    /// epilogue (see [`d_scale`](Self::d_scale)).
+    pub fn d_amax(mut self, amax: bool) -> Self {
+        self.output.d_amax = amax;
         self
     }
 

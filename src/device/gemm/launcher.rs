@@ -682,6 +682,12 @@ impl Launcher {
             drop((_a_read, _b_read, _c_read, _d_write));
             return fallback.run_on(args, stream, sm_count);
         }
+        // D's amax starts at 0 on the stream; the kernel raises it.
+        if let Some(amax) = args.epilogue.d_amax.as_mut() {
+            stream
+                .memset_zeros(amax)
+                .map_err(|e| Error::driver("zeroing D's amax", e))?;
+        }
         if shape.is_empty_output() {
             return Ok(());
         }
@@ -728,6 +734,20 @@ impl Launcher {
             biases.push(address);
             _bias_reads.push(guard);
         }
+        let (d_scale, _d_scale_read) = match &args.epilogue.d_scale {
+            Some(scale) => {
+                let (address, guard) = scale.device_ptr(stream);
+                (Some(address), Some(guard))
+            }
+            None => (None, None),
+        };
+        let (d_amax, _d_amax_write) = match args.epilogue.d_amax.as_mut() {
+            Some(amax) => {
+                let (address, guard) = amax.device_ptr_mut(stream);
+                (Some(address), Some(guard))
+            }
+            None => (None, None),
+        };
         let values = ParamValues {
             addresses: [a, b, c.unwrap_or(d), d],
             extents: [m, n, k, l],
@@ -737,6 +757,8 @@ impl Launcher {
             beta: beta as f32,
             biases,
             scalars: args.epilogue.scalars.iter().map(|&x| x as f32).collect(),
+            d_scale,
+            d_amax,
             workspace: 0,
             tensor_maps: [None; 4],
             raster_log,
@@ -1062,6 +1084,47 @@ fn check_epilogue_args<A, B, C, D>(
                 "none for a GEMM built without scales (GemmBuilder::scales)"
             },
         ));
+    }
+    let output = epilogue.output();
+    let given = [
+        (
+            "d_scale",
+            output.d_scale,
+            args.epilogue.d_scale.as_ref().map(|v| v.len()),
+        ),
+        (
+            "d_amax",
+            output.d_amax,
+            args.epilogue.d_amax.as_ref().map(|v| v.len()),
+        ),
+    ];
+    for (name, built, len) in given {
+        match (built, len) {
+            (true, None) => {
+                return Err(Error::invalid_argument(
+                    name,
+                    "missing",
+                    format!(
+                        "Arguments::with_{name} for a GEMM built with GemmBuilder::{name}(true)"
+                    ),
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(Error::invalid_argument(
+                    name,
+                    "given",
+                    format!("none for a GEMM built without GemmBuilder::{name}(true)"),
+                ))
+            }
+            (true, Some(0)) => {
+                return Err(Error::invalid_argument(
+                    format!("{name} length"),
+                    0,
+                    "one f32 in device memory",
+                ))
+            }
+            _ => {}
+        }
     }
     let mut lens: Vec<usize> = args.epilogue.biases.iter().map(|b| b.len()).collect();
     lens.extend(args.epilogue.scales.iter().flatten().map(|s| s.len()));

@@ -40,6 +40,11 @@ pub struct ParamValues {
     pub biases: Vec<u64>,
     /// The extra scalars s2, s3, ... (f32).
     pub scalars: Vec<f32>,
+    /// Device address of D's output scale (one f32), where the epilogue
+    /// reads it.
+    pub d_scale: Option<u64>,
+    /// Device address of D's amax (one f32), where the epilogue writes it.
+    pub d_amax: Option<u64>,
     /// The device workspace's address (0: none).
     pub workspace: u64,
     /// The tensor maps of A, B, C, D, where a kernel reads them.
@@ -68,6 +73,8 @@ impl ParamValues {
                 .scalars
                 .get(usize::from(j).checked_sub(2)?)?
                 .to_string(),
+            ParamRole::DScale => format!("{:#x}", self.d_scale?),
+            ParamRole::DAmax => format!("{:#x}", self.d_amax?),
             ParamRole::Workspace => format!("{:#x}", self.workspace),
             ParamRole::TensorMap(op) => {
                 self.tensor_maps[op as usize]?;
@@ -120,6 +127,8 @@ impl ParamValues {
                     let index = usize::from(j).checked_sub(2).ok_or_else(missing)?;
                     args.scalar(*self.scalars.get(index).ok_or_else(missing)?)
                 }
+                ParamRole::DScale => args.scalar(self.d_scale.ok_or_else(missing)?),
+                ParamRole::DAmax => args.scalar(self.d_amax.ok_or_else(missing)?),
                 ParamRole::Workspace => args.scalar(self.workspace),
                 ParamRole::TensorMap(op) => {
                     args.tensor_map(self.tensor_maps[op as usize].ok_or_else(missing)?)

@@ -129,11 +129,13 @@ impl<L> ProblemPicks<L> {
         let t = &self.template;
         let mut spec = pick.spec(t.types, t.majors).ok()?;
         spec.reduction = t.reduction;
-        spec.epilogue.fusion = if pick.swap {
-            t.epilogue.fusion.transposed()
-        } else {
-            t.epilogue.fusion.clone()
-        };
+        spec = spec
+            .with_fusion(if pick.swap {
+                t.epilogue.fusion.transposed()
+            } else {
+                t.epilogue.fusion.clone()
+            })
+            .ok()?;
         // The FP8 mainloop's promotion carries over; a pick whose tile
         // leaves no room for its second accumulator set is no pick, and
         // the template runs the problem.

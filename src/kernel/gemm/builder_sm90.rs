@@ -64,7 +64,9 @@ pub fn sm90_spec(
         reduction: super::Reduction::Deterministic,
         schedule,
     };
-    let epilogue = if tile[1].is_multiple_of(32) {
+    // The TMA-store epilogue stages 16- and 32-bit D; an FP8 D is stored
+    // from registers.
+    let epilogue = if tile[1].is_multiple_of(32) && types.d.size_bits() >= 16 {
         EpiloguePolicy::Sm90TmaWarpSpecialized
     } else {
         EpiloguePolicy::Sm90NoSmem
@@ -1044,6 +1046,34 @@ impl GemmSpec {
             return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
         }
         self.validate()?;
+        Ok(self)
+    }
+
+    /// This spec with the fused epilogue `fusion`; an SM90 spec with the
+    /// TMA-store epilogue takes the register-store one where the fusion has
+    /// an output scale or amax ([`OutputQuantization`](crate::gemm::OutputQuantization),
+    /// which the register-store epilogue applies).
+    ///
+    /// ```
+    /// use cutlet::collective::EpiloguePolicy;
+    /// use cutlet::kernel::gemm::{sm90_default_spec, Epilogue, OperandMajor, OutputMajor, OutputQuantization};
+    /// use cutlet::numeric::ElementType::{BF16, F32, F8E4M3};
+    ///
+    /// let spec = sm90_default_spec(F8E4M3, F8E4M3, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
+    /// assert_eq!(spec.epilogue.policy, EpiloguePolicy::Sm90TmaWarpSpecialized);
+    /// let amax = Epilogue::linear_combination().with_output(OutputQuantization { d_scale: false, d_amax: true });
+    /// let spec = spec.with_fusion(amax).unwrap();
+    /// assert_eq!(spec.epilogue.policy, EpiloguePolicy::Sm90NoSmem);
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) naming the broken rule.
+    pub fn with_fusion(mut self, fusion: crate::gemm::Epilogue) -> crate::Result<GemmSpec> {
+        let quantized = fusion.output() != crate::gemm::OutputQuantization::default();
+        self.epilogue.fusion = fusion;
+        if quantized && self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized {
+            return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
+        }
         Ok(self)
     }
 

@@ -49,7 +49,7 @@ mod tile_scheduler;
 mod validate;
 
 pub use crate::gemm::{
-    BiasAxis, Epilogue, OperandMajor, OutputMajor, ScaleGranularity, MAX_BIASES,
+    BiasAxis, Epilogue, OperandMajor, OutputMajor, OutputQuantization, ScaleGranularity, MAX_BIASES,
 };
 pub use builder::{
     sm70_default_spec, sm70_default_specs, sm80_default_spec, sm80_default_specs,

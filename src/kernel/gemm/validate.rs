@@ -52,8 +52,15 @@ impl GemmSpec {
         check_config(&self.facts()).map_err(|rule| refuse(rule.as_str()))?;
         if self.epilogue.fusion.needs_sm90() && self.epilogue.policy == EpiloguePolicy::Sm80Staged {
             return Err(refuse(&format!(
-                "epilogue `{}` reads scales or a per-tensor (scalar) vector, which only the SM90 epilogues read: expected arch Sm90 (8-bit inputs run there)",
+                "epilogue `{}` reads scales or a per-tensor (scalar) vector, or scales D or writes its amax, which only the SM90 epilogues do: expected arch Sm90 (8-bit inputs run there)",
                 self.epilogue.fusion
+            )));
+        }
+        let quantized = self.epilogue.fusion.output() != crate::gemm::OutputQuantization::default();
+        if quantized && self.epilogue.policy != EpiloguePolicy::Sm90NoSmem {
+            return Err(refuse(&format!(
+                "epilogue `{}` with the {:?} epilogue: an output scale or amax of D is applied by the register-store epilogue (expected EpilogueNoSmemWarpSpecialized)",
+                self.epilogue.fusion, self.epilogue.policy
             )));
         }
         if self.types.d == crate::numeric::ElementType::I32

@@ -8,7 +8,7 @@
 //! | architecture `Sm90` | wgmma, TMA, `setmaxnreg` are `sm_90a` |
 //! | the SM90 mainloop, epilogue and the persistent scheduler | the parts the schedules compose |
 //! | the mainloop's rules: types, TileK, TileN, TileM per consumer warpgroup, accumulator registers, cluster shares (written once, in `collective/sm90_mma_tma_gmma_ss_warpspecialized/rules.rs`, which the mainloop's `can_implement` calls too) | wgmma, TMA, the register file |
-//! | C = D in type and major; D f16, bf16 or f32, or i32 with s32 accumulators | the epilogue (an i32 D computes the linear combination in s32) |
+//! | C = D in type and major; D f16, bf16 or f32, i32 with s32 accumulators, or e4m3/e5m2 with the register-store epilogue | the epilogue (an i32 D computes the linear combination in s32; an FP8 D is converted and stored from registers) |
 //! | warps 4x1 (`Warps<U4, U1>`) | the four warps of one consumer warpgroup; the schedule sets the warpgroups (a producer, two consumers) |
 //! | TileN a multiple of 32 with the TMA-store epilogue | its 32-column subtiles |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
@@ -78,13 +78,24 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         return Err(rule);
     }
     let integer_d = matches!((t.acc, t.d), (ElementType::I32, ElementType::I32));
-    if !matches!(t.d, ElementType::F16 | ElementType::BF16 | ElementType::F32) && !integer_d {
+    let fp8_d = matches!(t.d, ElementType::F8E4M3 | ElementType::F8E5M2)
+        && !matches!(t.acc, ElementType::I32);
+    if !matches!(t.d, ElementType::F16 | ElementType::BF16 | ElementType::F32)
+        && !integer_d
+        && !fp8_d
+    {
         return Err(RuleMessage::new()
             .s("D of ")
             .s(t.d.name())
             .s(" with ")
             .s(t.acc.name())
-            .s(" accumulators is not supported: expected f16, bf16 or f32 (or i32 with s8/u8 inputs and s32 accumulators)"));
+            .s(" accumulators is not supported: expected f16, bf16, f32, e4m3 or e5m2 (or i32 with s8/u8 inputs and s32 accumulators)"));
+    }
+    if fp8_d && !matches!(f.epilogue, EpiloguePolicy::Sm90NoSmem) {
+        return Err(RuleMessage::new()
+            .s("D of ")
+            .s(t.d.name())
+            .s(" with the TMA-store epilogue: expected EpilogueNoSmemWarpSpecialized (an FP8 D is stored from registers)"));
     }
     let [wm, wn, wk] = f.mainloop.warps;
     if wm != 4 || wn != 1 || wk != 1 {
