@@ -98,6 +98,7 @@ mod reduce;
 mod scalars;
 mod tensor_map;
 mod tiered;
+mod transpose;
 mod vector_add;
 
 pub use cache::{get_or_load, get_or_load_tiered, get_or_load_with_stand_in, LoadedKernel};

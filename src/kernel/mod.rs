@@ -13,4 +13,5 @@ pub mod elementwise;
 pub mod gemm;
 pub mod quantize;
 pub mod reduce;
+pub mod transpose;
 pub mod vector_add;

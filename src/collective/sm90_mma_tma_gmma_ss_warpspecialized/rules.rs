@@ -130,7 +130,7 @@ pub(crate) const fn check_sm90_mainloop(
         && !(matches!(majors.a, OperandMajor::K) && matches!(majors.b, OperandMajor::K))
     {
         return Err(RuleMessage::new()
-            .s("8-bit A and B must be K-major on SM90: wgmma transposes only 16-bit operands"));
+            .s("8-bit A and B must be K-major on SM90: wgmma transposes only 16-bit operands (Gemm::builder() takes an MN-major 8-bit operand and copies it K-major before the kernel)"));
     }
     if t.a.size_bytes() == 4 && !matches!(majors.b, OperandMajor::K) {
         return Err(RuleMessage::new().s(

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 
 use super::arguments::Arguments;
+use super::copies::KMajorCopies;
 use super::launcher::{check_spec, Launcher};
 use super::tags::GemmElement;
 use super::typed::TypedGemm;
@@ -81,12 +82,32 @@ const MAX_AUTO_STAGES: u32 = 4;
 
 impl GemmBuilder {
     /// A's element type and major (default bf16, K-major).
+    ///
+    /// The SM90 8-bit kernels read e4m3, e5m2, s8 and u8 operands K-major
+    /// only (wgmma transposes 16-bit operands alone). An MN-major 8-bit A
+    /// or B is copied K-major on the stream before each run (a byte
+    /// transpose into memory allocated on the stream and freed after it,
+    /// about 2 TB/s on an H200: 17 µs for a 4096 x 4096 operand, 11% of a
+    /// 4096³ FP8 GEMM), and the kernel reads the copy, so any leading
+    /// dimension, batch stride and alignment of the caller's works. The
+    /// spec ([`spec`](Self::spec), [`Gemm::spec`]) is the kernel's: it
+    /// names the operand K-major.
+    ///
+    /// ```
+    /// use cutlet::device::gemm::Gemm;
+    /// use cutlet::gemm::OperandMajor;
+    /// use cutlet::numeric::ElementType::F8E4M3;
+    ///
+    /// let spec = Gemm::builder().a(F8E4M3, OperandMajor::MN).b(F8E4M3, OperandMajor::K).spec().unwrap();
+    /// assert_eq!(spec.majors.a, OperandMajor::K);
+    /// ```
     pub fn a(mut self, element: ElementType, major: OperandMajor) -> Self {
         self.a = Some((element, major));
         self
     }
 
-    /// B's element type and major (default A's type, K-major).
+    /// B's element type and major (default A's type, K-major). An MN-major
+    /// 8-bit B is copied K-major before each run, as [`a`](Self::a) says.
     pub fn b(mut self, element: ElementType, major: OperandMajor) -> Self {
         self.b = Some((element, major));
         self
@@ -629,7 +650,22 @@ impl GemmBuilder {
         }
     }
 
-    /// The element types and majors, with their defaults.
+    /// Which operands run as K-major copies: an e4m3, e5m2, s8 or u8 A or
+    /// B set MN-major (the 8-bit kernels read K-major operands only).
+    fn copies(&self) -> KMajorCopies {
+        let copied = |operand: Option<(ElementType, OperandMajor)>| {
+            operand.is_some_and(|(element, major)| {
+                element.size_bytes() == 1 && major == OperandMajor::MN
+            })
+        };
+        KMajorCopies {
+            a: copied(self.a),
+            b: copied(self.b),
+        }
+    }
+
+    /// The element types and majors, with their defaults; an MN-major
+    /// 8-bit operand is the K-major copy the kernel reads.
     #[allow(clippy::type_complexity)]
     fn types(
         &self,
@@ -650,6 +686,10 @@ impl GemmBuilder {
         };
         let (a, a_major) = self.a.unwrap_or((a_default, OperandMajor::K));
         let (b, b_major) = self.b.unwrap_or((a, OperandMajor::K));
+        // An MN-major 8-bit operand runs as its K-major copy (`copies`).
+        let copies = self.copies();
+        let a_major = if copies.a { OperandMajor::K } else { a_major };
+        let b_major = if copies.b { OperandMajor::K } else { b_major };
         let integer = matches!(a, ElementType::I8 | ElementType::U8);
         let d_default = match a {
             ElementType::TF32 => ElementType::F32,
@@ -836,6 +876,12 @@ impl GemmBuilder {
     /// SM80 one behind it where the builder picks for the device (see
     /// [`arch`](Self::arch)), else the spec's own.
     fn launcher(&self, device: &Device) -> Result<Launcher> {
+        Ok(self.kernel_launcher(device)?.with_copies(self.copies()))
+    }
+
+    /// [`launcher`](Self::launcher) without the copies of MN-major 8-bit
+    /// operands.
+    fn kernel_launcher(&self, device: &Device) -> Result<Launcher> {
         let spec = self.spec()?;
         let shape_unset = self.schedule.is_none()
             && self.tile.is_none()

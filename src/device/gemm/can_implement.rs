@@ -125,6 +125,24 @@ pub(crate) fn check_problem_for(
     Ok(())
 }
 
+/// Checks one operand of `shape` as [`check_problem`] does, for a reader
+/// that needs no alignment: A (`b` false: rows M) or B (rows N) of
+/// `element` in `major`; an empty output or K = 0 checks the type only.
+pub(crate) fn check_unaligned_operand(
+    b: bool,
+    element: ElementType,
+    major: OperandMajor,
+    shape: &GemmShape,
+    facts: &OperandFacts,
+) -> Result<()> {
+    let (name, rows) = if b { ("b", shape.n) } else { ("a", shape.m) };
+    OperandCheck::new(name, element, 1, operand_extent(major, rows, shape.k)).check(
+        facts,
+        shape,
+        shape.is_empty_output() || shape.k == 0,
+    )
+}
+
 /// Checks that a kernel generated for `spec` runs on a device of compute
 /// capability `major.minor` (device `ordinal`).
 ///

@@ -9,6 +9,7 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
 
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
+use super::copies::{run_copied, KMajorCopies, Overrides};
 use super::epilogue_check::{check_epilogue, check_integer_scalars, check_scalars};
 use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
@@ -71,6 +72,9 @@ pub(crate) struct Launcher {
     /// they name the caller's operands and extents; the launch exchanges A
     /// and B, M and N. `None` for a launcher that runs the problem as given.
     view: Option<GemmSpec>,
+    /// The caller's MN-major 8-bit operands this launcher copies K-major
+    /// before its kernel (`copies.rs`); none for a launcher behind another.
+    copies: KMajorCopies,
 }
 
 impl Launcher {
@@ -89,7 +93,34 @@ impl Launcher {
             custom: None,
             workspace: Workspace::default(),
             view: None,
+            copies: KMajorCopies::default(),
         }
+    }
+
+    /// This launcher, copying the caller's operands `copies` says K-major
+    /// before its kernel (an MN-major 8-bit A or B).
+    pub(crate) fn with_copies(mut self, copies: KMajorCopies) -> Self {
+        self.copies = copies;
+        self
+    }
+
+    /// The facts of the copies of `args`' operands standing in for the
+    /// caller's in the kernel's checks, after checking the caller's
+    /// copied operands in their own major; none without copies.
+    fn overrides<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+    ) -> Result<Overrides>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+    {
+        if !self.copies.any() {
+            return Ok([None, None]);
+        }
+        self.copies.check_caller(self.view(), args, stream)?;
+        Ok(self.copies.overrides(args))
     }
 
     /// This launcher and the SM90 launchers behind it, made to run each
@@ -121,7 +152,7 @@ impl Launcher {
 
     /// The spec as the caller's problem sees it: the kernel's own, or its
     /// transpose for a swap-AB launcher. The argument checks read it.
-    fn view(&self) -> &GemmSpec {
+    pub(crate) fn view(&self) -> &GemmSpec {
         self.view.as_ref().unwrap_or(&self.spec)
     }
 
@@ -227,7 +258,11 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        &self.picked(&args.shape).route(args, stream).spec
+        let overrides = self.copies.overrides(args);
+        &self
+            .picked(&args.shape)
+            .route(args, stream, &overrides)
+            .spec
     }
 
     /// Whether the kernel that takes `args` runs their problem transposed
@@ -243,7 +278,10 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
-        self.picked(&args.shape).route(args, stream).swaps_ab()
+        let overrides = self.copies.overrides(args);
+        self.picked(&args.shape)
+            .route(args, stream, &overrides)
+            .swaps_ab()
     }
 
     /// `spec` on `device`, handing any call its kernel cannot take (its
@@ -304,7 +342,12 @@ impl Launcher {
     /// The launcher for `args`, as `run` walks the chain: this one, or the
     /// first fallback behind it whose kernel takes them (the last one where
     /// none does, so that its refusal is the one reported).
-    fn route<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>, stream: &CudaStream) -> &Launcher
+    fn route<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        stream: &CudaStream,
+        overrides: &Overrides,
+    ) -> &Launcher
     where
         A: Element + DeviceRepr,
         B: Element + DeviceRepr,
@@ -313,7 +356,7 @@ impl Launcher {
     {
         let mut launcher = self;
         while let Some(fallback) = &launcher.fallback {
-            if launcher.can_implement_here(args, stream).is_ok() {
+            if launcher.can_implement_here(args, stream, overrides).is_ok() {
                 break;
             }
             launcher = fallback;
@@ -491,13 +534,31 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
+        let stream = self.device.default_stream();
+        let overrides = self.overrides(args, &stream)?;
+        self.initialize_with(args, workspace, &overrides)
+    }
+
+    /// [`initialize`](Self::initialize) with the copies' facts `overrides`.
+    fn initialize_with<A, B, C, D>(
+        &self,
+        args: &Arguments<'_, A, B, C, D>,
+        workspace: Option<CudaSlice<u8>>,
+        overrides: &Overrides,
+    ) -> Result<&LoadedKernel>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
         let picked = self.picked(&args.shape);
         if !std::ptr::eq(picked, self) {
-            return picked.initialize(args, workspace);
+            return picked.initialize_with(args, workspace, overrides);
         }
         let stream = self.device.default_stream();
-        let launcher = self.route(args, &stream);
-        launcher.can_implement_here(args, &stream)?;
+        let launcher = self.route(args, &stream, overrides);
+        launcher.can_implement_here(args, &stream, overrides)?;
         // A workspace given becomes the GEMM's (shared by all its kernels)
         // once it is checked; without one the GEMM keeps its own.
         if let Some(buffer) = workspace {
@@ -562,15 +623,20 @@ impl Launcher {
         C: Element + DeviceRepr,
         D: Element + DeviceRepr,
     {
+        let overrides = self.overrides(args, stream)?;
         let picked = self.picked(&args.shape);
-        picked.route(args, stream).can_implement_here(args, stream)
+        picked
+            .route(args, stream, &overrides)
+            .can_implement_here(args, stream, &overrides)
     }
 
     /// [`can_implement`](Self::can_implement) for this launcher's own kernel.
+    /// The copies' facts in `overrides` stand in for the caller's A and B.
     fn can_implement_here<A, B, C, D>(
         &self,
         args: &Arguments<'_, A, B, C, D>,
         stream: &CudaStream,
+        overrides: &Overrides,
     ) -> Result<()>
     where
         A: Element + DeviceRepr,
@@ -587,11 +653,14 @@ impl Launcher {
             Source::Buffer(c) => Some(c.data.device_ptr(stream).0),
             Source::D => None,
         };
-        check_problem_for(
-            self.view(),
-            self.view_alignment(composed),
-            &facts(args, [a, b, c.unwrap_or(d), d]),
-        )?;
+        let mut problem = facts(args, [a, b, c.unwrap_or(d), d]);
+        if let Some(a) = overrides[0] {
+            problem.a = a;
+        }
+        if let Some(b) = overrides[1] {
+            problem.b = b;
+        }
+        check_problem_for(self.view(), self.view_alignment(composed), &problem)?;
         check_tma_stores(composed, &self.spec, &self.kernel_shape(&args.shape))?;
         check_epilogue_args(self.view(), args)?;
         args.scheduler.raster_log()?;
@@ -618,7 +687,30 @@ impl Launcher {
     /// `sm_count` SMs where that is given (CUTLASS's
     /// `KernelHardwareInfo::sm_count`), below the device's own count: the
     /// other SMs stay free for kernels that run beside this one.
+    /// The caller's MN-major 8-bit operands are copied K-major first.
     pub(crate) fn run_on<A, B, C, D>(
+        &self,
+        args: &mut Arguments<'_, A, B, C, D>,
+        stream: &Arc<CudaStream>,
+        sm_count: Option<u32>,
+    ) -> Result<()>
+    where
+        A: Element + DeviceRepr,
+        B: Element + DeviceRepr,
+        C: Element + DeviceRepr,
+        D: Element + DeviceRepr,
+    {
+        if self.copies.any() {
+            self.check_device()?;
+            self.device.check_stream(stream)?;
+            return run_copied(self, self.copies, args, stream, sm_count);
+        }
+        self.run_kernel(args, stream, sm_count)
+    }
+
+    /// [`run_on`](Self::run_on) on `args` as the kernel reads them (any
+    /// copies made).
+    pub(crate) fn run_kernel<A, B, C, D>(
         &self,
         args: &mut Arguments<'_, A, B, C, D>,
         stream: &Arc<CudaStream>,
@@ -632,7 +724,7 @@ impl Launcher {
     {
         let picked = self.picked(&args.shape);
         if !std::ptr::eq(picked, self) {
-            return picked.run_on(args, stream, sm_count);
+            return picked.run_kernel(args, stream, sm_count);
         }
         self.check_device()?;
         self.device.check_stream(stream)?;
@@ -680,7 +772,7 @@ impl Launcher {
                 return Err(e);
             };
             drop((_a_read, _b_read, _c_read, _d_write));
-            return fallback.run_on(args, stream, sm_count);
+            return fallback.run_kernel(args, stream, sm_count);
         }
         // D's amax starts at 0 on the stream; the kernel raises it.
         if let Some(amax) = args.epilogue.d_amax.as_mut() {

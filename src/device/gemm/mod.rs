@@ -76,6 +76,7 @@ mod arguments;
 mod builder;
 mod can_implement;
 mod config;
+mod copies;
 mod defaults;
 mod epilogue_check;
 mod launcher;

@@ -72,6 +72,8 @@ impl<L> ProblemPicks<L> {
         // SM90 epilogues read (scales, a per-tensor vector).
         let fusion = &template.epilogue.fusion;
         facts.gemv_ok &= !fusion.needs_sm90() && fusion.unfit_reason().is_none();
+        // An output scale or amax: the register-store epilogue writes D.
+        facts.register_store_d |= fusion.output() != Default::default();
         let facts_transposed =
             Sm90PickFacts::of(template.types.transposed(), template.majors.transposed());
         ProblemPicks {
