@@ -12,20 +12,7 @@ use cutlet::device::Device;
 use cutlet::float8::F8E4M3;
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::sm90_or_skip;
-
-/// Small integers in -4..=4 from a seed (a simple LCG).
-fn ints(len: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % 9) as f64 - 4.0
-        })
-        .collect()
-}
+use cutlet_harness::{sm90_or_skip, small_ints};
 
 /// An 8-bit input type made from a small integer.
 trait Input: Element + cudarc::driver::DeviceRepr + Copy {
@@ -93,7 +80,7 @@ fn check<T: Input, D: Output>(
     pad: usize,
 ) {
     let stream = device.default_stream();
-    let (a_vals, b_vals) = (ints(m * k * l, 11), ints(n * k * l, 12));
+    let (a_vals, b_vals) = (small_ints(m * k * l, 11), small_ints(n * k * l, 12));
     let ld = |major, rows: usize| match major {
         OperandMajor::K if pad > 0 => k + 16,
         OperandMajor::K => k,

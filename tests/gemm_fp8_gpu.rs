@@ -10,21 +10,7 @@ use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::{KernelSchedule, ScaleGranularity};
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::{packed_product, sm90_or_skip};
-
-/// Small integers in -4..=4 from a seed (a simple LCG: the values matter,
-/// not their quality).
-fn ints(len: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % 9) as f64 - 4.0
-        })
-        .collect()
-}
+use cutlet_harness::{packed_product, sm90_or_skip, small_ints};
 
 /// `values` in the FP8 type `T` (exact for the small integers here).
 fn fp8<T: Fp8>(values: &[f64]) -> Vec<T> {
@@ -52,7 +38,7 @@ fn check<A: Fp8, B: Fp8>(
     fast: bool,
 ) {
     let stream = device.default_stream();
-    let (a_host, b_host) = (ints(m * k, 1), ints(n * k, 2));
+    let (a_host, b_host) = (small_ints(m * k, 1), small_ints(n * k, 2));
     let a = stream.clone_htod(&fp8::<A>(&a_host)).unwrap();
     let b = stream.clone_htod(&fp8::<B>(&b_host)).unwrap();
     let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
@@ -178,7 +164,7 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
     for granularity in [ScaleGranularity::Tensor, ScaleGranularity::RowCol] {
         for fast in [false, true] {
             for (m, n, k) in [(512, 384, 1024), (200, 136, 512), (16, 4096, 1024)] {
-                let (a_host, b_host) = (ints(m * k, 3), ints(n * k, 4));
+                let (a_host, b_host) = (small_ints(m * k, 3), small_ints(n * k, 4));
                 let a = stream.clone_htod(&fp8::<F8E4M3>(&a_host)).unwrap();
                 let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
                 let (sa, sb): (Vec<f32>, Vec<f32>) = match granularity {
@@ -250,7 +236,7 @@ fn typed_fp8_gemm_runs() {
     };
     let (m, n, k) = (128, 256, 256);
     let stream = device.default_stream();
-    let (a_host, b_host) = (ints(m * k, 5), ints(n * k, 6));
+    let (a_host, b_host) = (small_ints(m * k, 5), small_ints(n * k, 6));
     let a = stream.clone_htod(&fp8::<F8E4M3>(&a_host)).unwrap();
     let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
     let mut d = stream.clone_htod(&vec![half::bf16::ZERO; m * n]).unwrap();
@@ -285,7 +271,7 @@ fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
     };
     let (m, n, k) = (200, 264, 4096);
     let stream = device.default_stream();
-    let (a_host, b_host) = (ints(m * k, 7), ints(n * k, 8));
+    let (a_host, b_host) = (small_ints(m * k, 7), small_ints(n * k, 8));
     let a = stream.clone_htod(&fp8::<F8E4M3>(&a_host)).unwrap();
     let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
     let sa: Vec<f32> = (0..m).map(|i| [2.0, 0.5][i % 2]).collect();

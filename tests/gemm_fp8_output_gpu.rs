@@ -15,20 +15,7 @@ use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::half::bf16;
 use cutlet::numeric::ElementType;
-use cutlet_harness::{packed_product, sm90_or_skip};
-
-/// Small integers in -4..=4 from a seed (a simple LCG).
-fn ints(len: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % 9) as f64 - 4.0
-        })
-        .collect()
-}
+use cutlet_harness::{packed_product, sm90_or_skip, small_ints};
 
 /// An FP8 output type: its conversion from f64 as the kernel's
 /// `cvt.rn.satfinite` does it (nearest even, clamped to the largest finite
@@ -76,8 +63,8 @@ struct Case {
 fn check<D: Fp8Out>(device: &Device, case: &Case) {
     let (m, n, k) = case.shape;
     let stream = device.default_stream();
-    let (a_host, b_host) = (ints(m * k, 5), ints(n * k, 6));
-    let c_host = ints(m * n, 7);
+    let (a_host, b_host) = (small_ints(m * k, 5), small_ints(n * k, 6));
+    let c_host = small_ints(m * n, 7);
     let a = stream
         .clone_htod(
             &a_host
@@ -244,7 +231,7 @@ fn the_amax_of_a_bf16_output_is_reset_on_each_run() {
         .unwrap();
     let mut amax = stream.alloc_zeros::<f32>(1).unwrap();
     for (factor, seed) in [(4.0, 8), (1.0, 9)] {
-        let (a_host, b_host) = (ints(m * k, seed), ints(n * k, seed + 10));
+        let (a_host, b_host) = (small_ints(m * k, seed), small_ints(n * k, seed + 10));
         let to_bf16 =
             |v: &[f64], f: f64| v.iter().map(|&x| bf16::from_f64(x * f)).collect::<Vec<_>>();
         let a = stream.clone_htod(&to_bf16(&a_host, factor)).unwrap();

@@ -176,3 +176,28 @@ pub fn host_gemm<A: HostValue, B: HostValue, C: HostValue>(
     }
     d
 }
+
+/// `len` small integers in -4..=4 from `seed` (a simple LCG: the values
+/// matter, not their quality). FP8 and the 8-bit integers hold them
+/// exactly, and f32 and s32 sums of up to 2^20 of their products are
+/// exact, so a GPU result can be checked bit for bit.
+///
+/// ```
+/// use cutlet_harness::small_ints;
+///
+/// let values = small_ints(1000, 1);
+/// assert!(values.iter().all(|&v| v.fract() == 0.0 && (-4.0..=4.0).contains(&v)));
+/// assert_eq!(values, small_ints(1000, 1));
+/// assert_ne!(values, small_ints(1000, 2));
+/// ```
+pub fn small_ints(len: usize, seed: u64) -> Vec<f64> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+    (0..len)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % 9) as f64 - 4.0
+        })
+        .collect()
+}
