@@ -135,21 +135,17 @@ fn kernel(spec: &TransposeSpec) -> Result<Kernel, PtxError> {
     // the loads first, then the shared stores.
     let in_cols: Vec<Reg> = (0..halves).map(|h| column(&mut k, c0, h)).collect();
     let mut loaded = Vec::new();
+    let input = Matrix {
+        base: in_base,
+        rows,
+        cols,
+        ld,
+    };
     for pass in 0..passes {
-        k.push(format!("add.u32 {index}, {r0}, {ty};"));
-        k.push(format!(
-            "add.u32 {index}, {index}, {};",
-            ROWS_PER_PASS * pass
-        ));
-        k.push(format!("setp.lt.u32 {q}, {index}, {rows};"));
-        let row = k.reg(RegClass::B64);
-        k.push(format!("mul.wide.u32 {row}, {index}, 1;"));
-        k.push(format!("mad.lo.u64 {row}, {row}, {ld}, {in_base};"));
+        let row = input.emit_row(&mut k, [r0, ty, index], pass, q);
         for (half, &col) in in_cols.iter().enumerate() {
             let value = k.reg(RegClass::B16);
-            k.push(format!("setp.lt.and.u32 {p}, {col}, {cols}, {q};"));
-            k.push(format!("cvt.u64.u32 {wide}, {col};"));
-            k.push(format!("add.u64 {addr}, {row}, {wide};"));
+            input.emit_element(&mut k, [row, col], [q, p], [addr, wide]);
             k.push(format!("mov.b16 {value}, 0;"));
             k.push(format!("@{p} ld.global.nc.u8 {value}, [{addr}];"));
             loaded.push((pass * ROWS_PER_PASS * PITCH + 32 * half as u32, value));
@@ -174,21 +170,17 @@ fn kernel(spec: &TransposeSpec) -> Result<Kernel, PtxError> {
         }
     }
     let mut values = values.into_iter();
+    let output = Matrix {
+        base: out_base,
+        rows: cols,
+        cols: rows,
+        ld: out_ld,
+    };
     for pass in 0..passes {
-        k.push(format!("add.u32 {index}, {c0}, {ty};"));
-        k.push(format!(
-            "add.u32 {index}, {index}, {};",
-            ROWS_PER_PASS * pass
-        ));
-        k.push(format!("setp.lt.u32 {q}, {index}, {cols};"));
-        let row = k.reg(RegClass::B64);
-        k.push(format!("mul.wide.u32 {row}, {index}, 1;"));
-        k.push(format!("mad.lo.u64 {row}, {row}, {out_ld}, {out_base};"));
+        let row = output.emit_row(&mut k, [c0, ty, index], pass, q);
         for &col in &out_cols {
             let value = values.next().expect("one value per pass and half");
-            k.push(format!("setp.lt.and.u32 {p}, {col}, {rows}, {q};"));
-            k.push(format!("cvt.u64.u32 {wide}, {col};"));
-            k.push(format!("add.u64 {addr}, {row}, {wide};"));
+            output.emit_element(&mut k, [row, col], [q, p], [addr, wide]);
             k.push(format!("@{p} st.global.u8 [{addr}], {value};"));
         }
     }
@@ -198,6 +190,58 @@ fn kernel(spec: &TransposeSpec) -> Result<Kernel, PtxError> {
     k.place_label(&done);
     k.push("ret;");
     Ok(k)
+}
+
+/// One batch of the input or the output in registers: its base address
+/// and row pitch (`.b64`), its rows and columns (`.b32`).
+struct Matrix {
+    base: Reg,
+    rows: Reg,
+    cols: Reg,
+    ld: Reg,
+}
+
+impl Matrix {
+    /// The address (`.b64`) of row `first + ty + 8 · pass` (`index`
+    /// takes the row), and `inside` set where that row is in the matrix.
+    fn emit_row(
+        &self,
+        k: &mut Kernel,
+        [first, ty, index]: [Reg; 3],
+        pass: u32,
+        inside: Reg,
+    ) -> Reg {
+        k.push(format!("add.u32 {index}, {first}, {ty};"));
+        k.push(format!(
+            "add.u32 {index}, {index}, {};",
+            ROWS_PER_PASS * pass
+        ));
+        k.push(format!("setp.lt.u32 {inside}, {index}, {};", self.rows));
+        let row = k.reg(RegClass::B64);
+        k.push(format!("mul.wide.u32 {row}, {index}, 1;"));
+        k.push(format!(
+            "mad.lo.u64 {row}, {row}, {}, {};",
+            self.ld, self.base
+        ));
+        row
+    }
+
+    /// `addr` = the address of column `col` of `row` (`wide` a scratch
+    /// `.b64`), `p` = the row is inside (`row_inside`) and so is the column.
+    fn emit_element(
+        &self,
+        k: &mut Kernel,
+        [row, col]: [Reg; 2],
+        [row_inside, p]: [Reg; 2],
+        [addr, wide]: [Reg; 2],
+    ) {
+        k.push(format!(
+            "setp.lt.and.u32 {p}, {col}, {}, {row_inside};",
+            self.cols
+        ));
+        k.push(format!("cvt.u64.u32 {wide}, {col};"));
+        k.push(format!("add.u64 {addr}, {row}, {wide};"));
+    }
 }
 
 /// A `.u64` parameter holding a generic address, converted to global.
