@@ -56,6 +56,23 @@ fn main() {
     }
 }
 
+/// `D = A · B` for `shape` (A's leading dimension `lda`, B K-major, D
+/// row-major), packed.
+fn product<'a, D>(
+    [a, b]: [&'a CudaSlice<F8E4M3>; 2],
+    d: &'a mut CudaSlice<D>,
+    shape: GemmShape,
+    lda: usize,
+) -> Arguments<'a, F8E4M3, F8E4M3, D, D> {
+    Arguments::product(
+        shape,
+        Operand::new(a.as_view(), lda, 0),
+        Operand::new(b.as_view(), shape.k, 0),
+        OutputOperand::new(d.as_view_mut(), shape.n, 0),
+        1.0,
+    )
+}
+
 fn measure(device: &Device, (m, n, k): (usize, usize, usize)) {
     let stream = device.default_stream();
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -107,54 +124,30 @@ fn measure(device: &Device, (m, n, k): (usize, usize, usize)) {
     let mut run_plain = || {
         let mut sets = sets.borrow_mut();
         let s = &mut sets[take(0)];
-        let mut args = Arguments::product(
-            shape,
-            Operand::new(s.a.as_view(), k, 0),
-            Operand::new(s.b.as_view(), k, 0),
-            OutputOperand::new(s.d_bf16.as_view_mut(), n, 0),
-            1.0,
-        );
+        let mut args = product([&s.a, &s.b], &mut s.d_bf16, shape, k);
         plain.run(&mut args, &stream)
     };
     let mut run_fp8_out = || {
         let mut sets = sets.borrow_mut();
         let s = &mut sets[take(1)];
-        let mut args = Arguments::product(
-            shape,
-            Operand::new(s.a.as_view(), k, 0),
-            Operand::new(s.b.as_view(), k, 0),
-            OutputOperand::new(s.d_fp8.as_view_mut(), n, 0),
-            1.0,
-        )
-        .with_d_scale(scale.as_view())
-        .with_d_amax(amax.as_view_mut());
+        let mut args = product([&s.a, &s.b], &mut s.d_fp8, shape, k)
+            .with_d_scale(scale.as_view())
+            .with_d_amax(amax.as_view_mut());
         fp8_out.run(&mut args, &stream)
     };
     let mut amax2 = stream.alloc_zeros::<f32>(1).unwrap();
     let mut run_amax = || {
         let mut sets = sets.borrow_mut();
         let s = &mut sets[take(2)];
-        let mut args = Arguments::product(
-            shape,
-            Operand::new(s.a.as_view(), k, 0),
-            Operand::new(s.b.as_view(), k, 0),
-            OutputOperand::new(s.d_bf16.as_view_mut(), n, 0),
-            1.0,
-        )
-        .with_d_amax(amax2.as_view_mut());
+        let mut args =
+            product([&s.a, &s.b], &mut s.d_bf16, shape, k).with_d_amax(amax2.as_view_mut());
         with_amax.run(&mut args, &stream)
     };
     let mut run_a_mn = || {
         let mut sets = sets.borrow_mut();
-        let s = &mut sets[take(3)];
         // The same bytes read as an MN-major M x K (lda = M).
-        let mut args = Arguments::product(
-            shape,
-            Operand::new(s.a.as_view(), m, 0),
-            Operand::new(s.b.as_view(), k, 0),
-            OutputOperand::new(s.d_bf16.as_view_mut(), n, 0),
-            1.0,
-        );
+        let s = &mut sets[take(3)];
+        let mut args = product([&s.a, &s.b], &mut s.d_bf16, shape, m);
         a_mn.run(&mut args, &stream)
     };
     let mut workloads: Vec<Workload<'_, cutlet::Error>> = vec![
