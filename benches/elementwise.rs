@@ -7,7 +7,7 @@
 //! median of 30 event-timed runs is printed as GB/s and share of the ceiling
 //! (2 x memory clock x bus width).
 //! The quantize group: bf16 (and f32) 16384 x 8192 into e4m3 and s8 with
-//! row and tensor scales (bytes: the input once, the output once, the
+//! row, 1x128 block and tensor scales (bytes: the input once, the output once, the
 //! scales).
 //! Run: `cargo bench --bench elementwise` (needs an NVIDIA GPU; without one it
 //! prints why and exits).
@@ -158,8 +158,8 @@ fn reductions(c: &mut Criterion, device: &Device, ceiling: f64) {
     }
 }
 
-/// The quantize group: 16384 x 8192 into 8-bit values with row and tensor
-/// scales (bytes: the input and output once each, plus the scales), with
+/// The quantize group: 16384 x 8192 into 8-bit values with row, 1x128
+/// block and tensor scales (bytes: the input and output once each, plus the scales), with
 /// the same median-of-30 line as above.
 fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
     use cutlet::device::quantize;
@@ -175,9 +175,12 @@ fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
     let input_bf16 = stream.clone_htod(&halves).expect("input");
     let mut fp8 = stream.alloc_zeros::<F8E4M3>(rows * cols).expect("output");
     let mut int8 = stream.alloc_zeros::<i8>(rows * cols).expect("output");
-    let mut scales = stream.alloc_zeros::<f32>(rows).expect("scales");
+    let mut scales = stream
+        .alloc_zeros::<f32>(rows * cols / 128)
+        .expect("scales");
     for (name, granularity) in [
         ("bf16 -> e4m3 rows", QuantizeScale::Row),
+        ("bf16 -> e4m3 1x128 blocks", QuantizeScale::Block1x128),
         ("bf16 -> e4m3 tensor", QuantizeScale::Tensor),
         ("bf16 -> s8 rows", QuantizeScale::Row),
         ("f32 -> e4m3 rows", QuantizeScale::Row),
@@ -185,10 +188,10 @@ fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
         let f32_input = name.starts_with("f32");
         let int = name.contains("s8");
         let in_bytes = if f32_input { 4 } else { 2 };
-        let scale_count = if granularity == QuantizeScale::Row {
-            rows
-        } else {
-            1
+        let scale_count = match granularity {
+            QuantizeScale::Row => rows,
+            QuantizeScale::Tensor => 1,
+            QuantizeScale::Block1x128 => rows * cols / 128,
         };
         let bytes = (rows * cols * (in_bytes + 1) + 4 * scale_count) as u64;
         let mut launch = || {

@@ -115,7 +115,12 @@ fn check<I: Input, O: Output>(
     let host: Vec<I> = data(rows, cols).into_iter().map(I::of).collect();
     let input = stream.clone_htod(&host).unwrap();
     let mut output = stream.alloc_zeros::<O>(rows * cols).unwrap();
-    let mut scales = stream.clone_htod(&vec![-1.0f32; rows]).unwrap();
+    let groups = cols / 128;
+    let scale_count = match granularity {
+        QuantizeScale::Block1x128 => rows * groups,
+        _ => rows,
+    };
+    let mut scales = stream.clone_htod(&vec![-1.0f32; scale_count]).unwrap();
     quantize(
         device,
         &input,
@@ -138,20 +143,26 @@ fn check<I: Input, O: Output>(
     let tensor_amax = amax_of(&host);
     for r in 0..rows {
         let row = &host[r * cols..(r + 1) * cols];
-        let amax = match granularity {
-            QuantizeScale::Row => amax_of(row),
-            QuantizeScale::Tensor => tensor_amax,
+        // The amax of element c's scale, and that scale's index.
+        let amax = |c: usize| match granularity {
+            QuantizeScale::Row => (amax_of(row), r),
+            QuantizeScale::Tensor => (tensor_amax, 0),
+            QuantizeScale::Block1x128 => {
+                let g = c / 128;
+                (amax_of(&row[g * 128..(g + 1) * 128]), r * groups + g)
+            }
         };
-        if granularity == QuantizeScale::Row || r == 0 {
+        for c in (0..cols).step_by(128) {
+            let (amax, at) = amax(c);
             let (scale, _) = reference(amax, bound, O::TYPE, 0.0);
             assert_eq!(
-                got_scales[r].to_bits(),
+                got_scales[at].to_bits(),
                 scale.to_bits(),
-                "{what}: scale of row {r}"
+                "{what}: scale {at} (row {r}, column {c})"
             );
         }
         for (c, x) in row.iter().enumerate() {
-            let (_, want) = reference(amax, bound, O::TYPE, x.value());
+            let (_, want) = reference(amax(c).0, bound, O::TYPE, x.value());
             let q = got[r * cols + c].value();
             assert!(
                 q == want,
@@ -176,6 +187,15 @@ fn quantize_matches_the_host_bit_for_bit() {
     ) else {
         return;
     };
+    // 1x128 blocks: columns a multiple of 128, the last group of a row
+    // ending the row.
+    for (rows, cols) in [(37, 4096), (301, 384), (1, 128)] {
+        check::<bf16, F8E4M3>(&device, rows, cols, QuantizeScale::Block1x128);
+        check::<bf16, i8>(&device, rows, cols, QuantizeScale::Block1x128);
+    }
+    check::<f16, F8E5M2>(&device, 37, 1024, QuantizeScale::Block1x128);
+    check::<f32, F8E4M3>(&device, 37, 1152, QuantizeScale::Block1x128);
+    check::<f32, i8>(&device, 3, 128, QuantizeScale::Block1x128);
     for granularity in [QuantizeScale::Row, QuantizeScale::Tensor] {
         for (rows, cols) in [(37, 4096), (300, 144), (2, 16)] {
             check::<bf16, F8E4M3>(&device, rows, cols, granularity);
@@ -304,6 +324,32 @@ fn quantize_refuses_bad_shapes_and_buffers_and_writes_nothing() {
         &mut output,
         &mut short,
         QuantizeScale::Row,
+        &stream,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("`scales.len()` = 8"), "{err}");
+    // 1x128 blocks: whole groups of 128, one scale each.
+    let err = quantize(
+        &device,
+        &input,
+        [64, 32],
+        &mut output,
+        &mut scales,
+        QuantizeScale::Block1x128,
+        &stream,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("`cols` = 32") && err.to_string().contains("multiple of 128"),
+        "{err}"
+    );
+    let err = quantize(
+        &device,
+        &input,
+        [16, 128],
+        &mut output,
+        &mut short,
+        QuantizeScale::Block1x128,
         &stream,
     )
     .unwrap_err();

@@ -12,7 +12,11 @@ use cutlet::numeric::ElementType;
 fn quantize_kernels_assemble_without_spills() {
     for input in QuantizeSpec::INPUTS {
         for output in QuantizeSpec::OUTPUTS {
-            for scale in [QuantizeScale::Row, QuantizeScale::Tensor] {
+            for scale in [
+                QuantizeScale::Row,
+                QuantizeScale::Tensor,
+                QuantizeScale::Block1x128,
+            ] {
                 let arch = if output == ElementType::I8 {
                     ArchKind::Sm80
                 } else {

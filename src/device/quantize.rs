@@ -18,16 +18,20 @@ const BLOCKS_PER_SM: usize = 8;
 /// Quantizes the packed row-major `rows x cols` matrix `input` (bf16, f16
 /// or f32) into `output` (`float8::F8E4M3`, `float8::F8E5M2` or `i8`, the
 /// same shape) with scales computed from the data, on `stream`, a stream
-/// of `device`: per row (`scales[r]` for row `r`) or per tensor
-/// (`scales[0]`), `scale = amax / max` (max 448 for e4m3, 57344 for e5m2,
+/// of `device`: per row (`scales[r]` for row `r`), per tensor
+/// (`scales[0]`) or per 1x128 block (`scales[r * cols / 128 + g]` for the
+/// values `128 g .. 128 g + 127` of row `r`; cols a multiple of 128),
+/// `scale = amax / max` (max 448 for e4m3, 57344 for e5m2,
 /// 127 for i8; 1 where the amax is 0) and `output = round(input * (max /
 /// amax))` to nearest even, saturating. The scales are what the FP8 GEMM's
 /// [`scales`](crate::device::gemm::GemmBuilder::scales) take: per-row
 /// scales of A (M x K) and of K-major B (N x K) are its
 /// [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol) scales.
+/// 1x128 block scales are DeepSeek-V3's for activations; cutlet's GEMM
+/// does not read block scales yet.
 ///
 /// Per row the data is read from DRAM once (each row's second read comes
-/// from L2); per tensor twice (the amax, then the conversion), with a word
+/// from L2), per 1x128 block once; per tensor twice (the amax, then the conversion), with a word
 /// of scratch allocated on `stream` for the amax. A NaN in a row or tensor
 /// makes its scale NaN; an infinity makes it infinite. An empty matrix
 /// writes nothing.
@@ -98,9 +102,18 @@ where
             "a size that fits usize",
         )
     })?;
+    let group = QuantizeSpec::GROUP as usize;
+    if granularity == QuantizeScale::Block1x128 && cols % group != 0 {
+        return Err(Error::invalid_argument(
+            "cols",
+            cols,
+            format!("a multiple of {group} for 1x{group} block scales (one scale per {group} values of a row)"),
+        ));
+    }
     let scale_count = match granularity {
         QuantizeScale::Row => rows,
         QuantizeScale::Tensor => 1,
+        QuantizeScale::Block1x128 => rows * (cols / group),
     };
     for (name, len, wanted) in [
         ("input.len()", input.len(), elements),
@@ -167,6 +180,29 @@ where
             // above, scales holds `rows` f32; rows x cols fits u32 vectors;
             // the block is the spec's BLOCK_THREADS, whose shared slots the
             // kernel declares; output and scales are exclusive borrows.
+            unsafe { kernel.function().launch(&config, args) }
+        }
+        QuantizeScale::Block1x128 => {
+            let kernel = load(QuantizeStage::Groups)?;
+            let mut args = KernelArgs::new(stream);
+            args.aligned_input("input", input, 16)?
+                .aligned_output("output", output, out_align)?
+                .aligned_output("scales", scales, 4)?
+                .scalar(vectors);
+            let config = LaunchConfig {
+                grid: (
+                    vectors.div_ceil(QuantizeSpec::BLOCK_THREADS).clamp(1, cap),
+                    1,
+                    1,
+                ),
+                block,
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: the params are (input, output, scales: u64, vectors:
+            // u32); input and output hold `vectors` vectors of the spec's
+            // types at the alignments checked above, scales holds one f32
+            // per 128 values (cols a multiple of 128, checked above); the
+            // block is the spec's BLOCK_THREADS, a multiple of the warp.
             unsafe { kernel.function().launch(&config, args) }
         }
         QuantizeScale::Tensor => {

@@ -167,6 +167,70 @@ pub(super) fn tensor_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     Ok(k)
 }
 
+/// The 1x128 kernel: a grid-stride walk over every vector of the tensor,
+/// each group of 128 consecutive values of a row (16 vectors of 16-bit
+/// values, 32 of f32, in consecutive lanes of one warp) taking its amax by
+/// a butterfly over the group's lanes, its scale written by the group's
+/// first lane to `scales[v / group]` (row-major, `cols / 128` a row), and
+/// its values converted. The walk steps warp by warp (its test reads the
+/// warp's first vector), so that every lane of a warp takes part in each
+/// butterfly; a lane past the end holds zeros and stores nothing.
+pub(super) fn groups_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
+    let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Groups))?;
+    k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
+    let [input, output, scales] = global_params(&mut k, ["input", "output", "scales"])?;
+    let vectors_param = k.param("vectors", ParamType::U32)?;
+    let vectors = k.load_param(&vectors_param)?;
+    let tid = k.special(SpecialReg::TidX);
+    let (start, stride) = grid_stride(&mut k, tid);
+    let group = spec.group_vectors();
+    let (lane, first_of_group) = (k.reg(RegClass::B32), k.reg(RegClass::Pred));
+    k.push(format!("and.b32 {lane}, {tid}, 31;"));
+    let in_group = k.reg(RegClass::B32);
+    k.push(format!("and.b32 {in_group}, {tid}, {};", group - 1));
+    k.push(format!("setp.eq.u32 {first_of_group}, {in_group}, 0;"));
+    let (top, out) = (k.new_label("groups")?, k.new_label("groups_end")?);
+    let (v, warp_first, p) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::Pred),
+    );
+    k.push(format!("mov.u32 {v}, {start};"));
+    k.place_label(&top);
+    k.push(format!("sub.u32 {warp_first}, {v}, {lane};"));
+    k.push(format!("setp.ge.u32 {p}, {warp_first}, {vectors};"));
+    k.push(format!("@{p} bra {out};"));
+    let lanes = lanes_from(&mut k, v, vectors, stride);
+    load_all(&mut k, input, &lanes, |k, words, (vj, pj)| {
+        let amax = k.reg(RegClass::B32);
+        k.push(format!("mov.b32 {amax}, 0;"));
+        magnitudes(k, spec, words, amax)?;
+        k.butterfly(amax, group, |k, other| {
+            k.push(format!("max.u32 {amax}, {amax}, {other};"));
+            Ok::<(), PtxError>(())
+        })?;
+        let (scale, inv) = scale_of(k, spec, amax);
+        let (writes, index, at) = (
+            k.reg(RegClass::Pred),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B64),
+        );
+        k.push(format!("and.pred {writes}, {pj}, {first_of_group};"));
+        k.push(format!(
+            "shr.u32 {index}, {vj}, {};",
+            group.trailing_zeros()
+        ));
+        k.push(format!("mad.wide.u32 {at}, {index}, 4, {scales};"));
+        k.push(format!("@{writes} st.global.f32 [{at}], {scale};"));
+        convert_and_store(k, spec, words, inv, output, (vj, pj))
+    })?;
+    k.push(format!("mad.lo.u32 {v}, {stride}, {UNROLL}, {v};"));
+    k.push(format!("bra {top};"));
+    k.place_label(&out);
+    k.push("ret;");
+    Ok(k)
+}
+
 /// Declares `.u64` params named `names` and returns them as global
 /// addresses.
 fn global_params<const N: usize>(k: &mut Kernel, names: [&str; N]) -> Result<[Reg; N], PtxError> {

@@ -21,6 +21,10 @@
 //!   and writes the row's 8-bit values: from its registers where the row
 //!   is at most 1024 vectors (8192 16-bit or 4096 f32 values), else read
 //!   again (from L2, where the first read left it).
+//! - 1x128 blocks, one pass: a grid-stride walk over the tensor's vectors,
+//!   each group of 128 values of a row (16 or 32 vectors, in consecutive
+//!   lanes of a warp) reducing its amax with a butterfly over its lanes,
+//!   its first lane writing the scale, every lane converting its vector.
 //! - Tensor, two passes: the amax kernel reduces the whole tensor the same
 //!   way into one device word (`red.global.max.u32`, on a word the host
 //!   zeroes first); the tensor kernel reads it, writes the scale (thread 0
@@ -49,6 +53,10 @@ pub enum QuantizeScale {
     /// One scale for the tensor, from its amax (two passes: the amax, then
     /// the conversion).
     Tensor,
+    /// One scale per 128 consecutive values of a row (DeepSeek-V3's 1x128
+    /// activation blocks): `scales[r * cols / 128 + g]` for group `g` of
+    /// row `r` (cols a multiple of 128), from the group's amax, in one pass.
+    Block1x128,
 }
 
 /// One kernel of a quantization: the rows kernel, or one of the tensor
@@ -61,6 +69,8 @@ pub enum QuantizeStage {
     Amax,
     /// The tensor's scale and conversion, from that word.
     Tensor,
+    /// 1x128 block scales: each group's amax, scale and conversion.
+    Groups,
 }
 
 /// The static description of a quantization: input and output types, the
@@ -84,6 +94,10 @@ pub enum QuantizeStage {
 /// assert!(tensor.ptx(QuantizeStage::Amax).unwrap().contains("red.global.max.u32"));
 /// // FP8 conversions are sm_89 instructions: cutlet emits them for Sm90.
 /// assert!(QuantizeSpec::new(BF16, F8E4M3, QuantizeScale::Row, ArchKind::Sm80).is_err());
+/// // 1x128 blocks: one kernel, a butterfly over each group's 16 lanes.
+/// let blocks = QuantizeSpec::new(BF16, F8E4M3, QuantizeScale::Block1x128, ArchKind::Sm90).unwrap();
+/// assert_eq!(blocks.stages(), &[QuantizeStage::Groups]);
+/// assert_eq!(blocks.group_vectors(), 16);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QuantizeSpec {
@@ -162,6 +176,7 @@ impl QuantizeSpec {
         match self.scale {
             QuantizeScale::Row => &[QuantizeStage::Rows],
             QuantizeScale::Tensor => &[QuantizeStage::Amax, QuantizeStage::Tensor],
+            QuantizeScale::Block1x128 => &[QuantizeStage::Groups],
         }
     }
 
@@ -175,6 +190,15 @@ impl QuantizeSpec {
         }
     }
 
+    /// Values in one group of [`QuantizeScale::Block1x128`].
+    pub const GROUP: u32 = 128;
+
+    /// 16-byte input vectors in one 1x128 group: 16 (bf16, f16) or 32
+    /// (f32), the lanes of half a warp or a whole one.
+    pub fn group_vectors(&self) -> u32 {
+        Self::GROUP / self.elements_per_vector()
+    }
+
     /// Input elements in one 16-byte vector: 8 (bf16, f16) or 4 (f32).
     pub fn elements_per_vector(&self) -> u32 {
         16 / self.input.size_bytes()
@@ -186,6 +210,9 @@ impl QuantizeSpec {
             QuantizeStage::Rows => format!("quantize_rows_{}_{}", self.input, self.output),
             QuantizeStage::Amax => format!("quantize_amax_{}", self.input),
             QuantizeStage::Tensor => format!("quantize_tensor_{}_{}", self.input, self.output),
+            QuantizeStage::Groups => {
+                format!("quantize_block1x128_{}_{}", self.input, self.output)
+            }
         }
     }
 
@@ -199,6 +226,7 @@ impl QuantizeSpec {
             QuantizeStage::Rows => emit::rows_kernel(self)?,
             QuantizeStage::Amax => emit::amax_kernel(self)?,
             QuantizeStage::Tensor => emit::tensor_kernel(self)?,
+            QuantizeStage::Groups => emit::groups_kernel(self)?,
         };
         module.add_kernel(kernel)?;
         module.emit()
