@@ -7,7 +7,7 @@
 //! median of 30 event-timed runs is printed as GB/s and share of the ceiling
 //! (2 x memory clock x bus width).
 //! The quantize group: bf16 (and f32) 16384 x 8192 into e4m3 and s8 with
-//! row, 1x128 block and tensor scales (bytes: the input once, the output once, the
+//! row, 1x128 and 128x128 block and tensor scales (bytes: the input once, the output once, the
 //! scales).
 //! Run: `cargo bench --bench elementwise` (needs an NVIDIA GPU; without one it
 //! prints why and exits).
@@ -181,6 +181,7 @@ fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
     for (name, granularity) in [
         ("bf16 -> e4m3 rows", QuantizeScale::Row),
         ("bf16 -> e4m3 1x128 blocks", QuantizeScale::Block1x128),
+        ("bf16 -> e4m3 128x128 blocks", QuantizeScale::Block128x128),
         ("bf16 -> e4m3 tensor", QuantizeScale::Tensor),
         ("bf16 -> s8 rows", QuantizeScale::Row),
         ("f32 -> e4m3 rows", QuantizeScale::Row),
@@ -192,6 +193,7 @@ fn quantizations(c: &mut Criterion, device: &Device, ceiling: f64) {
             QuantizeScale::Row => rows,
             QuantizeScale::Tensor => 1,
             QuantizeScale::Block1x128 => rows * cols / 128,
+            QuantizeScale::Block128x128 => rows * cols / (128 * 128),
         };
         let bytes = (rows * cols * (in_bytes + 1) + 4 * scale_count) as u64;
         let mut launch = || {

@@ -118,6 +118,7 @@ fn check<I: Input, O: Output>(
     let groups = cols / 128;
     let scale_count = match granularity {
         QuantizeScale::Block1x128 => rows * groups,
+        QuantizeScale::Block128x128 => rows.div_ceil(128) * groups,
         _ => rows,
     };
     let mut scales = stream.clone_htod(&vec![-1.0f32; scale_count]).unwrap();
@@ -150,6 +151,13 @@ fn check<I: Input, O: Output>(
             QuantizeScale::Block1x128 => {
                 let g = c / 128;
                 (amax_of(&row[g * 128..(g + 1) * 128]), r * groups + g)
+            }
+            QuantizeScale::Block128x128 => {
+                let (tr, g) = (r / 128, c / 128);
+                let tile = (tr * 128..rows.min(tr * 128 + 128))
+                    .map(|rr| amax_of(&host[rr * cols + g * 128..rr * cols + (g + 1) * 128]))
+                    .fold(0f32, f32::max);
+                (tile, tr * groups + g)
             }
         };
         for c in (0..cols).step_by(128) {
@@ -196,6 +204,12 @@ fn quantize_matches_the_host_bit_for_bit() {
     check::<f16, F8E5M2>(&device, 37, 1024, QuantizeScale::Block1x128);
     check::<f32, F8E4M3>(&device, 37, 1152, QuantizeScale::Block1x128);
     check::<f32, i8>(&device, 3, 128, QuantizeScale::Block1x128);
+    // 128x128 tiles: whole and short rows of tiles.
+    for (rows, cols) in [(256, 384), (300, 256), (5, 128)] {
+        check::<bf16, F8E4M3>(&device, rows, cols, QuantizeScale::Block128x128);
+        check::<f32, i8>(&device, rows, cols, QuantizeScale::Block128x128);
+    }
+    check::<f16, F8E5M2>(&device, 129, 1024, QuantizeScale::Block128x128);
     for granularity in [QuantizeScale::Row, QuantizeScale::Tensor] {
         for (rows, cols) in [(37, 4096), (300, 144), (2, 16)] {
             check::<bf16, F8E4M3>(&device, rows, cols, granularity);
@@ -354,6 +368,20 @@ fn quantize_refuses_bad_shapes_and_buffers_and_writes_nothing() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("`scales.len()` = 8"), "{err}");
+    let err = quantize(
+        &device,
+        &input,
+        [16, 144],
+        &mut output,
+        &mut scales,
+        QuantizeScale::Block128x128,
+        &stream,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("`cols` = 144") && err.to_string().contains("multiple of 128"),
+        "{err}"
+    );
     let wide = stream.clone_htod(&vec![1i32; 64]).unwrap();
     let mut wide_out = stream.alloc_zeros::<i8>(64).unwrap();
     let err = quantize(

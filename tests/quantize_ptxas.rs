@@ -16,6 +16,7 @@ fn quantize_kernels_assemble_without_spills() {
                 QuantizeScale::Row,
                 QuantizeScale::Tensor,
                 QuantizeScale::Block1x128,
+                QuantizeScale::Block128x128,
             ] {
                 let arch = if output == ElementType::I8 {
                     ArchKind::Sm80

@@ -19,19 +19,21 @@ const BLOCKS_PER_SM: usize = 8;
 /// or f32) into `output` (`float8::F8E4M3`, `float8::F8E5M2` or `i8`, the
 /// same shape) with scales computed from the data, on `stream`, a stream
 /// of `device`: per row (`scales[r]` for row `r`), per tensor
-/// (`scales[0]`) or per 1x128 block (`scales[r * cols / 128 + g]` for the
-/// values `128 g .. 128 g + 127` of row `r`; cols a multiple of 128),
+/// (`scales[0]`), per 1x128 block (`scales[r * cols / 128 + g]` for the
+/// values `128 g .. 128 g + 127` of row `r`) or per 128x128 tile
+/// (`scales[(r / 128) * cols / 128 + c / 128]` for element (r, c); the last
+/// row of tiles may be short; cols a multiple of 128 for either block),
 /// `scale = amax / max` (max 448 for e4m3, 57344 for e5m2,
 /// 127 for i8; 1 where the amax is 0) and `output = round(input * (max /
 /// amax))` to nearest even, saturating. The scales are what the FP8 GEMM's
 /// [`scales`](crate::device::gemm::GemmBuilder::scales) take: per-row
 /// scales of A (M x K) and of K-major B (N x K) are its
 /// [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol) scales.
-/// 1x128 block scales are DeepSeek-V3's for activations; cutlet's GEMM
-/// does not read block scales yet.
+/// 1x128 and 128x128 block scales are DeepSeek-V3's for activations and
+/// weights; cutlet's GEMM does not read block scales yet.
 ///
 /// Per row the data is read from DRAM once (each row's second read comes
-/// from L2), per 1x128 block once; per tensor twice (the amax, then the conversion), with a word
+/// from L2), per block once; per tensor twice (the amax, then the conversion), with a word
 /// of scratch allocated on `stream` for the amax. A NaN in a row or tensor
 /// makes its scale NaN; an infinity makes it infinite. An empty matrix
 /// writes nothing.
@@ -103,17 +105,22 @@ where
         )
     })?;
     let group = QuantizeSpec::GROUP as usize;
-    if granularity == QuantizeScale::Block1x128 && cols % group != 0 {
+    let blocks = matches!(
+        granularity,
+        QuantizeScale::Block1x128 | QuantizeScale::Block128x128
+    );
+    if blocks && cols % group != 0 {
         return Err(Error::invalid_argument(
             "cols",
             cols,
-            format!("a multiple of {group} for 1x{group} block scales (one scale per {group} values of a row)"),
+            format!("a multiple of {group} for {granularity:?} scales (whole blocks of {group} values along a row)"),
         ));
     }
     let scale_count = match granularity {
         QuantizeScale::Row => rows,
         QuantizeScale::Tensor => 1,
         QuantizeScale::Block1x128 => rows * (cols / group),
+        QuantizeScale::Block128x128 => rows.div_ceil(group) * (cols / group),
     };
     for (name, len, wanted) in [
         ("input.len()", input.len(), elements),
@@ -203,6 +210,27 @@ where
             // types at the alignments checked above, scales holds one f32
             // per 128 values (cols a multiple of 128, checked above); the
             // block is the spec's BLOCK_THREADS, a multiple of the warp.
+            unsafe { kernel.function().launch(&config, args) }
+        }
+        QuantizeScale::Block128x128 => {
+            let kernel = load(QuantizeStage::Tiles)?;
+            let tiles = rows.div_ceil(group) * (cols / group);
+            let mut args = KernelArgs::new(stream);
+            args.aligned_input("input", input, 16)?
+                .aligned_output("output", output, out_align)?
+                .aligned_output("scales", scales, 4)?
+                .scalar(rows as u32)
+                .scalar(row_vectors);
+            let config = LaunchConfig {
+                grid: (tiles.min(cap as usize) as u32, 1, 1),
+                block,
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: the params are (input, output, scales: u64, rows,
+            // row_vectors: u32); input and output hold rows x cols elements
+            // at the alignments checked above (cols a multiple of 128),
+            // scales one f32 per 128 x 128 tile; the block is the spec's
+            // BLOCK_THREADS, whose shared slots the kernel declares.
             unsafe { kernel.function().launch(&config, args) }
         }
         QuantizeScale::Tensor => {

@@ -231,6 +231,110 @@ pub(super) fn groups_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     Ok(k)
 }
 
+/// The 128x128 kernel: a grid-stride walk over the matrix's 128 x 128
+/// tiles (the last row of tiles may be short), a block a tile: each thread
+/// loads its vectors of the tile (8 of 16-bit values, 16 of f32) and keeps
+/// them in registers, the block reduces their amax ([`block_amax`]), thread
+/// 0 writes the scale to `scales[tile]` (row-major, `cols / 128` a row of
+/// tiles), and every thread converts its vectors.
+pub(super) fn tiles_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
+    let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Tiles))?;
+    k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
+    let [input, output, scales] = global_params(&mut k, ["input", "output", "scales"])?;
+    let rows_param = k.param("rows", ParamType::U32)?;
+    let vectors_param = k.param("row_vectors", ParamType::U32)?;
+    let rows = k.load_param(&rows_param)?;
+    let row_vectors = k.load_param(&vectors_param)?;
+    let slots = k.shared_static("amax_slots", 16, 4 * WARPS)?;
+    let slots = k.shared_address(&slots);
+    let tid = k.special(SpecialReg::TidX);
+    let tile = k.special(SpecialReg::CtaidX);
+    let blocks = k.special(SpecialReg::NctaidX);
+    // A tile row's vectors, and the tiles: along a row, and in all.
+    let group = spec.group_vectors();
+    let (tiles_c, tiles_r, tiles) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+    );
+    k.push(format!(
+        "shr.u32 {tiles_c}, {row_vectors}, {};",
+        group.trailing_zeros()
+    ));
+    k.push(format!(
+        "add.u32 {tiles_r}, {rows}, {};",
+        QuantizeSpec::GROUP - 1
+    ));
+    k.push(format!(
+        "shr.u32 {tiles_r}, {tiles_r}, {};",
+        QuantizeSpec::GROUP.trailing_zeros()
+    ));
+    k.push(format!("mul.lo.u32 {tiles}, {tiles_r}, {tiles_c};"));
+    let (next, done) = (k.new_label("tile")?, k.new_label("done")?);
+    let p = k.reg(RegClass::Pred);
+    k.place_label(&next);
+    k.push(format!("setp.ge.u32 {p}, {tile}, {tiles};"));
+    k.push(format!("@{p} bra {done};"));
+    // The tile's first row and first vector along its rows.
+    let (tr, tc, r0, c0) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+    );
+    k.push(format!("div.u32 {tr}, {tile}, {tiles_c};"));
+    k.push(format!("rem.u32 {tc}, {tile}, {tiles_c};"));
+    k.push(format!("mul.lo.u32 {r0}, {tr}, {};", QuantizeSpec::GROUP));
+    k.push(format!("mul.lo.u32 {c0}, {tc}, {group};"));
+    // Thread t's vectors: t + 256 j of the tile's 128 x `group`.
+    let per_thread = QuantizeSpec::GROUP * group / QuantizeSpec::BLOCK_THREADS;
+    let mut lanes = Vec::new();
+    for j in 0..per_thread {
+        let (i, r, v, pj) = (
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::B32),
+            k.reg(RegClass::Pred),
+        );
+        k.push(format!(
+            "add.u32 {i}, {tid}, {};",
+            j * QuantizeSpec::BLOCK_THREADS
+        ));
+        k.push(format!("shr.u32 {r}, {i}, {};", group.trailing_zeros()));
+        k.push(format!("add.u32 {r}, {r}, {r0};"));
+        k.push(format!("setp.lt.u32 {pj}, {r}, {rows};"));
+        k.push(format!("and.b32 {i}, {i}, {};", group - 1));
+        k.push(format!("add.u32 {i}, {i}, {c0};"));
+        k.push(format!("mad.lo.u32 {v}, {r}, {row_vectors}, {i};"));
+        lanes.push((v, pj));
+    }
+    let loaded: Vec<[Reg; 4]> = lanes
+        .iter()
+        .map(|&lane| load_vector(&mut k, input, lane))
+        .collect();
+    let amax = k.reg(RegClass::B32);
+    k.push(format!("mov.b32 {amax}, 0;"));
+    for words in &loaded {
+        magnitudes(&mut k, spec, words, amax)?;
+    }
+    block_amax(&mut k, amax, slots, tid)?;
+    let (scale, inv) = scale_of(&mut k, spec, amax);
+    let (first, at) = (k.reg(RegClass::Pred), k.reg(RegClass::B64));
+    k.push(format!("setp.eq.u32 {first}, {tid}, 0;"));
+    k.push(format!("mad.wide.u32 {at}, {tile}, 4, {scales};"));
+    k.push(format!("@{first} st.global.f32 [{at}], {scale};"));
+    for (words, &lane) in loaded.iter().zip(&lanes) {
+        convert_and_store(&mut k, spec, words, inv, output, lane)?;
+    }
+    // The slots are written again for the next tile.
+    k.push("bar.sync 0;");
+    k.push(format!("add.u32 {tile}, {tile}, {blocks};"));
+    k.push(format!("bra {next};"));
+    k.place_label(&done);
+    k.push("ret;");
+    Ok(k)
+}
+
 /// Declares `.u64` params named `names` and returns them as global
 /// addresses.
 fn global_params<const N: usize>(k: &mut Kernel, names: [&str; N]) -> Result<[Reg; N], PtxError> {

@@ -25,6 +25,9 @@
 //!   each group of 128 values of a row (16 or 32 vectors, in consecutive
 //!   lanes of a warp) reducing its amax with a butterfly over its lanes,
 //!   its first lane writing the scale, every lane converting its vector.
+//! - 128x128 blocks, one pass: a block of 256 threads a 128 x 128 tile
+//!   (a grid-stride walk over the tiles), its vectors held in registers
+//!   between the block's amax and the conversion.
 //! - Tensor, two passes: the amax kernel reduces the whole tensor the same
 //!   way into one device word (`red.global.max.u32`, on a word the host
 //!   zeroes first); the tensor kernel reads it, writes the scale (thread 0
@@ -57,6 +60,11 @@ pub enum QuantizeScale {
     /// activation blocks): `scales[r * cols / 128 + g]` for group `g` of
     /// row `r` (cols a multiple of 128), from the group's amax, in one pass.
     Block1x128,
+    /// One scale per 128 x 128 tile (DeepSeek-V3's weight blocks):
+    /// `scales[(r / 128) * cols / 128 + c / 128]` for element (r, c) (cols a
+    /// multiple of 128; the last row of tiles may be short), from the
+    /// tile's amax, in one pass.
+    Block128x128,
 }
 
 /// One kernel of a quantization: the rows kernel, or one of the tensor
@@ -71,6 +79,8 @@ pub enum QuantizeStage {
     Tensor,
     /// 1x128 block scales: each group's amax, scale and conversion.
     Groups,
+    /// 128x128 block scales: each tile's amax, scale and conversion.
+    Tiles,
 }
 
 /// The static description of a quantization: input and output types, the
@@ -177,6 +187,7 @@ impl QuantizeSpec {
             QuantizeScale::Row => &[QuantizeStage::Rows],
             QuantizeScale::Tensor => &[QuantizeStage::Amax, QuantizeStage::Tensor],
             QuantizeScale::Block1x128 => &[QuantizeStage::Groups],
+            QuantizeScale::Block128x128 => &[QuantizeStage::Tiles],
         }
     }
 
@@ -213,6 +224,9 @@ impl QuantizeSpec {
             QuantizeStage::Groups => {
                 format!("quantize_block1x128_{}_{}", self.input, self.output)
             }
+            QuantizeStage::Tiles => {
+                format!("quantize_block128x128_{}_{}", self.input, self.output)
+            }
         }
     }
 
@@ -227,6 +241,7 @@ impl QuantizeSpec {
             QuantizeStage::Amax => emit::amax_kernel(self)?,
             QuantizeStage::Tensor => emit::tensor_kernel(self)?,
             QuantizeStage::Groups => emit::groups_kernel(self)?,
+            QuantizeStage::Tiles => emit::tiles_kernel(self)?,
         };
         module.add_kernel(kernel)?;
         module.emit()
