@@ -6,7 +6,7 @@
 //! registers and rows read twice, bit for bit; an
 //! FP8 GEMM fed by the quantized matrices; and the typed errors.
 
-use cudarc::driver::DeviceRepr;
+use cudarc::driver::{CudaSlice, DeviceRepr};
 use cutlet::device::gemm::Gemm;
 use cutlet::device::{quantize, Device};
 use cutlet::float8::{F8E4M3, F8E5M2};
@@ -308,78 +308,38 @@ fn quantize_refuses_bad_shapes_and_buffers_and_writes_nothing() {
     let input = stream.clone_htod(&vec![bf16::ONE; 64 * 40]).unwrap();
     let mut output = stream.clone_htod(&vec![7i8; 64 * 40]).unwrap();
     let mut scales = stream.clone_htod(&vec![-1.0f32; 64]).unwrap();
-    let err = quantize(
-        &device,
-        &input,
-        [64, 40],
-        &mut output,
-        &mut scales,
-        QuantizeScale::Row,
-        &stream,
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("`cols` = 40"), "{err}");
-    let err = quantize(
-        &device,
-        &input,
-        [81, 32],
-        &mut output,
-        &mut scales,
-        QuantizeScale::Row,
-        &stream,
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("`input.len()` = 2560"), "{err}");
     let mut short = stream.alloc_zeros::<f32>(8).unwrap();
-    let err = quantize(
-        &device,
-        &input,
-        [64, 32],
-        &mut output,
-        &mut short,
-        QuantizeScale::Row,
-        &stream,
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("`scales.len()` = 8"), "{err}");
-    // 1x128 blocks: whole groups of 128, one scale each.
-    let err = quantize(
-        &device,
-        &input,
-        [64, 32],
-        &mut output,
-        &mut scales,
-        QuantizeScale::Block1x128,
-        &stream,
-    )
-    .unwrap_err();
+    // The error of quantizing `input` as `shape` into `output` and `scales`.
+    let mut refused = |shape: [usize; 2], scales: &mut CudaSlice<f32>, granularity| {
+        quantize(
+            &device,
+            &input,
+            shape,
+            &mut output,
+            scales,
+            granularity,
+            &stream,
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    let err = refused([64, 40], &mut scales, QuantizeScale::Row);
+    assert!(err.contains("`cols` = 40"), "{err}");
+    let err = refused([81, 32], &mut scales, QuantizeScale::Row);
+    assert!(err.contains("`input.len()` = 2560"), "{err}");
+    let err = refused([64, 32], &mut short, QuantizeScale::Row);
+    assert!(err.contains("`scales.len()` = 8"), "{err}");
+    // Block scales: whole blocks of 128 along a row, one scale each.
+    let err = refused([64, 32], &mut scales, QuantizeScale::Block1x128);
     assert!(
-        err.to_string().contains("`cols` = 32") && err.to_string().contains("multiple of 128"),
+        err.contains("`cols` = 32") && err.contains("multiple of 128"),
         "{err}"
     );
-    let err = quantize(
-        &device,
-        &input,
-        [16, 128],
-        &mut output,
-        &mut short,
-        QuantizeScale::Block1x128,
-        &stream,
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("`scales.len()` = 8"), "{err}");
-    let err = quantize(
-        &device,
-        &input,
-        [16, 144],
-        &mut output,
-        &mut scales,
-        QuantizeScale::Block128x128,
-        &stream,
-    )
-    .unwrap_err();
+    let err = refused([16, 128], &mut short, QuantizeScale::Block1x128);
+    assert!(err.contains("`scales.len()` = 8"), "{err}");
+    let err = refused([16, 144], &mut scales, QuantizeScale::Block128x128);
     assert!(
-        err.to_string().contains("`cols` = 144") && err.to_string().contains("multiple of 128"),
+        err.contains("`cols` = 144") && err.contains("multiple of 128"),
         "{err}"
     );
     let wide = stream.clone_htod(&vec![1i32; 64]).unwrap();
