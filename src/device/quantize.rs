@@ -152,12 +152,18 @@ where
     let out_align = per_vector as u64;
     if elements == 0 {
         // The checks below take the buffers' addresses; nothing to write.
-        check_alignments(input, output, scales, out_align, stream)?;
+        buffer_args(stream, input, output, scales, out_align)?;
         return Ok(());
     }
     let sm_count = device.limits().sm_count as usize;
     let cap = (sm_count.max(1) * BLOCKS_PER_SM) as u32;
     let block = (QuantizeSpec::BLOCK_THREADS, 1, 1);
+    // The grid-stride kernels' grid: a thread a vector, at most `cap` blocks.
+    let grid_stride = (
+        vectors.div_ceil(QuantizeSpec::BLOCK_THREADS).clamp(1, cap),
+        1,
+        1,
+    );
     let load = |stage: QuantizeStage| {
         get_or_load(
             device,
@@ -169,12 +175,8 @@ where
     match granularity {
         QuantizeScale::Row => {
             let kernel = load(QuantizeStage::Rows)?;
-            let mut args = KernelArgs::new(stream);
-            args.aligned_input("input", input, 16)?
-                .aligned_output("output", output, out_align)?
-                .aligned_output("scales", scales, 4)?
-                .scalar(rows as u32)
-                .scalar(row_vectors);
+            let mut args = buffer_args(stream, input, output, scales, out_align)?;
+            args.scalar(rows as u32).scalar(row_vectors);
             let grid = (rows.min(cap as usize) as u32, 1, 1);
             let config = LaunchConfig {
                 grid,
@@ -191,17 +193,10 @@ where
         }
         QuantizeScale::Block1x128 => {
             let kernel = load(QuantizeStage::Groups)?;
-            let mut args = KernelArgs::new(stream);
-            args.aligned_input("input", input, 16)?
-                .aligned_output("output", output, out_align)?
-                .aligned_output("scales", scales, 4)?
-                .scalar(vectors);
+            let mut args = buffer_args(stream, input, output, scales, out_align)?;
+            args.scalar(vectors);
             let config = LaunchConfig {
-                grid: (
-                    vectors.div_ceil(QuantizeSpec::BLOCK_THREADS).clamp(1, cap),
-                    1,
-                    1,
-                ),
+                grid: grid_stride,
                 block,
                 shared_mem_bytes: 0,
             };
@@ -215,12 +210,8 @@ where
         QuantizeScale::Block128x128 => {
             let kernel = load(QuantizeStage::Tiles)?;
             let tiles = rows.div_ceil(group) * (cols / group);
-            let mut args = KernelArgs::new(stream);
-            args.aligned_input("input", input, 16)?
-                .aligned_output("output", output, out_align)?
-                .aligned_output("scales", scales, 4)?
-                .scalar(rows as u32)
-                .scalar(row_vectors);
+            let mut args = buffer_args(stream, input, output, scales, out_align)?;
+            args.scalar(rows as u32).scalar(row_vectors);
             let config = LaunchConfig {
                 grid: (tiles.min(cap as usize) as u32, 1, 1),
                 block,
@@ -236,17 +227,12 @@ where
         QuantizeScale::Tensor => {
             let amax_kernel = load(QuantizeStage::Amax)?;
             let tensor_kernel = load(QuantizeStage::Tensor)?;
-            check_alignments(input, output, scales, out_align, stream)?;
+            buffer_args(stream, input, output, scales, out_align)?;
             let mut amax = stream
                 .alloc_zeros::<u32>(1)
                 .map_err(|e| Error::driver("allocating the quantize amax word", e))?;
-            let grid = (
-                vectors.div_ceil(QuantizeSpec::BLOCK_THREADS).clamp(1, cap),
-                1,
-                1,
-            );
             let config = LaunchConfig {
-                grid,
+                grid: grid_stride,
                 block,
                 shared_mem_bytes: 0,
             };
@@ -258,12 +244,8 @@ where
             // input holds `vectors` 16-byte vectors (checked above) and is
             // 16-byte aligned; amax is one zeroed u32 this call owns.
             unsafe { amax_kernel.function().launch(&config, args) }?;
-            let mut args = KernelArgs::new(stream);
-            args.aligned_input("input", input, 16)?
-                .aligned_output("output", output, out_align)?
-                .aligned_output("scales", scales, 4)?
-                .input(&amax)
-                .scalar(vectors);
+            let mut args = buffer_args(stream, input, output, scales, out_align)?;
+            args.input(&amax).scalar(vectors);
             // SAFETY: the params are (input, output, scale, amax: u64,
             // vectors: u32); input and output hold `vectors` vectors of the
             // spec's types at the alignments checked above; scales holds at
@@ -274,18 +256,19 @@ where
     }
 }
 
-/// The alignment checks of [`quantize`]'s buffers (16 bytes for the input,
-/// `out_align` for the output, 4 for the scales), with no launch.
-fn check_alignments<I, O>(
-    input: &CudaSlice<I>,
-    output: &mut CudaSlice<O>,
-    scales: &mut CudaSlice<f32>,
+/// The arguments every kernel but the tensor's amax starts with: `input`,
+/// `output` and `scales`, each checked at its alignment (16 bytes,
+/// `out_align`, 4). Dropped unlaunched, they are the alignment checks alone.
+fn buffer_args<'a, I, O>(
+    stream: &'a Arc<CudaStream>,
+    input: &'a CudaSlice<I>,
+    output: &'a mut CudaSlice<O>,
+    scales: &'a mut CudaSlice<f32>,
     out_align: u64,
-    stream: &Arc<CudaStream>,
-) -> Result<()> {
+) -> Result<KernelArgs<'a>> {
     let mut args = KernelArgs::new(stream);
     args.aligned_input("input", input, 16)?
         .aligned_output("output", output, out_align)?
         .aligned_output("scales", scales, 4)?;
-    Ok(())
+    Ok(args)
 }
