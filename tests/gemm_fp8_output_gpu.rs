@@ -65,22 +65,10 @@ fn check<D: Fp8Out>(device: &Device, case: &Case) {
     let stream = device.default_stream();
     let (a_host, b_host) = (small_ints(m * k, 5), small_ints(n * k, 6));
     let c_host = small_ints(m * n, 7);
-    let a = stream
-        .clone_htod(
-            &a_host
-                .iter()
-                .map(|&v| F8E4M3::from_f64(v))
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
-    let b = stream
-        .clone_htod(
-            &b_host
-                .iter()
-                .map(|&v| F8E4M3::from_f64(v))
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
+    let e4m3 =
+        |values: &[f64]| -> Vec<F8E4M3> { values.iter().map(|&v| F8E4M3::from_f64(v)).collect() };
+    let a = stream.clone_htod(&e4m3(&a_host)).unwrap();
+    let b = stream.clone_htod(&e4m3(&b_host)).unwrap();
     let ldd = match case.major {
         OutputMajor::N => n,
         OutputMajor::M => m,
