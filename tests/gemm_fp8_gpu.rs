@@ -169,7 +169,7 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                 let b = stream.clone_htod(&fp8::<F8E4M3>(&b_host)).unwrap();
                 let (sa, sb): (Vec<f32>, Vec<f32>) = match granularity {
                     ScaleGranularity::Tensor => (vec![0.25], vec![8.0]),
-                    ScaleGranularity::RowCol => (
+                    _ => (
                         (0..m).map(|i| [0.5, 1.0, 2.0][i % 3]).collect(),
                         (0..n).map(|j| [0.25, 4.0, 1.0, 0.5][j % 4]).collect(),
                     ),
@@ -195,7 +195,7 @@ fn scaled_fp8_gemms_multiply_by_the_scales() {
                 let got = stream.clone_dtoh(&d).unwrap();
                 let scale = |i: usize, j: usize| match granularity {
                     ScaleGranularity::Tensor => f64::from(sa[0] * sb[0]),
-                    ScaleGranularity::RowCol => f64::from(sa[i]) * f64::from(sb[j]),
+                    _ => f64::from(sa[i]) * f64::from(sb[j]),
                 };
                 for i in 0..m {
                     for j in 0..n {
@@ -294,12 +294,12 @@ fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
             let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
             let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 2.0).with_scales(
                 match granularity {
-                    ScaleGranularity::RowCol => sa_d.as_view(),
                     ScaleGranularity::Tensor => sa_d.slice(..1),
+                    _ => sa_d.as_view(),
                 },
                 match granularity {
-                    ScaleGranularity::RowCol => sb_d.as_view(),
                     ScaleGranularity::Tensor => sb_d.slice(..1),
+                    _ => sb_d.as_view(),
                 },
             );
             gemm.run(&mut args, &stream).unwrap();
@@ -308,8 +308,8 @@ fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
             for i in 0..m {
                 for j in 0..n {
                     let scale = match granularity {
-                        ScaleGranularity::RowCol => f64::from(sa[i]) * f64::from(sb[j]),
                         ScaleGranularity::Tensor => f64::from(sa[0]) * f64::from(sb[0]),
+                        _ => f64::from(sa[i]) * f64::from(sb[j]),
                     };
                     let dot: f64 = (0..k)
                         .map(|kk| a_host[i * k + kk] * b_host[j * k + kk])

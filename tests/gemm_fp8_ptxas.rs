@@ -137,6 +137,62 @@ fn scaled_fp8_kernels_assemble_without_spills() {
     }
 }
 
+/// Block scales (1x128 for A, 128x128 for B) applied at each promotion:
+/// the builder's default, ping-pong, split-K and a 64-column tile assemble
+/// without spills, read both scale pointers and multiply the partial sums
+/// by them (`fma`); the configurations that cannot apply them are refused
+/// with the rule they break.
+#[test]
+fn block_scaled_fp8_kernels_assemble_without_spills() {
+    use cutlet::device::gemm::Decomposition;
+    use cutlet::kernel::gemm::ScaleGranularity;
+    let block = || {
+        Gemm::builder()
+            .a(F8E4M3, OperandMajor::K)
+            .b(F8E4M3, OperandMajor::K)
+            .scales(ScaleGranularity::Block)
+    };
+    let specs = [
+        block().spec().unwrap(),
+        block()
+            .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+            .spec()
+            .unwrap(),
+        block()
+            .decomposition(Decomposition::SplitK(3))
+            .spec()
+            .unwrap(),
+        block().tile([128, 64, 128]).spec().unwrap(),
+    ];
+    for spec in &specs {
+        let name = spec.kernel_name();
+        let ptx = spec.ptx().unwrap();
+        for wanted in [
+            "block_scales_a",
+            "block_scales_b",
+            "ld.global.nc.f32",
+            "fma.rn.f32",
+        ] {
+            assert!(ptx.contains(wanted), "{name}: no {wanted}");
+        }
+        assert_no_spills(spec);
+    }
+    let refused = [
+        (block().fast_accumulation(true), "without promotion"),
+        (
+            block().tile([128, 128, 64]).promotion_interval(2),
+            "TileK 64",
+        ),
+        (block().promotion_interval(8), "interval 8"),
+        (block().tile([128, 96, 128]), "TileN 96"),
+        (block().swap_ab(true), "swap-AB with block scales"),
+    ];
+    for (builder, message) in refused {
+        let err = builder.spec().unwrap_err();
+        assert!(err.to_string().contains(message), "{message}: {err}");
+    }
+}
+
 /// FP8 outputs with an output scale and the amax: e4m3 and e5m2 D, row-
 /// and column-major, fast accumulation and promotion, split-K, and the
 /// builder's pick at a decode shape (swap-AB); each converts with

@@ -118,7 +118,8 @@ pub struct DenseGemmArgs {
     #[arg(long = "fast_accum")]
     pub fast_accum: bool,
     /// Scales of A and B (f32, as `torch._scaled_mm` takes them): `tensor`
-    /// (one each) or `row` (one per row of A and per column of B); unit
+    /// (one each), `row` (one per row of A and per column of B) or `block`
+    /// (1x128 for A, 128x128 for B, applied at each promotion); unit
     /// values, so that cuBLASLt's unscaled product is the reference (the
     /// tests check the scaling itself). Default: none.
     #[arg(long = "scale_mode", value_parser = parse_scale_mode)]
@@ -151,7 +152,7 @@ fn parse_u32s<const N: usize>(text: &str, what: &str, each: &str) -> Result<[u32
     Ok(out)
 }
 
-/// `tensor` or `row`.
+/// `tensor`, `row` or `block`.
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming the text and the names accepted.
@@ -159,10 +160,11 @@ pub fn parse_scale_mode(text: &str) -> Result<ScaleGranularity> {
     match text {
         "tensor" => Ok(ScaleGranularity::Tensor),
         "row" => Ok(ScaleGranularity::RowCol),
+        "block" => Ok(ScaleGranularity::Block),
         other => Err(Error::invalid_argument(
             "scale mode",
             format!("`{other}`"),
-            "tensor or row",
+            "tensor, row or block",
         )),
     }
 }
@@ -372,6 +374,7 @@ impl DenseGemmArgs {
                 return Ok((spec, swap));
             }
             let GemmShape { m, n, k, l } = self.mnkl;
+            let block = self.scale_mode == Some(ScaleGranularity::Block);
             let chosen = sm90_pick_for_problem(
                 GemmTypes::new(
                     self.a_dtype,
@@ -383,7 +386,8 @@ impl DenseGemmArgs {
                 GemmMajors::new(self.a_major, self.b_major, self.c_major),
                 [extent(m), extent(n), extent(k), extent(l)],
                 sm_count,
-                self.swap_ab,
+                // Block scales never swap (as the builder's picks).
+                if block { Some(false) } else { self.swap_ab },
             );
             // Types or majors the SM90 kernels do not take run on SM80
             // unless SM90 was asked for.
@@ -393,7 +397,10 @@ impl DenseGemmArgs {
                 if let Some(granularity) = self.scale_mode {
                     let fusion = spec.epilogue.fusion.with_scales(granularity)?;
                     spec.epilogue.fusion = if swap { fusion.transposed() } else { fusion };
-                    spec.validate()?;
+                    // Block scales need the promotion, added below.
+                    if !(block && self.promotes()) {
+                        spec.validate()?;
+                    }
                 }
                 Ok((spec, swap))
             });

@@ -350,13 +350,15 @@ where
         beta: options.beta,
         scales: match spec.epilogue.fusion.scales() {
             Some(granularity) => {
-                let len = |extent: usize| match granularity {
-                    ScaleGranularity::Tensor => 1,
-                    ScaleGranularity::RowCol => extent,
+                let k_blocks = shape.k.div_ceil(128);
+                let [len_a, len_b] = match granularity {
+                    ScaleGranularity::Tensor => [1, 1],
+                    ScaleGranularity::RowCol => [m, n],
+                    ScaleGranularity::Block => [l * m * k_blocks, l * n.div_ceil(128) * k_blocks],
                 };
                 Some([
-                    copy_to_device(&stream, "scale_a", &vec![1.0f32; len(m)])?,
-                    copy_to_device(&stream, "scale_b", &vec![1.0f32; len(n)])?,
+                    copy_to_device(&stream, "scale_a", &vec![1.0f32; len_a])?,
+                    copy_to_device(&stream, "scale_b", &vec![1.0f32; len_b])?,
                 ])
             }
             None => None,

@@ -98,6 +98,16 @@ pub trait WarpSpecializedMainloop: Mainloop {
         Ok(acc)
     }
 
+    /// Whether the consumer part reads the work tile's coordinates (the
+    /// tile registers of the [`BlockContext`](super::BlockContext) its
+    /// prologue was given: the block scales' rows and column block). Then
+    /// the kernel sets them before the consumer part, not in the overlap
+    /// of [`emit_consumer_overlapped`](Self::emit_consumer_overlapped).
+    /// `false` by default: the producer alone reads them.
+    fn consumer_reads_tile(&self) -> bool {
+        false
+    }
+
     /// Emits the pass over one tile's k-tiles that another consumer
     /// warpgroup multiplies (ping-pong).
     ///

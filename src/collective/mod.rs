@@ -34,7 +34,7 @@
 //! | [`Sm80MmaMultistage`] | `sm80_mma_multistage.rs` and its folder: the SM80 multistage `cp.async` + `ldmatrix` + `mma.sync` mainloop (`contract.rs`: its [`Mainloop`] impl) |
 //! | [`Sm90TmaGmmaWarpSpecialized`] | `sm90_mma_tma_gmma_ss_warpspecialized/`: the SM90 TMA + wgmma mainloop, a producer part (TMA, multicast in clusters) and a consumer part (wgmma from shared-memory descriptors); its `a_operand.rs` is the seam where the RS mainloop differs, its `rules.rs` the SM90 mainloop rules |
 //! | [`Sm90TmaGmmaRsWarpSpecialized`] | `sm90_mma_tma_gmma_rs_warpspecialized/`: the same with A through registers (the `_RS` wgmma, for a tf32 A that is M-major): the shared mainloop and its reader of A (`a_fragment.rs`) |
-//! | [`MainloopSm90TmaGmmaWarpSpecializedFp8`] | `sm90_mma_tma_gmma_ss_warpspecialized_fp8/`: the FP8 mainloop's promotion (CUTLASS's `GmmaFP8Accumulation`): the SS mainloop's consumers multiply into a second accumulator set and add it into the f32 accumulators every promotion interval |
+//! | [`MainloopSm90TmaGmmaWarpSpecializedFp8`] | `sm90_mma_tma_gmma_ss_warpspecialized_fp8/`: the FP8 mainloop's promotion (CUTLASS's `GmmaFP8Accumulation`): the SS mainloop's consumers multiply into a second accumulator set and add it into the f32 accumulators every promotion interval, times A's and B's block scales where they have them ([`BlockScaleIo`]) |
 //! | [`EpilogueSm90NoSmem`] | `epilogue_sm90/`: the SM90 epilogue storing from the wgmma accumulators |
 //! | [`EpilogueSm90TmaStore`], [`TmaEpilogueParams`], [`CLoad`] | `epilogue_sm90/tma_store/`: the SM90 epilogue storing D with TMA through shared memory (`mod.rs`: its types and shared-memory layout; `store.rs`: a tile's store (its frame, subtiles and TMA stores on a `PipelineTmaStore`); `fusion.rs`: one element through the fusion expression; `matrix_copy.rs`: the `stmatrix`/`ldmatrix` copies of the tiled MMA's fragment; `stmatrix.rs`: the register-to-shared copies and their shared addresses; `tail.rs`: a row-major D's columns after its last whole chunk; `c_load.rs`: C loaded with TMA or read from global memory; `../contract.rs`: its [`Epilogue`] impl) |
 //! | [`LinearScalars`] | `epilogue_params.rs`: what the SM80 and SM90 epilogues declare and load alike (C's and D's roles, alpha and beta, a tile's C, D and bias addresses) |
@@ -64,6 +64,7 @@ mod sm80_mma_multistage;
 mod sm90_mma_tma_gmma_rs_warpspecialized;
 mod sm90_mma_tma_gmma_ss_warpspecialized;
 mod sm90_mma_tma_gmma_ss_warpspecialized_fp8;
+pub use sm90_mma_tma_gmma_ss_warpspecialized_fp8::BlockScaleIo;
 mod sm90_tiled_mma;
 mod smem_layout;
 mod tile_context;
@@ -91,7 +92,7 @@ pub use sm70_mma_pipelined::{SharedAccess, Sm70MmaPipelined, SM70_STAGES};
 pub use sm80_mma_multistage::{Accumulators, G2sMapping, MainloopInputs, Sm80MmaMultistage};
 pub use sm90_mma_tma_gmma_rs_warpspecialized::Sm90TmaGmmaRsWarpSpecialized;
 pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::{
-    check_sm90_mainloop, check_sm90_promotion, reads_a_from_registers,
+    check_sm90_block_scales, check_sm90_mainloop, check_sm90_promotion, reads_a_from_registers,
 };
 pub use sm90_mma_tma_gmma_ss_warpspecialized::{
     Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, MAX_ACCUMULATOR_REGISTERS, STAGE_ALIGN,

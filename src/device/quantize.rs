@@ -30,7 +30,8 @@ const BLOCKS_PER_SM: usize = 8;
 /// scales of A (M x K) and of K-major B (N x K) are its
 /// [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol) scales.
 /// 1x128 and 128x128 block scales are DeepSeek-V3's for activations and
-/// weights; cutlet's GEMM does not read block scales yet.
+/// weights: of A (M x K) and of K-major B (N x K) they are the GEMM's
+/// [`Block`](crate::kernel::gemm::ScaleGranularity::Block) scales.
 ///
 /// Per row the data is read from DRAM once (each row's second read comes
 /// from L2), per block once; per tensor twice (the amax, then the conversion), with a word

@@ -37,6 +37,36 @@ pub enum ScaleGranularity {
     Tensor,
     /// One f32 per row of A (length M) and per column of B (length N).
     RowCol,
+    /// DeepSeek-V3's block scales (cuBLASLt's `VEC128_32F` for A and
+    /// `BLK128x128_32F` for B): one f32 per row of A and 128 of K, and one
+    /// per 128x128 block of B (128 of N by 128 of K), so that
+    /// `D[m][n] = Σ_kb scale_a[m][kb] · scale_b[n / 128][kb] · Σ_{k in kb} A[m][k] · B[k][n]`
+    /// with `kb = k / 128`.
+    ///
+    /// Both are f32, row-major, with `kb` fastest: A's `[M][ceil(K/128)]`
+    /// and B's `[ceil(N/128)][ceil(K/128)]`, batch after batch for a
+    /// batched GEMM. These are the layouts
+    /// [`device::quantize`](crate::device::quantize) writes with
+    /// `QuantizeScale::Block1x128` for a K-major A (`[M][K]`) and
+    /// `QuantizeScale::Block128x128` for a K-major B (`[N][K]`).
+    ///
+    /// The FP8 mainloop applies them where it promotes its partial sums,
+    /// once per 128 of K (TileK 128, promotion interval 4, TileN 128 or a
+    /// divisor of it), so block scales need e4m3/e5m2 inputs without fast
+    /// accumulation, and never swap A and B.
+    Block,
+}
+
+impl ScaleGranularity {
+    /// How many f32 vectors the scales add to the epilogue's inputs: two
+    /// for [`Tensor`](Self::Tensor) and [`RowCol`](Self::RowCol), none for
+    /// [`Block`](Self::Block), which the mainloop applies.
+    pub const fn epilogue_vectors(self) -> usize {
+        match self {
+            ScaleGranularity::Tensor | ScaleGranularity::RowCol => 2,
+            ScaleGranularity::Block => 0,
+        }
+    }
 }
 
 impl BiasAxis {
@@ -193,7 +223,9 @@ impl Epilogue {
     /// [`Column`](BiasAxis::Column) vector for
     /// [`RowCol`](ScaleGranularity::RowCol), two
     /// [`Scalar`](BiasAxis::Scalar)s for [`Tensor`](ScaleGranularity::Tensor)).
-    /// Scales run on the SM90 kernels with 8-bit inputs.
+    /// [`Block`](ScaleGranularity::Block) scales add no vector and leave
+    /// the expression as it is: the mainloop applies them, so `acc` is the
+    /// scaled sum already. Scales run on the SM90 kernels with 8-bit inputs.
     ///
     /// ```
     /// use cutlet::fusion::{Expr, Expression};
@@ -206,6 +238,10 @@ impl Epilogue {
     /// // relu(0.5 * 4 * acc), with acc = 3.
     /// assert_eq!(scaled.eval(3.0, 0.0, &[0.5, 4.0], 1.0, 0.0, &[]), 6.0);
     /// assert!(scaled.with_scales(ScaleGranularity::Tensor).is_err());
+    /// // Block scales: the same expression and inputs, applied in the mainloop.
+    /// let block = relu.with_scales(ScaleGranularity::Block).unwrap();
+    /// assert_eq!((block.biases(), block.scales()), (&[][..], Some(ScaleGranularity::Block)));
+    /// assert_eq!(block.eval(3.0, 0.0, &[], 1.0, 0.0, &[]), 3.0);
     /// ```
     ///
     /// # Errors
@@ -218,6 +254,13 @@ impl Epilogue {
                 format!("{granularity:?} on an epilogue scaled {scales:?}"),
                 "one set of scales",
             ));
+        }
+        if granularity == ScaleGranularity::Block {
+            // The mainloop applies block scales: `acc` arrives scaled.
+            return Ok(Epilogue {
+                scales: Some(granularity),
+                ..self.clone()
+            });
         }
         let nb = self.biases.len();
         if nb + 2 > MAX_BIASES {
@@ -234,7 +277,7 @@ impl Epilogue {
         let mut biases = self.biases.clone();
         biases.extend(match granularity {
             ScaleGranularity::Tensor => [BiasAxis::Scalar, BiasAxis::Scalar],
-            ScaleGranularity::RowCol => [BiasAxis::Row, BiasAxis::Column],
+            _ => [BiasAxis::Row, BiasAxis::Column],
         });
         Ok(Epilogue {
             expression: Expression::new(4 + nb, &body)?,
@@ -285,7 +328,9 @@ impl Epilogue {
         c: crate::numeric::ElementType,
     ) -> crate::numeric::ElementType {
         match self.scales {
-            Some(_) if i + 2 >= self.biases.len() => crate::numeric::ElementType::F32,
+            Some(scales) if i + scales.epilogue_vectors() >= self.biases.len() => {
+                crate::numeric::ElementType::F32
+            }
             _ => c,
         }
     }
@@ -301,7 +346,7 @@ impl Epilogue {
     /// The user's bias vectors: all of [`biases`](Self::biases) but the
     /// scales.
     pub fn user_biases(&self) -> usize {
-        self.biases.len() - if self.scales.is_some() { 2 } else { 0 }
+        self.biases.len() - self.scales.map_or(0, ScaleGranularity::epilogue_vectors)
     }
 
     /// The expression.

@@ -68,6 +68,10 @@ pub enum ParamRole {
     DScale,
     /// The global address of D's amax (one f32, written), `.u64`.
     DAmax,
+    /// The global address of A's or B's block scales
+    /// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block),
+    /// f32), `.u64`.
+    BlockScales(GemmOperand),
     /// The kernel's device workspace, `.u64`.
     Workspace,
     /// The operand's TMA tensor map, 128 bytes by value (64-byte aligned).
@@ -98,6 +102,7 @@ impl ParamRole {
             ParamRole::Scalar(j) => format!("s{j}"),
             ParamRole::DScale => "d_scale".to_string(),
             ParamRole::DAmax => "d_amax".to_string(),
+            ParamRole::BlockScales(op) => format!("block_scales_{}", op.name()),
             ParamRole::Workspace => "workspace".to_string(),
             ParamRole::TensorMap(op) => format!("tmap_{}", op.name()),
         }
@@ -112,6 +117,7 @@ impl ParamRole {
             | ParamRole::Bias(_)
             | ParamRole::DScale
             | ParamRole::DAmax
+            | ParamRole::BlockScales(_)
             | ParamRole::Workspace => ParamType::U64,
             ParamRole::Extent(_) | ParamRole::RasterLog | ParamRole::RasterOrder => ParamType::U32,
             ParamRole::Alpha | ParamRole::Beta | ParamRole::Scalar(_) => ParamType::F32,

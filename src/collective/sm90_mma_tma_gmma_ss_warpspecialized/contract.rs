@@ -4,23 +4,29 @@
 //! parts of a warp-specialized kernel.
 
 use super::{
-    check_sm90_mainloop, check_sm90_promotion, reads_a_from_registers, DescriptorA, Sm90MainloopIo,
-    Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
+    check_sm90_block_scales, check_sm90_mainloop, check_sm90_promotion, reads_a_from_registers,
+    DescriptorA, Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, STAGE_ALIGN,
 };
 use crate::collective::{
     Accumulators, BlockContext, ConsumerOverlap, Mainloop, SharedStorage, WarpSpecializedMainloop,
 };
-use crate::gemm::{GemmOperand, ParamRole, TensorMapRequest};
+use crate::gemm::{GemmOperand, ParamRole, ProblemDim, TensorMapRequest};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 impl Mainloop for Sm90TmaGmmaWarpSpecialized {
     type Io = Sm90MainloopIo;
 
     fn params(&self) -> Vec<ParamRole> {
-        vec![
+        let mut roles = vec![
             ParamRole::TensorMap(GemmOperand::A),
             ParamRole::TensorMap(GemmOperand::B),
-        ]
+        ];
+        if self.block_scales {
+            roles.extend([GemmOperand::A, GemmOperand::B].map(ParamRole::BlockScales));
+            // Block scales index rows by M and column blocks by N.
+            roles.extend([ProblemDim::M, ProblemDim::N].map(ParamRole::Extent));
+        }
+        roles
     }
 
     /// The ring (stages, then barriers), plus one stage alignment of slack:
@@ -124,6 +130,11 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
         }
     }
 
+    /// Block scales are read per row and column block of the tile.
+    fn consumer_reads_tile(&self) -> bool {
+        self.block_scales
+    }
+
     fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.emit_skip(k, io);
         Ok(())
@@ -147,6 +158,10 @@ impl Sm90TmaGmmaWarpSpecialized {
         .map_err(|rule| refusal(rule.to_string()))?;
         if let Some(interval) = self.promotion_interval {
             check_sm90_promotion(ctx.types, ctx.tile, self.consumers, interval)
+                .map_err(|rule| refusal(rule.to_string()))?;
+        }
+        if self.block_scales {
+            check_sm90_block_scales(self.promotion_interval, ctx.tile)
                 .map_err(|rule| refusal(rule.to_string()))?;
         }
         if ctx.tile[0] != self.wg_rows * self.consumers {

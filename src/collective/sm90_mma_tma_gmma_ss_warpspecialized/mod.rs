@@ -50,7 +50,7 @@ pub(crate) use a_operand::{AOperand, DescriptorA};
 pub(crate) use contract::refusal;
 pub(crate) use operand::OperandTile;
 pub use rules::MAX_ACCUMULATOR_REGISTERS;
-pub(crate) use rules::{check_sm90_mainloop, check_sm90_promotion};
+pub(crate) use rules::{check_sm90_block_scales, check_sm90_mainloop, check_sm90_promotion};
 
 use super::{Accumulators, BlockContext, MainloopPolicy, MainloopSpec, TileContext};
 use crate::atom::{
@@ -58,7 +58,9 @@ use crate::atom::{
     emit_wgmma_commit, emit_wgmma_fence, emit_wgmma_wait, gmma_atom, Coord, GmmaDescriptor,
     MmaAtom, MmaSource, ScaleD,
 };
-use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized_fp8::Promotion;
+use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized_fp8::{
+    emit_block_scale_setup, BlockScaleIo, Promotion,
+};
 use crate::collective::Sm90TiledMma;
 use crate::gemm::{ClusterShape, GemmOperand, OperandMajor, ParamRole};
 use crate::numeric::ElementType;
@@ -89,6 +91,9 @@ pub struct Sm90TmaGmmaWarpSpecialized {
     /// wgmma k-steps between promotions of the partial sums (the FP8
     /// mainloop); `None`: every wgmma adds into the accumulators.
     pub(crate) promotion_interval: Option<u32>,
+    /// Whether the promotions apply A's and B's block scales
+    /// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block)).
+    pub(crate) block_scales: bool,
 }
 
 /// What the prologue hands the producer and consumer parts.
@@ -124,6 +129,8 @@ pub struct Sm90MainloopIo {
     /// A consumer warpgroup's accumulators (registers; the consumer sets
     /// them in each work tile).
     pub acc: Accumulators,
+    /// What block scales need, where the mainloop applies them.
+    pub block_scales: Option<BlockScaleIo>,
 }
 
 impl Sm90TmaGmmaWarpSpecialized {
@@ -149,7 +156,17 @@ impl Sm90TmaGmmaWarpSpecialized {
                 } => Some(promotion_interval),
                 _ => None,
             },
+            block_scales: false,
         }
+    }
+
+    /// This mainloop applying A's and B's block scales at each promotion
+    /// where `block_scales` is set
+    /// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block);
+    /// the FP8 mainloop with one promotion per 128 of K).
+    pub fn with_block_scales(mut self, block_scales: bool) -> Self {
+        self.block_scales = block_scales;
+        self
     }
 
     /// Elements of K one wgmma takes: 16 for 16-bit types, 8 for tf32.
@@ -329,6 +346,19 @@ impl Sm90TmaGmmaWarpSpecialized {
         } else {
             k.push(format!("mov.u32 {a_rows_offset}, 0;"));
         }
+        let block_scales = match self.block_scales {
+            true => {
+                let mma = self.tiled_mma().map_err(err)?;
+                Some(emit_block_scale_setup(
+                    k,
+                    block.params,
+                    &mma,
+                    block.tid,
+                    block.k,
+                )?)
+            }
+            false => None,
+        };
         Ok(Sm90MainloopIo {
             pipeline,
             tensor_maps: maps,
@@ -342,6 +372,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             signal,
             wg_thread,
             acc: self.allocate_accumulators(k)?,
+            block_scales,
         })
     }
 
@@ -594,6 +625,35 @@ impl Sm90TmaGmmaWarpSpecialized {
             None => acc.clone(),
         };
         let a_tile = reader.emit_tile_setup(self, k, io)?;
+        // Block scales: the tile's scale pointers and its first k-tile's
+        // scales; each k-tile loads the next one's before it waits for
+        // the stage. K-tile kt's block of K is kt, past the unit's first
+        // where a scheduler splits K.
+        let scales = match &io.block_scales {
+            Some(block) => {
+                let mma = self.tiled_mma().map_err(err)?;
+                let scales = block.emit_tile(k, &mma, io.tile);
+                let first = match io.k_split {
+                    Some([_, first]) => first,
+                    None => {
+                        let zero = k.reg(RegClass::B32);
+                        k.push(format!("mov.u32 {zero}, 0;"));
+                        zero
+                    }
+                };
+                scales.emit_first(k, first, io.k_tiles);
+                Some((scales, first))
+            }
+            None => None,
+        };
+        let emit_scale_load = |k: &mut Kernel, kt: Reg| {
+            if let Some((scales, first)) = &scales {
+                let kb = k.reg(RegClass::B32);
+                k.push(format!("add.u32 {kb}, {kt}, {first};"));
+                scales.emit_step(k, kt, kb, io.k_tiles);
+            }
+        };
+        let scales = scales.as_ref().map(|(scales, _)| scales);
         let c = io.consumer;
         let prev = TmaAsyncState {
             stage: k.reg(RegClass::B32),
@@ -613,6 +673,16 @@ impl Sm90TmaGmmaWarpSpecialized {
             k.push(format!("setp.eq.u32 {p}, {}, 0;", io.k_tiles));
             k.push(format!("@{p} bra {};", empty.name()));
             // The first k-tile overwrites the accumulators (scale-d 0 at k-step 0).
+            let zero = |k: &mut Kernel| {
+                let first = k.reg(RegClass::B32);
+                k.push(format!("mov.u32 {first}, 0;"));
+                first
+            };
+            let scaled_first = scales.map(|_| {
+                let first = zero(k);
+                emit_scale_load(k, first);
+                first
+            });
             io.pipeline.consumer_wait(k, &c).map_err(err)?;
             self.emit_k_tile(
                 k,
@@ -624,9 +694,8 @@ impl Sm90TmaGmmaWarpSpecialized {
                 KTileScale::ZeroFirst(p_zero),
             )?;
             if let Some(promotion) = promotion {
-                let first = k.reg(RegClass::B32);
-                k.push(format!("mov.u32 {first}, 0;"));
-                promotion.emit_promote(k, first, io.k_tiles, &acc, &partial)?;
+                let first = scaled_first.unwrap_or_else(|| zero(k));
+                promotion.emit_promote(k, first, io.k_tiles, &acc, &partial, scales)?;
             }
             k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
             k.push(format!("mov.u32 {}, {};", prev.full, c.full));
@@ -650,6 +719,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         for &set in sets {
             k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
             k.push(format!("@{p} bra {};", tail.name()));
+            emit_scale_load(k, kt);
             io.pipeline.consumer_wait(k, &c).map_err(err)?;
             let scale = match (promotion, peeled) {
                 // An interval's first k-tile overwrites the partial sums.
@@ -664,7 +734,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             };
             self.emit_k_tile(k, io, &partial, reader, &a_tile, set, scale)?;
             if let Some(promotion) = promotion {
-                promotion.emit_promote(k, kt, io.k_tiles, &acc, &partial)?;
+                promotion.emit_promote(k, kt, io.k_tiles, &acc, &partial, scales)?;
             }
             // At most this k-tile in flight: the previous one's stage (if
             // any) is read.

@@ -13,6 +13,7 @@
 //! | at most [`MAX_ACCUMULATOR_REGISTERS`] accumulator registers a consumer thread | what the 232 registers a consumer holds keep without spills |
 //! | cluster 1 or 2 along M and N; each CTA's share of a multicast tile whole boxes | TMA multicast |
 //! | with promotion (the FP8 mainloop): e4m3/e5m2 A and B, f32 accumulators, an interval of whole k-tiles, two accumulator sets in [`MAX_ACCUMULATOR_REGISTERS`] | the partial sums are added between k-tiles into a second set of registers |
+//! | with block scales: promotion, TileK 128, interval 4, TileN a divisor of 128 | each promotion applies one block of K's scales, one column block per tile |
 
 use crate::gemm::{ClusterShape, GemmMajors, GemmTypes, OperandMajor, RuleMessage};
 use crate::numeric::ElementType;
@@ -82,6 +83,42 @@ pub(crate) const fn check_sm90_promotion(
             .s(" warpgroup tile with promotion needs ")
             .n(both)
             .s(" accumulator registers per thread (two sets): expected at most 160 (TileN 128 with the cooperative schedule, or fast accumulation)"));
+    }
+    Ok(())
+}
+
+/// The rules of block scales
+/// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block)) on
+/// the FP8 mainloop with promotion `interval` (`None`: fast accumulation,
+/// no promotion): one promotion per 128 of K (TileK 128, interval 4), so
+/// that each promotion covers one block of scales, and TileN dividing
+/// 128, so that a tile's columns share one block of B's scales.
+#[allow(clippy::result_large_err)]
+pub(crate) const fn check_sm90_block_scales(
+    interval: Option<u32>,
+    tile: [u32; 3],
+) -> Result<(), RuleMessage> {
+    let [_, bn, bk] = tile;
+    let interval = match interval {
+        Some(interval) => interval,
+        None => {
+            return Err(RuleMessage::new().s(
+                "block scales without promotion: expected the FP8 mainloop that promotes its partial sums (fast_accumulation(false), MainloopSm90TmaGmmaWarpSpecializedFp8), which applies the scales at each promotion",
+            ))
+        }
+    };
+    if bk != 128 || interval != 4 {
+        return Err(RuleMessage::new()
+            .s("block scales with TileK ")
+            .n(bk)
+            .s(" and promotion interval ")
+            .n(interval)
+            .s(": expected TileK 128 and interval 4 (one promotion per 128-deep block of K)"));
+    }
+    if bn == 0 || !128u32.is_multiple_of(bn) {
+        return Err(RuleMessage::new().s("block scales with TileN ").n(bn).s(
+            ": expected a divisor of 128 (a tile's columns share one 128-wide block of B's scales)",
+        ));
     }
     Ok(())
 }

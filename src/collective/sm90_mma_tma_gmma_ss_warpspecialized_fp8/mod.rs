@@ -20,6 +20,15 @@
 //! wait costs the consumer the overlap of one k-tile's wgmmas with the
 //! next k-tile's issue; in the cooperative kernel the other warpgroup's
 //! wgmmas keep the tensor cores busy meanwhile.
+//!
+//! With block scales ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block),
+//! `block_scales.rs`) the promotion multiplies each partial sum by its
+//! row's and column block's scales of the k-tile.
+
+mod block_scales;
+
+pub use block_scales::BlockScaleIo;
+pub(crate) use block_scales::{emit_block_scale_setup, TileScales};
 
 use crate::atom::emit_wgmma_wait;
 use crate::collective::Accumulators;
@@ -58,7 +67,8 @@ impl Promotion {
 
     /// After k-tile `kt` of `k_tiles` (`.b32`) was committed: where it
     /// ends an interval or the unit, waits for every wgmma of the
-    /// consumer and adds `partial` into `acc`.
+    /// consumer and adds `partial` into `acc`, times the k-tile's block
+    /// scales where `scales` holds them.
     pub(crate) fn emit_promote(
         &self,
         k: &mut Kernel,
@@ -66,6 +76,7 @@ impl Promotion {
         k_tiles: Reg,
         acc: &Accumulators,
         partial: &Accumulators,
+        scales: Option<&TileScales>,
     ) -> Result<(), PtxError> {
         let skip = if self.k_tiles > 1 {
             let skip = k.new_label("promote_skip")?;
@@ -88,8 +99,13 @@ impl Promotion {
             name: String::from("sm90 fp8 promotion"),
             reason: e.to_string(),
         })?;
-        for (a, t) in acc.regs().iter().zip(partial.regs()) {
-            k.push(format!("add.f32 {a}, {a}, {t};"));
+        match scales {
+            Some(scales) => scales.emit_promote(k, acc, partial),
+            None => {
+                for (a, t) in acc.regs().iter().zip(partial.regs()) {
+                    k.push(format!("add.f32 {a}, {a}, {t};"));
+                }
+            }
         }
         if let Some(skip) = skip {
             k.place_label(&skip);

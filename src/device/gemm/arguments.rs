@@ -271,7 +271,9 @@ pub struct EpilogueArgs<'a, C> {
     /// The scales of A and B of a GEMM whose epilogue is scaled
     /// ([`GemmBuilder::scales`](super::GemmBuilder::scales)), f32 in device
     /// memory: one value each for [`ScaleGranularity::Tensor`](crate::kernel::gemm::ScaleGranularity::Tensor),
-    /// M and N values for [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol).
+    /// M and N values for [`RowCol`](crate::kernel::gemm::ScaleGranularity::RowCol),
+    /// `L · M · ceil(K/128)` and `L · ceil(N/128) · ceil(K/128)` for
+    /// [`Block`](crate::kernel::gemm::ScaleGranularity::Block).
     pub scales: Option<[CudaView<'a, f32>; 2]>,
     /// D's output scale of a GEMM built with
     /// [`GemmBuilder::d_scale`](super::GemmBuilder::d_scale): one f32 in
@@ -312,7 +314,10 @@ impl<'a, A, B, C, D> Arguments<'a, A, B, C, D> {
     /// epilogue (`alpha ·` that `+ beta · C` by default), as
     /// `torch._scaled_mm` does. One value each for per-tensor scales; for
     /// row-wise ones `scale_a[m]` per row of A (M values) and `scale_b[n]`
-    /// per column of B (N values).
+    /// per column of B (N values); for block scales `scale_a[m][k / 128]`
+    /// and `scale_b[n / 128][k / 128]`, row-major, batch after batch
+    /// (`L · M · ceil(K/128)` and `L · ceil(N/128) · ceil(K/128)` values;
+    /// [`ScaleGranularity::Block`](crate::kernel::gemm::ScaleGranularity::Block)).
     pub fn with_scales(mut self, scale_a: CudaView<'a, f32>, scale_b: CudaView<'a, f32>) -> Self {
         self.epilogue.scales = Some([scale_a, scale_b]);
         self

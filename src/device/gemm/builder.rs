@@ -587,6 +587,12 @@ impl GemmBuilder {
             GemmMajors::new(a_major, b_major, d_major),
         );
         let swap = self.swap_ab == Some(true);
+        if swap && self.scale_granularity == Some(ScaleGranularity::Block) {
+            return Err(Error::Config {
+                config: "SM90 GEMM".to_string(),
+                reason: "swap-AB with block scales: A's scales are per row and B's per 128x128 block, which a swapped kernel cannot read (expected swap_ab(false))".to_string(),
+            });
+        }
         if swap {
             (types, majors) = (types.transposed(), majors.transposed());
         }
@@ -729,6 +735,14 @@ impl GemmBuilder {
     /// scaled result is D = `alpha · scale_a · scale_b · (A · B) + beta ·
     /// C` by default.
     ///
+    /// [`ScaleGranularity::Block`] takes DeepSeek-V3's block scales (A's
+    /// per row and 128 of K, `[M][ceil(K/128)]`; B's per 128x128 block,
+    /// `[ceil(N/128)][ceil(K/128)]`; f32, row-major), which the FP8
+    /// mainloop applies at each promotion: e4m3/e5m2 inputs without fast
+    /// accumulation, promotion interval 4, TileK 128, TileN dividing 128,
+    /// never swapped. The default kernel is the promoting cooperative
+    /// 128x128x128 one.
+    ///
     /// ```
     /// use cutlet::device::gemm::Gemm;
     /// use cutlet::gemm::OperandMajor;
@@ -745,6 +759,15 @@ impl GemmBuilder {
     /// // The SM80 kernel reads no scales.
     /// let err = Gemm::builder().a(BF16, OperandMajor::K).scales(ScaleGranularity::Tensor).spec();
     /// assert!(err.unwrap_err().to_string().contains("only the SM90 epilogues"));
+    ///
+    /// // Block scales add no epilogue vector: the mainloop applies them.
+    /// let fp8 = Gemm::builder().a(F8E4M3, OperandMajor::K).b(F8E4M3, OperandMajor::K);
+    /// let block = fp8.clone().scales(ScaleGranularity::Block).spec().unwrap();
+    /// assert!(block.epilogue.fusion.biases().is_empty());
+    /// assert_eq!(block.tile, [128, 128, 128]);
+    /// // They need promotion: fast accumulation has none to apply them at.
+    /// let err = fp8.scales(ScaleGranularity::Block).fast_accumulation(true).spec().unwrap_err();
+    /// assert!(err.to_string().contains("block scales without promotion"), "{err}");
     /// ```
     pub fn scales(mut self, granularity: ScaleGranularity) -> Self {
         self.scale_granularity = Some(granularity);

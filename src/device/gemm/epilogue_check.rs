@@ -133,3 +133,48 @@ pub fn check_epilogue(
     }
     Ok(())
 }
+
+/// Checks the lengths of A's and B's block scales
+/// ([`ScaleGranularity::Block`](crate::kernel::gemm::ScaleGranularity::Block))
+/// for `shape`: at least `L · M · ceil(K/128)` f32 for A and
+/// `L · ceil(N/128) · ceil(K/128)` for B.
+///
+/// ```
+/// use cutlet::device::gemm::check_block_scales;
+/// use cutlet::gemm::GemmShape;
+///
+/// let shape = GemmShape::new(200, 300, 1000, 1);
+/// // ceil(1000 / 128) = 8 blocks of K; ceil(300 / 128) = 3 of N.
+/// assert!(check_block_scales(&shape, [200 * 8, 3 * 8]).is_ok());
+/// let err = check_block_scales(&shape, [200 * 8, 2 * 8]).unwrap_err();
+/// assert!(err.to_string().contains("block scales of B length"), "{err}");
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming the short buffer, its length and the
+/// length expected.
+pub fn check_block_scales(shape: &GemmShape, [a, b]: [usize; 2]) -> Result<()> {
+    if shape.is_empty_output() {
+        return Ok(());
+    }
+    let k_blocks = shape.k.div_ceil(128);
+    let needed = [
+        ("A", a, shape.l * shape.m * k_blocks, "L · M · ceil(K/128)"),
+        (
+            "B",
+            b,
+            shape.l * shape.n.div_ceil(128) * k_blocks,
+            "L · ceil(N/128) · ceil(K/128)",
+        ),
+    ];
+    for (operand, len, needed, formula) in needed {
+        if len < needed {
+            return Err(Error::invalid_argument(
+                format!("block scales of {operand} length"),
+                len,
+                format!("at least {formula} = {needed} f32"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -10,7 +10,9 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
 use super::arguments::{Arguments, Source};
 use super::can_implement::{check_arch, check_problem_for, OperandFacts, ProblemFacts};
 use super::copies::{run_copied, KMajorCopies, Overrides};
-use super::epilogue_check::{check_epilogue, check_integer_scalars, check_scalars};
+use super::epilogue_check::{
+    check_block_scales, check_epilogue, check_integer_scalars, check_scalars,
+};
 use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
 use super::workspace::Workspace;
@@ -21,7 +23,7 @@ use crate::device::{
     KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle, TmaTiled,
 };
 use crate::gemm::{tma_store_takes, GemmOperand, GemmShape, ProblemDim, TensorMapRequest};
-use crate::kernel::gemm::{GemmKernel, GemmSpec};
+use crate::kernel::gemm::{GemmKernel, GemmSpec, ScaleGranularity};
 use crate::numeric::Element;
 use crate::numeric::ElementType;
 use crate::{Error, Result};
@@ -821,9 +823,15 @@ impl Launcher {
             biases.push(address);
             _bias_reads.push(guard);
         }
-        for scale in args.epilogue.scales.iter().flatten() {
+        // Block scales are the mainloop's; the others are epilogue vectors.
+        let block = spec.epilogue.fusion.scales() == Some(ScaleGranularity::Block);
+        let mut block_scales = [0u64; 2];
+        for (i, scale) in args.epilogue.scales.iter().flatten().enumerate() {
             let (address, guard) = scale.device_ptr(stream);
-            biases.push(address);
+            match block {
+                true => block_scales[i] = address,
+                false => biases.push(address),
+            }
             _bias_reads.push(guard);
         }
         let (d_scale, _d_scale_read) = match &args.epilogue.d_scale {
@@ -851,6 +859,7 @@ impl Launcher {
             scalars: args.epilogue.scalars.iter().map(|&x| x as f32).collect(),
             d_scale,
             d_amax,
+            block_scales: block.then_some(block_scales),
             workspace: 0,
             tensor_maps: [None; 4],
             raster_log,
@@ -1219,6 +1228,16 @@ fn check_epilogue_args<A, B, C, D>(
         }
     }
     let mut lens: Vec<usize> = args.epilogue.biases.iter().map(|b| b.len()).collect();
-    lens.extend(args.epilogue.scales.iter().flatten().map(|s| s.len()));
+    let scale_lens = args
+        .epilogue
+        .scales
+        .as_ref()
+        .map(|[a, b]| [a.len(), b.len()]);
+    match (epilogue.scales(), scale_lens) {
+        (Some(ScaleGranularity::Block), Some(scale_lens)) => {
+            check_block_scales(&args.shape, scale_lens)?
+        }
+        _ => lens.extend(scale_lens.into_iter().flatten()),
+    }
     check_epilogue(spec, &args.shape, &lens, args.epilogue.scalars.len())
 }

@@ -11,7 +11,7 @@
 //! | [`TypedGemm`], [`TypedArguments`] | `typed.rs` | the runtime front door with compile-time element types (`GemmBuilder::build_typed`) |
 //! | [`Arguments`], [`EpilogueArgs`], [`GemmShape`], [`Operand`], [`OutputOperand`], [`Source`] | `arguments.rs` | what a caller gives one launch |
 //! | [`check_problem`], [`check_arch`], [`ProblemFacts`], [`OperandFacts`] | `can_implement.rs` | the checks, on plain values |
-//! | [`check_epilogue`], [`check_scalars`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count; alpha, beta and the scalars finite in f32 |
+//! | [`check_epilogue`], [`check_scalars`], [`check_block_scales`] | `epilogue_check.rs` | a fused epilogue's bias lengths and scalar count; alpha, beta and the scalars finite in f32; block scales' lengths |
 //! | [`WORKSPACE_ALIGNMENT`] | `workspace.rs` | the workspace a GEMM's split-K and stream-K kernels share: its own, or the caller's from `initialize` |
 //!
 //! Both front doors lower to a [`GemmSpec`](crate::kernel::gemm::GemmSpec);
@@ -100,7 +100,7 @@ pub use defaults::{
     DefaultBf16Sm80, DefaultBf16Sm90, DefaultF16AccF16Sm80, DefaultF16Sm80, DefaultF16Sm90,
     DefaultTf32Sm80,
 };
-pub use epilogue_check::{check_epilogue, check_scalars};
+pub use epilogue_check::{check_block_scales, check_epilogue, check_scalars};
 pub use launcher::DEFAULT_RASTER_LOG;
 pub use param_values::ParamValues;
 pub use tags::{

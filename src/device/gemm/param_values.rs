@@ -2,7 +2,7 @@
 //! the walk over a kernel's parameter list that passes them in order.
 
 use crate::device::{KernelArgs, TensorMapArg};
-use crate::gemm::{ParamRole, ProblemDim};
+use crate::gemm::{GemmOperand, ParamRole, ProblemDim};
 use crate::kernel::gemm::{GemmKernel, RasterOrder};
 use crate::{Error, Result};
 
@@ -45,6 +45,9 @@ pub struct ParamValues {
     pub d_scale: Option<u64>,
     /// Device address of D's amax (one f32), where the epilogue writes it.
     pub d_amax: Option<u64>,
+    /// Device addresses of A's and B's block scales, where the mainloop
+    /// reads them ([`ScaleGranularity::Block`](crate::kernel::gemm::ScaleGranularity::Block)).
+    pub block_scales: Option<[u64; 2]>,
     /// The device workspace's address (0: none).
     pub workspace: u64,
     /// The tensor maps of A, B, C, D, where a kernel reads them.
@@ -75,6 +78,9 @@ impl ParamValues {
                 .to_string(),
             ParamRole::DScale => format!("{:#x}", self.d_scale?),
             ParamRole::DAmax => format!("{:#x}", self.d_amax?),
+            ParamRole::BlockScales(op) => {
+                format!("{:#x}", self.block_scales?[block_scale_index(op)?])
+            }
             ParamRole::Workspace => format!("{:#x}", self.workspace),
             ParamRole::TensorMap(op) => {
                 self.tensor_maps[op as usize]?;
@@ -129,6 +135,10 @@ impl ParamValues {
                 }
                 ParamRole::DScale => args.scalar(self.d_scale.ok_or_else(missing)?),
                 ParamRole::DAmax => args.scalar(self.d_amax.ok_or_else(missing)?),
+                ParamRole::BlockScales(op) => {
+                    let scales = self.block_scales.ok_or_else(missing)?;
+                    args.scalar(scales[block_scale_index(op).ok_or_else(missing)?])
+                }
                 ParamRole::Workspace => args.scalar(self.workspace),
                 ParamRole::TensorMap(op) => {
                     args.tensor_map(self.tensor_maps[op as usize].ok_or_else(missing)?)
@@ -146,5 +156,15 @@ pub(crate) fn dim_index(dim: ProblemDim) -> usize {
         ProblemDim::N => 1,
         ProblemDim::K => 2,
         ProblemDim::L => 3,
+    }
+}
+
+/// The index of `op`'s block scales in [`ParamValues::block_scales`]:
+/// A's, then B's; C and D have none.
+fn block_scale_index(op: GemmOperand) -> Option<usize> {
+    match op {
+        GemmOperand::A => Some(0),
+        GemmOperand::B => Some(1),
+        _ => None,
     }
 }

@@ -430,14 +430,20 @@ impl GemmSpec {
         };
         let rs = crate::collective::reads_a_from_registers(self.types.a, self.majors.a);
         let ml = &self.mainloop;
+        let block_scales =
+            self.epilogue.fusion.scales() == Some(crate::gemm::ScaleGranularity::Block);
+        let ss = || {
+            Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows)
+                .with_block_scales(block_scales)
+        };
         match (rs, epilogue) {
             (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
-                Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                ss(),
                 EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
                     .with_c_staging(self.facts().c_staging()),
             ),
             (false, _) => parts.compose(
-                Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
+                ss(),
                 EpilogueSm90NoSmem::new(ctx, &self.epilogue, wg_rows, consumers),
             ),
             (true, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(

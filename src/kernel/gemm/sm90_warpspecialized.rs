@@ -363,10 +363,26 @@ where
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
                 k_range(&mut k, sp);
                 let mut epilogue_io = None;
+                // A mainloop that reads the tile's coordinates gets them
+                // first; the rest of the prologue still runs beside the
+                // tile's last wgmmas.
+                let early = match self.mainloop.consumer_reads_tile() {
+                    true => {
+                        let (coord, _) = self
+                            .scheduler
+                            .emit_walk_current(&mut k, sp, tiles_m, tiles_n);
+                        set_tile(&mut k, &coord);
+                        Some(coord)
+                    }
+                    false => None,
+                };
                 let acc = self
                     .mainloop
                     .emit_consumer_overlapped(&mut k, &io, &mut |k| {
-                        let (coord, _) = self.scheduler.emit_walk_current(k, sp, tiles_m, tiles_n);
+                        let coord = match &early {
+                            Some(coord) => *coord,
+                            None => self.scheduler.emit_walk_current(k, sp, tiles_m, tiles_n).0,
+                        };
                         epilogue_io = Some(tile_prologue(k, &coord)?);
                         Ok(())
                     })?;

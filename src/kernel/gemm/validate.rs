@@ -56,6 +56,17 @@ impl GemmSpec {
                 self.epilogue.fusion
             )));
         }
+        if self.epilogue.fusion.scales() == Some(crate::gemm::ScaleGranularity::Block) {
+            let interval = match self.mainloop.policy {
+                crate::collective::MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 {
+                    promotion_interval,
+                    ..
+                } => Some(promotion_interval),
+                _ => None,
+            };
+            crate::collective::check_sm90_block_scales(interval, self.tile)
+                .map_err(|rule| refuse(rule.as_str()))?;
+        }
         let quantized = self.epilogue.fusion.output() != crate::gemm::OutputQuantization::default();
         if quantized && self.epilogue.policy != EpiloguePolicy::Sm90NoSmem {
             return Err(refuse(&format!(
