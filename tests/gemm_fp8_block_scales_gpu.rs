@@ -97,8 +97,10 @@ fn block_scaled_fp8_gemms_apply_each_blocks_scales() {
         return;
     };
     // The pick: large, ragged in M, N and K (K a multiple of 16, not of
-    // 128), decode (never swapped), batched.
+    // 128), decode (swap-AB: A's scales along the kernel's N), a small M
+    // with a long K (swapped and split), batched.
     for shape in [
+        (16, 2048, 8192, 1),
         (512, 384, 1024, 1),
         (200, 136, 528, 1),
         (16, 4096, 1024, 1),
@@ -106,6 +108,12 @@ fn block_scaled_fp8_gemms_apply_each_blocks_scales() {
     ] {
         check(&device, block_scaled(), shape, "pick");
     }
+    // Swap-AB pinned, ragged: 40 rows of A are the kernel's columns.
+    let swapped = block_scaled()
+        .swap_ab(true)
+        .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+        .tile([64, 16, 128]);
+    check(&device, swapped, (40, 200, 656, 2), "swap-AB 64x16");
     let ping_pong = block_scaled().schedule(KernelSchedule::TmaWarpSpecializedPingpong);
     check(&device, ping_pong, (200, 320, 656, 1), "ping-pong");
     check(
@@ -232,7 +240,7 @@ fn quantized_bf16_inputs_multiply_back_through_block_scales() {
 }
 
 /// The block scales are checked before anything runs: missing, short for
-/// A and for B; swap-AB is refused at build.
+/// A and for B.
 #[test]
 fn block_scale_errors_name_the_buffer() {
     let Some(device) = sm90_or_skip("block_scale_errors_name_the_buffer", "FP8 GEMMs") else {
@@ -272,9 +280,4 @@ fn block_scale_errors_name_the_buffer() {
     drop(short_b);
     // Nothing was written.
     assert!(stream.clone_dtoh(&d).unwrap().iter().all(|x| x.is_nan()));
-    let err = block_scaled().swap_ab(true).build(&device).unwrap_err();
-    assert!(
-        err.to_string().contains("swap-AB with block scales"),
-        "{err}"
-    );
 }

@@ -139,9 +139,10 @@ fn scaled_fp8_kernels_assemble_without_spills() {
 
 /// Block scales (1x128 for A, 128x128 for B) applied at each promotion:
 /// the builder's default, ping-pong, split-K and a 64-column tile assemble
-/// without spills, read both scale pointers and multiply the partial sums
-/// by them (`fma`); the configurations that cannot apply them are refused
-/// with the rule they break.
+/// without spills, and so do swap-AB's (ping-pong 64x16, split 128x64);
+/// each reads both scale pointers and multiplies the partial sums by them
+/// (`fma`); the configurations that cannot apply them are refused with
+/// the rule they break.
 #[test]
 fn block_scaled_fp8_kernels_assemble_without_spills() {
     use cutlet::device::gemm::Decomposition;
@@ -163,6 +164,19 @@ fn block_scaled_fp8_kernels_assemble_without_spills() {
             .spec()
             .unwrap(),
         block().tile([128, 64, 128]).spec().unwrap(),
+        // Swap-AB's kernels: a scale of A per column.
+        block()
+            .swap_ab(true)
+            .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+            .tile([64, 16, 128])
+            .spec()
+            .unwrap(),
+        block()
+            .swap_ab(true)
+            .tile([128, 64, 128])
+            .decomposition(Decomposition::SplitK(2))
+            .spec()
+            .unwrap(),
     ];
     for spec in &specs {
         let name = spec.kernel_name();
@@ -185,7 +199,10 @@ fn block_scaled_fp8_kernels_assemble_without_spills() {
         ),
         (block().promotion_interval(8), "interval 8"),
         (block().tile([128, 96, 128]), "TileN 96"),
-        (block().swap_ab(true), "swap-AB with block scales"),
+        (
+            block().swap_ab(true).tile([128, 128, 128]),
+            "swap-AB block scales with a 128x128 tile",
+        ),
     ];
     for (builder, message) in refused {
         let err = builder.spec().unwrap_err();

@@ -386,8 +386,7 @@ impl DenseGemmArgs {
                 GemmMajors::new(self.a_major, self.b_major, self.c_major),
                 [extent(m), extent(n), extent(k), extent(l)],
                 sm_count,
-                // Block scales never swap (as the builder's picks).
-                if block { Some(false) } else { self.swap_ab },
+                self.swap_ab,
             );
             // Types or majors the SM90 kernels do not take run on SM80
             // unless SM90 was asked for.

@@ -53,7 +53,8 @@ pub enum ScaleGranularity {
     /// The FP8 mainloop applies them where it promotes its partial sums,
     /// once per 128 of K (TileK 128, promotion interval 4, TileN 128 or a
     /// divisor of it), so block scales need e4m3/e5m2 inputs without fast
-    /// accumulation, and never swap A and B.
+    /// accumulation. Swap-AB's kernel (a small M) reads A's scales along
+    /// its N, one per column (TileM 64 or 128, TileN at most 64).
     Block,
 }
 
@@ -116,6 +117,9 @@ pub struct Epilogue {
     expression: Expression,
     biases: Vec<BiasAxis>,
     scales: Option<ScaleGranularity>,
+    /// Block scales of swap-AB's kernel: A's 1x128 scales lie along the
+    /// kernel's N (see [`Epilogue::block_scales_transposed`]).
+    block_transposed: bool,
     output: OutputQuantization,
 }
 
@@ -151,6 +155,7 @@ impl From<Expression> for Epilogue {
             expression,
             biases: Vec::new(),
             scales: None,
+            block_transposed: false,
             output: OutputQuantization::default(),
         }
     }
@@ -175,6 +180,7 @@ impl Epilogue {
             expression,
             biases: biases.to_vec(),
             scales: None,
+            block_transposed: false,
             output: OutputQuantization::default(),
         };
         match epilogue.unfit() {
@@ -259,6 +265,7 @@ impl Epilogue {
             // The mainloop applies block scales: `acc` arrives scaled.
             return Ok(Epilogue {
                 scales: Some(granularity),
+                block_transposed: false,
                 ..self.clone()
             });
         }
@@ -283,6 +290,7 @@ impl Epilogue {
             expression: Expression::new(4 + nb, &body)?,
             biases,
             scales: Some(granularity),
+            block_transposed: false,
             output: self.output,
         })
     }
@@ -377,8 +385,28 @@ impl Epilogue {
             expression: self.expression.clone(),
             biases: self.biases.iter().map(|b| b.transposed()).collect(),
             scales: self.scales,
+            block_transposed: self.scales == Some(ScaleGranularity::Block)
+                && !self.block_transposed,
             output: self.output,
         }
+    }
+
+    /// Whether these are the block scales
+    /// ([`ScaleGranularity::Block`]) of swap-AB's kernel, which computes
+    /// `D^T = B^T · A^T`: A's per-row scales then lie along the kernel's
+    /// N and B's 128x128 blocks along its M ([`transposed`](Self::transposed)
+    /// sets it).
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::{Epilogue, ScaleGranularity};
+    ///
+    /// let block = Epilogue::linear_combination().with_scales(ScaleGranularity::Block).unwrap();
+    /// assert!(!block.block_scales_transposed());
+    /// assert!(block.transposed().block_scales_transposed());
+    /// assert_eq!(block.transposed().transposed(), block);
+    /// ```
+    pub fn block_scales_transposed(&self) -> bool {
+        self.block_transposed
     }
 
     /// Scalars beyond alpha and beta the expression reads (s2, s3, ...).
@@ -430,6 +458,9 @@ impl fmt::Display for Epilogue {
         write!(f, "{} [{}]", self.expression, axes.join(", "))?;
         if let Some(scales) = self.scales {
             write!(f, " scaled {scales:?}")?;
+            if self.block_transposed {
+                write!(f, " transposed")?;
+            }
         }
         match (self.output.d_scale, self.output.d_amax) {
             (true, true) => write!(f, " * d_scale, amax"),

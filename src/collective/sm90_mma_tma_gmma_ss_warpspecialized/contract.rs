@@ -161,8 +161,12 @@ impl Sm90TmaGmmaWarpSpecialized {
                 .map_err(|rule| refusal(rule.to_string()))?;
         }
         if self.block_scales {
-            check_sm90_block_scales(self.promotion_interval, ctx.tile)
-                .map_err(|rule| refusal(rule.to_string()))?;
+            check_sm90_block_scales(
+                self.promotion_interval,
+                ctx.tile,
+                self.block_scales_transposed,
+            )
+            .map_err(|rule| refusal(rule.to_string()))?;
         }
         if ctx.tile[0] != self.wg_rows * self.consumers {
             return Err(refusal(format!(

@@ -94,6 +94,9 @@ pub struct Sm90TmaGmmaWarpSpecialized {
     /// Whether the promotions apply A's and B's block scales
     /// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block)).
     pub(crate) block_scales: bool,
+    /// Whether those are swap-AB's: A's per-row scales along the kernel's
+    /// N ([`Epilogue::block_scales_transposed`](crate::gemm::Epilogue::block_scales_transposed)).
+    pub(crate) block_scales_transposed: bool,
 }
 
 /// What the prologue hands the producer and consumer parts.
@@ -157,15 +160,19 @@ impl Sm90TmaGmmaWarpSpecialized {
                 _ => None,
             },
             block_scales: false,
+            block_scales_transposed: false,
         }
     }
 
     /// This mainloop applying A's and B's block scales at each promotion
     /// where `block_scales` is set
     /// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block);
-    /// the FP8 mainloop with one promotion per 128 of K).
-    pub fn with_block_scales(mut self, block_scales: bool) -> Self {
+    /// the FP8 mainloop with one promotion per 128 of K), A's per-row
+    /// scales along the kernel's N where `transposed` is (swap-AB's
+    /// kernel).
+    pub fn with_block_scales(mut self, block_scales: bool, transposed: bool) -> Self {
         self.block_scales = block_scales;
+        self.block_scales_transposed = block_scales && transposed;
         self
     }
 
@@ -355,6 +362,7 @@ impl Sm90TmaGmmaWarpSpecialized {
                     &mma,
                     block.tid,
                     block.k,
+                    self.block_scales_transposed,
                 )?)
             }
             false => None,

@@ -13,7 +13,7 @@
 //! | at most [`MAX_ACCUMULATOR_REGISTERS`] accumulator registers a consumer thread | what the 232 registers a consumer holds keep without spills |
 //! | cluster 1 or 2 along M and N; each CTA's share of a multicast tile whole boxes | TMA multicast |
 //! | with promotion (the FP8 mainloop): e4m3/e5m2 A and B, f32 accumulators, an interval of whole k-tiles, two accumulator sets in [`MAX_ACCUMULATOR_REGISTERS`] | the partial sums are added between k-tiles into a second set of registers |
-//! | with block scales: promotion, TileK 128, interval 4, TileN a divisor of 128 | each promotion applies one block of K's scales, one column block per tile |
+//! | with block scales: promotion, TileK 128, interval 4, TileN a divisor of 128 (swap-AB's kernel: TileM a divisor of 128, TileN at most 64) | each promotion applies one block of K's scales, one block of B's per tile, a scale of A per row (per column when swapped) |
 
 use crate::gemm::{ClusterShape, GemmMajors, GemmTypes, OperandMajor, RuleMessage};
 use crate::numeric::ElementType;
@@ -87,18 +87,27 @@ pub(crate) const fn check_sm90_promotion(
     Ok(())
 }
 
+/// Columns a swap-AB kernel's tile may have with block scales: each is a
+/// row of A with its own scale, which a consumer thread loads per k-tile
+/// beside two accumulator sets (TileN 64: 16 scales a thread).
+pub const MAX_TRANSPOSED_BLOCK_SCALE_TILE_N: u32 = 64;
+
 /// The rules of block scales
 /// ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block)) on
 /// the FP8 mainloop with promotion `interval` (`None`: fast accumulation,
 /// no promotion): one promotion per 128 of K (TileK 128, interval 4), so
-/// that each promotion covers one block of scales, and TileN dividing
-/// 128, so that a tile's columns share one block of B's scales.
+/// that each promotion covers one block of scales; TileN dividing 128, so
+/// that a tile's columns share one block of B's scales; in swap-AB's
+/// kernel (`transposed`) TileM dividing 128 instead (B's blocks lie along
+/// its M) and TileN at most [`MAX_TRANSPOSED_BLOCK_SCALE_TILE_N`] (a scale
+/// per column).
 #[allow(clippy::result_large_err)]
 pub(crate) const fn check_sm90_block_scales(
     interval: Option<u32>,
     tile: [u32; 3],
+    transposed: bool,
 ) -> Result<(), RuleMessage> {
-    let [_, bn, bk] = tile;
+    let [bm, bn, bk] = tile;
     let interval = match interval {
         Some(interval) => interval,
         None => {
@@ -115,7 +124,16 @@ pub(crate) const fn check_sm90_block_scales(
             .n(interval)
             .s(": expected TileK 128 and interval 4 (one promotion per 128-deep block of K)"));
     }
-    if bn == 0 || !128u32.is_multiple_of(bn) {
+    if transposed {
+        if bm == 0 || !128u32.is_multiple_of(bm) || bn > MAX_TRANSPOSED_BLOCK_SCALE_TILE_N {
+            return Err(RuleMessage::new()
+                .s("swap-AB block scales with a ")
+                .n(bm)
+                .s("x")
+                .n(bn)
+                .s(" tile: expected TileM a divisor of 128 (its rows share one block of B's scales) and TileN at most 64 (a scale of A per column)"));
+        }
+    } else if bn == 0 || !128u32.is_multiple_of(bn) {
         return Err(RuleMessage::new().s("block scales with TileN ").n(bn).s(
             ": expected a divisor of 128 (a tile's columns share one 128-wide block of B's scales)",
         ));

@@ -9,15 +9,19 @@
 //! k-tile) adds its partial sums into the accumulators with
 //! `fma(partial, scale_a[m][kb] · scale_b[n / 128][kb], acc)`.
 //!
-//! Per work tile, each consumer thread computes one scale pointer per row
-//! it holds (2 per 64-row block of its warpgroup: the tiled MMA's C
-//! partition) and one for the tile's 128 columns of B (TileN divides
-//! 128). The scales are loaded one k-tile ahead: at k-tile `kt` the
-//! thread takes the scales loaded during k-tile `kt - 1` and loads those
-//! of `kt + 1`, so a load (an L2 hit: A's scales are `M · K / 128` f32)
-//! has a whole k-tile of wgmmas to land before the promotion that
-//! multiplies by it. Rows past M read row M - 1's scales and column
-//! blocks past N the last block's (their results are never stored: a
+//! The tile's two axes take the two kinds of scales: one axis has a scale
+//! per line (A's rows: the tile's rows, or its columns in swap-AB's kernel
+//! of `D^T = B^T · A^T`), the other one scale for the whole tile (B's
+//! 128-wide block: the tile's columns, or its rows when swapped; the
+//! tile's extent along it divides 128). Per work tile each consumer thread
+//! computes one scale pointer per line it holds (the tiled MMA's C
+//! partition: 2 rows per 64-row block, or 2 columns per 8) and one for the
+//! tile's block. The scales are loaded one k-tile ahead: at k-tile `kt`
+//! the thread takes the scales loaded during k-tile `kt - 1` and loads
+//! those of `kt + 1`, so a load (an L2 hit: A's scales are `M · K / 128`
+//! f32) has a whole k-tile of wgmmas to land before the promotion that
+//! multiplies by it. Lines past the problem read the last line's scales
+//! and blocks past it the last block's (their results are never stored: a
 //! cluster's CTA runs the mainloop for its peers even where its tile lies
 //! past M or N); no load reaches past the unit's last k-tile.
 
@@ -25,56 +29,62 @@ use crate::collective::{Accumulators, Sm90TiledMma};
 use crate::gemm::{DeclaredParams, GemmOperand, ParamRole, ProblemDim};
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
-/// Elements of K and of N one block scale covers.
+/// Elements of K, and of B's N, one block scale covers.
 pub(crate) const SCALE_BLOCK: u32 = 128;
 
 /// What the prologue loads once for block scales (kept registers).
 #[derive(Clone, Debug)]
 pub struct BlockScaleIo {
-    /// Global addresses of A's and B's scales (`.b64`).
+    /// Global addresses of the per-line (A's) and the block (B's) scales
+    /// (`.b64`).
     bases: [Reg; 2],
     /// Bytes of one row of scales: `ceil(K / 128) · 4` (`.b32`).
     row_bytes: Reg,
-    /// M (`.b32`).
-    m: Reg,
-    /// M - 1 (`.b32`; the kernel runs for M > 0 only).
-    last_row: Reg,
-    /// Blocks of N: `ceil(N / 128)` (`.b32`).
-    n_blocks: Reg,
-    /// `ceil(N / 128) - 1` (`.b32`).
+    /// Lines of one batch: the kernel's M, or its N when swapped (`.b32`).
+    lines: Reg,
+    /// `lines - 1` (`.b32`; the kernel runs for M, N > 0 only).
+    last_line: Reg,
+    /// Blocks of one batch: `ceil(N / 128)`, or `ceil(M / 128)` when
+    /// swapped (`.b32`).
+    blocks: Reg,
+    /// `blocks - 1` (`.b32`).
     last_block: Reg,
-    /// The consumer thread's first row in the tile (the C partition;
-    /// `.b32`).
-    row0: Reg,
+    /// The consumer thread's first line in the tile (its first row, or
+    /// column when swapped: the C partition; `.b32`).
+    line0: Reg,
+    /// Whether the lines are the tile's columns (swap-AB).
+    transposed: bool,
 }
 
 /// One work tile's scale pointers and the registers each k-tile's scales
 /// are loaded into.
 #[derive(Clone, Debug)]
 pub(crate) struct TileScales {
-    /// Per distinct row offset of the thread: the address of its row's
+    /// Per distinct line offset of the thread: the address of its line's
     /// first scale (`.b64`).
-    rows: Vec<Reg>,
-    /// The address of the tile's first B scale (`.b64`).
-    col: Reg,
-    /// The k-tile's scale of each row, then of B (`.f32`).
+    lines: Vec<Reg>,
+    /// The address of the tile's block's first scale (`.b64`).
+    block: Reg,
+    /// The k-tile's scale of each line, then of the block (`.f32`).
     current: Vec<Reg>,
     /// The next k-tile's, loaded ahead (`.f32`).
     next: Vec<Reg>,
     /// Per accumulator value (the C partition's order): the index of its
-    /// row in `rows`.
-    value_rows: Vec<usize>,
+    /// line in `lines`.
+    value_lines: Vec<usize>,
 }
 
 /// Emits the prologue's part: the two parameters' global addresses,
-/// `ceil(K/128) · 4`, M, `ceil(N/128)` and consumer thread `tid`'s first
-/// row in `mma`'s C partition.
+/// `ceil(K/128) · 4`, the lines and blocks of a batch and consumer thread
+/// `tid`'s first line in `mma`'s C partition; `transposed` where the
+/// lines are the kernel's columns (swap-AB).
 pub(crate) fn emit_block_scale_setup(
     k: &mut Kernel,
     params: &DeclaredParams,
     mma: &Sm90TiledMma,
     tid: Reg,
     kk: Reg,
+    transposed: bool,
 ) -> Result<BlockScaleIo, PtxError> {
     let mut bases = [tid; 2];
     for (i, op) in [GemmOperand::A, GemmOperand::B].into_iter().enumerate() {
@@ -89,33 +99,36 @@ pub(crate) fn emit_block_scale_setup(
     k.push(format!("shl.b32 {row_bytes}, {row_bytes}, 2;"));
     let m = params.load(k, ParamRole::Extent(ProblemDim::M))?;
     let n = params.load(k, ParamRole::Extent(ProblemDim::N))?;
-    let (n_blocks, last_row, last_block) = (r(k), r(k), r(k));
-    k.push(format!("add.u32 {n_blocks}, {n}, {};", SCALE_BLOCK - 1));
-    k.push(format!("shr.u32 {n_blocks}, {n_blocks}, 7;"));
-    k.push(format!("sub.u32 {last_row}, {m}, 1;"));
-    k.push(format!("sub.u32 {last_block}, {n_blocks}, 1;"));
+    let (lines, blocked) = if transposed { (n, m) } else { (m, n) };
+    let (blocks, last_line, last_block) = (r(k), r(k), r(k));
+    k.push(format!("add.u32 {blocks}, {blocked}, {};", SCALE_BLOCK - 1));
+    k.push(format!("shr.u32 {blocks}, {blocks}, 7;"));
+    k.push(format!("sub.u32 {last_line}, {lines}, 1;"));
+    k.push(format!("sub.u32 {last_block}, {blocks}, 1;"));
     // The consumer's index among the consumer threads (thread 128 is the
     // first consumer).
     let index = r(k);
     k.push(format!("sub.u32 {index}, {tid}, 128;"));
     k.push(format!("and.b32 {index}, {index}, {};", mma.threads() - 1));
-    let (row0, _) = mma.emit_origin(k, index).map_err(error)?;
+    let (row0, col0) = mma.emit_origin(k, index).map_err(error)?;
     Ok(BlockScaleIo {
         bases,
         row_bytes,
-        m,
-        last_row,
-        n_blocks,
+        lines,
+        last_line,
+        blocks,
         last_block,
-        row0,
+        line0: if transposed { col0 } else { row0 },
+        transposed,
     })
 }
 
 impl BlockScaleIo {
-    /// Emits one work tile's scale pointers: rows `m0 + row0 + offset`
-    /// of batch `batch` of A's scales and block `n0 / 128` of B's, each
-    /// clamped to the last row or block. A CTA of a cluster runs the
-    /// mainloop for its peers' multicasts even where its own tile lies
+    /// Emits one work tile's scale pointers: lines `origin + line0 +
+    /// offset` of batch `batch` of A's scales (origin m0, or n0 when
+    /// swapped) and block `origin / 128` of B's (n0, or m0 when swapped),
+    /// each clamped to the last line or block. A CTA of a cluster runs
+    /// the mainloop for its peers' multicasts even where its own tile lies
     /// past M or N (its results are never stored), so the clamps keep
     /// every load inside the scales.
     pub(crate) fn emit_tile(
@@ -125,48 +138,55 @@ impl BlockScaleIo {
         [m0, n0, batch]: [Reg; 3],
     ) -> TileScales {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
-        // The batch's first row of A's scales.
-        let batch_row = r(k);
-        k.push(format!("mul.lo.u32 {batch_row}, {batch}, {};", self.m));
-        let offsets = mma.row_offsets();
-        let mut rows = Vec::with_capacity(offsets.len());
+        let (line_origin, block_origin) = if self.transposed { (n0, m0) } else { (m0, n0) };
+        let offsets = match self.transposed {
+            true => mma.col_offsets(),
+            false => mma.row_offsets(),
+        };
+        // The batch's first line of A's scales.
+        let batch_line = r(k);
+        k.push(format!("mul.lo.u32 {batch_line}, {batch}, {};", self.lines));
+        let mut lines = Vec::with_capacity(offsets.len());
         for &offset in &offsets {
-            let (row, ptr) = (r(k), k.reg(RegClass::B64));
-            k.push(format!("add.u32 {row}, {m0}, {};", self.row0));
-            k.push(format!("add.u32 {row}, {row}, {offset};"));
-            k.push(format!("min.u32 {row}, {row}, {};", self.last_row));
-            k.push(format!("add.u32 {row}, {row}, {batch_row};"));
+            let (line, ptr) = (r(k), k.reg(RegClass::B64));
+            k.push(format!("add.u32 {line}, {line_origin}, {};", self.line0));
+            k.push(format!("add.u32 {line}, {line}, {offset};"));
+            k.push(format!("min.u32 {line}, {line}, {};", self.last_line));
+            k.push(format!("add.u32 {line}, {line}, {batch_line};"));
             k.push(format!(
-                "mad.wide.u32 {ptr}, {row}, {}, {};",
+                "mad.wide.u32 {ptr}, {line}, {}, {};",
                 self.row_bytes, self.bases[0]
             ));
-            rows.push(ptr);
+            lines.push(ptr);
         }
-        let (block, col) = (r(k), k.reg(RegClass::B64));
-        k.push(format!("shr.u32 {block}, {n0}, 7;"));
-        k.push(format!("min.u32 {block}, {block}, {};", self.last_block));
+        let (index, block) = (r(k), k.reg(RegClass::B64));
+        k.push(format!("shr.u32 {index}, {block_origin}, 7;"));
+        k.push(format!("min.u32 {index}, {index}, {};", self.last_block));
         k.push(format!(
-            "mad.lo.u32 {block}, {batch}, {}, {block};",
-            self.n_blocks
+            "mad.lo.u32 {index}, {batch}, {}, {index};",
+            self.blocks
         ));
         k.push(format!(
-            "mad.wide.u32 {col}, {block}, {}, {};",
+            "mad.wide.u32 {block}, {index}, {}, {};",
             self.row_bytes, self.bases[1]
         ));
         let values = |k: &mut Kernel| (0..=offsets.len()).map(|_| k.reg(RegClass::F32)).collect();
         let (current, next) = (values(k), values(k));
-        let value_rows = (0..mma.values())
+        let value_lines = (0..mma.values())
             .map(|v| {
-                let row = mma.row_of(v);
-                offsets.iter().position(|&o| o == row).unwrap_or(0)
+                let line = match self.transposed {
+                    true => mma.col_of(v),
+                    false => mma.row_of(v),
+                };
+                offsets.iter().position(|&o| o == line).unwrap_or(0)
             })
             .collect();
         TileScales {
-            rows,
-            col,
+            lines,
+            block,
             current,
             next,
-            value_rows,
+            value_lines,
         }
     }
 }
@@ -175,7 +195,7 @@ impl TileScales {
     /// Emits the loads of block `kb` (`.b32`) of K's scales into the
     /// next k-tile's registers, where `p` (`.pred`) holds.
     fn emit_load_next(&self, k: &mut Kernel, kb: Reg, p: Reg) {
-        let bases = self.rows.iter().chain(std::iter::once(&self.col));
+        let bases = self.lines.iter().chain(std::iter::once(&self.block));
         for (&value, &base) in self.next.iter().zip(bases) {
             let addr = k.reg(RegClass::B64);
             k.push(format!("mad.wide.u32 {addr}, {kb}, 4, {base};"));
@@ -211,21 +231,21 @@ impl TileScales {
     }
 
     /// Emits the promotion of `partial` into `acc` with the current
-    /// k-tile's scales: `acc = fma(partial, scale_a[row] · scale_b, acc)`.
+    /// k-tile's scales: `acc = fma(partial, scale_a[line] · scale_b, acc)`.
     pub(crate) fn emit_promote(&self, k: &mut Kernel, acc: &Accumulators, partial: &Accumulators) {
-        let (rows, col) = self.current.split_at(self.current.len() - 1);
-        let factors: Vec<Reg> = rows
+        let (lines, block) = self.current.split_at(self.current.len() - 1);
+        let factors: Vec<Reg> = lines
             .iter()
-            .map(|&row| {
+            .map(|&line| {
                 let f = k.reg(RegClass::F32);
-                k.push(format!("mul.f32 {f}, {row}, {};", col[0]));
+                k.push(format!("mul.f32 {f}, {line}, {};", block[0]));
                 f
             })
             .collect();
-        for v in 0..self.value_rows.len() {
+        for v in 0..self.value_lines.len() {
             let (a, _) = acc.value(v as i64);
             let (p, _) = partial.value(v as i64);
-            let f = factors[self.value_rows[v]];
+            let f = factors[self.value_lines[v]];
             k.push(format!("fma.rn.f32 {a}, {p}, {f}, {a};"));
         }
     }

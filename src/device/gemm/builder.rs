@@ -587,12 +587,6 @@ impl GemmBuilder {
             GemmMajors::new(a_major, b_major, d_major),
         );
         let swap = self.swap_ab == Some(true);
-        if swap && self.scale_granularity == Some(ScaleGranularity::Block) {
-            return Err(Error::Config {
-                config: "SM90 GEMM".to_string(),
-                reason: "swap-AB with block scales: A's scales are per row and B's per 128x128 block, which a swapped kernel cannot read (expected swap_ab(false))".to_string(),
-            });
-        }
         if swap {
             (types, majors) = (types.transposed(), majors.transposed());
         }
@@ -739,9 +733,10 @@ impl GemmBuilder {
     /// per row and 128 of K, `[M][ceil(K/128)]`; B's per 128x128 block,
     /// `[ceil(N/128)][ceil(K/128)]`; f32, row-major), which the FP8
     /// mainloop applies at each promotion: e4m3/e5m2 inputs without fast
-    /// accumulation, promotion interval 4, TileK 128, TileN dividing 128,
-    /// never swapped. The default kernel is the promoting cooperative
-    /// 128x128x128 one.
+    /// accumulation, promotion interval 4, TileK 128, TileN dividing 128
+    /// (swapped: TileM dividing 128, TileN at most 64). The default kernel
+    /// is the promoting cooperative 128x128x128 one; a small M runs
+    /// swapped, as without scales.
     ///
     /// ```
     /// use cutlet::device::gemm::Gemm;

@@ -10,7 +10,7 @@ use crate::collective::MainloopPolicy;
 use std::sync::OnceLock;
 
 use crate::gemm::GemmShape;
-use crate::kernel::gemm::{GemmSpec, ScaleGranularity, Sm90Pick, Sm90PickFacts};
+use crate::kernel::gemm::{GemmSpec, Sm90Pick, Sm90PickFacts};
 
 /// Kernels one GEMM keeps beside its default: more than the distinct
 /// picks [`Sm90Pick::for_problem`] makes (five today).
@@ -67,10 +67,6 @@ impl<L> ProblemPicks<L> {
         swap: Option<bool>,
         make: impl Fn(GemmSpec, bool, bool) -> L + Send + Sync + 'static,
     ) -> Self {
-        // Block scales are per row of A and per block of B: a swapped
-        // kernel cannot read them.
-        let block_scales = template.epilogue.fusion.scales() == Some(ScaleGranularity::Block);
-        let swap = if block_scales { Some(false) } else { swap };
         let mut facts = Sm90PickFacts::of(template.types, template.majors);
         // The GEMV kernel runs the SM80 epilogue: not for a fusion only the
         // SM90 epilogues read (scales, a per-tensor vector).

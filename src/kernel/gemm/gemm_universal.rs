@@ -430,11 +430,11 @@ impl GemmSpec {
         };
         let rs = crate::collective::reads_a_from_registers(self.types.a, self.majors.a);
         let ml = &self.mainloop;
-        let block_scales =
-            self.epilogue.fusion.scales() == Some(crate::gemm::ScaleGranularity::Block);
+        let fusion = &self.epilogue.fusion;
+        let block_scales = fusion.scales() == Some(crate::gemm::ScaleGranularity::Block);
         let ss = || {
             Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows)
-                .with_block_scales(block_scales)
+                .with_block_scales(block_scales, fusion.block_scales_transposed())
         };
         match (rs, epilogue) {
             (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(

@@ -64,7 +64,8 @@ impl GemmSpec {
                 } => Some(promotion_interval),
                 _ => None,
             };
-            crate::collective::check_sm90_block_scales(interval, self.tile)
+            let transposed = self.epilogue.fusion.block_scales_transposed();
+            crate::collective::check_sm90_block_scales(interval, self.tile, transposed)
                 .map_err(|rule| refuse(rule.as_str()))?;
         }
         let quantized = self.epilogue.fusion.output() != crate::gemm::OutputQuantization::default();
