@@ -98,9 +98,11 @@ fn block_scaled_fp8_gemms_apply_each_blocks_scales() {
     };
     // The pick: large, ragged in M, N and K (K a multiple of 16, not of
     // 128), decode (swap-AB: A's scales along the kernel's N), a small M
-    // with a long K (swapped and split), batched.
+    // with a long K (swapped and split), M = 128 (swapped, 64 columns),
+    // batched.
     for shape in [
         (16, 2048, 8192, 1),
+        (128, 1024, 2048, 1),
         (512, 384, 1024, 1),
         (200, 136, 528, 1),
         (16, 4096, 1024, 1),

@@ -2,7 +2,7 @@
 //! `examples/dense_gemm.rs`, `cutlet gemm` and the bench.
 
 use cutlet::arch::ArchKind;
-use cutlet::collective::DEFAULT_PROMOTION_INTERVAL;
+use cutlet::collective::{DEFAULT_PROMOTION_INTERVAL, MAX_TRANSPOSED_BLOCK_SCALE_TILE_N};
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{
     sm80_spec_for_problem, sm90_pick_for_problem, KernelSchedule, Reduction,
@@ -407,8 +407,24 @@ impl DenseGemmArgs {
                 // The FP8 mainloop's promotion, as the builder's picks
                 // carry it: a pick with no room for it runs the default.
                 (Ok((spec, swap)), _) if self.promotes() => {
+                    let (tile, chosen_schedule) = (spec.tile, spec.schedule);
                     return match spec.with_fp8_promotion(DEFAULT_PROMOTION_INTERVAL) {
                         Ok(spec) => Ok((spec, swap)),
+                        // Swap-AB's block-scaled kernel takes at most 64
+                        // columns (a scale of A each), as the builder's
+                        // picks narrow it.
+                        Err(_) if block && swap && tile[1] > MAX_TRANSPOSED_BLOCK_SCALE_TILE_N => {
+                            let mut narrow = self.clone();
+                            narrow.arch = Some(ArchKind::Sm90);
+                            narrow.swap_ab = Some(true);
+                            narrow.schedule = ScheduleArg::Fixed(chosen_schedule);
+                            narrow.tile_shape_mnk =
+                                Some([tile[0], MAX_TRANSPOSED_BLOCK_SCALE_TILE_N, tile[2]]);
+                            let spec = narrow
+                                .spec()?
+                                .with_epilogue_for_output(extent(n), extent(m))?;
+                            Ok((spec, true))
+                        }
                         Err(_) => self.spec().map(|spec| (spec, false)),
                     };
                 }

@@ -49,8 +49,8 @@ mod rules;
 pub(crate) use a_operand::{AOperand, DescriptorA};
 pub(crate) use contract::refusal;
 pub(crate) use operand::OperandTile;
-pub use rules::MAX_ACCUMULATOR_REGISTERS;
 pub(crate) use rules::{check_sm90_block_scales, check_sm90_mainloop, check_sm90_promotion};
+pub use rules::{MAX_ACCUMULATOR_REGISTERS, MAX_TRANSPOSED_BLOCK_SCALE_TILE_N};
 
 use super::{Accumulators, BlockContext, MainloopPolicy, MainloopSpec, TileContext};
 use crate::atom::{

@@ -9,8 +9,9 @@
 use crate::collective::MainloopPolicy;
 use std::sync::OnceLock;
 
+use crate::collective::MAX_TRANSPOSED_BLOCK_SCALE_TILE_N;
 use crate::gemm::GemmShape;
-use crate::kernel::gemm::{GemmSpec, Sm90Pick, Sm90PickFacts};
+use crate::kernel::gemm::{GemmSpec, ScaleGranularity, Sm90Pick, Sm90PickFacts};
 
 /// Kernels one GEMM keeps beside its default: more than the distinct
 /// picks [`Sm90Pick::for_problem`] makes (five today).
@@ -127,8 +128,14 @@ impl<L> ProblemPicks<L> {
     /// The spec of `pick`: the template's types, majors, fusion and FP8
     /// promotion with the pick's schedule, tile and cluster; `None` where
     /// it cannot be built.
-    fn spec_of(&self, pick: Sm90Pick) -> Option<GemmSpec> {
+    fn spec_of(&self, mut pick: Sm90Pick) -> Option<GemmSpec> {
         let t = &self.template;
+        // Swap-AB's block-scaled kernel holds a scale of A per column: a
+        // wider swapped tile takes the widest it may have (H200, e4m3,
+        // 128x4096x4096: 64x64 swapped against the unswapped template).
+        if pick.swap && t.epilogue.fusion.scales() == Some(ScaleGranularity::Block) {
+            pick.tile[1] = pick.tile[1].min(MAX_TRANSPOSED_BLOCK_SCALE_TILE_N);
+        }
         let mut spec = pick.spec(t.types, t.majors).ok()?;
         spec.reduction = t.reduction;
         spec = spec
