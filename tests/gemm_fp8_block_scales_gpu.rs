@@ -193,14 +193,8 @@ fn quantized_bf16_inputs_multiply_back_through_block_scales() {
     .unwrap();
     let gemm = block_scaled().build(&device).unwrap();
     let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
-    let mut args = Arguments::product(
-        GemmShape::new(m, n, k, 1),
-        Operand::new(a.as_view(), k, 0),
-        Operand::new(b.as_view(), k, 0),
-        OutputOperand::new(d.as_view_mut(), n, 0),
-        1.0,
-    )
-    .with_scales(sa.as_view(), sb.as_view());
+    let mut args =
+        packed_product((m, n, k), &a, &b, &mut d, n, 1.0).with_scales(sa.as_view(), sb.as_view());
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got = stream.clone_dtoh(&d).unwrap();
