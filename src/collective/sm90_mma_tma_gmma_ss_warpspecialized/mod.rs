@@ -111,7 +111,11 @@ pub struct Sm90MainloopIo {
     /// The consumer's walk.
     pub consumer: TmaAsyncState,
     /// The work tile's first row, first column and batch (`.b32`), set by
-    /// the kernel before each tile.
+    /// the kernel before each tile's producer part; before its consumer
+    /// part only where the mainloop reads them there
+    /// ([`consumer_reads_tile`](crate::collective::WarpSpecializedMainloop::consumer_reads_tile):
+    /// the cooperative kernel otherwise sets them while the tile's last
+    /// wgmmas run).
     pub tile: [Reg; 3],
     /// The k-tiles of the current work unit (`.b32`): `ceil(K / BK)`, or
     /// the unit's count where a scheduler splits K
