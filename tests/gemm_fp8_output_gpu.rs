@@ -225,14 +225,8 @@ fn the_amax_of_a_bf16_output_is_reset_on_each_run() {
         let a = stream.clone_htod(&to_bf16(&a_host, factor)).unwrap();
         let b = stream.clone_htod(&to_bf16(&b_host, 1.0)).unwrap();
         let mut d = stream.alloc_zeros::<bf16>(m * n).unwrap();
-        let mut args = Arguments::product(
-            GemmShape::new(m, n, k, 1),
-            Operand::new(a.as_view(), k, 0),
-            Operand::new(b.as_view(), k, 0),
-            OutputOperand::new(d.as_view_mut(), n, 0),
-            1.0,
-        )
-        .with_d_amax(amax.as_view_mut());
+        let mut args =
+            packed_product((m, n, k), &a, &b, &mut d, n, 1.0).with_d_amax(amax.as_view_mut());
         gemm.run(&mut args, &stream).unwrap();
         let got = stream.clone_dtoh(&d).unwrap();
         let mut want = 0.0f64;

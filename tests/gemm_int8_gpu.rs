@@ -11,7 +11,7 @@ use cutlet::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
 use cutlet::gemm::{OperandMajor, OutputMajor};
 use cutlet::kernel::gemm::ScaleGranularity;
 use cutlet::numeric::{Element, ElementType};
-use cutlet_harness::{packed_product, sm90_or_skip};
+use cutlet_harness::{lcg, packed_product, sm90_or_skip};
 
 /// An 8-bit integer input type, with values over its whole range.
 trait Int8: Element + DeviceRepr + Copy {
@@ -37,14 +37,9 @@ impl Int8 for u8 {
 
 /// `len` values from a seed, every bit pattern alike (a simple LCG).
 fn values<T: Int8>(len: usize, seed: u64) -> Vec<T> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            T::of((x >> 40) as u8)
-        })
+    lcg(seed)
+        .take(len)
+        .map(|x| T::of((x >> 40) as u8))
         .collect()
 }
 

@@ -191,13 +191,29 @@ pub fn host_gemm<A: HostValue, B: HostValue, C: HostValue>(
 /// assert_ne!(values, small_ints(1000, 2));
 /// ```
 pub fn small_ints(len: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % 9) as f64 - 4.0
-        })
+    lcg(seed)
+        .take(len)
+        .map(|x| ((x >> 33) % 9) as f64 - 4.0)
         .collect()
+}
+
+/// The states of a 64-bit linear congruential generator (Knuth's MMIX
+/// constants) started from `seed`: reproducible test data without a
+/// random crate; take the high bits, the low ones cycle quickly.
+///
+/// ```
+/// use cutlet_harness::lcg;
+///
+/// let first: Vec<u64> = lcg(7).take(3).collect();
+/// assert_eq!(first, lcg(7).take(3).collect::<Vec<_>>());
+/// assert_ne!(first[0], lcg(8).next().unwrap());
+/// ```
+pub fn lcg(seed: u64) -> impl Iterator<Item = u64> {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+    std::iter::repeat_with(move || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        x
+    })
 }

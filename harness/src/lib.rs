@@ -51,7 +51,7 @@ pub use dense_gemm::{
 };
 pub use error::{Error, Result};
 pub use gpu::{device_or_skip, devices_or_skip, gpu_present, sm90_or_skip};
-pub use host::{host_gemm, output_index, small_ints, HostMatrix, HostValue};
+pub use host::{host_gemm, lcg, output_index, small_ints, HostMatrix, HostValue};
 pub use overhead::{measure_host_overhead, HostOverhead, OverheadProbe};
 pub use reference::{GemmReference, ReferenceChoice, ReferenceKind};
 pub use timing::{median_ms, time_alternating_ms, time_ms, AlternatingRuns, Workload};
