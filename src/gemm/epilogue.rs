@@ -419,6 +419,25 @@ impl Epilogue {
         *self == Epilogue::linear_combination()
     }
 
+    /// The granularity of the scales where this is the linear combination
+    /// with per-tensor or row-wise scales and nothing more,
+    /// `alpha · scale_a · scale_b · acc + beta · c` (the two scale vectors
+    /// on either axis, as [`transposed`](Self::transposed) leaves them):
+    /// the kernels fold alpha into a scale read once per tile.
+    pub(crate) fn scaled_linear_combination(&self) -> Option<ScaleGranularity> {
+        let g = self.scales?;
+        if g == ScaleGranularity::Block || self.output != OutputQuantization::default() {
+            return None;
+        }
+        let plain = Epilogue::linear_combination().with_scales(g).ok()?;
+        let axes = |e: &Epilogue| {
+            let mut axes = e.biases.clone();
+            axes.sort();
+            axes
+        };
+        (self.expression == plain.expression && axes(self) == axes(&plain)).then_some(g)
+    }
+
     /// The host reference of one output element (f64, before D's rounding):
     /// `acc`, `c` (pass 0 when beta is 0), this element's bias values, and
     /// the scalars.

@@ -234,6 +234,7 @@ impl Epilogue for EpilogueSm90TmaStore {
             }),
             None => None,
         };
+        let held = self.emit_vector_prefetch(k, &base)?;
         let io = Sm90TmaEpilogueInputs {
             base,
             smem: block.smem,
@@ -242,6 +243,7 @@ impl Epilogue for EpilogueSm90TmaStore {
             batch: block.batch,
             d_map,
             c_load,
+            held,
         };
         self.emit_c_prefetch(k, &io)?;
         Ok(io)

@@ -95,7 +95,7 @@ impl EpilogueSm90TmaStore {
     /// The consumers' tiled MMA, whose C partition places the accumulators
     /// `acc` (checked to be laid out as its fragment).
     pub(crate) fn tiled_mma(&self, acc: &RegisterTensor) -> Result<Sm90TiledMma, PtxError> {
-        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, acc)
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, Some(acc))
     }
 }
 
@@ -177,12 +177,12 @@ fn epilogue_error(e: crate::Error) -> PtxError {
 /// warpgroups of `wg_rows` rows along M (the C
 /// partition does not depend on where A is read from, so the `_SS` atom
 /// stands for both mainloops), checked against the accumulators `acc` the
-/// mainloop allocated.
+/// mainloop allocated where given.
 fn epilogue_tiled_mma(
     spec: &EpilogueFacts,
     wg_rows: u32,
     warpgroups: u32,
-    acc: &RegisterTensor,
+    acc: Option<&RegisterTensor>,
 ) -> Result<Sm90TiledMma, PtxError> {
     let t = spec.types;
     let err = epilogue_error;
@@ -201,7 +201,9 @@ fn epilogue_tiled_mma(
         ))
     })?;
     let mma = Sm90TiledMma::new(atom, warpgroups, wg_rows).map_err(err)?;
-    mma.check_accumulators(acc).map_err(err)?;
+    if let Some(acc) = acc {
+        mma.check_accumulators(acc).map_err(err)?;
+    }
     Ok(mma)
 }
 
@@ -432,7 +434,7 @@ impl EpilogueSm90NoSmem {
     /// The consumers' tiled MMA, whose C partition places the accumulators
     /// `acc` (checked to be laid out as its fragment).
     pub(crate) fn tiled_mma(&self, acc: &RegisterTensor) -> Result<Sm90TiledMma, PtxError> {
-        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, acc)
+        epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, Some(acc))
     }
 
     /// Stores the values of one group at `[ptr + offset]`: a column pair of

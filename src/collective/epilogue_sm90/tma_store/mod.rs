@@ -73,6 +73,7 @@ use crate::collective::epilogue_params::LinearScalars;
 use crate::collective::{CStaging, SourceRead};
 use crate::gemm::OutputMajor;
 use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use std::collections::HashMap;
 
 mod c_load;
 mod fusion;
@@ -103,6 +104,11 @@ pub struct Sm90TmaEpilogueInputs {
     pub d_map: Reg,
     /// Where C is loaded with TMA: its map and barrier phases.
     pub c_load: Option<CLoad>,
+    /// The bias and scale values the prologue read for the store, by
+    /// vector and offset along its axis from the thread's first row or
+    /// column: every scalar, every row value of the thread, and the
+    /// column values of its first subtile.
+    pub held: HashMap<(usize, u32), Reg>,
 }
 
 /// The TMA-store epilogue's registers at kernel entry.

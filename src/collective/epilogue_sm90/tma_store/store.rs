@@ -4,7 +4,7 @@
 //! which waits for the last stores.
 
 use super::super::{acc_value, emit_for_source};
-use super::fusion::{ElementAt, TmaC};
+use super::fusion::{ElementAt, TmaC, VectorPlace};
 use super::matrix_copy::{MatrixCopy, MatrixInstruction};
 use super::stmatrix::Staging;
 use super::{
@@ -62,6 +62,16 @@ impl EpilogueSm90TmaStore {
         let c_bars = io
             .c_load
             .map(|_| [0, 1].map(|b| self.c_barrier(k, io.smem, wg, b)));
+        // The vector values the prologue read (scalars, rows, the first
+        // subtile's columns); later subtiles' columns are read a subtile
+        // ahead.
+        let held = &io.held;
+        let cols_of = |chunk: u32| -> Vec<u32> {
+            cols.iter()
+                .copied()
+                .filter(|c| c / SUBTILE_N == chunk)
+                .collect()
+        };
         let chunks = |k: &mut Kernel, with_c: bool, zero: Reg| -> Result<(), PtxError> {
             let tma_c = io.c_load.filter(|_| with_c);
             let in_d = tma_c.is_some() && !self.own_c_buffers();
@@ -79,6 +89,7 @@ impl EpilogueSm90TmaStore {
                 }
                 k.place_label(&skip);
             }
+            let mut ahead = HashMap::new();
             for chunk in 0..n_chunks {
                 let buffer = (chunk % 2) * self.buffer_bytes();
                 // The buffer is free once its previous store has read it.
@@ -96,11 +107,7 @@ impl EpilogueSm90TmaStore {
                 // The subtile's columns, in pairs; the matrix copies whose
                 // windows lie in it, and which of them are staged (or, for
                 // C, read) yet.
-                let chunk_cols: Vec<u32> = cols
-                    .iter()
-                    .copied()
-                    .filter(|c| c / SUBTILE_N == chunk)
-                    .collect();
+                let chunk_cols = cols_of(chunk);
                 let copies: Vec<&MatrixInstruction> = matrices
                     .iter()
                     .flat_map(|copy| copy.instructions())
@@ -112,8 +119,9 @@ impl EpilogueSm90TmaStore {
                 // first value; C loaded with TMA: each value's C word and half.
                 let mut words: HashMap<i64, Reg> = HashMap::new();
                 let mut c_words: HashMap<i64, (Reg, u32)> = HashMap::new();
-                // The bias and scale values the subtile has read.
-                let mut vectors: HashMap<(usize, u32), Reg> = HashMap::new();
+                // The bias and scale values the subtile reads.
+                let mut vectors: HashMap<(usize, u32), Reg> = held.clone();
+                vectors.extend(std::mem::take(&mut ahead));
                 for (ri, &row_off) in rows.iter().enumerate() {
                     if tma_c.is_some() && self.stores_matrices() {
                         for (ci, copy) in copies.iter().enumerate() {
@@ -201,6 +209,10 @@ impl EpilogueSm90TmaStore {
                         chunk,
                         "every matrix copy's values in the subtile's rows and columns",
                     )));
+                }
+                if chunk + 1 < n_chunks {
+                    ahead =
+                        self.emit_column_vectors(k, io, &frame_ref.place, &cols_of(chunk + 1))?;
                 }
                 self.emit_subtile_store(
                     k,
@@ -330,6 +342,12 @@ impl EpilogueSm90TmaStore {
         let (m_left, n_left) = (r32(k), r32(k));
         k.push(format!("sub.s32 {m_left}, {}, {row0};", io.base.m_rem));
         k.push(format!("sub.s32 {n_left}, {}, {col0};", io.base.n_rem));
+        let place = VectorPlace {
+            row0,
+            col0,
+            m_left,
+            n_left,
+        };
         // C's address of the thread's first element.
         let c_base = {
             let addr = k.reg(RegClass::B64);
@@ -410,12 +428,10 @@ impl EpilogueSm90TmaStore {
         Ok(TileFrame {
             ring,
             origin,
-            row0,
-            col0,
             buffers,
             barrier,
-            n_left,
             c_base,
+            place,
             rows,
             row_ok,
             c_rows,
@@ -453,17 +469,14 @@ pub(super) struct TileFrame {
     pub(super) ring: PipelineTmaStore,
     /// The warpgroup's place in the tile.
     pub(super) origin: WarpgroupOrigin,
-    /// The thread's first row and column in the tile (`.b32`).
-    pub(super) row0: Reg,
-    pub(super) col0: Reg,
     /// The warpgroup's two subtile buffers (shared address) and its named
     /// barrier (`.b32`).
     pub(super) buffers: Reg,
     pub(super) barrier: Reg,
-    /// Columns of the problem from `col0` on (`.b32`, signed).
-    pub(super) n_left: Reg,
     /// C's address of the thread's first element (`.b64`).
     pub(super) c_base: Reg,
+    /// The thread's place for the reads of bias and scale vectors.
+    pub(super) place: VectorPlace,
     /// The row offsets of the thread's values, ascending.
     pub(super) rows: Vec<u32>,
     /// Per row: whether it is in the problem (`.pred`).
