@@ -81,3 +81,48 @@ fn an_epilogue_whose_arity_does_not_match_its_biases_is_refused() {
     assert!(err.contains("3 inputs with 0 bias vectors"), "{err}");
     assert!(spec.ptx().is_err());
 }
+
+/// Fused epilogues with row and column vectors on SM90 kernels of the
+/// TMA-store epilogue (which holds the tile's column values from its
+/// prologue on where they fit), at the builder's picks for large and
+/// split-K problems and on the widest tiles, assemble for sm_90a with no
+/// register spills.
+#[test]
+fn fused_epilogues_assemble_for_sm90_without_spills() {
+    use cutlet::gemm::{GemmMajors, GemmTypes};
+    use cutlet::kernel::gemm::{sm90_spec, sm90_spec_for_problem, KernelSchedule};
+    let four_columns = Expression::from_fn(
+        |acc: Expr, c: Expr, b0: Expr, b1: Expr, b2: Expr, b3: Expr| {
+            (acc * scalar(0) + c * scalar(1) + b0 * b1 + b2 * b3).relu()
+        },
+    );
+    let mut fusions = epilogues();
+    fusions.push(Epilogue::new(four_columns, &[BiasAxis::Column; 4]).unwrap());
+    let mut specs = Vec::new();
+    for (ab, d) in [(BF16, BF16), (F16, F32)] {
+        let types = GemmTypes::new(ab, ab, d, d, F32);
+        let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+        let mut bases = vec![
+            sm90_spec_for_problem(types, majors, [4096, 4096, 4096, 1], 132).unwrap(),
+            sm90_spec_for_problem(types, majors, [512, 512, 16384, 1], 132).unwrap(),
+        ];
+        for tile in [[128, 256, 64], [256, 128, 64]] {
+            if let Ok(spec) = sm90_spec(
+                types,
+                majors,
+                KernelSchedule::TmaWarpSpecializedCooperative,
+                tile,
+                [1, 1],
+            ) {
+                bases.push(spec);
+            }
+        }
+        for base in bases {
+            for fusion in &fusions {
+                specs.push(base.clone().with_fusion(fusion.clone()).unwrap());
+            }
+        }
+    }
+    assert!(specs.len() >= 16, "{} specs", specs.len());
+    assert_none_spills(specs, "sm_90a");
+}

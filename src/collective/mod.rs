@@ -83,7 +83,7 @@ pub(crate) use epilogue_sm80::staging_bytes;
 pub use epilogue_sm80::{EpilogueInputs, EpilogueSm80, VectorMapping};
 pub use epilogue_sm90::{
     CLoad, EpilogueSm90NoSmem, EpilogueSm90TmaStore, Sm90EpilogueInputs, Sm90TmaEpilogueInputs,
-    TmaEpilogueParams,
+    TmaEpilogueParams, VectorReads, MAX_HELD_COLUMN_VALUES,
 };
 pub use mainloop::Mainloop;
 pub use mainloop_warp_specialized::{ConsumerOverlap, WarpSpecializedMainloop};

@@ -20,7 +20,10 @@ mod contract;
 mod output;
 mod tma_store;
 
-pub use tma_store::{CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilogueParams};
+pub use tma_store::{
+    CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, TmaEpilogueParams, VectorReads,
+    MAX_HELD_COLUMN_VALUES,
+};
 
 use super::epilogue_fusion::{apply, apply_without_source, load_f32};
 use super::epilogue_sm80::EpilogueFacts;
@@ -89,6 +92,9 @@ impl EpilogueSm90TmaStore {
             warpgroups,
             c_staging: super::CStaging::Global,
             source: SourceRead::Tested,
+            vector_reads: tma_store::VectorReads::Prologue {
+                columns: tma_store::MAX_HELD_COLUMN_VALUES,
+            },
         }
     }
 

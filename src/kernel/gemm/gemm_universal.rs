@@ -25,6 +25,7 @@
 use super::Sm90GemmWarpSpecialized;
 use super::{GemmSpec, KernelSchedule, TileScheduler, TileSchedulerPolicy};
 use crate::arch::ArchKind;
+use crate::collective::VectorReads;
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSm90NoSmem, EpilogueSm90TmaStore,
     GlobalOperand, Mainloop, MainloopPolicy, SharedStorage, Sm70MmaPipelined, Sm80MmaMultistage,
@@ -436,11 +437,33 @@ impl GemmSpec {
             Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows)
                 .with_block_scales(block_scales, fusion.block_scales_transposed())
         };
+        // Where the TMA-store epilogue reads its vectors: the promoting FP8
+        // mainloop keeps a second accumulator set (the first subtile's
+        // column values only), and a split tile's fixup reads the partial
+        // sums into registers (the reads wait for the store); 128x128 tiles
+        // spill otherwise (`tests/gemm_epilogue_ptxas.rs`, `gemm_fp8_ptxas.rs`).
+        let promotes = matches!(
+            ml.policy,
+            crate::collective::MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
+        );
+        let splits_k = matches!(
+            self.scheduler,
+            TileSchedulerPolicy::SplitK { .. } | TileSchedulerPolicy::StreamK
+        );
+        let columns = match promotes || splits_k {
+            true => 0,
+            false => crate::collective::MAX_HELD_COLUMN_VALUES,
+        };
+        let vector_reads = match splits_k {
+            true => VectorReads::Store { columns },
+            false => VectorReads::Prologue { columns },
+        };
         match (rs, epilogue) {
             (false, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
                 ss(),
                 EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
-                    .with_c_staging(self.facts().c_staging()),
+                    .with_c_staging(self.facts().c_staging())
+                    .with_vector_reads(vector_reads),
             ),
             (false, _) => parts.compose(
                 ss(),

@@ -6,7 +6,10 @@
 use std::collections::HashMap;
 
 use super::store::TileFrame;
-use super::{atom_error, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, WarpgroupOrigin, SUBTILE_N};
+use super::{
+    atom_error, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, VectorReads, WarpgroupOrigin,
+    SUBTILE_N,
+};
 use crate::collective::epilogue_fusion::{apply, apply_without_source, load_f32};
 use crate::collective::epilogue_sm90::Sm90EpilogueInputs;
 use crate::collective::Sm90TiledMma;
@@ -203,28 +206,45 @@ impl EpilogueSm90TmaStore {
     }
 
     /// Emits, in the tile's prologue (beside its last wgmmas), the reads of
-    /// the vector values its store needs first: each scalar's, each row
-    /// vector's at the thread's rows, and each column vector's at its
-    /// columns of the first subtile, keyed as [`Self::emit_element`]'s
-    /// `vectors`. A tile's store that waited for them would wait once per
-    /// tile for global memory (6% of an FP8 GEMM at 8192x8192x1024).
+    /// the vector values its store needs: each scalar's, each row vector's
+    /// at the thread's rows, and each column vector's at the thread's
+    /// columns (as [`VectorReads`] says),
+    /// keyed as [`Self::emit_element`]'s `vectors`. A store that read them
+    /// itself would wait for global memory once per subtile (16% of a
+    /// row-scaled FP8 GEMM at 8192x8192x1024, BENCHMARKS.md).
     pub(crate) fn emit_vector_prefetch(
         &self,
         k: &mut Kernel,
         io: &Sm90EpilogueInputs,
     ) -> Result<HashMap<(usize, u32), Reg>, PtxError> {
-        if self.spec.epilogue.biases().is_empty() {
+        if self.spec.epilogue.biases().is_empty()
+            || !matches!(self.vector_reads, VectorReads::Prologue { .. })
+        {
             return Ok(HashMap::new());
         }
+        self.emit_vector_reads(k, io)
+    }
+
+    /// Emits the reads [`VectorReads`] describes, where it says.
+    pub(super) fn emit_vector_reads(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90EpilogueInputs,
+    ) -> Result<HashMap<(usize, u32), Reg>, PtxError> {
         let mma =
             super::super::epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, None)?;
         let origin = self.emit_origin(k, io.tid);
         let place = self.emit_vector_place(k, io, &mma, &origin)?;
-        let cols: Vec<u32> = mma
-            .col_offsets()
-            .into_iter()
-            .filter(|&c| c < SUBTILE_N)
-            .collect();
+        // Every column value of the tile where they fit the budget, else
+        // the first subtile's (the store reads the rest a subtile ahead).
+        let biases = self.spec.epilogue.biases();
+        let column_vectors = biases.iter().filter(|&&a| a == BiasAxis::Column).count();
+        let all_cols = mma.col_offsets();
+        let cols: Vec<u32> = if all_cols.len() * column_vectors <= self.vector_reads.columns() {
+            all_cols
+        } else {
+            all_cols.into_iter().filter(|&c| c < SUBTILE_N).collect()
+        };
         let mut held = HashMap::new();
         for (i, axis) in self.spec.epilogue.biases().iter().enumerate() {
             let offsets = match axis {
@@ -316,6 +336,9 @@ impl EpilogueSm90TmaStore {
         for (i, axis) in self.spec.epilogue.biases().iter().enumerate() {
             if *axis == BiasAxis::Column {
                 for &offset in cols {
+                    if io.held.contains_key(&(i, offset)) {
+                        continue;
+                    }
                     let value = self.emit_vector_value(k, &io.base.biases, place, i, offset)?;
                     values.insert((i, offset), value);
                 }

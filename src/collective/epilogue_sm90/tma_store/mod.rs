@@ -168,6 +168,46 @@ pub struct EpilogueSm90TmaStore {
     pub(crate) c_staging: CStaging,
     /// When C is read ([`SourceRead::Tested`] unless generated for one case).
     pub(crate) source: SourceRead,
+    /// Where the bias and scale vectors' values are read
+    /// ([`with_vector_reads`](Self::with_vector_reads)).
+    pub(crate) vector_reads: VectorReads,
+}
+
+/// The registers a consumer thread gives the tile's column values of bias
+/// and scale vectors by default: all of a 256-column tile's values of one
+/// vector (64), beside the 128 accumulators of a 128x256 tile.
+pub const MAX_HELD_COLUMN_VALUES: usize = 64;
+
+/// Where the TMA-store epilogue reads the values of its bias and scale
+/// vectors: every scalar, every row value of the thread, and its column
+/// values (all of the tile's where they take at most `columns` registers,
+/// else the first subtile's; the store reads the rest a subtile ahead of
+/// their use). A store that read each value where it first uses it would
+/// wait for global memory once per subtile (16% of a row-scaled FP8 GEMM
+/// at 8192x8192x1024, BENCHMARKS.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VectorReads {
+    /// In the tile's prologue, beside its last wgmmas: the values are in
+    /// registers when the store starts.
+    Prologue {
+        /// Most registers the held column values may take.
+        columns: usize,
+    },
+    /// At the start of the tile's store, where the registers are needed
+    /// until then (a split tile's fixup reads the partial sums into them).
+    Store {
+        /// Most registers the held column values may take.
+        columns: usize,
+    },
+}
+
+impl VectorReads {
+    /// Most registers the held column values may take.
+    pub const fn columns(self) -> usize {
+        match self {
+            VectorReads::Prologue { columns } | VectorReads::Store { columns } => columns,
+        }
+    }
 }
 
 pub(super) fn atom_error(e: crate::Error) -> PtxError {
@@ -189,6 +229,17 @@ impl EpilogueSm90TmaStore {
     /// [`ConfigFacts::c_staging`](crate::kernel::gemm::ConfigFacts::c_staging)).
     pub fn with_c_staging(mut self, staging: CStaging) -> Self {
         self.c_staging = staging;
+        self
+    }
+
+    /// This epilogue reading its bias and scale vectors' values where
+    /// `reads` says (by default in the prologue, with
+    /// [`MAX_HELD_COLUMN_VALUES`] registers for column values). A mainloop
+    /// that keeps registers beside its accumulators (the FP8 mainloop's
+    /// promoted set) gives fewer; a scheduler that splits K needs them until
+    /// its fixup ends.
+    pub fn with_vector_reads(mut self, reads: VectorReads) -> Self {
+        self.vector_reads = reads;
         self
     }
 

@@ -8,7 +8,8 @@ use super::fusion::{ElementAt, TmaC, VectorPlace};
 use super::matrix_copy::{MatrixCopy, MatrixInstruction};
 use super::stmatrix::Staging;
 use super::{
-    atom_error, CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, WarpgroupOrigin, SUBTILE_N,
+    atom_error, CLoad, EpilogueSm90TmaStore, Sm90TmaEpilogueInputs, VectorReads, WarpgroupOrigin,
+    SUBTILE_N,
 };
 use crate::collective::Sm90TiledMma;
 use crate::gemm::OutputMajor;
@@ -62,10 +63,15 @@ impl EpilogueSm90TmaStore {
         let c_bars = io
             .c_load
             .map(|_| [0, 1].map(|b| self.c_barrier(k, io.smem, wg, b)));
-        // The vector values the prologue read (scalars, rows, the first
-        // subtile's columns); later subtiles' columns are read a subtile
-        // ahead.
-        let held = &io.held;
+        // The vector values held for the whole store ([`VectorReads`]:
+        // scalars, rows, the tile's or the first subtile's columns), read
+        // in the prologue or here; other columns are read a subtile ahead.
+        let held = match self.vector_reads {
+            VectorReads::Prologue { .. } => io.held.clone(),
+            VectorReads::Store { .. } if self.spec.epilogue.biases().is_empty() => HashMap::new(),
+            VectorReads::Store { .. } => self.emit_vector_reads(k, &io.base)?,
+        };
+        let held = &held;
         let cols_of = |chunk: u32| -> Vec<u32> {
             cols.iter()
                 .copied()
