@@ -1,7 +1,8 @@
 //! One element of a subtile through the fusion expression: its bounds
 //! test (for C's and the biases' loads; TMA clips D's store), its C (from
 //! C's staged buffer, from global memory, or none), its biases, and the
-//! expression (or `alpha * acc` where beta is 0).
+//! expression (or `alpha * acc` where beta is 0); and the reads of the
+//! bias and scale vectors' values ahead of their use ([`VectorReads`]).
 
 use std::collections::HashMap;
 
@@ -205,13 +206,9 @@ impl EpilogueSm90TmaStore {
         load_f32(k, element, ok, addr, 0)
     }
 
-    /// Emits, in the tile's prologue (beside its last wgmmas), the reads of
-    /// the vector values its store needs: each scalar's, each row vector's
-    /// at the thread's rows, and each column vector's at the thread's
-    /// columns (as [`VectorReads`] says),
-    /// keyed as [`Self::emit_element`]'s `vectors`. A store that read them
-    /// itself would wait for global memory once per subtile (16% of a
-    /// row-scaled FP8 GEMM at 8192x8192x1024, BENCHMARKS.md).
+    /// Emits, in the tile's prologue (beside its last wgmmas), the reads
+    /// [`Self::emit_vector_reads`] makes, where [`VectorReads::Prologue`]
+    /// asks for them; none otherwise.
     pub(crate) fn emit_vector_prefetch(
         &self,
         k: &mut Kernel,
@@ -225,7 +222,12 @@ impl EpilogueSm90TmaStore {
         self.emit_vector_reads(k, io)
     }
 
-    /// Emits the reads [`VectorReads`] describes, where it says.
+    /// Emits the reads of the vector values the tile's store holds
+    /// throughout: each scalar's, each row vector's at the thread's rows,
+    /// and each column vector's at the thread's columns (all of the tile's
+    /// or the first subtile's, as [`VectorReads`] says), keyed as
+    /// [`Self::emit_element`]'s `vectors`; for the scaled linear
+    /// combination, alpha folded in ([`Self::folded_scales`]).
     pub(super) fn emit_vector_reads(
         &self,
         k: &mut Kernel,
