@@ -102,18 +102,26 @@ fn fused_epilogues_assemble_for_sm90_without_spills() {
     for (ab, d) in [(BF16, BF16), (F16, F32)] {
         let types = GemmTypes::new(ab, ab, d, d, F32);
         let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
-        let mut bases = vec![
-            sm90_spec_for_problem(types, majors, [4096, 4096, 4096, 1], 132).unwrap(),
-            sm90_spec_for_problem(types, majors, [512, 512, 16384, 1], 132).unwrap(),
-        ];
-        for tile in [[128, 256, 64], [256, 128, 64]] {
-            if let Ok(spec) = sm90_spec(
-                types,
-                majors,
-                KernelSchedule::TmaWarpSpecializedCooperative,
-                tile,
-                [1, 1],
-            ) {
+        // Large, split-K, swap-AB (a small M) and few-tile picks, and the
+        // widest cooperative and ping-pong tiles.
+        let mut bases: Vec<GemmSpec> = [
+            [4096, 4096, 4096, 1],
+            [512, 512, 16384, 1],
+            [16, 4096, 4096, 1],
+            [128, 1536, 7168, 1],
+        ]
+        .into_iter()
+        .map(|problem| sm90_spec_for_problem(types, majors, problem, 132).unwrap())
+        .collect();
+        let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
+        let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
+        for (schedule, tile) in [
+            (cooperative, [128, 256, 64]),
+            (cooperative, [256, 128, 64]),
+            (pingpong, [64, 256, 64]),
+            (pingpong, [128, 128, 64]),
+        ] {
+            if let Ok(spec) = sm90_spec(types, majors, schedule, tile, [1, 1]) {
                 bases.push(spec);
             }
         }
@@ -123,6 +131,6 @@ fn fused_epilogues_assemble_for_sm90_without_spills() {
             }
         }
     }
-    assert!(specs.len() >= 16, "{} specs", specs.len());
+    assert!(specs.len() >= 32, "{} specs", specs.len());
     assert_none_spills(specs, "sm_90a");
 }
