@@ -99,9 +99,14 @@ fn fused_epilogues_assemble_for_sm90_without_spills() {
     let mut fusions = epilogues();
     fusions.push(Epilogue::new(four_columns, &[BiasAxis::Column; 4]).unwrap());
     let mut specs = Vec::new();
-    for (ab, d) in [(BF16, BF16), (F16, F32)] {
+    // tf32 with an M-major A reads A through registers (the `_RS` mainloop).
+    for (ab, d, a_major) in [
+        (BF16, BF16, OperandMajor::K),
+        (F16, F32, OperandMajor::K),
+        (F32, F32, OperandMajor::MN),
+    ] {
         let types = GemmTypes::new(ab, ab, d, d, F32);
-        let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+        let majors = GemmMajors::new(a_major, OperandMajor::K, OutputMajor::N);
         // Large, split-K, swap-AB (a small M) and few-tile picks, and the
         // widest cooperative and ping-pong tiles.
         let mut bases: Vec<GemmSpec> = [

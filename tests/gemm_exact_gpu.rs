@@ -435,6 +435,25 @@ fn custom_closure_with_two_biases_and_extra_scalars_matches_the_host() {
     );
 }
 
+/// tf32 (f32 data) with row and column biases through every operand
+/// major: an M-major A runs the `_RS` mainloop (A through registers), whose
+/// TMA-store epilogue reads its vectors at the store's start.
+#[test]
+fn tf32_with_row_and_column_biases_matches_the_host() {
+    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        (acc * scalar(0) + c * scalar(1) + row * col).relu()
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+        scalars: vec![],
+    };
+    fused_sweep::<f32, f32>(
+        "tf32_with_row_and_column_biases_matches_the_host",
+        &fused,
+        3e-3,
+    );
+}
+
 /// The GEMV kernel the pick runs for M up to 16 (K-major A and B): ragged
 /// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
 /// k-step nor of 8), both D majors, a fused epilogue with row and column

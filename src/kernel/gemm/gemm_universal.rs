@@ -439,9 +439,10 @@ impl GemmSpec {
         };
         // Where the TMA-store epilogue reads its vectors: the promoting FP8
         // mainloop keeps a second accumulator set (the first subtile's
-        // column values only), and a split tile's fixup reads the partial
-        // sums into registers (the reads wait for the store); 128x128 tiles
-        // spill otherwise (`tests/gemm_epilogue_ptxas.rs`, `gemm_fp8_ptxas.rs`).
+        // column values only); a split tile's fixup reads the partial sums
+        // into registers and the `_RS` mainloop holds A's fragments (the
+        // reads wait for the store). 128x128 tiles spill otherwise
+        // (`tests/gemm_epilogue_ptxas.rs`, `gemm_fp8_ptxas.rs`).
         let promotes = matches!(
             ml.policy,
             crate::collective::MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
@@ -450,11 +451,11 @@ impl GemmSpec {
             self.scheduler,
             TileSchedulerPolicy::SplitK { .. } | TileSchedulerPolicy::StreamK
         );
-        let columns = match promotes || splits_k {
+        let columns = match promotes || splits_k || rs {
             true => 0,
             false => crate::collective::MAX_HELD_COLUMN_VALUES,
         };
-        let vector_reads = match splits_k {
+        let vector_reads = match splits_k || rs {
             true => VectorReads::Store { columns },
             false => VectorReads::Prologue { columns },
         };
@@ -472,7 +473,8 @@ impl GemmSpec {
             (true, EpiloguePolicy::Sm90TmaWarpSpecialized) => parts.compose(
                 Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),
                 EpilogueSm90TmaStore::new(ctx, &self.epilogue, wg_rows, consumers)
-                    .with_c_staging(self.facts().c_staging()),
+                    .with_c_staging(self.facts().c_staging())
+                    .with_vector_reads(vector_reads),
             ),
             (true, _) => parts.compose(
                 Sm90TmaGmmaRsWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows),

@@ -106,8 +106,8 @@ pub struct Sm90TmaEpilogueInputs {
     pub c_load: Option<CLoad>,
     /// The bias and scale values the prologue read for the store, by
     /// vector and offset along its axis from the thread's first row or
-    /// column: every scalar, every row value of the thread, and the
-    /// column values of its first subtile.
+    /// column, where [`VectorReads::Prologue`] asks for them (empty
+    /// otherwise).
     pub held: HashMap<(usize, u32), Reg>,
 }
 
