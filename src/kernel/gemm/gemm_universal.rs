@@ -423,6 +423,7 @@ impl GemmSpec {
         let [bm, ..] = self.tile;
         let consumers = schedule.tile_warpgroups();
         let wg_rows = bm / consumers;
+        let splits_k = scheduler.splits_k();
         let parts = Sm90Parts {
             spec: self,
             cluster,
@@ -446,10 +447,6 @@ impl GemmSpec {
         let promotes = matches!(
             ml.policy,
             crate::collective::MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
-        );
-        let splits_k = matches!(
-            self.scheduler,
-            TileSchedulerPolicy::SplitK { .. } | TileSchedulerPolicy::StreamK
         );
         let columns = match promotes || splits_k || rs {
             true => 0,

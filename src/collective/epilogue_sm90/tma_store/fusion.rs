@@ -214,12 +214,10 @@ impl EpilogueSm90TmaStore {
         k: &mut Kernel,
         io: &Sm90EpilogueInputs,
     ) -> Result<HashMap<(usize, u32), Reg>, PtxError> {
-        if self.spec.epilogue.biases().is_empty()
-            || !matches!(self.vector_reads, VectorReads::Prologue { .. })
-        {
-            return Ok(HashMap::new());
+        match self.vector_reads {
+            VectorReads::Prologue { .. } => self.emit_vector_reads(k, io),
+            VectorReads::Store { .. } => Ok(HashMap::new()),
         }
-        self.emit_vector_reads(k, io)
     }
 
     /// Emits the reads of the vector values the tile's store holds
@@ -233,13 +231,16 @@ impl EpilogueSm90TmaStore {
         k: &mut Kernel,
         io: &Sm90EpilogueInputs,
     ) -> Result<HashMap<(usize, u32), Reg>, PtxError> {
+        let biases = self.spec.epilogue.biases();
+        if biases.is_empty() {
+            return Ok(HashMap::new());
+        }
         let mma =
             super::super::epilogue_tiled_mma(&self.spec, self.wg_rows, self.warpgroups, None)?;
         let origin = self.emit_origin(k, io.tid);
         let place = self.emit_vector_place(k, io, &mma, &origin)?;
         // Every column value of the tile where they fit the budget, else
         // the first subtile's (the store reads the rest a subtile ahead).
-        let biases = self.spec.epilogue.biases();
         let column_vectors = biases.iter().filter(|&&a| a == BiasAxis::Column).count();
         let all_cols = mma.col_offsets();
         let cols: Vec<u32> = if all_cols.len() * column_vectors <= self.vector_reads.columns() {
@@ -248,7 +249,7 @@ impl EpilogueSm90TmaStore {
             all_cols.into_iter().filter(|&c| c < SUBTILE_N).collect()
         };
         let mut held = HashMap::new();
-        for (i, axis) in self.spec.epilogue.biases().iter().enumerate() {
+        for (i, axis) in biases.iter().enumerate() {
             let offsets = match axis {
                 BiasAxis::Scalar => vec![0],
                 BiasAxis::Row => mma.row_offsets(),
@@ -263,7 +264,6 @@ impl EpilogueSm90TmaStore {
         // (both per-tensor scales into vector 0's), so that each element
         // takes one or two multiplications.
         if let Some(granularity) = self.folded_scales() {
-            let biases = self.spec.epilogue.biases();
             let fold = |k: &mut Kernel, held: &mut HashMap<(usize, u32), Reg>, key, by: Reg| {
                 let out = k.reg(RegClass::F32);
                 k.push(format!("mul.rn.f32 {out}, {}, {by};", held[&key]));

@@ -68,7 +68,6 @@ impl EpilogueSm90TmaStore {
         // in the prologue or here; other columns are read a subtile ahead.
         let held = match self.vector_reads {
             VectorReads::Prologue { .. } => io.held.clone(),
-            VectorReads::Store { .. } if self.spec.epilogue.biases().is_empty() => HashMap::new(),
             VectorReads::Store { .. } => self.emit_vector_reads(k, &io.base)?,
         };
         let held = &held;
