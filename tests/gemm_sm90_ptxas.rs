@@ -225,7 +225,8 @@ fn assemble_k_splitting(spec: &GemmSpec, wait: &str, arrive: &str, bad: &mut Vec
 }
 
 /// The split-K kernels (cooperative, no cluster; the TMA-store epilogue up
-/// to 128x128 tiles, the register store past them)
+/// to 128x128 tiles, the register store past them; the finisher's serial
+/// sum and the spread one)
 /// assemble for sm_90a with no spills and no assembler warning (the
 /// reduction adds into the accumulators only after every wgmma of the unit
 /// has completed, so no wgmma is serialized), in both source forms.
@@ -237,6 +238,8 @@ fn split_k_kernels_assemble_without_spills() {
     let mut bad = Vec::new();
     for (ab, d, tile, splits) in [
         (BF16, BF16, [128, 128, 64], 4),
+        // 8 and 16 splits spread the reduction over the splits.
+        (BF16, BF16, [128, 128, 64], 8),
         (F16, F32, [128, 64, 64], 16),
         (TF32, F32, [128, 128, 32], 3),
         (BF16, BF16, [128, 256, 64], 2),

@@ -1,8 +1,10 @@
 //! `Gemm::run_with_sm_count` (CUTLASS's `KernelHardwareInfo::sm_count`):
 //! the persistent SM90 grid sized for fewer SMs gives the bits of `run`
-//! for the picked kernels (clusters among them), split-K and swap-AB, with
-//! an SM count of 1 and 3 (below and across a 2x1 cluster), a third of the
-//! GPU, and more than the GPU has. Split-K and swap-AB run where the GPU
+//! for the picked kernels (clusters among them), split-K (3 and 8 splits:
+//! grids below the splits add the partial tiles in the finisher alone,
+//! larger ones spread the sum over the splits) and swap-AB, with an SM
+//! count of 1 and 3 (below and across a 2x1 cluster), a third of the GPU,
+//! and more than the GPU has. Split-K and swap-AB run where the GPU
 //! is an SM90 one; elsewhere the grid is not persistent and the count
 //! changes nothing. 0 is an `InvalidArgument` naming `sm_count`.
 
@@ -26,6 +28,14 @@ fn fewer_sms_give_the_bits_of_the_whole_gpu() {
             .build(&device)
             .unwrap();
         gemms.push(("split-K 3", split));
+        // 8 splits: on 1 and 3 SMs the finisher adds the 7 partial tiles
+        // itself; on a grid of at least 8 blocks the other splits share
+        // the sum out first (the spread reduction). Both give one set of bits.
+        let split = Gemm::builder()
+            .decomposition(Decomposition::SplitK(8))
+            .build(&device)
+            .unwrap();
+        gemms.push(("split-K 8", split));
         gemms.push((
             "swap-AB",
             Gemm::builder().swap_ab(true).build(&device).unwrap(),

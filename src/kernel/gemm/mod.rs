@@ -76,5 +76,5 @@ pub use tile_scheduler::{
     emit_raster, emit_tile_coord, raster_tile, DataParallel, Fixup, PartialTile, Persistent,
     PersistentParams, PersistentTileScheduler, RasterOrder, SplitK, StreamK, StreamKParams,
     StreamKPlan, StreamKSegment, TileCoord, TileScheduler, BALANCED_ROUNDS, SPLIT_K_RECORD_HEADER,
-    STREAM_K_COUNTER_BYTES, STREAM_K_MIN_K_TILES,
+    SPLIT_K_SPREAD_MIN_BYTES, STREAM_K_COUNTER_BYTES, STREAM_K_MIN_K_TILES,
 };

@@ -12,7 +12,7 @@ pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
 pub use partial_tile::PartialTile;
 pub use persistent::{Persistent, PersistentParams, BALANCED_ROUNDS};
 pub use raster::{emit_raster, raster_tile, RasterOrder};
-pub use split_k::{SplitK, SPLIT_K_RECORD_HEADER};
+pub use split_k::{SplitK, SPLIT_K_RECORD_HEADER, SPLIT_K_SPREAD_MIN_BYTES};
 pub use stream_k::{
     StreamK, StreamKParams, StreamKPlan, StreamKSegment, STREAM_K_COUNTER_BYTES,
     STREAM_K_MIN_K_TILES,

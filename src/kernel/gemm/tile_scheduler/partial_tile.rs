@@ -187,6 +187,13 @@ impl PartialTile {
             crate::kernel::gemm::Reduction::Deterministic => self.emit_store(k, at, 0, regs),
             crate::kernel::gemm::Reduction::Atomic => self.emit_red_add(k, at, regs),
         }
+        self.emit_arrive(k, barrier, leader, counter);
+    }
+
+    /// Emits one arrival after the consumer threads' writes: the named
+    /// barrier `barrier`, then a release addition of 1 to the counter at
+    /// `counter` by the `leader` thread.
+    pub fn emit_arrive(&self, k: &mut Kernel, barrier: u32, leader: Reg, counter: Reg) {
         k.push(format!("bar.sync {barrier}, {};", self.threads));
         k.push(format!("@{leader} fence.acq_rel.gpu;"));
         k.push(format!(
@@ -209,6 +216,25 @@ impl PartialTile {
         expected: &str,
         barrier: u32,
     ) -> Result<(), crate::ptx::PtxError> {
+        self.emit_wait(k, leader, counter, expected, barrier, true)
+    }
+
+    /// Emits a wait as [`emit_wait_and_reset`](Self::emit_wait_and_reset)
+    /// does, setting the counter back to 0 only where `reset` (without it,
+    /// other units still arrive on the counter: the spread reduction's
+    /// first wait).
+    ///
+    /// # Errors
+    /// The assembler's error (labels).
+    pub fn emit_wait(
+        &self,
+        k: &mut Kernel,
+        leader: Reg,
+        counter: Reg,
+        expected: &str,
+        barrier: u32,
+        reset: bool,
+    ) -> Result<(), crate::ptx::PtxError> {
         let spun = k.new_label("fixup_spun")?;
         let spin = k.new_label("fixup_spin")?;
         k.push(format!("@!{leader} bra {};", spun.name()));
@@ -217,9 +243,88 @@ impl PartialTile {
         k.push(format!("ld.acquire.gpu.global.u32 {count}, [{counter}];"));
         k.push(format!("setp.lt.u32 {wait}, {count}, {expected};"));
         k.push(format!("@{wait} bra {};", spin.name()));
-        k.push(format!("st.relaxed.gpu.global.u32 [{counter}], 0;"));
+        if reset {
+            k.push(format!("st.relaxed.gpu.global.u32 [{counter}], 0;"));
+        }
         k.place_label(&spun);
         k.push(format!("bar.sync {barrier}, {};", self.threads));
+        Ok(())
+    }
+
+    /// Emits one unit's share of a reduction spread over `parts` units:
+    /// chunk `chunk` (`.b32`, 0 to `parts - 1`) of the first `parts` slots
+    /// of a record, whose slot 0 starts at `slots` (`.b64`), added slot by
+    /// slot in order and stored over the chunk of slot 0. The slots are
+    /// summed as 16-byte vectors, whatever their layout: chunk `c` is vectors
+    /// `c * V / parts .. (c + 1) * V / parts` of a slot's `V`, and consumer
+    /// thread `thread` takes every `threads`-th of them from its index on,
+    /// in a loop (one vector of every slot in flight per thread, in batches
+    /// of 8 slots: a bounded number of registers whatever `parts` is).
+    /// Each value's sum runs in the order [`SplitK`](super::SplitK)'s
+    /// finisher adds the slots, so spreading the reduction changes no bit.
+    ///
+    /// # Errors
+    /// The assembler's error (labels).
+    pub fn emit_chunk_sum(
+        &self,
+        k: &mut Kernel,
+        slots: Reg,
+        parts: u32,
+        chunk: Reg,
+        thread: Reg,
+    ) -> Result<(), crate::ptx::PtxError> {
+        let vectors = self.bytes() / 16;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (index, end) = (r(k), r(k));
+        k.push(format!("mul.lo.u32 {index}, {chunk}, {vectors};"));
+        k.push(format!("div.u32 {index}, {index}, {parts};"));
+        k.push(format!("add.u32 {index}, {index}, {thread};"));
+        k.push(format!("add.u32 {end}, {chunk}, 1;"));
+        k.push(format!("mul.lo.u32 {end}, {end}, {vectors};"));
+        k.push(format!("div.u32 {end}, {end}, {parts};"));
+        let top = k.new_label("chunk_sum")?;
+        let exit = k.new_label("chunk_sum_done")?;
+        let (at, wide, past) = (
+            k.reg(RegClass::B64),
+            k.reg(RegClass::B64),
+            k.reg(RegClass::Pred),
+        );
+        k.place_label(&top);
+        k.push(format!("setp.ge.u32 {past}, {index}, {end};"));
+        k.push(format!("@{past} bra {};", exit.name()));
+        k.push(format!("mul.wide.u32 {wide}, {index}, 16;"));
+        k.push(format!("add.u64 {at}, {slots}, {wide};"));
+        let slot_bytes = self.bytes();
+        let load = |k: &mut Kernel, slot: u32| -> [Reg; 4] {
+            let v = [0; 4].map(|_| k.reg(RegClass::F32));
+            k.push(format!(
+                "ld.global.v4.f32 {{{}, {}, {}, {}}}, [{at}+{}];",
+                v[0],
+                v[1],
+                v[2],
+                v[3],
+                slot * slot_bytes
+            ));
+            v
+        };
+        let sum = load(k, 0);
+        let mut slot = 1;
+        while slot < parts {
+            let batch: Vec<[Reg; 4]> = (slot..parts.min(slot + 8)).map(|s| load(k, s)).collect();
+            for value in &batch {
+                for (total, v) in sum.iter().zip(value) {
+                    k.push(format!("add.f32 {total}, {total}, {v};"));
+                }
+            }
+            slot += batch.len() as u32;
+        }
+        k.push(format!(
+            "st.global.v4.f32 [{at}], {{{}, {}, {}, {}}};",
+            sum[0], sum[1], sum[2], sum[3]
+        ));
+        k.push(format!("add.u32 {index}, {index}, {};", self.threads));
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&exit);
         Ok(())
     }
 }

@@ -25,6 +25,22 @@
 //! increasing order, every block of the persistent grid is resident,
 //! and only a tile's last unit waits, for units before it.
 //!
+//! Where the finisher would add at least [`SPLIT_K_SPREAD_MIN_BYTES`] of
+//! partial tiles ([`SplitK::spreads`]) the deterministic reduction is
+//! spread over the splits (where the grid holds at least `splits` blocks,
+//! so that a tile's units run at once; otherwise it runs as above). Every split but the last,
+//! after its arrival, also waits until the counter reads `splits - 1`,
+//! adds one chunk of every slot (a `1 / (splits - 1)` share of the
+//! record, [`PartialTile::emit_chunk_sum`]) into slot 0, in K order, and
+//! arrives again; the last split waits for `2 * (splits - 1)` and reads
+//! slot 0 alone. The sums are the same bits as the unspread reduction's;
+//! the finisher reads one partial tile instead of `splits - 1`, which is
+//! what lets 16 splits run at all (see [`SPLIT_K_SPREAD_MIN_BYTES`]). At 8 splits
+//! it gains 3-5%: the kernels are bound by their L2 reads in the mainloop
+//! (ncu, H200, 512x512x16384: 155 MB through L2 at 5.6 TB/s, with the
+//! spread reduction or without; cuBLASLt's 128x64 tiles in 1x2 clusters
+//! read 115 MB).
+//!
 //! With [`Reduction::Atomic`](super::super::Reduction::Atomic) every split
 //! but the last adds its partial tile into the record's first slot with
 //! `red.global.add.v4.f32` (in the order they arrive) and arrives; the last
@@ -42,6 +58,24 @@ use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 
 /// Bytes of a tile record's header (its flag, padded to a 128-byte line).
 pub const SPLIT_K_RECORD_HEADER: u32 = 128;
+
+/// Fewest bytes of partial tiles the finisher would add alone (the
+/// splits but the last times a slot) for which the deterministic reduction
+/// is spread over the splits: 448 KiB, seven 128x128 slots. H200,
+/// 2026-11-28, bf16, cutlet / cutlet's serial sum in one process (µs):
+///
+/// | tile, splits | finisher's bytes | serial | spread |
+/// |---|---|---|---|
+/// | 128x128, 16 (512x512x16384) | 960 KiB | 77.3-78.5 | 33.2-33.7 |
+/// | 128x128, 8 (1024x1024x8192) | 448 KiB | 72.4-73.6 | 51.2-53.0 |
+/// | 128x128, 8 (512x1024x16384) | 448 KiB | 51.8-52.2 | 42.6-42.7 |
+/// | 128x128, 8 (512x512x16384) | 448 KiB | 26.5-28.4 | 25.9-27.4 |
+/// | 128x64, 8 (64x1024x16384, swap-AB) | 224 KiB | 18.7-18.9 | 18.8-18.9 |
+/// | 128x128, 4 (512x1024x4096) | 192 KiB | 16.5-16.6 | 18.0-19.0 |
+/// | 128x16, 8 (1x1024x16384, swap-AB) | 56 KiB | 15.1 | 15.9-16.1 |
+///
+/// Below it the second wait costs more than the finisher's reads save.
+pub const SPLIT_K_SPREAD_MIN_BYTES: u32 = 448 * 1024;
 
 /// Split-K over a persistent walk of `BM x BN` tiles without clusters.
 ///
@@ -94,6 +128,29 @@ impl SplitK {
         let s = self.splits.max(1);
         let (q, r) = (k_tiles / s, k_tiles % s);
         (split * q + split.min(r), q + u32::from(split < r))
+    }
+
+    /// Whether the deterministic reduction is spread over the splits (see
+    /// the module's docs): where the finisher would otherwise add at least
+    /// [`SPLIT_K_SPREAD_MIN_BYTES`] of partial tiles alone.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::{Reduction, SplitK};
+    ///
+    /// let split = |splits, tile| SplitK { splits, raster_log: 3, tile };
+    /// // 7 slots of 128 x 128 f32 (448 KiB): spread.
+    /// assert!(split(8, [128, 128]).spreads(Reduction::Deterministic));
+    /// // 3 slots (192 KiB), or 7 of 128 x 16 (56 KiB): the finisher alone.
+    /// assert!(!split(4, [128, 128]).spreads(Reduction::Deterministic));
+    /// assert!(!split(8, [128, 16]).spreads(Reduction::Deterministic));
+    /// // The atomic reduction adds into one slot as the splits arrive.
+    /// assert!(!split(16, [128, 128]).spreads(Reduction::Atomic));
+    /// ```
+    pub fn spreads(&self, reduction: super::super::Reduction) -> bool {
+        reduction == super::super::Reduction::Deterministic
+            && self.splits >= 3
+            && u64::from(self.splits - 1) * u64::from(self.slot_bytes())
+                >= u64::from(SPLIT_K_SPREAD_MIN_BYTES)
     }
 
     /// Emits `linear / splits` and `linear % splits` of the unit index.
@@ -289,6 +346,17 @@ impl PersistentTileScheduler for SplitK {
             "setp.eq.u32 {stores}, {split}, {};",
             self.splits - 1
         ));
+        // Whether the reduction is spread (the grid holds every split of a
+        // tile at once), set before the paths part: both read it.
+        let parts = self.splits - 1;
+        let spread = self.spreads(reduction).then(|| {
+            let spread = k.reg(RegClass::Pred);
+            k.push(format!(
+                "setp.ge.u32 {spread}, {}, {};",
+                p.stride, self.splits
+            ));
+            spread
+        });
         let last = k.new_label("splitk_last")?;
         let done = k.new_label("splitk_done")?;
         k.push(format!("@{stores} bra {};", last.name()));
@@ -301,19 +369,67 @@ impl PersistentTileScheduler for SplitK {
             "mad.wide.u32 {slot}, {split}, {slot_of_split}, {partial};"
         ));
         layout.emit_store_and_arrive(k, slot, regs, barrier, leader, record, reduction);
+        // The spread reduction: the splits but the last each add one chunk
+        // of every slot into slot 0 and arrive again.
+        if let Some(spread) = spread {
+            let slots = k.reg(RegClass::B64);
+            k.push(format!(
+                "add.u64 {slots}, {record}, {SPLIT_K_RECORD_HEADER};"
+            ));
+            k.push(format!("@!{spread} bra {};", done.name()));
+            layout.emit_wait(k, leader, record, &parts.to_string(), barrier, false)?;
+            layout.emit_chunk_sum(k, slots, parts, split, thread)?;
+            layout.emit_arrive(k, barrier, leader, record);
+        }
         k.push(format!("bra.uni {};", done.name()));
-        // The last split: once every other split has arrived, the slots'
-        // partials added in K order, then its own; the counter back to 0.
+        // The last split: once every other split has arrived (twice where
+        // the reduction is spread), the slots' partials added in K order,
+        // then its own; the counter back to 0.
         k.place_label(&last);
-        layout.emit_wait_and_reset(k, leader, record, &(self.splits - 1).to_string(), barrier)?;
+        let expected = match spread {
+            Some(spread) => {
+                let expected = k.reg(RegClass::B32);
+                k.push(format!(
+                    "selp.u32 {expected}, {}, {parts}, {spread};",
+                    2 * parts
+                ));
+                expected.to_string()
+            }
+            None => parts.to_string(),
+        };
+        layout.emit_wait_and_reset(k, leader, record, &expected, barrier)?;
         if atomic {
             // The other splits' sum in slot 0, which goes back to 0.
             layout.emit_take_and_zero(k, partial, regs);
             k.place_label(&done);
             return Ok(Some(stores));
         }
+        if let Some(spread) = spread {
+            // Slot 0 holds the slots' sum: one read of it.
+            let serial = k.new_label("splitk_serial")?;
+            k.push(format!("@!{spread} bra {};", serial.name()));
+            let groups: Vec<_> = layout.groups().collect();
+            for batch in groups.chunks(4) {
+                let sums: Vec<Vec<Reg>> = batch
+                    .iter()
+                    .map(|group| layout.emit_load_group(k, partial, 0, group.clone(), true))
+                    .collect();
+                for (group, sum) in batch.iter().zip(&sums) {
+                    for (reg, total) in regs[group.clone()].iter().zip(sum) {
+                        k.push(format!("add.f32 {reg}, {total}, {reg};"));
+                    }
+                }
+            }
+            k.push(format!("bra.uni {};", done.name()));
+            k.place_label(&serial);
+        }
         // Vector loads where few slots are held at once.
-        let vector = self.splits <= 8;
+        // (Where the reduction may be spread, this path runs only on a grid
+        // smaller than the splits: one value per access, which leaves the
+        // assembler free to place each in any register, spilled nothing
+        // where 16-byte vectors beside the spread path's code spilled 24
+        // bytes at 128x128 with 8 splits.)
+        let vector = self.splits <= 8 && spread.is_none();
         for group in layout.groups() {
             let sum = layout.emit_load_group(k, partial, 0, group.clone(), vector);
             for s in 1..self.splits - 1 {
