@@ -110,6 +110,25 @@ impl PartialTile {
         self.emit_writes(k, "red.relaxed.gpu.global.add", at, 0, regs);
     }
 
+    /// Emits the addition of the slot at `at` (plus the thread's offset)
+    /// into `regs`, `total + reg` for each value, the loads of 4 groups
+    /// ahead of their additions: a slot that already holds the other
+    /// units' sum (the spread reduction's).
+    pub fn emit_add_slot(&self, k: &mut Kernel, at: Reg, regs: &[Reg]) {
+        let groups: Vec<_> = self.groups().collect();
+        for batch in groups.chunks(4) {
+            let sums: Vec<Vec<Reg>> = batch
+                .iter()
+                .map(|group| self.emit_load_group(k, at, 0, group.clone(), true))
+                .collect();
+            for (group, sum) in batch.iter().zip(&sums) {
+                for (reg, total) in regs[group.clone()].iter().zip(sum) {
+                    k.push(format!("add.f32 {reg}, {total}, {reg};"));
+                }
+            }
+        }
+    }
+
     /// Emits the atomic reduction's finish: the slot at `at` (the other
     /// units' sum) added into `regs`, then the slot set back to 0 for the
     /// next launch.
@@ -201,28 +220,12 @@ impl PartialTile {
         ));
     }
 
-    /// Emits the finishing unit's wait: the `leader` thread spins with
-    /// acquire loads until the counter at `counter` reads `expected` (a
-    /// register or a literal), sets it back to 0 (no other unit touches it
-    /// again in this launch), and the consumer threads meet at `barrier`.
-    ///
-    /// # Errors
-    /// The assembler's error (labels).
-    pub fn emit_wait_and_reset(
-        &self,
-        k: &mut Kernel,
-        leader: Reg,
-        counter: Reg,
-        expected: &str,
-        barrier: u32,
-    ) -> Result<(), crate::ptx::PtxError> {
-        self.emit_wait(k, leader, counter, expected, barrier, true)
-    }
-
-    /// Emits a wait as [`emit_wait_and_reset`](Self::emit_wait_and_reset)
-    /// does, setting the counter back to 0 only where `reset` (without it,
-    /// other units still arrive on the counter: the spread reduction's
-    /// first wait).
+    /// Emits a unit's wait: the `leader` thread spins with acquire loads
+    /// until the counter at `counter` reads `expected` (a register or a
+    /// literal), sets it back to 0 where `reset` (the finishing unit: no
+    /// other unit touches it again in this launch; without it other units
+    /// still arrive, as at the spread reduction's first wait), and the
+    /// consumer threads meet at `barrier`.
     ///
     /// # Errors
     /// The assembler's error (labels).

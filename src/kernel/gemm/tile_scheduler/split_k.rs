@@ -397,7 +397,7 @@ impl PersistentTileScheduler for SplitK {
             }
             None => parts.to_string(),
         };
-        layout.emit_wait_and_reset(k, leader, record, &expected, barrier)?;
+        layout.emit_wait(k, leader, record, &expected, barrier, true)?;
         if atomic {
             // The other splits' sum in slot 0, which goes back to 0.
             layout.emit_take_and_zero(k, partial, regs);
@@ -408,18 +408,7 @@ impl PersistentTileScheduler for SplitK {
             // Slot 0 holds the slots' sum: one read of it.
             let serial = k.new_label("splitk_serial")?;
             k.push(format!("@!{spread} bra {};", serial.name()));
-            let groups: Vec<_> = layout.groups().collect();
-            for batch in groups.chunks(4) {
-                let sums: Vec<Vec<Reg>> = batch
-                    .iter()
-                    .map(|group| layout.emit_load_group(k, partial, 0, group.clone(), true))
-                    .collect();
-                for (group, sum) in batch.iter().zip(&sums) {
-                    for (reg, total) in regs[group.clone()].iter().zip(sum) {
-                        k.push(format!("add.f32 {reg}, {total}, {reg};"));
-                    }
-                }
-            }
+            layout.emit_add_slot(k, partial, regs);
             k.push(format!("bra.uni {};", done.name()));
             k.place_label(&serial);
         }

@@ -685,7 +685,7 @@ impl PersistentTileScheduler for StreamK {
         k.push(format!("sub.u32 {i}, {i}, 1;"));
         let end_unit = self.emit_unit_of(k, sp, i);
         k.push(format!("sub.u32 {expected}, {end_unit}, {block};"));
-        layout.emit_wait_and_reset(k, leader, counter, &expected.to_string(), barrier)?;
+        layout.emit_wait(k, leader, counter, &expected.to_string(), barrier, true)?;
         let (unit, at) = (r(k), k.reg(RegClass::B64));
         if atomic {
             // The partial segments' sum in slot `block + 1`, back to 0.
