@@ -6,6 +6,9 @@
 //! their own PTX at a lower level; an SM90 kernel's is a stand-in kernel
 //! with smaller tiles (`GemmSpec::sm90_stand_in`), launched with its own
 //! geometry, which must write the same bits too (on an H100 or H200).
+//! A kernel that splits K has no stand-in (its workspace is laid out by its
+//! tile): a 256x128 split-K kernel compiles once, at the full level, and its
+//! runs give the bits of its serial reduction (few SMs).
 //!
 //! This file holds one test so that it can turn the driver's disk cache off
 //! (`CUDA_CACHE_DISABLE=1`) before the driver initializes: with the cache,
@@ -17,6 +20,7 @@ mod common;
 use common::gpu::random_vec;
 use cudarc::driver::{CudaSlice, CudaViewMut};
 use cutlet::arch::ArchKind;
+use cutlet::device::gemm::Decomposition;
 use cutlet::device::gemm::{Arguments, Gemm, GemmBuilder, GemmShape, Operand, OutputOperand};
 use cutlet::device::{JitTier, JIT_OPT_LEVEL_ENV, JIT_TIERED_ENV};
 use cutlet::fusion::{scalar, Expr, Expression};
@@ -59,7 +63,15 @@ fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
     // Configurations of the SM80 kernel (`stages` stages: each count is a
     // configuration of its own) and, on compute capability 9.0, of the
     // SM90 kernel (each schedule and cluster).
-    let sm80 = |stages: u32| Gemm::builder().arch(ArchKind::Sm80).stages(stages);
+    // (128x256x32 tiles: every count from 3 to 6 fits the shared memory
+    // with an f32 D, so that a configuration lost to the race is followed
+    // by one that builds.)
+    let sm80 = |stages: u32| {
+        Gemm::builder()
+            .arch(ArchKind::Sm80)
+            .tile([128, 256, 32])
+            .stages(stages)
+    };
     let sm90 = |schedule: KernelSchedule, cluster: [u32; 2]| {
         Gemm::builder()
             .arch(ArchKind::Sm90)
@@ -199,6 +211,56 @@ fn the_quick_and_the_optimized_kernel_write_the_same_bits() {
             0,
             "{family}: {differing} of {} elements differ between the tiers",
             m * n
+        );
+    }
+
+    if device.compute_capability() != (9, 0) {
+        return;
+    }
+    // Split-K over 256x128 tiles (128 accumulators a thread, which would
+    // take a stand-in), 8 splits of 4 k-tiles each: its record's 7 partial
+    // tiles (896 KiB) are summed spread over the splits on the whole GPU
+    // and by the last split alone on 3 SMs.
+    let k = 2048;
+    let a: CudaSlice<bf16> = stream
+        .clone_htod(&to_bf16(random_vec(5, m * k, -1.0f32, 1.0)))
+        .unwrap();
+    let b: CudaSlice<bf16> = stream
+        .clone_htod(&to_bf16(random_vec(6, n * k, -1.0f32, 1.0)))
+        .unwrap();
+    let gemm = build(
+        sm90(KernelSchedule::TmaWarpSpecializedCooperative, [1, 1])
+            .tile([256, 128, 64])
+            .decomposition(Decomposition::SplitK(8)),
+    );
+    let kernel = gemm
+        .initialize(
+            &arguments((m, n, k), [&a, &b], sources, d.as_view_mut()),
+            None,
+        )
+        .unwrap();
+    assert!(!kernel.stand_in(), "split-K: no stand-in");
+    assert_eq!(kernel.tier(), JitTier::Optimized, "split-K: one compile");
+    let mut runs = Vec::new();
+    for sm_count in [None, None, Some(3), None] {
+        stream.memcpy_htod(&vec![f32::NAN; m * n], &mut d).unwrap();
+        let mut args = arguments((m, n, k), [&a, &b], sources, d.as_view_mut());
+        match sm_count {
+            Some(sms) => gemm.run_with_sm_count(&mut args, &stream, sms).unwrap(),
+            None => gemm.run(&mut args, &stream).unwrap(),
+        }
+        drop(args);
+        let output = stream.clone_dtoh(&d).unwrap();
+        assert!(
+            output.iter().all(|v| v.is_finite()),
+            "split-K: every element written"
+        );
+        runs.push(output.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    }
+    for (i, run) in runs.iter().enumerate().skip(1) {
+        assert!(
+            run == &runs[0],
+            "split-K 256x128: run {i} differs from run 0"
         );
     }
 }

@@ -4,6 +4,12 @@
 //! graph and replayed 50 times gives the bits of direct launches (the
 //! workspace's flags reset themselves: no memset between replays).
 //!
+//! One GEMM whose pick runs different split counts and tiles for different
+//! problems gives each problem its own bits however they alternate, on its
+//! own workspace (a buffer per layout) and on one given buffer (zeroed
+//! where the layout changes), and a graph captured for one problem still
+//! replays its bits after direct runs of another.
+//!
 //! Its own test binary: the graph test turns cudarc's event tracking off
 //! for the context (events recorded inside a capture cannot be waited on
 //! outside it), which must not reach other tests' threads.
@@ -79,6 +85,86 @@ impl Buffers {
     fn d_bits(&self, stream: &Arc<CudaStream>) -> Vec<u16> {
         let d = stream.clone_dtoh(&self.d).unwrap();
         d.iter().map(|x| x.to_bits()).collect()
+    }
+}
+
+/// Problems whose picks (bf16, K-major) split K with different tiles or
+/// split counts, so that their workspaces are laid out differently (a
+/// record per tile: a flag, then a partial tile per split but the last):
+/// 512x512x16384 (128x128 tiles, 8 splits), 512x1024x4096 (128x128, 4),
+/// 128x1536x7168 (128x64, 4) on an H200. The test asserts at least two
+/// layouts among them rather than these picks.
+const ALTERNATING: [(usize, usize, usize); 3] =
+    [(512, 512, 16384), (512, 1024, 4096), (128, 1536, 7168)];
+
+/// The layout of `gemm`'s kernel for `buffers`' problem: its tile and
+/// tile scheduler, where it splits K.
+fn split_layout(gemm: &Gemm, buffers: &mut Buffers) -> Option<String> {
+    let spec = gemm.spec_for(&buffers.args());
+    gemm.workspace_size(&buffers.args())
+        .gt(&0)
+        .then(|| format!("{:?} {:?}", spec.tile, spec.scheduler))
+}
+
+/// One GEMM (the builder's pick) runs the [`ALTERNATING`] problems in
+/// turn, twice over, on its own workspace and then on one buffer given to
+/// `initialize` (as large as the largest problem needs): every run gives
+/// the bits of the same problem on a GEMM of its own. A kernel that found
+/// its flags where another layout left partial tiles would take them for
+/// arrivals and add partial tiles not yet written.
+#[test]
+fn one_gemm_alternating_problems_gives_each_its_bits() {
+    const NAME: &str = "one_gemm_alternating_problems_gives_each_its_bits";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let mut problems: Vec<Buffers> = ALTERNATING
+        .iter()
+        .enumerate()
+        .map(|(i, &shape)| Buffers::new(&stream, shape, 20 + 2 * i as u64))
+        .collect();
+    let build = || Gemm::builder().build(&device).unwrap();
+    // Each problem's bits on a GEMM of its own.
+    let mut want = Vec::new();
+    let mut layouts = Vec::new();
+    for buffers in problems.iter_mut() {
+        let own = build();
+        layouts.push(split_layout(&own, buffers));
+        own.run(&mut buffers.args(), &stream).unwrap();
+        want.push(buffers.d_bits(&stream));
+        buffers.poison(&stream);
+    }
+    let mut distinct: Vec<&String> = layouts.iter().flatten().collect();
+    distinct.dedup();
+    assert!(
+        distinct.len() >= 2,
+        "the problems' kernels split K in at least two layouts: {layouts:?}"
+    );
+    let order = [0, 1, 0, 2, 1, 2, 0, 1];
+    for given in [false, true] {
+        let gemm = build();
+        if given {
+            let bytes = problems
+                .iter_mut()
+                .map(|buffers| gemm.workspace_size(&buffers.args()))
+                .max()
+                .unwrap();
+            let workspace = stream.alloc_zeros::<u8>(bytes).unwrap();
+            gemm.initialize(&problems[0].args(), Some(workspace))
+                .unwrap();
+        }
+        for (step, &i) in order.iter().enumerate() {
+            let buffers = &mut problems[i];
+            gemm.run(&mut buffers.args(), &stream).unwrap();
+            assert!(
+                buffers.d_bits(&stream) == want[i],
+                "given workspace {given}, step {step}: {:?} ({:?}) differs from its own GEMM's bits",
+                ALTERNATING[i],
+                layouts[i]
+            );
+            buffers.poison(&stream);
+        }
     }
 }
 
@@ -227,5 +313,80 @@ fn graph_replays_give_the_bits_of_direct_launches() {
             want,
             "{what}: direct after replays"
         );
+    }
+}
+
+/// A graph captured for one problem, then direct runs of a problem whose
+/// kernel lays out the workspace differently, then replays: both give
+/// their bits, on the GEMM's own workspace (a buffer per layout) and on a
+/// given one (the other layout's runs zero what they used, before and
+/// after). A second layout's capture on the given buffer is refused.
+#[test]
+fn graph_replays_survive_direct_runs_of_another_layout() {
+    const NAME: &str = "graph_replays_survive_direct_runs_of_another_layout";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    // SAFETY: as in `graph_replays_give_the_bits_of_direct_launches`: one
+    // stream per test, and no test of this binary relies on event tracking
+    // across streams.
+    unsafe { device.context().disable_event_tracking() };
+    let stream = device.context().new_stream().unwrap();
+    let mut x = Buffers::new(&stream, ALTERNATING[0], 40);
+    let mut y = Buffers::new(&stream, ALTERNATING[1], 42);
+    for given in [false, true] {
+        let gemm = Gemm::builder().build(&device).unwrap();
+        assert_ne!(
+            split_layout(&gemm, &mut x),
+            split_layout(&gemm, &mut y),
+            "two layouts"
+        );
+        if given {
+            let bytes = gemm
+                .workspace_size(&x.args())
+                .max(gemm.workspace_size(&y.args()));
+            let workspace = stream.alloc_zeros::<u8>(bytes).unwrap();
+            gemm.initialize(&x.args(), Some(workspace)).unwrap();
+        }
+        gemm.run(&mut x.args(), &stream).unwrap();
+        let want_x = x.d_bits(&stream);
+        gemm.run(&mut y.args(), &stream).unwrap();
+        let want_y = y.d_bits(&stream);
+        // X again (its layout after Y's), then captured.
+        x.poison(&stream);
+        gemm.run(&mut x.args(), &stream).unwrap();
+        assert_eq!(x.d_bits(&stream), want_x, "given {given}: X after Y");
+        stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .unwrap();
+        let captured = gemm.run(&mut x.args(), &stream);
+        let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+        captured.unwrap();
+        let graph = graph.expect("the capture recorded the launch");
+        for round in 0..3 {
+            y.poison(&stream);
+            gemm.run(&mut y.args(), &stream).unwrap();
+            assert_eq!(y.d_bits(&stream), want_y, "given {given}: Y, round {round}");
+            for replay in 0..3 {
+                x.poison(&stream);
+                graph.launch().unwrap();
+                assert_eq!(
+                    x.d_bits(&stream),
+                    want_x,
+                    "given {given}: X replayed after Y, round {round}, replay {replay}"
+                );
+            }
+        }
+        if given {
+            // Y's capture on the buffer X's graph holds is refused.
+            stream
+                .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+                .unwrap();
+            let captured = gemm.run(&mut y.args(), &stream);
+            let _ = stream.end_capture(CUgraphInstantiate_flags(0));
+            let err = captured.unwrap_err();
+            assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
+            assert!(err.to_string().contains("another layout"), "{err}");
+        }
     }
 }

@@ -203,7 +203,9 @@ impl<C: Config> GemmUniversalAdapter<C> {
     /// the compiled kernel. `workspace`, as CUTLASS's adapter takes one:
     ///
     /// - `None` lets the operation own its workspace (allocated zeroed at
-    ///   the first run that needs one, grown for a larger problem, reused).
+    ///   the first run that needs one, grown for a larger problem, reused;
+    ///   one buffer per workspace layout, where the kernels picked for
+    ///   different problems split K with different tiles or split counts).
     /// - `Some(buffer)` hands the operation the caller's buffer, which
     ///   becomes the workspace of every run that follows (the operation
     ///   keeps it, and frees it when it is dropped or given another). It
@@ -213,17 +215,25 @@ impl<C: Config> GemmUniversalAdapter<C> {
     ///   [`workspace_size`](Self::workspace_size) bytes; it is zeroed once,
     ///   here, on its own stream. A later run of a problem needing more is
     ///   refused rather than given a larger buffer. A buffer refused is
-    ///   not written (and is freed with the error).
+    ///   not written (and is freed with the error). Kernels of different
+    ///   layouts take turns on it: a run whose kernel lays it out otherwise
+    ///   than the last run's zeroes the bytes it uses first.
     ///
     /// Either way the workspace's flags reset themselves: no memset precedes
-    /// a run, and a run can be captured in a CUDA graph and replayed (give
-    /// a buffer, or run once, before capturing: a capture cannot allocate).
+    /// a run of the same kernel as the last, and a run can be captured in a
+    /// CUDA graph and replayed (give a buffer, or run once, before
+    /// capturing: a capture cannot allocate or zero). A graph's replays
+    /// stay right after direct runs of other problems; on a given buffer
+    /// only one layout's runs may be captured (another's capture is an
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument)).
     ///
     /// A new configuration compiles in two tiers: a quick compile now, which
     /// the first runs launch, and the optimized one in the background. For
     /// SM70 and SM80 the quick compile is the same kernel at JIT level 1;
     /// for SM90 it is a stand-in kernel with 128x128 tiles that writes the
-    /// same bits ([`GemmSpec::sm90_stand_in`](crate::kernel::gemm::GemmSpec::sm90_stand_in)).
+    /// same bits ([`GemmSpec::sm90_stand_in`](crate::kernel::gemm::GemmSpec::sm90_stand_in)),
+    /// except that an SM90 kernel that splits K compiles once, at the full
+    /// level.
     /// An SM90 configuration has one kernel for beta = 0 and one for any
     /// other beta, each compiled at its first use: this compiles the one for
     /// `args`' beta.

@@ -1221,7 +1221,8 @@ impl Gemm {
     /// the device; [`decomposition`](GemmBuilder::decomposition)). With
     /// `initialize(&args, None)` the GEMM owns its workspace (allocated
     /// zeroed at the first run that needs it, grown for a larger problem,
-    /// reused); `initialize(&args, Some(buffer))` takes the caller's
+    /// reused; a buffer per layout where the picks for different problems
+    /// split K differently); `initialize(&args, Some(buffer))` takes the caller's
     /// buffer instead (see [`GemmUniversalAdapter::initialize`](super::GemmUniversalAdapter::initialize)).
     pub fn workspace_size<A, B, C, D>(&self, args: &Arguments<'_, A, B, C, D>) -> usize {
         self.launcher.workspace_size(args)
@@ -1233,7 +1234,8 @@ impl Gemm {
     /// `run` of that problem only launches; returns the compiled kernel.
     /// A new configuration is compiled in two tiers (quick now, optimized in
     /// the background; for SM90 the quick one is a stand-in kernel of
-    /// 128x128 tiles, and the kernel is the one for `args`' beta: one for
+    /// 128x128 tiles, none for a kernel that splits K, which compiles once;
+    /// and the kernel is the one for `args`' beta: one for
     /// beta = 0, one for any other): `gemm.initialize(&args, None)?.wait_optimized()?`
     /// waits for the final kernel. `workspace`: `None` keeps the GEMM's own,
     /// `Some(buffer)` makes the caller's buffer the workspace of every run

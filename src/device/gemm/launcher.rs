@@ -15,7 +15,7 @@ use super::epilogue_check::{
 };
 use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
-use super::workspace::Workspace;
+use super::workspace::{Workspace, WorkspaceLayout};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, MainloopPolicy, SourceRead};
 use crate::device::{
@@ -888,19 +888,6 @@ impl Launcher {
         if c_unread && requests.iter().any(|r| r.operand as usize == c_slot) {
             values.tensor_maps[c_slot] = values.tensor_maps[d_slot];
         }
-        // A scheduler that keeps state between blocks: the launcher's own
-        // workspace, ordered after its last launch (whatever the stream).
-        let workspace_bytes =
-            composed.workspace_size_on_device(&shape, self.device.limits().sm_count);
-        let workspace = if workspace_bytes > 0 {
-            let acquired = self.workspace.acquire(stream, workspace_bytes)?;
-            values.workspace = acquired.address;
-            Some(acquired)
-        } else {
-            None
-        };
-        let mut params = KernelArgs::new(stream);
-        values.push(composed, &mut params)?;
         let shared_mem_bytes = composed.shared_storage().bytes;
         let resident = *target.resident.get_or_init(|| {
             resident_blocks(
@@ -925,6 +912,30 @@ impl Launcher {
             block: (composed.block_threads(), 1, 1),
             shared_mem_bytes,
         };
+        // A scheduler that keeps state between blocks: the launcher's own
+        // workspace, ordered after its last launch (whatever the stream).
+        let workspace_bytes =
+            composed.workspace_size_on_device(&shape, self.device.limits().sm_count);
+        let workspace = if workspace_bytes > 0 {
+            let layout = WorkspaceLayout {
+                tile: spec.tile,
+                scheduler: spec.scheduler,
+                reduction: spec.reduction,
+                cluster: [spec.cluster.m, spec.cluster.n],
+                // Stream-K's slots follow a counter pair per block.
+                grid: match spec.scheduler {
+                    crate::kernel::gemm::TileSchedulerPolicy::StreamK => config.grid.0,
+                    _ => 0,
+                },
+            };
+            let acquired = self.workspace.acquire(stream, workspace_bytes, layout)?;
+            values.workspace = acquired.address;
+            Some(acquired)
+        } else {
+            None
+        };
+        let mut params = KernelArgs::new(stream);
+        values.push(composed, &mut params)?;
         // SAFETY: the params are the kernel's own parameter list walked in
         // its order, each role's value of its declared type (`ParamValues::
         // push`: addresses, leading dimensions, batch strides and bias

@@ -11,6 +11,25 @@
 //! stream's order alone (no event between the two kernels, so a kernel
 //! launched to overlap the one ahead of it still does), on another stream
 //! through an event recorded then on the stream of the last launch.
+//!
+//! # Layouts
+//!
+//! "Every launch leaves the flags 0" holds for one layout of flags and
+//! slots ([`WorkspaceLayout`]: the tile, the scheduler's splits, the
+//! reduction). A kernel of another layout would find its flags where the
+//! last one left partial tiles and take them for arrivals (a wrong sum, and
+//! counters that never return to 0). So:
+//! - the GEMM's own workspace is a buffer per layout: the kernels a pick
+//!   runs for different problems never share one, and a launch captured in
+//!   a CUDA graph keeps its buffer (a buffer outgrown after a capture is
+//!   kept, not freed, while the GEMM lives);
+//! - a buffer given to `initialize` serves every layout in turn: it
+//!   remembers the layout it is clean for and how far, and a launch of
+//!   another layout (or past the clean bytes) zeroes the bytes it uses
+//!   first. Once a launch on it has been captured, a launch of another
+//!   layout also zeroes them after itself, so the graph's replays find
+//!   their flags 0; a capture that would need a zeroing first, or a second
+//!   layout's capture, is refused with a message that says what to do.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -25,7 +44,29 @@ pub const WORKSPACE_ALIGNMENT: usize = 128;
 
 /// A GEMM's workspace, shared by its launchers (clones share it).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Workspace(Arc<Mutex<Option<Held>>>);
+pub(crate) struct Workspace(Arc<Mutex<Buffers>>);
+
+/// The buffers of a workspace.
+#[derive(Debug, Default)]
+struct Buffers {
+    /// The caller's buffer, given to `initialize`: every launch uses it.
+    given: Option<Held>,
+    /// The GEMM's own buffers, one per layout (where none is given).
+    owned: Vec<(WorkspaceLayout, Held)>,
+    /// Buffers replaced after a launch on them was captured in a CUDA
+    /// graph, whose replays still use them: kept while the GEMM lives.
+    kept: Vec<Held>,
+}
+
+impl Buffers {
+    /// Drops `held`, or keeps it where a graph captured a launch on it.
+    fn retire(&mut self, held: Held) {
+        if held.captured.is_some() {
+            self.kept.push(held);
+        }
+        // Else dropping it waits for its last use.
+    }
+}
 
 /// The buffer held and what its next user must follow.
 #[derive(Debug)]
@@ -41,8 +82,70 @@ struct Held {
     /// An event after the last use where that is not on a stream held
     /// here (the zeroing of a buffer the caller gave, on its own stream).
     last_event: Option<CudaEvent>,
-    /// Given by the caller (never replaced by a larger one).
-    given: bool,
+    /// The layout the first `clean` bytes are ready for (its flags and
+    /// atomic slots 0); `None`: the buffer is all zero, ready for any.
+    layout: Option<WorkspaceLayout>,
+    /// Bytes from the start that are ready for `layout`.
+    clean: usize,
+    /// The layout of the launch captured in a CUDA graph on this buffer,
+    /// whose replays may run at any time after: every other launch leaves
+    /// the buffer ready for it.
+    captured: Option<WorkspaceLayout>,
+}
+
+impl Held {
+    /// A buffer of zeros (just allocated or zeroed).
+    fn zeroed(buffer: CudaSlice<u8>, address: u64) -> Held {
+        let clean = buffer.len();
+        Held {
+            buffer,
+            address,
+            last_stream: None,
+            last_event: None,
+            layout: None,
+            clean,
+            captured: None,
+        }
+    }
+
+    /// Zeroes bytes `from..to` on `stream`.
+    fn zero(&mut self, stream: &Arc<CudaStream>, from: usize, to: usize) -> Result<()> {
+        let mut range = self.buffer.slice_mut(from..to);
+        stream
+            .memset_zeros(&mut range)
+            .map_err(|e| Error::driver("zeroing the GEMM workspace for another layout", e))
+    }
+
+    /// The bytes a launch of `layout` over the first `bytes` must zero
+    /// first: all of them after another layout, else those past the clean
+    /// bytes.
+    fn dirty(&self, layout: WorkspaceLayout, bytes: usize) -> std::ops::Range<usize> {
+        match self.layout {
+            Some(last) if last != layout => 0..bytes,
+            _ => self.clean.min(bytes)..bytes,
+        }
+    }
+}
+
+/// What decides where a kernel's flags and partial slots lie in the
+/// workspace: the CTA tile, the tile scheduler (its split count), the
+/// reduction (the atomic one also needs its slots 0), the cluster and,
+/// for stream-K, the grid.
+/// Launches of one layout leave each other's flags 0, whatever their
+/// problems (see the module's docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WorkspaceLayout {
+    /// The CTA tile `[BM, BN, BK]`.
+    pub(crate) tile: [u32; 3],
+    /// The tile scheduler.
+    pub(crate) scheduler: crate::kernel::gemm::TileSchedulerPolicy,
+    /// The partial tiles' reduction.
+    pub(crate) reduction: crate::kernel::gemm::Reduction,
+    /// The cluster `[M, N]`.
+    pub(crate) cluster: [u32; 2],
+    /// Blocks in the grid where the layout depends on it (stream-K: a
+    /// counter pair per block, then the slots), else 0.
+    pub(crate) grid: u32,
 }
 
 impl Held {
@@ -82,35 +185,54 @@ impl Drop for Held {
     }
 }
 
-/// The workspace locked for one launch: its address, and the slot that
-/// records the launch's event ([`Acquired::launched`]).
+/// The workspace locked for one launch: its address, and the buffer that
+/// records the launch ([`Acquired::launched`]).
 pub(crate) struct Acquired<'a> {
-    slot: MutexGuard<'a, Option<Held>>,
+    buffers: MutexGuard<'a, Buffers>,
+    /// Which buffer: the given one (`None`) or an owned one's index.
+    owned: Option<usize>,
     /// The buffer's device address.
     pub(crate) address: u64,
     /// The launch is being captured into a CUDA graph.
     capturing: bool,
+    /// Bytes to zero after the launch (a launch of another layout than the
+    /// one captured on a given buffer).
+    zero_after: usize,
 }
 
 impl Acquired<'_> {
+    /// The buffer acquired (there while the lock is held).
+    fn held(&mut self) -> Option<&mut Held> {
+        match self.owned {
+            Some(i) => self.buffers.owned.get_mut(i).map(|(_, held)| held),
+            None => self.buffers.given.as_mut(),
+        }
+    }
+
     /// Notes the launch just enqueued on `stream` as the buffer's last
     /// use (not for a launch captured into a graph: the graph runs later,
-    /// ordered by the stream it is launched on). No event is recorded: a
-    /// use on another stream records one then.
+    /// ordered by the stream it is launched on), and zeroes what it must
+    /// leave zero. No event is recorded: a use on another stream records
+    /// one then.
     pub(crate) fn launched(mut self, stream: &Arc<CudaStream>) -> Result<()> {
         if self.capturing {
             return Ok(());
         }
-        if let Some(held) = self.slot.as_mut() {
-            held.last_stream = Some(stream.clone());
-            held.last_event = None;
+        let zero_after = self.zero_after;
+        let Some(held) = self.held() else {
+            return Ok(());
+        };
+        held.last_stream = Some(stream.clone());
+        held.last_event = None;
+        if zero_after > 0 {
+            held.zero(stream, 0, zero_after)?;
         }
         Ok(())
     }
 }
 
 impl Workspace {
-    fn lock(&self) -> MutexGuard<'_, Option<Held>> {
+    fn lock(&self) -> MutexGuard<'_, Buffers> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -154,53 +276,55 @@ impl Workspace {
                 format!("at least {needed} bytes (workspace_size)"),
             ));
         }
-        let mut slot = self.lock();
-        // Dropping the buffer held waits for its last use.
-        drop(slot.take());
+        let mut buffers = self.lock();
+        // Every launch now takes the given buffer.
+        let old: Vec<Held> = buffers
+            .given
+            .take()
+            .into_iter()
+            .chain(buffers.owned.drain(..).map(|(_, held)| held))
+            .collect();
+        for held in old {
+            buffers.retire(held);
+        }
         stream
             .memset_zeros(&mut buffer)
             .map_err(|e| Error::driver("zeroing the GEMM workspace given", e))?;
         let last_event = stream
             .record_event(None)
             .map_err(|e| Error::driver("recording the GEMM workspace's zeroing", e))?;
-        *slot = Some(Held {
-            buffer,
-            address,
-            last_stream: None,
-            last_event: Some(last_event),
-            given: true,
-        });
+        let mut held = Held::zeroed(buffer, address);
+        held.last_event = Some(last_event);
+        buffers.given = Some(held);
         Ok(())
     }
 
-    /// Locks the workspace for a launch on `stream` that needs `bytes`,
-    /// ordered after the last one: the GEMM's own buffer, allocated zeroed
-    /// or grown where it is short; a given one as it is. A launch captured
-    /// into a CUDA graph takes the buffer as it is, unordered: the graph's
-    /// replays are ordered by the stream they run on.
+    /// Locks the workspace for a launch of `layout` on `stream` that needs
+    /// `bytes`, ordered after the last use of its buffer: the buffer given
+    /// to `initialize`, its first `bytes` zeroed first where they are not
+    /// ready for `layout`; else the GEMM's own buffer for `layout`,
+    /// allocated zeroed or grown where it is short (see the module's docs).
+    /// A launch captured into a CUDA graph takes its buffer unordered (the
+    /// graph's replays are ordered by the stream they run on), and must
+    /// find it ready: a capture never allocates or zeroes.
     ///
     /// Errors: [`Error::InvalidArgument`] where the caller's buffer is
-    /// shorter than `bytes`, or where a capture would have to allocate;
-    /// driver errors of the allocation and the wait.
-    pub(crate) fn acquire(&self, stream: &Arc<CudaStream>, bytes: usize) -> Result<Acquired<'_>> {
+    /// shorter than `bytes`, or where a capture would have to allocate or
+    /// zero, or would share a given buffer with another layout's capture;
+    /// driver errors of the allocation, the zeroing and the wait.
+    pub(crate) fn acquire(
+        &self,
+        stream: &Arc<CudaStream>,
+        bytes: usize,
+        layout: WorkspaceLayout,
+    ) -> Result<Acquired<'_>> {
         let capturing = stream.capture_status().is_ok_and(|status| {
             status == cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
         });
-        let mut slot = self.lock();
-        if capturing && slot.as_ref().is_none_or(|held| held.buffer.len() < bytes) {
-            return Err(Error::invalid_argument(
-                "workspace",
-                "none that holds this problem's, while the stream captures a CUDA graph",
-                format!(
-                    "a workspace of at least {bytes} bytes before the capture: give one to initialize, or run the problem once first (a capture cannot allocate)"
-                ),
-            ));
-        }
-        let held = match slot.take() {
-            Some(held) if held.buffer.len() >= bytes => slot.insert(held),
-            Some(held) if held.given => {
-                let len = held.buffer.len();
-                *slot = Some(held);
+        let mut buffers = self.lock();
+        if let Some(held) = buffers.given.as_mut() {
+            let len = held.buffer.len();
+            if len < bytes {
                 return Err(Error::invalid_argument(
                     "workspace.len()",
                     len,
@@ -209,31 +333,105 @@ impl Workspace {
                     ),
                 ));
             }
-            old => {
-                // Dropping the old buffer waits for its last use.
-                drop(old);
+            let dirty = held.dirty(layout, bytes);
+            let mut zero_after = 0;
+            if capturing {
+                if !dirty.is_empty() {
+                    return Err(Error::invalid_argument(
+                        "workspace",
+                        "one last used by a kernel of another layout (tile, splits or reduction), while the stream captures a CUDA graph",
+                        "a workspace ready for this kernel before the capture: run this problem once first (a capture cannot zero it)",
+                    ));
+                }
+                match held.captured {
+                    Some(other) if other != layout => {
+                        return Err(Error::invalid_argument(
+                            "workspace",
+                            "a given buffer that a captured kernel of another layout (tile, splits or reduction) uses",
+                            "one layout's captures per given buffer: give each GEMM its own buffer, or let it own its workspace (initialize with None), which keeps one per layout",
+                        ));
+                    }
+                    _ => {
+                        held.captured = Some(layout);
+                        // All zero is ready for it too.
+                        held.layout = Some(layout);
+                    }
+                }
+            } else {
+                held.follow(stream)?;
+                if !dirty.is_empty() {
+                    held.zero(stream, dirty.start, dirty.end)?;
+                }
+                match held.captured {
+                    // The graph's layout stays the buffer's: this launch's
+                    // bytes are zeroed again after it, which leaves them
+                    // ready for the graph's.
+                    Some(other) if other != layout => {
+                        zero_after = bytes;
+                        held.clean = held.clean.max(bytes);
+                    }
+                    _ => {
+                        // After another layout only the bytes just zeroed
+                        // are ready; past them its partial tiles remain.
+                        held.clean = match held.layout {
+                            Some(last) if last != layout => bytes,
+                            _ => held.clean.max(bytes),
+                        };
+                        held.layout = Some(layout);
+                    }
+                }
+            }
+            let address = held.address;
+            return Ok(Acquired {
+                buffers,
+                owned: None,
+                address,
+                capturing,
+                zero_after,
+            });
+        }
+        let index = buffers.owned.iter().position(|(l, _)| *l == layout);
+        let short = index.is_none_or(|i| buffers.owned[i].1.buffer.len() < bytes);
+        if capturing && short {
+            return Err(Error::invalid_argument(
+                "workspace",
+                "none that holds this problem's, while the stream captures a CUDA graph",
+                format!(
+                    "a workspace of at least {bytes} bytes before the capture: give one to initialize, or run the problem once first (a capture cannot allocate)"
+                ),
+            ));
+        }
+        let index = match index {
+            Some(i) if !short => i,
+            found => {
+                if let Some(i) = found {
+                    let (_, old) = buffers.owned.swap_remove(i);
+                    buffers.retire(old);
+                }
                 // Zeroed: the flags start at 0, and every launch leaves them 0.
                 let buffer = stream.alloc_zeros::<u8>(bytes).map_err(|e| {
                     Error::driver(format!("allocating a {bytes}-byte GEMM workspace"), e)
                 })?;
                 let (address, _) = buffer.device_ptr(stream);
-                slot.insert(Held {
-                    buffer,
-                    address,
-                    last_stream: Some(stream.clone()),
-                    last_event: None,
-                    given: false,
-                })
+                let mut held = Held::zeroed(buffer, address);
+                held.last_stream = Some(stream.clone());
+                buffers.owned.push((layout, held));
+                buffers.owned.len() - 1
             }
         };
-        if !capturing {
+        let held = &mut buffers.owned[index].1;
+        if capturing {
+            held.captured = Some(layout);
+        } else {
             held.follow(stream)?;
         }
         let address = held.address;
         Ok(Acquired {
-            slot,
+            buffers,
+            owned: Some(index),
             address,
             capturing,
+            zero_after: 0,
         })
     }
 }

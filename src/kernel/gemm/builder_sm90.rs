@@ -1016,11 +1016,16 @@ impl GemmSpec {
     /// kernel adds the same products in the same order for each element of
     /// D and ends with the same epilogue, so both write the same bits.
     ///
-    /// `None` for a spec that is not SM90, or whose consumer threads keep
-    /// no more than 64 accumulators already (nothing to gain).
+    /// `None` for a spec that is not SM90, whose consumer threads keep
+    /// no more than 64 accumulators already (nothing to gain), or whose
+    /// scheduler splits K (split-K, stream-K): its workspace is laid out
+    /// by its tile (a record per tile, a slot of the tile's size per
+    /// split), and a stand-in of other tiles would find its flags where the
+    /// first kernel left partial tiles, and reach past the bytes sized for
+    /// it.
     ///
     /// ```
-    /// use cutlet::kernel::gemm::{sm90_default_spec, KernelSchedule, OperandMajor, OutputMajor};
+    /// use cutlet::kernel::gemm::{sm90_default_spec, KernelSchedule, OperandMajor, OutputMajor, TileSchedulerPolicy};
     /// use cutlet::numeric::ElementType::{BF16, F32};
     ///
     /// let spec = sm90_default_spec(BF16, BF16, BF16, F32, OperandMajor::K, OperandMajor::K, OutputMajor::N).unwrap();
@@ -1029,9 +1034,18 @@ impl GemmSpec {
     /// assert_eq!(stand_in.schedule, KernelSchedule::TmaWarpSpecializedCooperative);
     /// assert_eq!((stand_in.types, stand_in.majors, stand_in.epilogue.policy), (spec.types, spec.majors, spec.epilogue.policy));
     /// assert!(stand_in.sm90_stand_in().is_none());
+    /// // Split-K's kernel compiles once, at the full level.
+    /// let mut split_k = spec.clone();
+    /// split_k.scheduler = TileSchedulerPolicy::SplitK { splits: 8 };
+    /// assert!(split_k.sm90_stand_in().is_none());
     /// ```
     pub fn sm90_stand_in(&self) -> Option<GemmSpec> {
-        if self.arch != ArchKind::Sm90 {
+        if self.arch != ArchKind::Sm90
+            || matches!(
+                self.scheduler,
+                TileSchedulerPolicy::SplitK { .. } | TileSchedulerPolicy::StreamK
+            )
+        {
             return None;
         }
         // Accumulators a consumer thread keeps: its warpgroup's share of the
