@@ -1268,18 +1268,32 @@ fn split_k_spec(
     tile: [u32; 3],
     splits: u32,
 ) -> GemmSpec {
+    split_k_spec_in(input, d, major, tile, splits, [1, 1])
+}
+
+/// [`split_k_spec`] in a cluster of `cluster` CTAs (M, N).
+fn split_k_spec_in(
+    input: ElementType,
+    d: ElementType,
+    major: OutputMajor,
+    tile: [u32; 3],
+    splits: u32,
+    cluster: [u32; 2],
+) -> GemmSpec {
     Gemm::builder()
         .a(input, OperandMajor::K)
         .b(input, OperandMajor::K)
         .d(d, major)
         .tile(tile)
+        .cluster(cluster)
         .decomposition(cutlet::device::gemm::Decomposition::SplitK(splits))
         .spec()
         .unwrap()
 }
 
-/// Split-K against the exact host result (small integers: every order of
-/// the sums gives the same bits): L = 3, alpha and beta not 0 or 1, C a
+/// Split-K, without and in 2x1, 1x2 and 2x2 clusters, against the exact
+/// host result (small integers: every order of the sums gives the same
+/// bits): L = 3, alpha and beta not 0 or 1, C a
 /// buffer of its own and C in place in D, beta = 0 with C all NaN, ragged
 /// M, N and K, K shorter than one k-tile per split (most splits run no
 /// k-tile: 100 of K in 64-deep k-tiles is 2 k-tiles for 4 or 16 splits),
@@ -1312,14 +1326,19 @@ fn split_k_computes_exactly() {
         c_pad: 0,
     };
     let (bf, f32t) = (ElementType::BF16, ElementType::F32);
-    for (tile, splits) in [
-        ([128, 128, 64], 4),
-        ([128, 64, 64], 3),
-        ([128, 256, 64], 2),
-        ([128, 128, 64], 16),
+    for (tile, splits, cluster) in [
+        ([128, 128, 64], 4, [1, 1]),
+        ([128, 64, 64], 3, [1, 1]),
+        ([128, 256, 64], 2, [1, 1]),
+        ([128, 128, 64], 16, [1, 1]),
+        // Clusters: the CTAs of one share each unit's k-tiles (multicast);
+        // 8 splits of 128x128 sum spread over the splits.
+        ([128, 128, 64], 8, [2, 1]),
+        ([128, 64, 64], 4, [1, 2]),
+        ([128, 128, 64], 3, [2, 2]),
     ] {
         for major in [OutputMajor::N, OutputMajor::M] {
-            let spec = split_k_spec(bf, bf, major, tile, splits);
+            let spec = split_k_spec_in(bf, bf, major, tile, splits, cluster);
             let mut cases: Vec<Case> = CASES.to_vec();
             cases.extend([short_k, long_k, MANY_TILES]);
             for case in cases {
@@ -1358,6 +1377,17 @@ fn split_k_gives_the_same_bits_every_run() {
         8,
     );
     assert_same_bits_every_run(&device, &spec, (256, 384, 8192), 50);
+    // In 2x1 clusters (a record per CTA), 384 x 384: a cluster tile half
+    // past M.
+    let spec = split_k_spec_in(
+        ElementType::BF16,
+        ElementType::BF16,
+        OutputMajor::N,
+        [128, 128, 64],
+        8,
+        [2, 1],
+    );
+    assert_same_bits_every_run(&device, &spec, (384, 384, 8192), 50);
 }
 
 /// Runs `spec` `runs` times on one problem of random bf16 data (where the

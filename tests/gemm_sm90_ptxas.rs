@@ -236,19 +236,24 @@ fn split_k_kernels_assemble_without_spills() {
     use cutlet::kernel::gemm::{OutputMajor, TileSchedulerPolicy};
     use cutlet::numeric::ElementType::{BF16, F16, F32, TF32};
     let mut bad = Vec::new();
-    for (ab, d, tile, splits) in [
-        (BF16, BF16, [128, 128, 64], 4),
+    for (ab, d, tile, splits, cluster) in [
+        (BF16, BF16, [128, 128, 64], 4, [1, 1]),
         // 8 and 16 splits spread the reduction over the splits.
-        (BF16, BF16, [128, 128, 64], 8),
-        (F16, F32, [128, 64, 64], 16),
-        (TF32, F32, [128, 128, 32], 3),
-        (BF16, BF16, [128, 256, 64], 2),
+        (BF16, BF16, [128, 128, 64], 8, [1, 1]),
+        (F16, F32, [128, 64, 64], 16, [1, 1]),
+        (TF32, F32, [128, 128, 32], 3, [1, 1]),
+        (BF16, BF16, [128, 256, 64], 2, [1, 1]),
+        // In clusters: a record per CTA of the cluster tile.
+        (BF16, BF16, [128, 128, 64], 8, [2, 1]),
+        (BF16, BF16, [128, 64, 64], 4, [1, 2]),
+        (BF16, BF16, [128, 128, 64], 16, [2, 2]),
     ] {
         let spec = Gemm::builder()
             .a(ab, OperandMajor::K)
             .b(ab, OperandMajor::K)
             .d(d, OutputMajor::N)
             .tile(tile)
+            .cluster(cluster)
             .decomposition(Decomposition::SplitK(splits))
             .spec()
             .unwrap();

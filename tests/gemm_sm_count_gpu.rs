@@ -1,6 +1,7 @@
 //! `Gemm::run_with_sm_count` (CUTLASS's `KernelHardwareInfo::sm_count`):
 //! the persistent SM90 grid sized for fewer SMs gives the bits of `run`
-//! for the picked kernels (clusters among them), split-K (3 and 8 splits:
+//! for the picked kernels (clusters among them), split-K (3 and 8 splits,
+//! the latter also in 2x1 clusters:
 //! grids below the splits add the partial tiles in the finisher alone,
 //! larger ones spread the sum over the splits) and swap-AB, with an SM
 //! count of 1 and 3 (below and across a 2x1 cluster), a third of the GPU,
@@ -36,6 +37,13 @@ fn fewer_sms_give_the_bits_of_the_whole_gpu() {
             .build(&device)
             .unwrap();
         gemms.push(("split-K 8", split));
+        // In 2x1 clusters: 2 SMs hold one cluster (serial sum), 3 as well.
+        let split = Gemm::builder()
+            .decomposition(Decomposition::SplitK(8))
+            .cluster([2, 1])
+            .build(&device)
+            .unwrap();
+        gemms.push(("split-K 8 in 2x1 clusters", split));
         gemms.push((
             "swap-AB",
             Gemm::builder().swap_ab(true).build(&device).unwrap(),

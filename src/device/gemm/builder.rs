@@ -398,8 +398,9 @@ impl GemmBuilder {
     /// GEMM owns (allocated zeroed at the first run that needs it and
     /// reused; its counters reset themselves, so a run needs no memset),
     /// the same bits on every run on one GPU model (stream-K's division
-    /// follows the SM count). Both run the SM90 cooperative kernel without
-    /// a cluster (default tile 128x128) with f32 accumulation and the
+    /// follows the SM count). Both run the SM90 cooperative kernel
+    /// (default tile 128x128, no cluster; split-K also in the cluster
+    /// [`cluster`](Self::cluster) asks for) with f32 accumulation and the
     /// TMA-store epilogue (the register-store one for tiles over 128x128,
     /// [`GemmSpec::with_k_splitting_epilogue`](crate::kernel::gemm::GemmSpec::with_k_splitting_epilogue));
     /// where no arch is set they imply `arch(Sm90)`,
@@ -414,6 +415,12 @@ impl GemmBuilder {
     /// assert_eq!(spec.scheduler, TileSchedulerPolicy::SplitK { splits: 8 });
     /// assert_eq!((spec.tile, spec.cluster.mn()), ([128, 128, 64], [1, 1]));
     /// assert!(spec.kernel_name().ends_with("_splitk8"));
+    /// // In 2x1 clusters: the two CTAs of one run the same k-tiles of
+    /// // neighbouring tiles (B multicast).
+    /// let spec = Gemm::builder().decomposition(Decomposition::SplitK(8)).cluster([2, 1]).spec().unwrap();
+    /// assert!(spec.kernel_name().ends_with("_c2x1_splitk8"));
+    /// let refused = Gemm::builder().decomposition(Decomposition::StreamK).cluster([2, 1]).spec();
+    /// assert!(refused.unwrap_err().to_string().contains("expected no cluster"));
     /// let refused = Gemm::builder().arch(cutlet::arch::ArchKind::Sm80).decomposition(Decomposition::SplitK(8)).spec();
     /// assert!(refused.unwrap_err().to_string().contains("SplitK(8) with arch Sm80"));
     /// let spec = Gemm::builder().decomposition(Decomposition::StreamK).spec().unwrap();

@@ -141,12 +141,13 @@ pub fn sm90_default_spec(
 ///
 /// Split-K next: where the problem's 128x128 tiles (times L) fill at most
 /// half the SMs and K has at least 64 k-tiles, the cooperative 128x128
-/// kernel without a cluster splits each tile's K loop into the most of 8,
+/// kernel splits each tile's K loop into the most of 8,
 /// 4 or 2 units whose count fits one wave of the SMs and leaves each unit 8
 /// k-tiles or more ([`Decomposition::SplitK`](super::Decomposition)), with
 /// f32 accumulation and A read from shared memory; where that is 8 splits
 /// and N is at least 1024, 128x64 tiles in 4 splits (where those units fit
-/// one wave).
+/// one wave); 8 splits of at least 12 tiles and 16 k-tiles each run in
+/// clusters of 2 (2x1, or 1x2 where the tiles along M are odd).
 ///
 /// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
 /// (few tiles, K too short to split), the ping-pong kernel on 128x64
@@ -189,6 +190,13 @@ pub fn sm90_default_spec(
 /// // a tile fit one wave, and K = 16384 is 256 k-tiles, 32 a split.
 /// let bf = |m, n, k| sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
 /// assert!(bf(512, 512, 16384).kernel_name().ends_with("_splitk8"));
+/// // 16 tiles, 32 k-tiles a split: in 2x1 clusters (4 tiles along M), two
+/// // CTAs on the same k-tiles of neighbouring tiles, B multicast. 3 x 4
+/// // tiles: along N.
+/// assert_eq!(bf(512, 512, 16384).cluster.mnk(), [2, 1, 1]);
+/// assert_eq!(bf(384, 512, 16384).cluster.mnk(), [1, 2, 1]);
+/// // 8 k-tiles a split (K = 4096): no cluster.
+/// assert_eq!(bf(512, 512, 4096).cluster.mnk(), [1, 1, 1]);
 /// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; a wide row of
 /// // few tiles runs 128x64 tiles in 4 splits instead (24 x 4 = 96 units).
 /// let row = bf(128, 1536, 7168);
@@ -305,6 +313,10 @@ const SPLIT_MIN_K_TILES: u32 = 64;
 const SPLIT_MIN_K_TILES_PER_SPLIT: u32 = 8;
 /// Most splits the pick makes.
 const SPLIT_MAX: u32 = 8;
+/// Fewest 128x128 tiles (times L) and k-tiles per split for which the
+/// pick's 8 splits run in a cluster of 2 (see `Sm90Pick::split_k`).
+const SPLIT_CLUSTER_MIN_TILES: u64 = 12;
+const SPLIT_CLUSTER_MIN_K_TILES_PER_SPLIT: u32 = 16;
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
 /// Largest M the GEMV kernel takes.
@@ -506,7 +518,20 @@ impl Sm90Pick {
     /// 128x1536x7168 0.69x -> 0.96x, 128x1024x4096 0.59x -> 0.83x,
     /// 256x1024x8192 0.72x -> 1.00x; 512x512x16384 stays on 128x128, where
     /// 128x64 in 4 ran 0.69x against 0.74x).
-    fn split_k(bk: u32, problem: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
+    ///
+    /// Where 8 splits of 128x128 tiles remain, with at least 12 tiles and
+    /// 16 k-tiles a split, the units run in clusters of 2 CTAs (2x1 where
+    /// the tiles along M are even, else 1x2 where those along N are): the
+    /// two CTAs of a cluster run the same k-tiles of neighbouring tiles and
+    /// multicast the operand they share (H200, 2026-11-28, cutlet /
+    /// cuBLASLt, clusters against none: 512x512x16384 0.85-0.86x against
+    /// 0.79-0.81x, L2 traffic 138 MB against 155; 512x512x8192 0.83-0.85x
+    /// against 0.80-0.82x; 384x512x16384 in 1x2 0.81-0.82x against
+    /// 0.73-0.76x, where 2x1 would leave half a cluster tile idle, 0.68x).
+    /// Fewer tiles or k-tiles lose to the cluster's handshakes: 8 tiles
+    /// (256x512x16384) 0.68-0.70x against 0.71x, 8 k-tiles a split
+    /// (512x512x4096) 0.74-0.76x against 0.77-0.79x.
+    fn split_k(bk: u32, problem: [u32; 4], sm_count: u32, cluster_ok: bool) -> Option<Sm90Pick> {
         let [m, n, k, l] = problem;
         let tile = [128, 128, bk];
         let splits = Sm90Pick::splits_for(tile, problem, sm_count)?;
@@ -524,7 +549,22 @@ impl Sm90Pick {
         if splits == SPLIT_MAX && n >= 1024 && narrow_fits {
             return Some(pick([128, 64, bk], 4));
         }
-        Some(pick(tile, splits))
+        let (tiles_m, tiles_n) = (m.div_ceil(128), n.div_ceil(128));
+        let tiles = u64::from(tiles_m) * u64::from(tiles_n) * u64::from(l);
+        let clustered = cluster_ok
+            && splits == SPLIT_MAX
+            && tiles >= SPLIT_CLUSTER_MIN_TILES
+            && k.div_ceil(bk.max(1)) / splits >= SPLIT_CLUSTER_MIN_K_TILES_PER_SPLIT;
+        let cluster = match (tiles_m % 2, tiles_n % 2) {
+            _ if !clustered => ClusterShape::ONE,
+            (0, _) => ClusterShape::new(2, 1),
+            (_, 0) => ClusterShape::new(1, 2),
+            _ => ClusterShape::ONE,
+        };
+        Some(Sm90Pick {
+            cluster,
+            ..pick(tile, splits)
+        })
     }
 
     /// The pick for a problem `[m, n, k, l]` of these types and majors, with
@@ -573,7 +613,9 @@ impl Sm90Pick {
             }
         }
         if facts.split_ok {
-            if let Some(pick) = Sm90Pick::split_k(bk, [m, n, k, l], sm_count) {
+            if let Some(pick) =
+                Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts.split_cluster_ok)
+            {
                 return pick;
             }
         }
@@ -723,6 +765,8 @@ pub(crate) struct Sm90PickFacts {
     /// for these types and majors (f32 accumulation), and reads A from shared memory (split-K with A through registers is
     /// built only when asked for: the pick was measured without it).
     pub(crate) split_ok: bool,
+    /// And so does its 8-split form in 2x1 and 1x2 clusters.
+    pub(crate) split_cluster_ok: bool,
     /// Swap-AB's narrow kernels build for the transposed problem: A is
     /// K-major (it becomes the kernel's B, whose narrow TileN must be
     /// K-major) and the cooperative 128x16 kernel and the ping-pong 64x16
@@ -825,6 +869,18 @@ impl Sm90PickFacts {
                     GemmMajors::new(a_major, majors.b, majors.d),
                 )
                 .is_ok();
+        // And in clusters of 2 along M and along N (8 splits).
+        let split_cluster_ok = split_ok
+            && [[2, 1], [1, 2]].iter().all(|&[cm, cn]| {
+                let clustered = Sm90Pick {
+                    cluster: ClusterShape::new(cm, cn),
+                    splits: SPLIT_MAX,
+                    ..split
+                };
+                clustered
+                    .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
+                    .is_ok()
+            });
         let narrow_ok = !crate::collective::reads_a_from_registers(a, a_major)
             && sm90_spec(
                 types,
@@ -847,6 +903,7 @@ impl Sm90PickFacts {
             tall_ok,
             deep_ok,
             split_ok,
+            split_cluster_ok,
             swap_ok,
             swap_split_ok,
             narrow_ok,

@@ -91,8 +91,9 @@ pub enum Decomposition {
     /// Each output tile's K loop split into `n` work units (2 to 64; 1 is
     /// data-parallel), their partial tiles added in K order in the kernel
     /// through a workspace: the same bits on every run. For problems of
-    /// few output tiles and a long K. SM90 cooperative kernels without
-    /// clusters, f32 accumulation.
+    /// few output tiles and a long K. SM90 cooperative kernels, in a
+    /// cluster or without (the CTAs of a cluster run the same k-tiles of
+    /// neighbouring tiles), f32 accumulation.
     SplitK(u32),
     /// Stream-K ([`StreamK`](super::StreamK)): whole waves of output tiles
     /// data-parallel, the k-tiles of the rest spread evenly over every SM's

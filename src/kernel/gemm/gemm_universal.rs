@@ -559,6 +559,7 @@ impl GemmSpec {
                         splits,
                         raster_log: DEFAULT_RASTER_LOG,
                         tile: [bm, bn],
+                        cluster: self.cluster,
                     };
                     self.compose_sm90(&ctx, schedule, epilogue, split_k)
                 }

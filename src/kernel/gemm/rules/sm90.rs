@@ -57,7 +57,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         }
     }
     if let TileSchedulerPolicy::StreamK = f.scheduler {
-        if let Err(rule) = check_k_splitting(f, "stream-K") {
+        if let Err(rule) = check_k_splitting(f, "stream-K", false) {
             return Err(rule);
         }
     }
@@ -128,18 +128,30 @@ const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> 
             .n(splits)
             .s(" splits: expected 2 to 64"));
     }
-    check_k_splitting(f, "split-K")
+    check_k_splitting(f, "split-K", true)
 }
 
 /// The rules of a scheduler that splits a tile's K loop (split-K,
 /// stream-K), named `what` in the message: the cooperative schedule (its
-/// two consumer warpgroups meet at the reduction) without clusters, and
+/// two consumer warpgroups meet at the reduction), without clusters unless
+/// `clusters` (split-K's units are cluster tiles; stream-K's are not), and
 /// f32 accumulators (the partial tiles are f32). Either SM90 epilogue:
 /// the TMA-store one loads C in the store of the unit that stores the
 /// tile ([`ConfigFacts::c_staging`](super::ConfigFacts::c_staging)).
 #[allow(clippy::result_large_err)]
-const fn check_k_splitting(f: &ConfigFacts, what: &'static str) -> Result<(), RuleMessage> {
-    if !matches!(f.schedule, KernelSchedule::TmaWarpSpecializedCooperative) || !f.cluster.is_one() {
+const fn check_k_splitting(
+    f: &ConfigFacts,
+    what: &'static str,
+    clusters: bool,
+) -> Result<(), RuleMessage> {
+    if !matches!(f.schedule, KernelSchedule::TmaWarpSpecializedCooperative) {
+        return Err(RuleMessage::new()
+            .s(what)
+            .s(" with the ")
+            .s(f.schedule.name())
+            .s(" schedule: expected the cooperative schedule"));
+    }
+    if !clusters && !f.cluster.is_one() {
         return Err(RuleMessage::new()
             .s(what)
             .s(" with the ")
@@ -148,7 +160,7 @@ const fn check_k_splitting(f: &ConfigFacts, what: &'static str) -> Result<(), Ru
             .n(f.cluster.m)
             .s("x")
             .n(f.cluster.n)
-            .s(" cluster: expected the cooperative schedule without clusters (1x1)"));
+            .s(" cluster: expected no cluster (1x1)"));
     }
     if !matches!(f.types.acc, ElementType::F32) {
         return Err(RuleMessage::new()

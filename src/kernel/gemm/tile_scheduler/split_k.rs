@@ -5,7 +5,12 @@
 //!
 //! Work unit `u` is split `u % splits` of tile `u / splits` (the tiles in
 //! the persistent scheduler's raster order), so a tile's splits are
-//! consecutive units that the grid's blocks take at once. Split `s` runs
+//! consecutive units that the grid's blocks take at once. In a cluster of
+//! `cluster_m x cluster_n` CTAs the unit is split `u % splits` of cluster
+//! tile `u / splits` (as [`Persistent`] walks them): every CTA of the
+//! cluster runs the same k-tiles of its own tile of the cluster tile, so
+//! that the cluster's multicast loads of A and B serve all of them, and
+//! each CTA reduces its tile through a record of its own. Split `s` runs
 //! k-tiles `[s * q + min(s, r), ..)`, `q + (s < r)` of them, where `q` and
 //! `r` are the quotient and remainder of the problem's k-tiles by `splits`
 //! (a split past the k-tiles runs none and adds zeros).
@@ -77,13 +82,14 @@ pub const SPLIT_K_RECORD_HEADER: u32 = 128;
 /// Below it the second wait costs more than the finisher's reads save.
 pub const SPLIT_K_SPREAD_MIN_BYTES: u32 = 448 * 1024;
 
-/// Split-K over a persistent walk of `BM x BN` tiles without clusters.
+/// Split-K over a persistent walk of `BM x BN` tiles, in clusters of
+/// `cluster` CTAs.
 ///
 /// ```
-/// use cutlet::gemm::GemmShape;
+/// use cutlet::gemm::{ClusterShape, GemmShape};
 /// use cutlet::kernel::gemm::{SplitK, TileScheduler};
 ///
-/// let s = SplitK { splits: 4, raster_log: 3, tile: [128, 128] };
+/// let s = SplitK { splits: 4, raster_log: 3, tile: [128, 128], cluster: ClusterShape::ONE };
 /// // 4 x 4 tiles of 512 x 512, 4 splits each: 64 units, one block each.
 /// assert_eq!(s.grid_on_device(4, 4, 1, 132), (64, 1, 1));
 /// // A record per tile: the header and a 128 x 128 f32 partial tile for
@@ -92,6 +98,14 @@ pub const SPLIT_K_SPREAD_MIN_BYTES: u32 = 448 * 1024;
 /// // k-tiles 0..256 in 4 splits of 64; 10 k-tiles in 4: 3, 3, 2, 2.
 /// assert_eq!(s.k_range(1, 256), (64, 64));
 /// assert_eq!((0..4).map(|split| s.k_range(split, 10)).collect::<Vec<_>>(), [(0, 3), (3, 3), (6, 2), (8, 2)]);
+///
+/// // In 2x1 clusters: 2 x 4 cluster tiles of 4 splits, 32 units of 2 CTAs;
+/// // a record for each CTA of each cluster tile.
+/// let s = SplitK { cluster: ClusterShape::new(2, 1), ..s };
+/// assert_eq!(s.grid_on_device(4, 4, 1, 132), (64, 1, 1));
+/// assert_eq!(s.workspace_size(&GemmShape::new(512, 512, 16384, 1)), 8 * 2 * (128 + 3 * 65536));
+/// // 3 x 3 tiles: 2 x 3 cluster tiles; the CTAs past M keep records too.
+/// assert_eq!(s.workspace_size(&GemmShape::new(384, 384, 4096, 1)), 6 * 2 * (128 + 3 * 65536));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitK {
@@ -101,14 +115,16 @@ pub struct SplitK {
     pub raster_log: u32,
     /// The output tile, `[BM, BN]`.
     pub tile: [u32; 2],
+    /// The cluster: CTAs along M and N ([`ClusterShape::ONE`] for none).
+    pub cluster: ClusterShape,
 }
 
 impl SplitK {
-    /// The persistent walk over tiles this scheduler splits.
+    /// The persistent walk over (cluster) tiles this scheduler splits.
     fn tiles(&self) -> Persistent {
         Persistent {
             raster_log: self.raster_log,
-            cluster: ClusterShape::ONE,
+            cluster: self.cluster,
         }
     }
 
@@ -137,7 +153,7 @@ impl SplitK {
     /// ```
     /// use cutlet::kernel::gemm::{Reduction, SplitK};
     ///
-    /// let split = |splits, tile| SplitK { splits, raster_log: 3, tile };
+    /// let split = |splits, tile| SplitK { splits, raster_log: 3, tile, cluster: Default::default() };
     /// // 7 slots of 128 x 128 f32 (448 KiB): spread.
     /// assert!(split(8, [128, 128]).spreads(Reduction::Deterministic));
     /// // 3 slots (192 KiB), or 7 of 128 x 16 (56 KiB): the finisher alone.
@@ -185,25 +201,33 @@ impl TileScheduler for SplitK {
         self.grid_on_device(tiles_m, tiles_n, l, 132)
     }
 
-    /// The persistent walk's grid over the units (`splits` per tile).
+    /// The persistent walk's grid over the units (`splits` per cluster
+    /// tile).
     fn grid_on_device(&self, tiles_m: u32, tiles_n: u32, l: u32, sm_count: u32) -> (u32, u32, u32) {
+        // As many cluster tiles along N as the walk's times the splits.
+        let cn = self.cluster.n;
         self.tiles().grid_on_device(
             tiles_m,
-            tiles_n.saturating_mul(self.splits.max(1)),
+            tiles_n
+                .div_ceil(cn)
+                .saturating_mul(self.splits.max(1))
+                .saturating_mul(cn),
             l,
             sm_count,
         )
     }
 
-    /// A record per output tile of every batch; none with one split.
+    /// A record per CTA of every cluster tile of every batch (a record per
+    /// output tile without clusters); none with one split.
     fn workspace_size(&self, shape: &GemmShape) -> usize {
         if self.splits <= 1 {
             return 0;
         }
-        let tiles = shape.m.div_ceil(self.tile[0] as usize)
-            * shape.n.div_ceil(self.tile[1] as usize)
+        let [cm, cn] = self.cluster.mn();
+        let cluster_tiles = shape.m.div_ceil((self.tile[0] * cm) as usize)
+            * shape.n.div_ceil((self.tile[1] * cn) as usize)
             * shape.l;
-        tiles * self.record_bytes() as usize
+        cluster_tiles * (cm * cn) as usize * self.record_bytes() as usize
     }
 
     fn emit_params(
@@ -320,8 +344,15 @@ impl PersistentTileScheduler for SplitK {
         } = *fixup;
         let atomic = reduction == super::super::Reduction::Atomic;
         let (tile, split) = self.emit_tile_and_split(k, p);
-        // The tile's record (its counter) and this thread's first value in
-        // the record's first partial slot.
+        // The CTA's record (its counter): cluster tile `tile`'s, at the
+        // CTA's rank in the cluster (M first); and this thread's first
+        // value in the record's first partial slot.
+        let [cm, cn] = self.cluster.mn();
+        if cm * cn > 1 {
+            k.push(format!("mul.lo.u32 {tile}, {tile}, {};", cm * cn));
+            k.push(format!("mad.lo.u32 {tile}, {}, {cm}, {tile};", p.cta_n));
+            k.push(format!("add.u32 {tile}, {tile}, {};", p.cta_m));
+        }
         let (record, partial) = (k.reg(RegClass::B64), k.reg(RegClass::B64));
         k.push(format!(
             "mad.wide.u32 {record}, {tile}, {}, {workspace};",
