@@ -10,9 +10,10 @@
 //! where the layout changes), and a graph captured for one problem still
 //! replays its bits after direct runs of another.
 //!
-//! Its own test binary: the graph test turns cudarc's event tracking off
+//! Its own test binary: the graph tests turn cudarc's event tracking off
 //! for the context (events recorded inside a capture cannot be waited on
-//! outside it), which must not reach other tests' threads.
+//! outside it), which must not reach other tests' threads; every test here
+//! keeps to one stream.
 
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -248,6 +249,32 @@ fn a_given_workspace_is_checked_then_used() {
     );
 }
 
+/// A stream of the test's own for a graph capture, with cudarc's event
+/// tracking off for the context (events recorded inside a capture cannot
+/// be waited on outside it).
+fn graph_stream(device: &Device) -> Arc<CudaStream> {
+    // SAFETY: every test of this binary keeps to one stream (the default
+    // one, or one of its own from here) and orders its buffers' uses by
+    // that stream alone, so no event tracking is needed across streams.
+    unsafe { device.context().disable_event_tracking() };
+    device.context().new_stream().unwrap()
+}
+
+/// Runs `gemm` on `args` while `stream` captures a CUDA graph: the run's
+/// result and the graph.
+fn capture(
+    gemm: &Gemm,
+    args: &mut Arguments<'_, bf16, bf16, bf16, bf16>,
+    stream: &Arc<CudaStream>,
+) -> (Result<(), Error>, Option<cudarc::driver::CudaGraph>) {
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
+    let captured = gemm.run(args, stream);
+    let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+    (captured, graph)
+}
+
 /// A split-K GEMM, the builder's pick for a decode shape (16 x 4096 x 8192:
 /// swap-AB with split-K) and a stream-K GEMM (15 tiles of 64 k-tiles over every SM)
 /// captured in a CUDA graph on a stream of their own, each with
@@ -259,10 +286,7 @@ fn graph_replays_give_the_bits_of_direct_launches() {
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    // SAFETY: this test binary's only other test keeps to the default
-    // stream; with one stream per test no event orders anything.
-    unsafe { device.context().disable_event_tracking() };
-    let stream = device.context().new_stream().unwrap();
+    let stream = graph_stream(&device);
     for (what, builder, shape) in [
         (
             "split-K",
@@ -293,11 +317,7 @@ fn graph_replays_give_the_bits_of_direct_launches() {
         assert!(want.iter().all(|&b| b != 0xffff), "{what}: D not written");
         buffers.poison(&stream);
 
-        stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .unwrap();
-        let captured = gemm.run(&mut buffers.args(), &stream);
-        let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+        let (captured, graph) = capture(&gemm, &mut buffers.args(), &stream);
         captured.unwrap();
         let graph = graph.expect("the capture recorded the launch");
         for replay in 0..50 {
@@ -327,11 +347,7 @@ fn graph_replays_survive_direct_runs_of_another_layout() {
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    // SAFETY: as in `graph_replays_give_the_bits_of_direct_launches`: one
-    // stream per test, and no test of this binary relies on event tracking
-    // across streams.
-    unsafe { device.context().disable_event_tracking() };
-    let stream = device.context().new_stream().unwrap();
+    let stream = graph_stream(&device);
     let mut x = Buffers::new(&stream, ALTERNATING[0], 40);
     let mut y = Buffers::new(&stream, ALTERNATING[1], 42);
     for given in [false, true] {
@@ -356,11 +372,7 @@ fn graph_replays_survive_direct_runs_of_another_layout() {
         x.poison(&stream);
         gemm.run(&mut x.args(), &stream).unwrap();
         assert_eq!(x.d_bits(&stream), want_x, "given {given}: X after Y");
-        stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .unwrap();
-        let captured = gemm.run(&mut x.args(), &stream);
-        let graph = stream.end_capture(CUgraphInstantiate_flags(0)).unwrap();
+        let (captured, graph) = capture(&gemm, &mut x.args(), &stream);
         captured.unwrap();
         let graph = graph.expect("the capture recorded the launch");
         for round in 0..3 {
@@ -379,11 +391,7 @@ fn graph_replays_survive_direct_runs_of_another_layout() {
         }
         if given {
             // Y's capture on the buffer X's graph holds is refused.
-            stream
-                .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-                .unwrap();
-            let captured = gemm.run(&mut y.args(), &stream);
-            let _ = stream.end_capture(CUgraphInstantiate_flags(0));
+            let (captured, _) = capture(&gemm, &mut y.args(), &stream);
             let err = captured.unwrap_err();
             assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
             assert!(err.to_string().contains("another layout"), "{err}");
