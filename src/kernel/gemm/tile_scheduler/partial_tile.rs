@@ -133,17 +133,10 @@ impl PartialTile {
     /// units' sum) added into `regs`, then the slot set back to 0 for the
     /// next launch.
     pub fn emit_take_and_zero(&self, k: &mut Kernel, at: Reg, regs: &[Reg]) {
+        self.emit_add_slot(k, at, regs);
         let zero = k.reg(RegClass::F32);
         k.push(format!("mov.f32 {zero}, 0f00000000;"));
-        for group in self.groups() {
-            let values = self.emit_load_group(k, at, 0, group.clone(), true);
-            for (reg, v) in regs[group.clone()].iter().zip(&values) {
-                k.push(format!("add.f32 {reg}, {reg}, {v};"));
-            }
-            let zeros = vec![zero; group.len()];
-            let offset = self.group_offset((group.start / self.vector() as usize) as u32);
-            self.emit_store(k, at, offset, &zeros);
-        }
+        self.emit_store(k, at, 0, &vec![zero; regs.len()]);
     }
 
     /// The thread's values in groups of one access each: the indices of
