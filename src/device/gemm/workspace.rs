@@ -50,7 +50,7 @@ pub(crate) struct Workspace(Arc<Mutex<Buffers>>);
 #[derive(Debug, Default)]
 struct Buffers {
     /// The caller's buffer, given to `initialize`: every launch uses it.
-    given: Option<Held>,
+    given: Option<Given>,
     /// The GEMM's own buffers, one per layout (where none is given).
     owned: Vec<(WorkspaceLayout, Held)>,
     /// Buffers replaced after a launch on them was captured in a CUDA
@@ -82,11 +82,6 @@ struct Held {
     /// An event after the last use where that is not on a stream held
     /// here (the zeroing of a buffer the caller gave, on its own stream).
     last_event: Option<CudaEvent>,
-    /// The layout the first `clean` bytes are ready for (its flags and
-    /// atomic slots 0); `None`: the buffer is all zero, ready for any.
-    layout: Option<WorkspaceLayout>,
-    /// Bytes from the start that are ready for `layout`.
-    clean: usize,
     /// The layout of the launch captured in a CUDA graph on this buffer,
     /// whose replays may run at any time after: every other launch leaves
     /// the buffer ready for it.
@@ -96,14 +91,11 @@ struct Held {
 impl Held {
     /// A buffer of zeros (just allocated or zeroed).
     fn zeroed(buffer: CudaSlice<u8>, address: u64) -> Held {
-        let clean = buffer.len();
         Held {
             buffer,
             address,
             last_stream: None,
             last_event: None,
-            layout: None,
-            clean,
             captured: None,
         }
     }
@@ -115,7 +107,21 @@ impl Held {
             .memset_zeros(&mut range)
             .map_err(|e| Error::driver("zeroing the GEMM workspace for another layout", e))
     }
+}
 
+/// The caller's buffer, which serves every layout in turn, and how much of
+/// it is ready for which.
+#[derive(Debug)]
+struct Given {
+    held: Held,
+    /// The layout the first `clean` bytes are ready for (its flags and
+    /// atomic slots 0); `None`: the buffer is all zero, ready for any.
+    layout: Option<WorkspaceLayout>,
+    /// Bytes from the start that are ready for `layout`.
+    clean: usize,
+}
+
+impl Given {
     /// The bytes a launch of `layout` over the first `bytes` must zero
     /// first: all of them after another layout, else those past the clean
     /// bytes.
@@ -205,7 +211,7 @@ impl Acquired<'_> {
     fn held(&mut self) -> Option<&mut Held> {
         match self.owned {
             Some(i) => self.buffers.owned.get_mut(i).map(|(_, held)| held),
-            None => self.buffers.given.as_mut(),
+            None => self.buffers.given.as_mut().map(|given| &mut given.held),
         }
     }
 
@@ -281,6 +287,7 @@ impl Workspace {
         let old: Vec<Held> = buffers
             .given
             .take()
+            .map(|given| given.held)
             .into_iter()
             .chain(buffers.owned.drain(..).map(|(_, held)| held))
             .collect();
@@ -293,9 +300,14 @@ impl Workspace {
         let last_event = stream
             .record_event(None)
             .map_err(|e| Error::driver("recording the GEMM workspace's zeroing", e))?;
+        let clean = buffer.len();
         let mut held = Held::zeroed(buffer, address);
         held.last_event = Some(last_event);
-        buffers.given = Some(held);
+        buffers.given = Some(Given {
+            held,
+            layout: None,
+            clean,
+        });
         Ok(())
     }
 
@@ -322,8 +334,8 @@ impl Workspace {
             status == cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
         });
         let mut buffers = self.lock();
-        if let Some(held) = buffers.given.as_mut() {
-            let len = held.buffer.len();
+        if let Some(given) = buffers.given.as_mut() {
+            let len = given.held.buffer.len();
             if len < bytes {
                 return Err(Error::invalid_argument(
                     "workspace.len()",
@@ -333,7 +345,12 @@ impl Workspace {
                     ),
                 ));
             }
-            let dirty = held.dirty(layout, bytes);
+            let dirty = given.dirty(layout, bytes);
+            let Given {
+                held,
+                layout: ready,
+                clean,
+            } = given;
             let mut zero_after = 0;
             if capturing {
                 if !dirty.is_empty() {
@@ -354,7 +371,7 @@ impl Workspace {
                     _ => {
                         held.captured = Some(layout);
                         // All zero is ready for it too.
-                        held.layout = Some(layout);
+                        *ready = Some(layout);
                     }
                 }
             } else {
@@ -368,16 +385,16 @@ impl Workspace {
                     // ready for the graph's.
                     Some(other) if other != layout => {
                         zero_after = bytes;
-                        held.clean = held.clean.max(bytes);
+                        *clean = (*clean).max(bytes);
                     }
                     _ => {
                         // After another layout only the bytes just zeroed
                         // are ready; past them its partial tiles remain.
-                        held.clean = match held.layout {
+                        *clean = match *ready {
                             Some(last) if last != layout => bytes,
-                            _ => held.clean.max(bytes),
+                            _ => (*clean).max(bytes),
                         };
-                        held.layout = Some(layout);
+                        *ready = Some(layout);
                     }
                 }
             }
