@@ -12,7 +12,7 @@ const WARPS: u32 = QuantizeSpec::BLOCK_THREADS / 32;
 /// Vectors a thread loads before it uses the first: 4 of 16 bytes, 64
 /// bytes in flight a thread (one at a time ran the rows kernel at 73% of
 /// an H200's DRAM bandwidth).
-const UNROLL: u32 = 4;
+const UNROLL: u32 = QuantizeSpec::VECTORS_PER_THREAD;
 
 /// The rows kernel: per row, the amax, the scale and the conversion.
 pub(super) fn rows_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
@@ -426,7 +426,8 @@ fn lanes_from(k: &mut Kernel, v: Reg, end: Reg, stride: impl std::fmt::Display) 
 }
 
 /// The four words of 16-byte vector `v` from `base` where `p` holds,
-/// zeros elsewhere.
+/// zeros elsewhere (`ld.global.nc`: the input is read-only while the
+/// kernel runs).
 fn load_vector(k: &mut Kernel, base: Reg, (v, p): (Reg, Reg)) -> [Reg; 4] {
     let addr = k.reg(RegClass::B64);
     k.push(format!("mad.wide.u32 {addr}, {v}, 16, {base};"));
@@ -440,7 +441,7 @@ fn load_vector(k: &mut Kernel, base: Reg, (v, p): (Reg, Reg)) -> [Reg; 4] {
         k.push(format!("mov.b32 {word}, 0;"));
     }
     k.push(format!(
-        "@{p} ld.global.v4.b32 {{{}, {}, {}, {}}}, [{addr}];",
+        "@{p} ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{addr}];",
         words[0], words[1], words[2], words[3]
     ));
     words
@@ -583,7 +584,8 @@ fn scale_of(k: &mut Kernel, spec: &QuantizeSpec, amax: Reg) -> (Reg, Reg) {
 
 /// Converts a vector's values times `inv` into the output type and stores
 /// them at vector `v` of `base` (8 bytes for 16-bit input, 4 for f32)
-/// where `p` holds.
+/// where `p` holds, as streaming stores (`st.global.cs`: nothing reads
+/// them again in this kernel).
 fn convert_and_store(
     k: &mut Kernel,
     spec: &QuantizeSpec,
@@ -623,9 +625,9 @@ fn convert_and_store(
     // A 16-byte vector holds 4 values (one word out) or 8 (two).
     let words: Vec<String> = out.iter().map(Reg::to_string).collect();
     match words.len() {
-        1 => k.push(format!("@{p} st.global.b32 [{addr}], {};", words[0])),
+        1 => k.push(format!("@{p} st.global.cs.b32 [{addr}], {};", words[0])),
         _ => k.push(format!(
-            "@{p} st.global.v2.b32 [{addr}], {{{}}};",
+            "@{p} st.global.cs.v2.b32 [{addr}], {{{}}};",
             words.join(", ")
         )),
     }

@@ -12,21 +12,24 @@
 //! one for the whole tensor ([`QuantizeScale::Tensor`]).
 //!
 //! How (one kernel per stage, [`QuantizeStage`]):
-//! - Rows, one pass over DRAM: a block of 256 threads per row (a
-//!   grid-stride loop over rows) reads the row in 16-byte vectors, four
-//!   a thread in flight, and keeps the largest magnitude, as the unsigned
+//! - Rows, one pass over DRAM: a block of 256 threads per row (the
+//!   launcher gives each row its block; a loop over rows serves any grid)
+//!   reads the row in 16-byte vectors (`ld.global.nc`), four a thread in
+//!   flight, and keeps the largest magnitude, as the unsigned
 //!   order of the values' magnitude bits (NaN above infinity, so a NaN
 //!   shows in the scale); a warp butterfly and one shared-memory step give
 //!   the row's amax; thread 0 writes the scale; then the block converts
 //!   and writes the row's 8-bit values: from its registers where the row
 //!   is at most 1024 vectors (8192 16-bit or 4096 f32 values), else read
 //!   again (from L2, where the first read left it).
-//! - 1x128 blocks, one pass: a grid-stride walk over the tensor's vectors,
+//! - 1x128 blocks, one pass: a grid-stride walk over the tensor's vectors
+//!   (one step of it with the launcher's grid),
 //!   each group of 128 values of a row (16 or 32 vectors, in consecutive
 //!   lanes of a warp) reducing its amax with a butterfly over its lanes,
 //!   its first lane writing the scale, every lane converting its vector.
 //! - 128x128 blocks, one pass: a block of 256 threads a 128 x 128 tile
-//!   (a grid-stride walk over the tiles), its vectors held in registers
+//!   (a block per tile from the launcher; a walk over the tiles serves any
+//!   grid), its vectors held in registers
 //!   between the block's amax and the conversion.
 //! - Tensor, two passes: the amax kernel reduces the whole tensor the same
 //!   way into one device word (`red.global.max.u32`, on a word the host
@@ -37,6 +40,8 @@
 //! vectors: u32` (vectors of 16 input bytes in a row); amax: `input,
 //! amax: u64`, `vectors: u32` (in the tensor); tensor: `input, output,
 //! scale, amax: u64`, `vectors: u32`.
+//!
+//! Every stage stores its 8-bit values with `st.global.cs` (streaming).
 //!
 //! Constraints (the launcher checks them): 16-byte aligned input and
 //! 8-byte aligned output (4-byte for f32 input), each holding the matrix;
@@ -125,6 +130,11 @@ impl QuantizeSpec {
         [ElementType::F8E4M3, ElementType::F8E5M2, ElementType::I8];
     /// Threads per block of every stage.
     pub const BLOCK_THREADS: u32 = 256;
+    /// 16-byte vectors each thread loads before it uses the first (64
+    /// bytes in flight a thread). The kernels that walk the tensor's
+    /// vectors (1x128 blocks, the tensor's two) cover it in one step with
+    /// a grid of `vectors / (BLOCK_THREADS * VECTORS_PER_THREAD)` blocks.
+    pub const VECTORS_PER_THREAD: u32 = 4;
 
     /// The spec, checked: an input of [`INPUTS`](Self::INPUTS), an output of
     /// [`OUTPUTS`](Self::OUTPUTS), FP8 outputs on Sm90.
