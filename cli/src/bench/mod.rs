@@ -2,6 +2,7 @@
 //! device's DRAM ceiling, with a progress line.
 
 mod elementwise;
+mod quantize;
 mod reduce;
 
 use std::io::Write as _;
@@ -25,6 +26,8 @@ enum BenchKernel {
     Elementwise(elementwise::ElementwiseArgs),
     /// A reduction of a 2-D tensor, e.g. `--op sum --dim 0 --shape 16384x8192 --dtype f32`.
     Reduce(reduce::ReduceArgs),
+    /// A quantization into 8-bit values with scales from the data, e.g. `--dtype bf16 --to e4m3 --scale row`.
+    Quantize(quantize::QuantizeArgs),
 }
 
 /// Runs `cutlet bench ...`: prints the figures, or one `error: ...` line on
@@ -33,6 +36,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     let result = match &args.kernel {
         BenchKernel::Elementwise(a) => elementwise::run(a),
         BenchKernel::Reduce(a) => reduce::run(a),
+        BenchKernel::Quantize(a) => quantize::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

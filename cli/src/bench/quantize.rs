@@ -1,0 +1,197 @@
+//! `cutlet bench quantize`: one quantization (bf16, f16 or f32 into e4m3,
+//! e5m2 or s8 with scales from the data), timed with CUDA events, reported
+//! as GB/s (input once, output once, scales) and share of the DRAM ceiling.
+
+use clap::Args;
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use cutlet::device::{quantize, Device};
+use cutlet::float8::{F8E4M3, F8E5M2};
+use cutlet::kernel::quantize::QuantizeScale;
+use cutlet::numeric::{Element, ElementType};
+use cutlet::{Error, Result};
+
+use super::{check_runs, open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
+
+/// Arguments of `cutlet bench quantize`.
+#[derive(Args, Debug)]
+pub struct QuantizeArgs {
+    /// ROWSxCOLS of the input (row-major; COLS a multiple of 16, of 128
+    /// for block scales).
+    #[arg(long, default_value = "16384x8192")]
+    shape: String,
+    /// Input element type: bf16, f16 or f32.
+    #[arg(long, default_value = "bf16")]
+    dtype: String,
+    /// Output element type: e4m3, e5m2 or s8.
+    #[arg(long, default_value = "e4m3")]
+    to: String,
+    /// Scales: row, tensor, 1x128 or 128x128.
+    #[arg(long, default_value = "row")]
+    scale: String,
+    /// Timed runs (the median is reported), after two warm-ups.
+    #[arg(long, default_value_t = 30)]
+    runs: usize,
+    /// Launches timed back to back between one event pair (the batch
+    /// figure; 0 skips it).
+    #[arg(long, default_value_t = 10)]
+    batch: usize,
+}
+
+/// The scales `--scale` names.
+fn parse_scale(scale: &str) -> Result<QuantizeScale> {
+    match scale {
+        "row" => Ok(QuantizeScale::Row),
+        "tensor" => Ok(QuantizeScale::Tensor),
+        "1x128" => Ok(QuantizeScale::Block1x128),
+        "128x128" => Ok(QuantizeScale::Block128x128),
+        other => Err(Error::invalid_argument(
+            "--scale",
+            format!("`{other}`"),
+            "row, tensor, 1x128 or 128x128",
+        )),
+    }
+}
+
+/// Runs the benchmark; its error is the one line to print.
+pub fn run(args: &QuantizeArgs) -> Result<()> {
+    let (rows, cols) = parse_shape(&args.shape)?;
+    let input: ElementType = args.dtype.parse()?;
+    let scale = parse_scale(&args.scale)?;
+    check_runs(args.runs)?;
+    let output = match args.to.as_str() {
+        "e4m3" => ElementType::F8E4M3,
+        "e5m2" => ElementType::F8E5M2,
+        "s8" | "i8" => ElementType::I8,
+        other => {
+            return Err(Error::invalid_argument(
+                "--to",
+                format!("`{other}`"),
+                "e4m3, e5m2 or s8",
+            ))
+        }
+    };
+    let device = open_device()?;
+    let setup = Setup {
+        device: &device,
+        rows,
+        cols,
+        scale,
+        runs: args.runs,
+        batch: args.batch,
+    };
+    match input {
+        ElementType::BF16 => with_input::<half::bf16>(&setup, output),
+        ElementType::F16 => with_input::<half::f16>(&setup, output),
+        ElementType::F32 => with_input::<f32>(&setup, output),
+        other => Err(Error::invalid_argument(
+            "--dtype",
+            other,
+            "bf16, f16 or f32",
+        )),
+    }
+}
+
+/// What one benchmark run needs.
+struct Setup<'a> {
+    device: &'a Device,
+    rows: usize,
+    cols: usize,
+    scale: QuantizeScale,
+    runs: usize,
+    batch: usize,
+}
+
+fn with_input<I: Element + DeviceRepr + bytemuck::Pod>(
+    setup: &Setup<'_>,
+    output: ElementType,
+) -> Result<()> {
+    match output {
+        ElementType::F8E4M3 => bench::<I, F8E4M3>(setup),
+        ElementType::F8E5M2 => bench::<I, F8E5M2>(setup),
+        _ => bench::<I, i8>(setup),
+    }
+}
+
+fn bench<I, O>(setup: &Setup<'_>) -> Result<()>
+where
+    I: Element + DeviceRepr + bytemuck::Pod,
+    O: Element + DeviceRepr + ValidAsZeroBits,
+{
+    let Setup {
+        device,
+        rows,
+        cols,
+        scale,
+        runs,
+        batch,
+    } = *setup;
+    let info = device.info()?;
+    let ceiling = info.dram_bandwidth_gbps();
+    let stream = device.default_stream();
+    // parse_shape checked that the count fits.
+    let n = rows * cols;
+    let input: CudaSlice<I> = stream
+        .clone_htod(&random_bits::<I>(n, 0x9E37_79B9))
+        .map_err(|e| Error::driver("copying the input to the device", e))?;
+    let mut output = stream
+        .alloc_zeros::<O>(n)
+        .map_err(|e| Error::driver("allocating the output", e))?;
+    let scale_count = match scale {
+        QuantizeScale::Row => rows,
+        QuantizeScale::Tensor => 1,
+        QuantizeScale::Block1x128 => rows * cols.div_ceil(128),
+        QuantizeScale::Block128x128 => rows.div_ceil(128) * cols.div_ceil(128),
+    };
+    let mut scales = stream
+        .alloc_zeros::<f32>(scale_count.max(1))
+        .map_err(|e| Error::driver("allocating the scales", e))?;
+    let mut launch = || -> Result<()> {
+        quantize(
+            device,
+            &input,
+            [rows, cols],
+            &mut output,
+            &mut scales,
+            scale,
+            &stream,
+        )
+    };
+    launch()?;
+    launch()?;
+    let label = format!("quantize {rows}x{cols} {}", I::TYPE);
+    let ms = time_per_call(&stream, runs, 1, &label, &mut launch)?;
+    let batch_ms = match batch {
+        0 => None,
+        b => Some(time_per_call(&stream, runs, b, &label, &mut launch)?),
+    };
+    let hidden_ms = time_launch_hidden(device, &stream, runs, &label, &mut launch)?;
+    eprintln!();
+    let bytes = n as f64 * f64::from(I::TYPE.size_bytes() + O::TYPE.size_bytes())
+        + 4.0 * scale_count as f64;
+    let share = |ms: f64| {
+        let gbps = bytes / (ms * 1e-3) / 1e9;
+        format!(
+            "{ms:.4} ms, {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s DRAM ceiling",
+            100.0 * gbps / ceiling
+        )
+    };
+    let passes = match scale {
+        QuantizeScale::Tensor => "two passes: the amax, then the conversion",
+        _ => "one pass",
+    };
+    crate::out::outln!(
+        "{}: quantize {} [{rows} x {cols}] into {} with {scale:?} scales ({passes}; bytes: input, output and scales once each):",
+        info.name,
+        I::TYPE,
+        O::TYPE,
+    );
+    crate::out::outln!("  per call (median): {}", share(ms));
+    crate::out::outln!(
+        "  per call, launch latency hidden behind a spin kernel (median): {}",
+        share(hidden_ms)
+    );
+    if let Some(b) = batch_ms {
+        crate::out::outln!("  batch of {batch} (median per call): {}", share(b));
+    }
+    Ok(())
+}
