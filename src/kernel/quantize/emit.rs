@@ -151,7 +151,7 @@ pub(super) fn tensor_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     let vectors_param = k.param("vectors", ParamType::U32)?;
     let vectors = k.load_param(&vectors_param)?;
     let tid = k.special(SpecialReg::TidX);
-    let (start, stride) = grid_stride(&mut k, tid);
+    let (start, stride) = grid_stride_from_the_end(&mut k, tid);
     let amax = k.reg(RegClass::B32);
     k.push(format!("ld.global.u32 {amax}, [{amax_ptr}];"));
     let (scale, inv) = scale_of(&mut k, spec, amax);
@@ -363,6 +363,26 @@ fn grid_stride(k: &mut Kernel, tid: Reg) -> (Reg, Reg) {
     let (start, stride) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
     let threads = QuantizeSpec::BLOCK_THREADS;
     k.push(format!("mad.lo.u32 {start}, {block}, {threads}, {tid};"));
+    k.push(format!("mul.lo.u32 {stride}, {blocks}, {threads};"));
+    (start, stride)
+}
+
+/// [`grid_stride`] with the blocks taken in the reverse order: the last
+/// block launched first walks block 0's vectors. Blocks start about in the
+/// order of their index, so the tensor kernel starts where the amax kernel
+/// ended (with the same grid), on vectors still in L2.
+fn grid_stride_from_the_end(k: &mut Kernel, tid: Reg) -> (Reg, Reg) {
+    let block = k.special(SpecialReg::CtaidX);
+    let blocks = k.special(SpecialReg::NctaidX);
+    let (start, stride, mirrored) = (
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+        k.reg(RegClass::B32),
+    );
+    let threads = QuantizeSpec::BLOCK_THREADS;
+    k.push(format!("sub.u32 {mirrored}, {blocks}, {block};"));
+    k.push(format!("sub.u32 {mirrored}, {mirrored}, 1;"));
+    k.push(format!("mad.lo.u32 {start}, {mirrored}, {threads}, {tid};"));
     k.push(format!("mul.lo.u32 {stride}, {blocks}, {threads};"));
     (start, stride)
 }
