@@ -197,11 +197,24 @@ pub fn sm90_default_spec(
 /// assert_eq!(bf(384, 512, 16384).cluster.mnk(), [1, 2, 1]);
 /// // 8 k-tiles a split (K = 4096): no cluster.
 /// assert_eq!(bf(512, 512, 4096).cluster.mnk(), [1, 1, 1]);
+/// // Any split count with 64 k-tiles a split: 1024 x 1024 is 64 tiles, 2
+/// // splits of 64 k-tiles at K = 8192, in 2x1; at K = 4096, 32: none.
+/// let square = bf(1024, 1024, 8192);
+/// assert!(square.kernel_name().ends_with("_splitk2"));
+/// assert_eq!(square.cluster.mnk(), [2, 1, 1]);
+/// assert_eq!(bf(1024, 1024, 4096).cluster.mnk(), [1, 1, 1]);
+/// // One row of 32 tiles (M = 128): 1x2, 4 splits of 64 k-tiles.
+/// assert_eq!(bf(128, 4096, 16384).cluster.mnk(), [1, 2, 1]);
 /// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; a wide row of
 /// // few tiles runs 128x64 tiles in 4 splits instead (24 x 4 = 96 units).
 /// let row = bf(128, 1536, 7168);
 /// assert_eq!(row.tile, [128, 64, 64]);
 /// assert!(row.kernel_name().ends_with("_splitk4"));
+/// // Unless 8 clustered splits of 128x128 tiles keep 32 k-tiles each:
+/// // 256 x 1024 x 16384 is 16 tiles, 8 splits of 32 k-tiles, 2x1.
+/// let long = bf(256, 1024, 16384);
+/// assert_eq!((long.tile, long.cluster.mnk()), ([128, 128, 64], [2, 1, 1]));
+/// assert!(long.kernel_name().ends_with("_splitk8"));
 /// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
 /// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
@@ -317,6 +330,12 @@ const SPLIT_MAX: u32 = 8;
 /// pick's 8 splits run in a cluster of 2 (see `Sm90Pick::split_k`).
 const SPLIT_CLUSTER_MIN_TILES: u64 = 12;
 const SPLIT_CLUSTER_MIN_K_TILES_PER_SPLIT: u32 = 16;
+/// Fewest k-tiles per split for which any split count of 128x128 tiles
+/// runs in a cluster of 2.
+const SPLIT_CLUSTER_LONG_K_TILES_PER_SPLIT: u32 = 64;
+/// Fewest k-tiles per split of a clustered 128x128 split for which it
+/// keeps its tiles where a wide row would take 128x64 ones.
+const SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT: u32 = 32;
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
 /// Largest M the GEMV kernel takes.
@@ -531,6 +550,21 @@ impl Sm90Pick {
     /// Fewer tiles or k-tiles lose to the cluster's handshakes: 8 tiles
     /// (256x512x16384) 0.68-0.70x against 0.71x, 8 k-tiles a split
     /// (512x512x4096) 0.74-0.76x against 0.77-0.79x.
+    ///
+    /// With any split count, at least 12 tiles and 64 k-tiles a split run
+    /// in clusters of 2 too (H200, 2026-11-28, same process, clusters
+    /// against none: 1024x1024x8192 in 2 splits 0.89-0.90x against
+    /// 0.76-0.84x, 512x1024x16384 in 4 0.95x against 0.86x, 128x8192x16384
+    /// in 2 (1x2) 0.97x against 0.93-0.94x, 128x4096x16384 in 4 (1x2)
+    /// 0.95x against 0.94x, 256x4096x16384 in 2 1.03x either way); at 32
+    /// k-tiles a split it was a wash (1024x1024x4096 in 2 0.87x against
+    /// 0.88x, 512x1024x8192 in 4 0.96x against 0.94x). And where the wide
+    /// row's 128x64 tiles would replace 8 clustered splits of at least 32
+    /// k-tiles, the clustered 128x128 ones stay: 256x1024x16384 0.89x
+    /// against 0.80x (128x64 tiles in 2x1 clusters 0.86-0.88x). 128x64
+    /// tiles in clusters lost everywhere else they were tried
+    /// (128x1536x7168 0.90x against 0.95x, 128x1024x8192 0.81x against
+    /// 0.88x, 256x1024x8192 0.93x against 0.98x).
     fn split_k(bk: u32, problem: [u32; 4], sm_count: u32, cluster_ok: bool) -> Option<Sm90Pick> {
         let [m, n, k, l] = problem;
         let tile = [128, 128, bk];
@@ -542,25 +576,29 @@ impl Sm90Pick {
             splits,
             swap: false,
         };
-        let narrow_units =
-            4 * u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(64)) * u64::from(l);
-        let narrow_fits = narrow_units <= u64::from(sm_count)
-            && k.div_ceil(bk.max(1)) / 4 >= SPLIT_MIN_K_TILES_PER_SPLIT;
-        if splits == SPLIT_MAX && n >= 1024 && narrow_fits {
-            return Some(pick([128, 64, bk], 4));
-        }
+        let k_tiles = k.div_ceil(bk.max(1));
+        let per_split = k_tiles / splits;
         let (tiles_m, tiles_n) = (m.div_ceil(128), n.div_ceil(128));
         let tiles = u64::from(tiles_m) * u64::from(tiles_n) * u64::from(l);
         let clustered = cluster_ok
-            && splits == SPLIT_MAX
             && tiles >= SPLIT_CLUSTER_MIN_TILES
-            && k.div_ceil(bk.max(1)) / splits >= SPLIT_CLUSTER_MIN_K_TILES_PER_SPLIT;
+            && (per_split >= SPLIT_CLUSTER_LONG_K_TILES_PER_SPLIT
+                || splits == SPLIT_MAX && per_split >= SPLIT_CLUSTER_MIN_K_TILES_PER_SPLIT);
         let cluster = match (tiles_m % 2, tiles_n % 2) {
             _ if !clustered => ClusterShape::ONE,
             (0, _) => ClusterShape::new(2, 1),
             (_, 0) => ClusterShape::new(1, 2),
             _ => ClusterShape::ONE,
         };
+        let narrow_units =
+            4 * u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(64)) * u64::from(l);
+        let narrow_fits =
+            narrow_units <= u64::from(sm_count) && k_tiles / 4 >= SPLIT_MIN_K_TILES_PER_SPLIT;
+        let long_cluster = cluster != ClusterShape::ONE
+            && per_split >= SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT;
+        if splits == SPLIT_MAX && n >= 1024 && narrow_fits && !long_cluster {
+            return Some(pick([128, 64, bk], 4));
+        }
         Some(Sm90Pick {
             cluster,
             ..pick(tile, splits)
