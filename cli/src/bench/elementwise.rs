@@ -11,7 +11,7 @@ use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
 use cutlet::{Error, Result};
 
-use super::{check_runs, open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
+use super::{check_runs, open_device, parse_shape, random_bits, time_per_call, Timings};
 
 /// Arguments of `cutlet bench elementwise`.
 #[derive(Args, Debug)]
@@ -214,16 +214,13 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         let out = TensorMut::row_major(&mut output, rows, cols)?;
         op.run(&views, out.into(), &[], &stream)
     };
-    launch()?;
-    launch()?;
     let label = format!("{} {rows}x{cols} {}", op.expression(), T::TYPE);
     let bytes = ((arity + 1) * n) as f64 * f64::from(T::TYPE.size_bytes());
-    let ms = time_per_call(&stream, args.runs, 1, &label, &mut launch)?;
-    let batch_ms = match args.batch {
-        0 => None,
-        b => Some(time_per_call(&stream, args.runs, b, &label, &mut launch)?),
-    };
-    let hidden_ms = time_launch_hidden(device, &stream, args.runs, &label, &mut launch)?;
+    let Timings {
+        per_launch: ms,
+        hidden: hidden_ms,
+        batch: batch_ms,
+    } = Timings::measure(device, &stream, args.runs, args.batch, &label, &mut launch)?;
     // The driver's device-to-device copy of the same byte count (half read,
     // half written): the practical ceiling of a streaming kernel.
     let half = (bytes / 2.0) as usize;

@@ -168,7 +168,7 @@ const SPIN_NS: u64 = 200_000;
 /// with `f`'s launch already queued, so the figure is the GPU's time for
 /// the call without the host's launch latency (nvbench's "GPU time"; the
 /// spin leaves no dirty lines in L2, unlike a previous call).
-pub(crate) fn time_launch_hidden(
+fn time_launch_hidden(
     device: &cutlet::device::Device,
     stream: &std::sync::Arc<cudarc::driver::CudaStream>,
     runs: usize,
@@ -203,4 +203,62 @@ pub(crate) fn time_launch_hidden(
     }
     times.sort_by(f64::total_cmp);
     Ok(times[runs / 2])
+}
+
+/// The three timings of one launch, in ms: per launch on an idle stream,
+/// with the launch latency hidden behind a spin kernel, and per launch of
+/// a batch of `batch` back to back (`None` where `batch` is 0).
+pub(crate) struct Timings {
+    pub(crate) per_launch: f64,
+    pub(crate) hidden: f64,
+    pub(crate) batch: Option<f64>,
+}
+
+impl Timings {
+    /// Times `launch` three ways (after two warm-up calls), each the median
+    /// of `runs`, with `label` on the progress line.
+    pub(crate) fn measure(
+        device: &cutlet::device::Device,
+        stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+        runs: usize,
+        batch: usize,
+        label: &str,
+        mut launch: impl FnMut() -> Result<()>,
+    ) -> Result<Timings> {
+        launch()?;
+        launch()?;
+        let per_launch = time_per_call(stream, runs, 1, label, &mut launch)?;
+        let batch = match batch {
+            0 => None,
+            b => Some(time_per_call(stream, runs, b, label, &mut launch)?),
+        };
+        let hidden = time_launch_hidden(device, stream, runs, label, &mut launch)?;
+        eprintln!();
+        Ok(Timings {
+            per_launch,
+            hidden,
+            batch,
+        })
+    }
+
+    /// Prints the three as time, GB/s over `bytes` and share of the
+    /// `ceiling` (GB/s), one line each, calling one timed run a `noun`
+    /// ("launch", or "call" where a call may launch more than one kernel).
+    pub(crate) fn print_shares(&self, bytes: f64, ceiling: f64, batch: usize, noun: &str) {
+        let share = |ms: f64| {
+            let gbps = bytes / (ms * 1e-3) / 1e9;
+            format!(
+                "{ms:.4} ms, {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s DRAM ceiling",
+                100.0 * gbps / ceiling
+            )
+        };
+        crate::out::outln!("  per {noun} (median): {}", share(self.per_launch));
+        crate::out::outln!(
+            "  per {noun}, launch latency hidden behind a spin kernel (median): {}",
+            share(self.hidden)
+        );
+        if let Some(b) = self.batch {
+            crate::out::outln!("  batch of {batch} (median per {noun}): {}", share(b));
+        }
+    }
 }

@@ -10,7 +10,7 @@ use cutlet::kernel::quantize::QuantizeScale;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::{Error, Result};
 
-use super::{check_runs, open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
+use super::{check_runs, open_device, parse_shape, random_bits, Timings};
 
 /// Arguments of `cutlet bench quantize`.
 #[derive(Args, Debug)]
@@ -156,25 +156,10 @@ where
             &stream,
         )
     };
-    launch()?;
-    launch()?;
     let label = format!("quantize {rows}x{cols} {}", I::TYPE);
-    let ms = time_per_call(&stream, runs, 1, &label, &mut launch)?;
-    let batch_ms = match batch {
-        0 => None,
-        b => Some(time_per_call(&stream, runs, b, &label, &mut launch)?),
-    };
-    let hidden_ms = time_launch_hidden(device, &stream, runs, &label, &mut launch)?;
-    eprintln!();
+    let timings = Timings::measure(device, &stream, runs, batch, &label, &mut launch)?;
     let bytes = n as f64 * f64::from(I::TYPE.size_bytes() + O::TYPE.size_bytes())
         + 4.0 * scale_count as f64;
-    let share = |ms: f64| {
-        let gbps = bytes / (ms * 1e-3) / 1e9;
-        format!(
-            "{ms:.4} ms, {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s DRAM ceiling",
-            100.0 * gbps / ceiling
-        )
-    };
     let passes = match scale {
         QuantizeScale::Tensor => "two passes: the amax, then the conversion",
         _ => "one pass",
@@ -185,13 +170,6 @@ where
         I::TYPE,
         O::TYPE,
     );
-    crate::out::outln!("  per call (median): {}", share(ms));
-    crate::out::outln!(
-        "  per call, launch latency hidden behind a spin kernel (median): {}",
-        share(hidden_ms)
-    );
-    if let Some(b) = batch_ms {
-        crate::out::outln!("  batch of {batch} (median per call): {}", share(b));
-    }
+    timings.print_shares(bytes, ceiling, batch, "call");
     Ok(())
 }

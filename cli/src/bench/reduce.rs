@@ -10,7 +10,7 @@ use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
 use cutlet::{Error, Result};
 
-use super::{check_runs, open_device, parse_shape, random_bits, time_launch_hidden, time_per_call};
+use super::{check_runs, open_device, parse_shape, random_bits, Timings};
 
 /// Arguments of `cutlet bench reduce`.
 #[derive(Args, Debug)]
@@ -196,37 +196,15 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
         let out = TensorMut::vector(&mut output);
         reduce.run(view()?.into(), out.into(), &mut workspace, &stream)
     };
-    launch()?;
-    launch()?;
     let label = format!("reduce {rows}x{cols} {}", T::TYPE);
-    let ms = time_per_call(&stream, runs, 1, &label, &mut launch)?;
-    let batch_ms = match batch {
-        0 => None,
-        b => Some(time_per_call(&stream, runs, b, &label, &mut launch)?),
-    };
-    let hidden_ms = time_launch_hidden(device, &stream, runs, &label, &mut launch)?;
-    eprintln!();
+    let timings = Timings::measure(device, &stream, runs, batch, &label, &mut launch)?;
     let bytes = (n + outputs) as f64 * f64::from(T::TYPE.size_bytes());
-    let share = |ms: f64| {
-        let gbps = bytes / (ms * 1e-3) / 1e9;
-        format!(
-            "{ms:.4} ms, {gbps:.0} GB/s, {:.1}% of the {ceiling:.0} GB/s DRAM ceiling",
-            100.0 * gbps / ceiling
-        )
-    };
     crate::out::outln!(
         "{}: {}, {}:",
         info.name,
         describe(setup, T::TYPE),
         describe_plan(&plan)
     );
-    crate::out::outln!("  per launch (median): {}", share(ms));
-    crate::out::outln!(
-        "  per launch, launch latency hidden behind a spin kernel (median): {}",
-        share(hidden_ms)
-    );
-    if let Some(b) = batch_ms {
-        crate::out::outln!("  batch of {batch} (median per launch): {}", share(b));
-    }
+    timings.print_shares(bytes, ceiling, batch, "launch");
     Ok(())
 }
