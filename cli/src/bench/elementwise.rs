@@ -11,7 +11,7 @@ use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorArg, TensorMut, TensorRef};
 use cutlet::{Error, Result};
 
-use super::{check_runs, open_device, parse_shape, random_bits, time_per_call, Timings};
+use super::{check_runs, open_device, parse_shape, random_on_device, time_per_call, Timings};
 
 /// Arguments of `cutlet bench elementwise`.
 #[derive(Args, Debug)]
@@ -200,9 +200,8 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     let n = rows * cols;
     let arity = op.expression().arity();
     let inputs: Vec<CudaSlice<T>> = (0..arity)
-        .map(|i| stream.clone_htod(&random_bits::<T>(n, 0x9E37_79B9 + i as u64)))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|e| Error::driver("copying the inputs to the device", e))?;
+        .map(|i| random_on_device(&stream, n, 0x9E37_79B9 + i as u64, "the inputs"))
+        .collect::<Result<_>>()?;
     let mut output = stream
         .alloc_zeros::<T>(n)
         .map_err(|e| Error::driver("allocating the output", e))?;
@@ -224,9 +223,8 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     // The driver's device-to-device copy of the same byte count (half read,
     // half written): the practical ceiling of a streaming kernel.
     let half = (bytes / 2.0) as usize;
-    let src = stream
-        .clone_htod(&random_bits::<half::f16>(half / 2, 7))
-        .map_err(|e| Error::driver("copying the copy benchmark's source to the device", e))?;
+    let src: CudaSlice<half::f16> =
+        random_on_device(&stream, half / 2, 7, "the copy benchmark's source")?;
     let mut dst = stream
         .alloc_zeros::<half::f16>(half / 2)
         .map_err(|e| Error::driver("allocating the copy benchmark's destination", e))?;

@@ -96,7 +96,7 @@ fn elapsed_ms(start: &cudarc::driver::CudaEvent, end: &cudarc::driver::CudaEvent
 }
 
 /// Values in [1, 2) of any float type, as bits: the bench never times zeros.
-pub(crate) fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Vec<T> {
+fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Vec<T> {
     let size = T::TYPE.size_bytes() as usize;
     let mut state = seed | 1;
     let mut bytes = vec![0u8; n * size];
@@ -113,6 +113,19 @@ pub(crate) fn random_bits<T: Element + bytemuck::Pod>(n: usize, seed: u64) -> Ve
         chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
     }
     bytemuck::cast_slice(&bytes).to_vec()
+}
+
+/// `n` values of [`random_bits`] from `seed`, copied to `stream`'s device;
+/// `what` names them in the error.
+pub(crate) fn random_on_device<T: Element + bytemuck::Pod + cudarc::driver::DeviceRepr>(
+    stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+    n: usize,
+    seed: u64,
+    what: &str,
+) -> Result<cudarc::driver::CudaSlice<T>> {
+    stream
+        .clone_htod(&random_bits::<T>(n, seed))
+        .map_err(|e| Error::driver(format!("copying {what} to the device"), e))
 }
 
 /// Median of `runs` event-timed windows of `count` calls of `f`, per call, in ms.

@@ -10,7 +10,7 @@ use cutlet::kernel::quantize::QuantizeScale;
 use cutlet::numeric::{Element, ElementType};
 use cutlet::{Error, Result};
 
-use super::{check_runs, open_device, parse_shape, random_bits, Timings};
+use super::{check_runs, open_device, parse_shape, random_on_device, Timings};
 
 /// Arguments of `cutlet bench quantize`.
 #[derive(Args, Debug)]
@@ -130,9 +130,7 @@ where
     let stream = device.default_stream();
     // parse_shape checked that the count fits.
     let n = rows * cols;
-    let input: CudaSlice<I> = stream
-        .clone_htod(&random_bits::<I>(n, 0x9E37_79B9))
-        .map_err(|e| Error::driver("copying the input to the device", e))?;
+    let input: CudaSlice<I> = random_on_device(&stream, n, 0x9E37_79B9, "the input")?;
     let mut output = stream
         .alloc_zeros::<O>(n)
         .map_err(|e| Error::driver("allocating the output", e))?;

@@ -10,7 +10,7 @@ use cutlet::numeric::{Element, ElementType};
 use cutlet::tensor::{TensorMut, TensorRef};
 use cutlet::{Error, Result};
 
-use super::{check_runs, open_device, parse_shape, random_bits, Timings};
+use super::{check_runs, open_device, parse_shape, random_on_device, Timings};
 
 /// Arguments of `cutlet bench reduce`.
 #[derive(Args, Debug)]
@@ -178,9 +178,7 @@ fn bench<T: Element + DeviceRepr + ValidAsZeroBits + bytemuck::Pod>(
     let stream = device.default_stream();
     // parse_shape checked that the count fits.
     let n = rows * cols;
-    let input: CudaSlice<T> = stream
-        .clone_htod(&random_bits::<T>(n, 0x9E37_79B9))
-        .map_err(|e| Error::driver("copying the input to the device", e))?;
+    let input: CudaSlice<T> = random_on_device(&stream, n, 0x9E37_79B9, "the input")?;
     let outputs = match reduce.dim() {
         ReduceDim::Last => rows,
         ReduceDim::First => cols,
