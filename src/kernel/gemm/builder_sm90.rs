@@ -117,8 +117,9 @@ pub fn sm90_default_spec(
 /// would get fewer stages: an f32 D, tf32; for 16-bit inputs and D with a
 /// K-major B, 256x160 tiles of half-depth k-tiles, 7 stages, in a 1x2
 /// cluster where their rounds of tiles take at least 1.5% less time than
-/// that pick's, counted as rounds x tile area; for an i32 D, s8/u8 inputs'
-/// exact sums, the ping-pong 128x128 kernel in a 1x2 cluster, which hides
+/// that pick's, counted as rounds x tile area, and 128x224 tiles in a 2x1
+/// cluster where theirs take at least 3% less than that; for an i32 D,
+/// s8/u8 inputs' exact sums, the ping-pong 128x128 kernel in a 1x2 cluster, which hides
 /// the four-byte D's epilogue), else the ping-pong
 /// 128x128 kernel without a cluster (more, smaller
 /// tiles, each one's epilogue hidden behind the other warpgroup's
@@ -146,8 +147,10 @@ pub fn sm90_default_spec(
 /// k-tiles or more ([`Decomposition::SplitK`](super::Decomposition)), with
 /// f32 accumulation and A read from shared memory; where that is 8 splits
 /// and N is at least 1024, 128x64 tiles in 4 splits (where those units fit
-/// one wave); 8 splits of at least 12 tiles and 16 k-tiles each run in
-/// clusters of 2 (2x1, or 1x2 where the tiles along M are odd).
+/// one wave), and where it is 4 splits of at most 16 k-tiles, 128x64 tiles
+/// in 2; 8 splits of at least 12 tiles and 16 k-tiles each, and any split
+/// count of at least 12 tiles and 64 k-tiles each, run in clusters of 2
+/// (2x1, or 1x2 where the tiles along M are odd).
 ///
 /// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
 /// (few tiles, K too short to split), the ping-pong kernel on 128x64
@@ -177,6 +180,11 @@ pub fn sm90_default_spec(
 /// // 16 x 90 = 1440 of 256x160 take 11, 1.8% less time.
 /// let mlp = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4096, 14336, 4096, 1], 132).unwrap();
 /// assert_eq!((mlp.tile, mlp.cluster.mnk(), mlp.mainloop.stages()), ([256, 160, 32], [1, 2, 1], 7));
+/// // 1024x14336: 4 x 90 = 360 tiles of 256x160 take 3 rounds (3 x 40960
+/// // elements of area), 8 x 64 = 512 of 128x224 take 4 (4 x 28672), 6.7%
+/// // less time.
+/// let mlp = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [1024, 14336, 4096, 1], 132).unwrap();
+/// assert_eq!((mlp.tile, mlp.cluster.mnk(), mlp.mainloop.stages()), ([128, 224, 64], [2, 1, 1], 4));
 /// let ragged = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [4095, 4097, 4093, 1], 132).unwrap();
 /// assert_eq!((ragged.schedule, ragged.tile, ragged.cluster.mnk()), (KernelSchedule::TmaWarpSpecializedCooperative, [256, 128, 64], [2, 1, 1]));
 /// // tf32 with an M-major A (read from registers): the cooperative 128x256
@@ -215,6 +223,14 @@ pub fn sm90_default_spec(
 /// let long = bf(256, 1024, 16384);
 /// assert_eq!((long.tile, long.cluster.mnk()), ([128, 128, 64], [2, 1, 1]));
 /// assert!(long.kernel_name().ends_with("_splitk8"));
+/// // 512 x 1024 x 4096: 32 tiles of 128x128 would take 4 splits of 16
+/// // k-tiles; 64 tiles of 128x64 in 2 splits (128 units, one wave) instead.
+/// // At K = 8192 (32 k-tiles a split) 128x128 stays.
+/// let pairs = bf(512, 1024, 4096);
+/// assert_eq!(pairs.tile, [128, 64, 64]);
+/// assert!(pairs.kernel_name().ends_with("_splitk2"));
+/// assert_eq!(bf(512, 1024, 8192).tile, [128, 128, 64]);
+/// assert!(bf(512, 1024, 8192).kernel_name().ends_with("_splitk4"));
 /// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
 /// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
@@ -336,6 +352,9 @@ const SPLIT_CLUSTER_LONG_K_TILES_PER_SPLIT: u32 = 64;
 /// Fewest k-tiles per split of a clustered 128x128 split for which it
 /// keeps its tiles where a wide row would take 128x64 ones.
 const SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT: u32 = 32;
+/// The most k-tiles a split of 128x128 tiles in 4 splits keeps where 128x64
+/// tiles in 2 splits replace them ([`Sm90Pick::split_k`]).
+const SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT: u32 = 16;
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
 /// Largest M the GEMV kernel takes.
@@ -536,7 +555,13 @@ impl Sm90Pick {
     /// wave: half the partial tiles to add, each half the size (H200:
     /// 128x1536x7168 0.69x -> 0.96x, 128x1024x4096 0.59x -> 0.83x,
     /// 256x1024x8192 0.72x -> 1.00x; 512x512x16384 stays on 128x128, where
-    /// 128x64 in 4 ran 0.69x against 0.74x).
+    /// 128x64 in 4 ran 0.69x against 0.74x). Where it makes 4 splits of
+    /// at most 16 k-tiles without a cluster, 128x64 tiles in 2 where their
+    /// units fit one wave: H200, 2026-11-28, 512x1024x4096 0.83x and
+    /// 0.91x against 0.71x and 0.81x, three runs. With 32 k-tiles a split
+    /// it was a wash (512x1024x8192 0.96x and 0.86x against 0.93x and
+    /// 0.98x), and two splits stay on 128x128 (1024x1024x4096 0.89x
+    /// against 0.79x for whole 128x64 tiles).
     ///
     /// Where 8 splits of 128x128 tiles remain, with at least 12 tiles and
     /// 16 k-tiles a split, the units run in clusters of 2 CTAs (2x1 where
@@ -598,6 +623,16 @@ impl Sm90Pick {
             && per_split >= SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT;
         if splits == SPLIT_MAX && n >= 1024 && narrow_fits && !long_cluster {
             return Some(pick([128, 64, bk], 4));
+        }
+        let narrow_pairs_fit =
+            narrow_units <= 2 * u64::from(sm_count) && k_tiles / 2 >= SPLIT_MIN_K_TILES_PER_SPLIT;
+        if splits == 4
+            && per_split <= SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT
+            && n >= 1024
+            && narrow_pairs_fit
+            && cluster == ClusterShape::ONE
+        {
+            return Some(pick([128, 64, bk], 2));
         }
         Some(Sm90Pick {
             cluster,
@@ -749,17 +784,32 @@ impl Sm90Pick {
             // 4096x14336x4096: 1.006-1.007 against 0.986-0.992. (With
             // 128-byte rows they get 3 stages and ran 0.96-0.99; half-depth
             // k-tiles alone ran 0.983 at 4096³ against 0.996.)
+            let cost = |p: Sm90Pick| {
+                let [tm, tn, _] = p.tile;
+                waves_of(p.tile, p.cluster) * u64::from(tm * tn)
+            };
+            let mut pick = big;
             if facts.deep_ok {
                 let deep = cooperative(deep_tile(bk), [1, 2]);
-                let cost = |p: Sm90Pick| {
-                    let [tm, tn, _] = p.tile;
-                    waves_of(p.tile, p.cluster) * u64::from(tm * tn)
-                };
                 if cost(deep) * 1000 <= cost(big) * 985 {
-                    return deep;
+                    pick = deep;
                 }
             }
-            return big;
+            // 128x224 tiles in a 2x1 cluster where their rounds take at
+            // least 3% less time than that pick's: at 1024x14336 they make
+            // 8 x 64 = 512 tiles, 3.9 rounds of 132 (4 x 128 x 224), the
+            // 256x160 ones 3 rounds of 256 x 160, 6.7% more. H200,
+            // 2026-11-28, bf16, cutlet / cuBLASLt: 1024x14336x4096 0.966
+            // against 0.925, 1024x14336x8192 0.983 against 0.935. Their 4
+            // stages (45 KiB a stage) and lower arithmetic intensity (81
+            // flops a byte against 98) ask for the margin.
+            if facts.row224_ok {
+                let row224 = cooperative(row224_tile(bk), [2, 1]);
+                if cost(row224) * 1000 <= cost(pick) * 970 {
+                    pick = row224;
+                }
+            }
+            return pick;
         }
         // Few tiles and a K too short to split: where 128x128 tiles would
         // fill at most half the SMs, 128x64 ones (twice as many, at most one
@@ -799,6 +849,10 @@ pub(crate) struct Sm90PickFacts {
     /// types it was measured with. It needs a K-major B (an N-major B's
     /// TileN is a multiple of 64).
     pub(crate) deep_ok: bool,
+    /// The cooperative 128x224 kernel in a 2x1 cluster builds, where
+    /// `deep_ok` holds (the types the pick measured it with; a K-major B,
+    /// an N-major B's TileN being a multiple of 64).
+    pub(crate) row224_ok: bool,
     /// The split-K kernel (cooperative 128x128 without a cluster) builds
     /// for these types and majors (f32 accumulation), and reads A from shared memory (split-K with A through registers is
     /// built only when asked for: the pick was measured without it).
@@ -871,6 +925,7 @@ impl Sm90PickFacts {
             && d.size_bytes() == 2
             && !crate::collective::reads_a_from_registers(a, a_major)
             && stages(deep_tile(bk), [1, 2]).is_ok();
+        let row224_ok = deep_ok && stages(row224_tile(bk), [2, 1]).is_ok();
         let split = Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile: [128, 128, bk],
@@ -940,6 +995,7 @@ impl Sm90PickFacts {
         Sm90PickFacts {
             tall_ok,
             deep_ok,
+            row224_ok,
             split_ok,
             split_cluster_ok,
             swap_ok,
@@ -957,6 +1013,12 @@ impl Sm90PickFacts {
 /// (256x160, TileK half of the 128-byte row's `bk`: 64-byte rows).
 const fn deep_tile(bk: u32) -> [u32; 3] {
     [256, 160, bk / 2]
+}
+
+/// The tile of the cooperative 128x224 kernel the pick weighs (a 2x1
+/// cluster, TileK the 128-byte row's `bk`).
+const fn row224_tile(bk: u32) -> [u32; 3] {
+    [128, 224, bk]
 }
 
 /// How many rounds of tiles the persistent scheduler's grid on `sm_count`
@@ -986,7 +1048,9 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: ClusterShape, sm_count: u
 /// in a 1x2 cluster ([`sm90_spec_for_problem`]'s pick for large problems),
 /// and for 16-bit inputs with a K-major B the cooperative 256x160 kernel
 /// of half-depth k-tiles (TileK 32: 64-byte rows) in a 1x2 cluster (its
-/// pick where 256x160 tiles take fewer rounds of the GPU).
+/// pick where 256x160 tiles take fewer rounds of the GPU) and the
+/// cooperative 128x224 kernel in a 2x1 cluster (its pick where 128x224
+/// tiles take fewer rounds still).
 ///
 /// ```
 /// use cutlet::kernel::gemm::sm90_default_specs;
@@ -995,9 +1059,10 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: ClusterShape, sm_count: u
 /// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of A x 2 of D, 3 kernels
 /// // each, 256x128 1x2 for all but the 2 tf32 kernels with an M-major A, and
 /// // 256x160x32 1x2 for the 16-bit combinations with a K-major B (2 majors of
-/// // A x 2 of D).
-/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2) + 5 * 4);
+/// // A x 2 of D), and so for 128x224x64 2x1.
+/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2) + 5 * 4 + 5 * 4);
 /// assert!(specs.iter().any(|s| s.tile == [256, 160, 32] && s.mainloop.stages() == 7));
+/// assert!(specs.iter().any(|s| s.tile == [128, 224, 64] && s.mainloop.stages() == 4));
 /// ```
 pub fn sm90_default_specs() -> Vec<GemmSpec> {
     let majors = [OperandMajor::K, OperandMajor::MN];
@@ -1033,13 +1098,19 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
                             deep_tile(bk),
                             [1, 2],
                         ),
+                        (
+                            KernelSchedule::TmaWarpSpecializedCooperative,
+                            row224_tile(bk),
+                            [2, 1],
+                        ),
                     ] {
                         if tile[0] == 256 && crate::collective::reads_a_from_registers(ab, a_major)
                         {
                             continue;
                         }
-                        // Half-depth k-tiles: the pick's, for 16-bit inputs.
-                        if tile[2] != bk && ab.size_bytes() != 2 {
+                        // Half-depth k-tiles and 224 columns: the pick's,
+                        // for 16-bit inputs.
+                        if (tile[2] != bk || tile[1] == 224) && ab.size_bytes() != 2 {
                             continue;
                         }
                         if let Ok(spec) = sm90_spec(
