@@ -57,7 +57,7 @@ use crate::{Error, Result};
 ///
 /// Errors: [`Error::InvalidArgument`] naming the value for an input or
 /// output type outside those above, `cols` not a multiple of 16, a buffer
-/// shorter than the matrix (or than `rows` scales, 1 per tensor) or not
+/// shorter than the matrix (or than its scales, [`QuantizeScale::scale_count`]) or not
 /// aligned (16 bytes for `input`, 8 for a 16-bit input's output, 4 for an
 /// f32 input's, 4 for `scales`), a stream of another device, an FP8 output
 /// on a GPU other than SM90; [`Error::UnsupportedArch`] below compute
@@ -114,12 +114,7 @@ where
             format!("a multiple of {group} for {granularity:?} scales (whole blocks of {group} values along a row)"),
         ));
     }
-    let scale_count = match granularity {
-        QuantizeScale::Row => rows,
-        QuantizeScale::Tensor => 1,
-        QuantizeScale::Block1x128 => rows * (cols / group),
-        QuantizeScale::Block128x128 => rows.div_ceil(group) * (cols / group),
-    };
+    let scale_count = granularity.scale_count([rows, cols]);
     for (name, len, wanted) in [
         ("input.len()", input.len(), elements),
         ("output.len()", output.len(), elements),
@@ -212,7 +207,8 @@ where
         }
         QuantizeScale::Block128x128 => {
             let kernel = load(QuantizeStage::Tiles)?;
-            let tiles = rows.div_ceil(group) * (cols / group);
+            // One block per tile: a scale each.
+            let tiles = scale_count;
             let mut args = buffer_args(stream, input, output, scales, out_align)?;
             args.scalar(rows as u32).scalar(row_vectors);
             let config = LaunchConfig {

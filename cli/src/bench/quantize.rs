@@ -134,12 +134,7 @@ where
     let mut output = stream
         .alloc_zeros::<O>(n)
         .map_err(|e| Error::driver("allocating the output", e))?;
-    let scale_count = match scale {
-        QuantizeScale::Row => rows,
-        QuantizeScale::Tensor => 1,
-        QuantizeScale::Block1x128 => rows * cols.div_ceil(128),
-        QuantizeScale::Block128x128 => rows.div_ceil(128) * cols.div_ceil(128),
-    };
+    let scale_count = scale.scale_count([rows, cols]);
     let mut scales = stream
         .alloc_zeros::<f32>(scale_count.max(1))
         .map_err(|e| Error::driver("allocating the scales", e))?;

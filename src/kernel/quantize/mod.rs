@@ -72,6 +72,33 @@ pub enum QuantizeScale {
     Block128x128,
 }
 
+impl QuantizeScale {
+    /// How many scales a packed `rows x cols` matrix gets: `rows` per row,
+    /// 1 per tensor, `rows * cols / 128` per 1x128 block, `ceil(rows / 128)
+    /// * cols / 128` per 128x128 tile (cols a multiple of 128 for either
+    /// block, as [`quantize`](crate::device::quantize) checks; a partial
+    /// group counts whole). What the `scales` buffer must hold.
+    ///
+    /// ```
+    /// use cutlet::kernel::quantize::QuantizeScale;
+    ///
+    /// assert_eq!(QuantizeScale::Row.scale_count([300, 512]), 300);
+    /// assert_eq!(QuantizeScale::Tensor.scale_count([300, 512]), 1);
+    /// assert_eq!(QuantizeScale::Block1x128.scale_count([300, 512]), 300 * 4);
+    /// // 300 rows make 3 rows of tiles, the last one 44 rows tall.
+    /// assert_eq!(QuantizeScale::Block128x128.scale_count([300, 512]), 3 * 4);
+    /// ```
+    pub fn scale_count(self, [rows, cols]: [usize; 2]) -> usize {
+        let group = QuantizeSpec::GROUP as usize;
+        match self {
+            QuantizeScale::Row => rows,
+            QuantizeScale::Tensor => 1,
+            QuantizeScale::Block1x128 => rows * cols.div_ceil(group),
+            QuantizeScale::Block128x128 => rows.div_ceil(group) * cols.div_ceil(group),
+        }
+    }
+}
+
 /// One kernel of a quantization: the rows kernel, or one of the tensor
 /// mode's two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
