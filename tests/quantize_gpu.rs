@@ -8,7 +8,7 @@
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
 use cutlet::device::gemm::Gemm;
-use cutlet::device::{quantize, Device};
+use cutlet::device::{quantize, quantize_with_scale, Device};
 use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::fusion::host::round_to;
 use cutlet::gemm::{OperandMajor, OutputMajor};
@@ -361,4 +361,165 @@ fn quantize_refuses_bad_shapes_and_buffers_and_writes_nothing() {
         .unwrap()
         .iter()
         .all(|&s| s == -1.0));
+}
+
+/// The conversion by a given scale against the host (`x * (1 / scale)`,
+/// the reciprocal and the product each rounded to f32, then to the output
+/// type), bit for bit, with the input's amax recorded in the same pass.
+fn check_given<I: Input, O: Output>(device: &Device, rows: usize, cols: usize, record: bool) {
+    let stream = device.default_stream();
+    let host: Vec<I> = data(rows, cols).into_iter().map(I::of).collect();
+    let input = stream.clone_htod(&host).unwrap();
+    let mut output = stream.alloc_zeros::<O>(rows * cols).unwrap();
+    let tensor_amax = host.iter().fold(0f32, |m, v| m.max(v.value().abs()));
+    // Half the tensor's amax maps to the largest value: the outliers
+    // saturate. A scale that is not a power of two.
+    let bound = match O::TYPE {
+        ElementType::F8E4M3 => 448.0,
+        ElementType::F8E5M2 => 57344.0,
+        _ => 127.0,
+    };
+    let given = tensor_amax * 0.5 / bound * 1.1;
+    let scale = stream.clone_htod(&[given]).unwrap();
+    // Poisoned: the call overwrites it.
+    let mut amax = stream.clone_htod(&[1e30f32, -3.0]).unwrap();
+    quantize_with_scale(
+        device,
+        &input,
+        [rows, cols],
+        &mut output,
+        &scale,
+        record.then_some(&mut amax),
+        &stream,
+    )
+    .unwrap();
+    let what = format!("{} -> {} {rows}x{cols} by a given scale", I::TYPE, O::TYPE);
+    let got = stream.clone_dtoh(&output).unwrap();
+    let inv = 1.0f32 / given;
+    for (i, x) in host.iter().enumerate() {
+        let y = x.value() * inv;
+        let want = match O::TYPE {
+            ElementType::I8 => f64::from(y.round_ties_even().clamp(-128.0, 127.0)),
+            ty => round_to(ty, f64::from(y)),
+        };
+        assert!(
+            got[i].value() == want,
+            "{what}: [{i}] = {}, expected {want} (x = {})",
+            got[i].value(),
+            x.value()
+        );
+    }
+    let got_amax = stream.clone_dtoh(&amax).unwrap();
+    let want_amax = if record { tensor_amax } else { 1e30 };
+    assert_eq!(got_amax[0].to_bits(), want_amax.to_bits(), "{what}: amax");
+    assert_eq!(got_amax[1], -3.0, "{what}: only amax[0] written");
+}
+
+#[test]
+fn quantize_with_a_given_scale_matches_the_host_and_records_the_amax() {
+    let Some(device) = sm90_or_skip(
+        "quantize_with_a_given_scale_matches_the_host_and_records_the_amax",
+        "FP8 quantization and GEMMs",
+    ) else {
+        return;
+    };
+    for (rows, cols) in [(37, 4096), (300, 144), (2, 16), (1000, 64)] {
+        check_given::<bf16, F8E4M3>(&device, rows, cols, true);
+        check_given::<bf16, i8>(&device, rows, cols, true);
+    }
+    check_given::<f16, F8E5M2>(&device, 37, 1040, true);
+    check_given::<f32, F8E4M3>(&device, 37, 1040, true);
+    check_given::<f32, i8>(&device, 3, 8192, true);
+    check_given::<bf16, F8E4M3>(&device, 37, 1040, false);
+
+    // A NaN shows in the amax; an empty matrix records 0.
+    let stream = device.default_stream();
+    let mut host = vec![bf16::ONE; 64];
+    host[17] = bf16::NAN;
+    let input = stream.clone_htod(&host).unwrap();
+    let mut output = stream.alloc_zeros::<F8E4M3>(64).unwrap();
+    let scale = stream.clone_htod(&[1.0f32]).unwrap();
+    let mut amax = stream.alloc_zeros::<f32>(1).unwrap();
+    quantize_with_scale(
+        &device,
+        &input,
+        [4, 16],
+        &mut output,
+        &scale,
+        Some(&mut amax),
+        &stream,
+    )
+    .unwrap();
+    assert!(stream.clone_dtoh(&amax).unwrap()[0].is_nan());
+    let mut amax = stream.clone_htod(&[5.0f32]).unwrap();
+    quantize_with_scale(
+        &device,
+        &input,
+        [0, 16],
+        &mut output,
+        &scale,
+        Some(&mut amax),
+        &stream,
+    )
+    .unwrap();
+    assert_eq!(stream.clone_dtoh(&amax).unwrap()[0], 0.0);
+}
+
+#[test]
+fn quantize_with_scale_refuses_bad_buffers_and_writes_nothing() {
+    let Some(device) = sm90_or_skip(
+        "quantize_with_scale_refuses_bad_buffers_and_writes_nothing",
+        "FP8 quantization and GEMMs",
+    ) else {
+        return;
+    };
+    let stream = device.default_stream();
+    let input = stream.clone_htod(&vec![bf16::ONE; 64]).unwrap();
+    let mut output = stream.clone_htod(&vec![7i8; 64]).unwrap();
+    let scale = stream.clone_htod(&[1.0f32, 1.0]).unwrap();
+    let no_scale = stream.alloc_zeros::<f32>(0).unwrap();
+    let mut amax = stream.clone_htod(&[-1.0f32, -1.0]).unwrap();
+    let mut no_amax = stream.alloc_zeros::<f32>(0).unwrap();
+    let err = quantize_with_scale(
+        &device,
+        &input,
+        [4, 16],
+        &mut output,
+        &no_scale,
+        Some(&mut amax),
+        &stream,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("`scale.len()` = 0"), "{err}");
+    let err = quantize_with_scale(
+        &device,
+        &input,
+        [4, 16],
+        &mut output,
+        &scale,
+        Some(&mut no_amax),
+        &stream,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("`amax.len()` = 0"), "{err}");
+    let err = quantize_with_scale(&device, &input, [2, 24], &mut output, &scale, None, &stream)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`cols` = 24"), "{err}");
+    let err = quantize_with_scale(
+        &device,
+        &input,
+        [8, 16],
+        &mut output,
+        &scale,
+        Some(&mut amax),
+        &stream,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("`input.len()` = 64"), "{err}");
+    assert!(stream.clone_dtoh(&output).unwrap().iter().all(|&q| q == 7));
+    assert!(stream.clone_dtoh(&amax).unwrap().iter().all(|&a| a == -1.0));
 }

@@ -1,11 +1,12 @@
-//! Every quantize kernel (each input, output and scale granularity)
+//! Every quantize kernel (each input, output and scale granularity, and
+//! the conversion by a given tensor scale)
 //! assembles for its architecture with no spills.
 
 mod common;
 
 use common::ptxas::assemble;
 use cutlet::arch::ArchKind;
-use cutlet::kernel::quantize::{QuantizeScale, QuantizeSpec};
+use cutlet::kernel::quantize::{QuantizeScale, QuantizeSpec, QuantizeStage};
 use cutlet::numeric::ElementType;
 
 #[test]
@@ -24,7 +25,13 @@ fn quantize_kernels_assemble_without_spills() {
                     ArchKind::Sm90
                 };
                 let spec = QuantizeSpec::new(input, output, scale, arch).unwrap();
-                for &stage in spec.stages() {
+                // A tensor's scale may also be given (one pass).
+                let given = [QuantizeStage::Scaled];
+                let given: &[QuantizeStage] = match scale {
+                    QuantizeScale::Tensor => &given,
+                    _ => &[],
+                };
+                for &stage in spec.stages().iter().chain(given) {
                     let name = spec.kernel_name(stage);
                     let ptx = spec.ptx(stage).unwrap();
                     let Some(report) = assemble(&ptx, arch.ptx_target()) else {

@@ -14,7 +14,10 @@ fn bench_quantize_names_a_bad_scale_or_output_type() {
         stderr.contains("--scale") && stderr.contains("`7x7`"),
         "{stderr}"
     );
-    assert!(stderr.contains("row, tensor, 1x128 or 128x128"), "{stderr}");
+    assert!(
+        stderr.contains("row, tensor, 1x128, 128x128 or given"),
+        "{stderr}"
+    );
     let stderr = assert_one_error_line(&run_cutlet(&["bench", "quantize", "--to", "e3m4"]));
     assert!(
         stderr.contains("--to") && stderr.contains("`e3m4`"),
@@ -32,6 +35,7 @@ fn bench_quantize_prints_three_timings_for_each_scale() {
         ("tensor", "s8"),
         ("1x128", "e4m3"),
         ("128x128", "e5m2"),
+        ("given", "e4m3"),
     ] {
         let output = run_cutlet(&[
             "bench", "quantize", "--shape", "384x1024", "--scale", scale, "--to", to, "--runs",

@@ -41,7 +41,7 @@
 //! | [`TmaTiled`], [`TmaSwizzle`] | `tensor_map.rs` | a TMA tensor map: checked without a driver, encoded by `cuTensorMapEncodeTiled` into a [`TensorMapArg`] |
 //! | [`Elementwise`], [`check_arguments`], [`plan_problem`], [`check_overlap`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
-//! | [`quantize`] | `quantize.rs` | bf16/f16/f32 into e4m3, e5m2 or s8 with row or tensor scales from the data: checks, cache, launches |
+//! | [`quantize`], [`quantize_with_scale`] | `quantize.rs` | bf16/f16/f32 into e4m3, e5m2 or s8 with row, block or tensor scales from the data, or by a given tensor scale with its amax recorded: checks, cache, launches |
 //! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
 //! | [`gemm`] | `gemm/` | `GemmUniversalAdapter`, the runtime `Gemm` builder and `TypedGemm`, arguments and their checks |
 //!
@@ -114,7 +114,7 @@ pub use launch::{
     check_cluster, KernelArgs, LaunchConfig, TensorMapArg, DEPENDENT_LAUNCH_ENV,
     MAX_PORTABLE_CLUSTER,
 };
-pub use quantize::quantize;
+pub use quantize::{quantize, quantize_with_scale};
 pub use reduce::{Reduce, ReduceDim, ReduceWorkspace};
 pub use tensor_map::{TmaSwizzle, TmaTiled, TMA_MAX_BOX};
 pub use tiered::{JitTier, JIT_TIERED_ENV, QUICK_LEVEL};

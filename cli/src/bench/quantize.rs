@@ -4,7 +4,7 @@
 
 use clap::Args;
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
-use cutlet::device::{quantize, Device};
+use cutlet::device::{quantize, quantize_with_scale, Device};
 use cutlet::float8::{F8E4M3, F8E5M2};
 use cutlet::kernel::quantize::QuantizeScale;
 use cutlet::numeric::{Element, ElementType};
@@ -25,7 +25,9 @@ pub struct QuantizeArgs {
     /// Output element type: e4m3, e5m2 or s8.
     #[arg(long, default_value = "e4m3")]
     to: String,
-    /// Scales: row, tensor, 1x128 or 128x128.
+    /// Scales: row, tensor, 1x128 or 128x128 (computed from the data), or
+    /// given (one tensor scale the caller gives, the amax recorded:
+    /// `quantize_with_scale`).
     #[arg(long, default_value = "row")]
     scale: String,
     /// Timed runs (the median is reported), after two warm-ups.
@@ -37,17 +39,19 @@ pub struct QuantizeArgs {
     batch: usize,
 }
 
-/// The scales `--scale` names.
-fn parse_scale(scale: &str) -> Result<QuantizeScale> {
+/// The scales `--scale` names: computed from the data, or a given tensor
+/// scale (`None`).
+fn parse_scale(scale: &str) -> Result<Option<QuantizeScale>> {
     match scale {
-        "row" => Ok(QuantizeScale::Row),
-        "tensor" => Ok(QuantizeScale::Tensor),
-        "1x128" => Ok(QuantizeScale::Block1x128),
-        "128x128" => Ok(QuantizeScale::Block128x128),
+        "row" => Ok(Some(QuantizeScale::Row)),
+        "tensor" => Ok(Some(QuantizeScale::Tensor)),
+        "1x128" => Ok(Some(QuantizeScale::Block1x128)),
+        "128x128" => Ok(Some(QuantizeScale::Block128x128)),
+        "given" => Ok(None),
         other => Err(Error::invalid_argument(
             "--scale",
             format!("`{other}`"),
-            "row, tensor, 1x128 or 128x128",
+            "row, tensor, 1x128, 128x128 or given",
         )),
     }
 }
@@ -96,7 +100,8 @@ struct Setup<'a> {
     device: &'a Device,
     rows: usize,
     cols: usize,
-    scale: QuantizeScale,
+    /// Computed scales, or `None`: a given tensor scale.
+    scale: Option<QuantizeScale>,
     runs: usize,
     batch: usize,
 }
@@ -134,31 +139,53 @@ where
     let mut output = stream
         .alloc_zeros::<O>(n)
         .map_err(|e| Error::driver("allocating the output", e))?;
-    let scale_count = scale.scale_count([rows, cols]);
+    // A given scale reads one f32 and records the amax in another.
+    let scale_count = scale.map_or(2, |s| s.scale_count([rows, cols]));
     let mut scales = stream
         .alloc_zeros::<f32>(scale_count.max(1))
         .map_err(|e| Error::driver("allocating the scales", e))?;
+    let given = stream
+        .clone_htod(&[1.0f32 / 448.0])
+        .map_err(|e| Error::driver("copying the given scale", e))?;
     let mut launch = || -> Result<()> {
-        quantize(
-            device,
-            &input,
-            [rows, cols],
-            &mut output,
-            &mut scales,
-            scale,
-            &stream,
-        )
+        match scale {
+            Some(scale) => quantize(
+                device,
+                &input,
+                [rows, cols],
+                &mut output,
+                &mut scales,
+                scale,
+                &stream,
+            ),
+            None => quantize_with_scale(
+                device,
+                &input,
+                [rows, cols],
+                &mut output,
+                &given,
+                Some(&mut scales),
+                &stream,
+            ),
+        }
     };
     let label = format!("quantize {rows}x{cols} {}", I::TYPE);
     let timings = Timings::measure(device, &stream, runs, batch, &label, &mut launch)?;
     let bytes = n as f64 * f64::from(I::TYPE.size_bytes() + O::TYPE.size_bytes())
         + 4.0 * scale_count as f64;
-    let passes = match scale {
-        QuantizeScale::Tensor => "two passes: the amax, then the conversion",
-        _ => "one pass",
+    let (what, passes) = match scale {
+        Some(QuantizeScale::Tensor) => (
+            "Tensor scales".to_string(),
+            "two passes: the amax, then the conversion",
+        ),
+        Some(scale) => (format!("{scale:?} scales"), "one pass"),
+        None => (
+            "a given tensor scale".to_string(),
+            "one pass, the amax recorded",
+        ),
     };
     crate::out::outln!(
-        "{}: quantize {} [{rows} x {cols}] into {} with {scale:?} scales ({passes}; bytes: input, output and scales once each):",
+        "{}: quantize {} [{rows} x {cols}] into {} with {what} ({passes}; bytes: input, output and scales once each):",
         info.name,
         I::TYPE,
         O::TYPE,

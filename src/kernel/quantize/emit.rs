@@ -167,6 +167,47 @@ pub(super) fn tensor_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     Ok(k)
 }
 
+/// The conversion by a given scale (delayed scaling): `inv = 1 / scale[0]`,
+/// then a grid-stride walk that converts every vector times `inv` and
+/// keeps the largest magnitude it read; each block adds its amax into the
+/// word `amax` with `red.global.max.u32`, unless `amax` is 0. One pass.
+pub(super) fn scaled_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
+    let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Scaled))?;
+    k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
+    let [input, output, scale_ptr] = global_params(&mut k, ["input", "output", "scale"])?;
+    // The amax pointer is tested for 0 before its conversion.
+    let amax_param = k.param("amax", ParamType::U64)?;
+    let amax_ptr = k.load_param(&amax_param)?;
+    let vectors_param = k.param("vectors", ParamType::U32)?;
+    let vectors = k.load_param(&vectors_param)?;
+    let slots = k.shared_static("amax_slots", 16, 4 * WARPS)?;
+    let slots = k.shared_address(&slots);
+    let tid = k.special(SpecialReg::TidX);
+    let (start, stride) = grid_stride(&mut k, tid);
+    let (scale, inv) = (k.reg(RegClass::F32), k.reg(RegClass::F32));
+    k.push(format!("ld.global.nc.f32 {scale}, [{scale_ptr}];"));
+    k.push(format!("div.rn.f32 {inv}, 0f3F800000, {scale};"));
+    let amax = k.reg(RegClass::B32);
+    k.push(format!("mov.b32 {amax}, 0;"));
+    strided_loop_from(&mut k, "convert", start, vectors, stride, |k, lanes| {
+        load_all(k, input, lanes, |k, words, lane| {
+            magnitudes(k, spec, words, amax)?;
+            convert_and_store(k, spec, words, inv, output, lane)
+        })
+    })?;
+    // The same branch for every thread of the grid: a parameter.
+    let (skip, p) = (k.new_label("no_amax")?, k.reg(RegClass::Pred));
+    k.push(format!("setp.eq.u64 {p}, {amax_ptr}, 0;"));
+    k.push(format!("@{p} bra {skip};"));
+    k.cvta_to_global(amax_ptr, amax_ptr);
+    block_amax(&mut k, amax, slots, tid)?;
+    k.push(format!("setp.eq.u32 {p}, {tid}, 0;"));
+    k.push(format!("@{p} red.global.max.u32 [{amax_ptr}], {amax};"));
+    k.place_label(&skip);
+    k.push("ret;");
+    Ok(k)
+}
+
 /// The 1x128 kernel: a grid-stride walk over every vector of the tensor,
 /// each group of 128 consecutive values of a row (16 vectors of 16-bit
 /// values, 32 of f32, in consecutive lanes of one warp) taking its amax by

@@ -35,11 +35,16 @@
 //!   way into one device word (`red.global.max.u32`, on a word the host
 //!   zeroes first); the tensor kernel reads it, writes the scale (thread 0
 //!   of block 0) and converts every vector.
+//! - A given tensor scale ([`QuantizeStage::Scaled`], delayed scaling as
+//!   Transformer Engine's FP8 recipe runs it: the scale comes from earlier
+//!   amaxes), one pass: `q = round(x * (1 / scale))`, each block's amax
+//!   of what it read added into a device word as the amax kernel does.
 //!
 //! Params, in launch order: rows: `input, output, scales: u64`, `rows,
 //! vectors: u32` (vectors of 16 input bytes in a row); amax: `input,
-//! amax: u64`, `vectors: u32` (in the tensor); tensor: `input, output,
-//! scale, amax: u64`, `vectors: u32`.
+//! amax: u64`, `vectors: u32` (in the tensor); tensor and scaled: `input,
+//! output, scale, amax: u64`, `vectors: u32` (scaled: `amax` may be 0,
+//! and nothing is recorded).
 //!
 //! Every stage stores its 8-bit values with `st.global.cs` (streaming).
 //!
@@ -113,6 +118,10 @@ pub enum QuantizeStage {
     Groups,
     /// 128x128 block scales: each tile's amax, scale and conversion.
     Tiles,
+    /// A given tensor scale (delayed scaling): the conversion by it, the
+    /// input's amax recorded in the same pass
+    /// ([`quantize_with_scale`](crate::device::quantize_with_scale)).
+    Scaled,
 }
 
 /// The static description of a quantization: input and output types, the
@@ -264,6 +273,9 @@ impl QuantizeSpec {
             QuantizeStage::Tiles => {
                 format!("quantize_block128x128_{}_{}", self.input, self.output)
             }
+            QuantizeStage::Scaled => {
+                format!("quantize_scaled_{}_{}", self.input, self.output)
+            }
         }
     }
 
@@ -279,6 +291,7 @@ impl QuantizeSpec {
             QuantizeStage::Tensor => emit::tensor_kernel(self)?,
             QuantizeStage::Groups => emit::groups_kernel(self)?,
             QuantizeStage::Tiles => emit::tiles_kernel(self)?,
+            QuantizeStage::Scaled => emit::scaled_kernel(self)?,
         };
         module.add_kernel(kernel)?;
         module.emit()
