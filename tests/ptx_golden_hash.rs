@@ -84,8 +84,8 @@ fn sm90_kernels() -> Vec<(String, String)> {
     let defaults = sm90_default_specs();
     assert_eq!(
         defaults.len(),
-        214,
-        "sm90_default_specs() lists 214 configurations"
+        234,
+        "sm90_default_specs() lists 234 configurations"
     );
     let mut specs: Vec<GemmSpec> = Vec::new();
     for spec in defaults {

@@ -154,8 +154,11 @@ pub fn sm90_default_spec(
 ///
 /// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
 /// (few tiles, K too short to split), the ping-pong kernel on 128x64
-/// tiles (at most one wave of them): see `Sm90Pick::for_problem` in the
-/// source for its measurements.
+/// tiles (at most one wave of them); and where the ping-pong 128x128
+/// tiles take at least two rounds of the SMs over at least two rows of
+/// tiles, 128x112 tiles (16-bit types, K-major B) where their rounds x tile
+/// area come out at least 10% less. See `Sm90Pick::for_problem` in the
+/// source for the measurements.
 ///
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
@@ -253,9 +256,20 @@ pub fn sm90_default_spec(
 /// assert!(decode.kernel_name().ends_with("_splitk4"));
 /// // 16 x 14336 is 112 tiles of 128x16: no room for a second unit each.
 /// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
+/// // 16 x 8192 x 4096: 64 tiles of 128x16 in 2 splits make 128 units; 128
+/// // ping-pong 64x16 tiles make as many blocks, within one wave: unsplit.
+/// let wave = bf(16, 8192, 4096);
+/// assert_eq!((wave.schedule, wave.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 16, 64]));
+/// assert!(!wave.kernel_name().contains("splitk"));
 /// // 128 x 4096 x 4096: 64 ping-pong 64x128 tiles; 256 rows: not swapped.
 /// assert_eq!((bf(128, 4096, 4096).schedule, bf(128, 4096, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
 /// assert_eq!(bf(256, 4096, 4096).majors.d, OutputMajor::N);
+/// // 256 x 14336: 2 x 112 = 224 tiles of 128x128 take 2 rounds of 132
+/// // (2 x 16384 elements of area), 2 x 128 = 256 of 128x112 take 2 as well
+/// // (2 x 14336), 12.5% less time: past the 10% margin.
+/// assert_eq!(bf(256, 14336, 4096).tile, [128, 112, 64]);
+/// // One row of tiles keeps 128x128 (128 x 14336: 112 tiles, one round).
+/// assert_eq!(bf(128, 14336, 4096).tile, [128, 128, 64]);
 /// // s8 inputs into an i32 D: ping-pong 128x128 tiles of 128 k in a 1x2
 /// // cluster, one warpgroup's epilogue under the other's MMAs.
 /// let int8 = GemmTypes::new(I8, I8, I32, I32, I32);
@@ -357,6 +371,10 @@ const SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT: u32 = 32;
 const SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT: u32 = 16;
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
+/// Swap-AB's split units of at most this many k-tiles give way to unsplit
+/// ping-pong 64-row tiles that make as many blocks
+/// ([`Sm90Pick::swapped`]).
+const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
 /// Largest M the GEMV kernel takes.
 const GEMV_MAX_M: u32 = 16;
 /// Most elements of B (N x K) the GEMV kernel takes: past 4096 x 4096 the
@@ -420,7 +438,16 @@ impl Sm90Pick {
     ///   128 x N' kernel with its K loop split as
     ///   [`splits_for`](Self::splits_for) splits (16x4096x4096 1.00 with 4
     ///   splits, against 0.72 unswapped; 64x1024x16384 0.91 with 8,
-    ///   against 0.71); where K is too short to split, the ping-pong 64 x
+    ///   against 0.71), unless the ping-pong 64 x N' kernel's tiles make
+    ///   at least as many blocks within one wave and the splits would keep
+    ///   at most 32 k-tiles each: then that one, unsplit (H200,
+    ///   2026-11-28, two to four rounds: 1x8192x4096 1.01 against
+    ///   0.92-0.93 in 2 splits, 16x8192x4096 0.99-1.01 against 0.90-0.92,
+    ///   32x8192x4096 0.99-1.00 against 0.90, 32x6144x4096 0.98 against
+    ///   0.94-0.96, 16x6144x4096 0.95 against 0.96-0.98; with 64 k-tiles a
+    ///   split the splits held: 8x8192x8192 0.94 against 0.97-0.98,
+    ///   2x8192x16384 0.97-0.98 against 1.01-1.02); where K
+    ///   is too short to split, the ping-pong 64 x
     ///   N' kernel where its tiles fit one wave (16x4096x1024 0.92,
     ///   against 0.63), else the cooperative one (16x14336x4096 1.02-1.06,
     ///   against 0.70).
@@ -468,6 +495,18 @@ impl Sm90Pick {
         if (m <= 32 || (m <= 64 && long_k)) && facts.swap_split_ok {
             let tile = [128, bn, bk];
             if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
+                // Where the 64-row tiles alone make as many blocks, within
+                // one wave, and the splits would be short (at most
+                // SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT k-tiles), they run
+                // unsplit: no partial tiles to add.
+                let units = u64::from(n.div_ceil(128)) * u64::from(l) * u64::from(splits);
+                let per_split = k.div_ceil(bk.max(1)) / splits;
+                if narrow_tiles >= units
+                    && narrow_tiles <= sms
+                    && per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT
+                {
+                    return Some(pick(pingpong, [64, bn, bk], 1));
+                }
                 return Some(pick(cooperative, tile, splits));
             }
         }
@@ -826,13 +865,48 @@ impl Sm90Pick {
         };
         // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454
         // TFLOP/s, none 519.
-        Sm90Pick {
+        let pick = Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedPingpong,
             tile: [128, tile_n, bk],
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
+        };
+        // 128x112 tiles where 128x128 ones take at least two rounds and
+        // the narrower ones' rounds x tile area come out at least 10% less,
+        // with at least two rows of tiles and K past 1024: at 256x14336,
+        // 2 x 112 = 224 tiles of 128x128 take 2 rounds of 132, the second
+        // 70% full, and 2 x 128 = 256 of 128x112 take 2 as well, 12.5% less
+        // area. H200, 2026-11-28, bf16, cutlet / cuBLASLt, two to four
+        // rounds against 128x128: 256x14336x4096 0.975-1.005 against
+        // 0.92-0.94, 256x14336x8192 1.01-1.03 against 0.93, 256x14336x16384
+        // 1.10 against 1.02, 256x10240x4096 0.81 against 0.74,
+        // 256x28672x4096 1.07 against 0.99, 384x8192x4096 0.89 against
+        // 0.82, 384x14336x8192 0.96 against 0.90, 512x6144x4096 0.87
+        // against 0.80, 512x10240x4096 0.95 against 0.88, 512x14336x4096
+        // 1.08 against 1.00; 256x14336x1024 a wash (0.91-0.92 against
+        // 0.91-0.93). With one row of tiles they lost where the model gave
+        // them the same 12.5% (128x14336xK 0.91-0.98 against 0.97-1.00,
+        // 128x57344x8192 0.99 against 1.03).
+        let row112 = Sm90Pick {
+            tile: row112_tile(bk),
+            ..pick
+        };
+        let cost = |p: Sm90Pick| {
+            let [tm, tn, _] = p.tile;
+            waves([m, n, l], p.tile, p.cluster, sm_count) * u64::from(tm * tn)
+        };
+        let rounds = waves([m, n, l], pick.tile, pick.cluster, sm_count);
+        if facts.row112_ok
+            && k > 1024
+            && tile_n == 128
+            && m.div_ceil(128) >= 2
+            && rounds >= 2
+            && cost(row112) * 10 <= cost(pick) * 9
+        {
+            return row112;
         }
+        pick
     }
 }
 
@@ -853,6 +927,9 @@ pub(crate) struct Sm90PickFacts {
     /// `deep_ok` holds (the types the pick measured it with; a K-major B,
     /// an N-major B's TileN being a multiple of 64).
     pub(crate) row224_ok: bool,
+    /// The ping-pong 128x112 kernel builds, where `deep_ok` holds (the
+    /// types the pick measured it with; a K-major B).
+    pub(crate) row112_ok: bool,
     /// The split-K kernel (cooperative 128x128 without a cluster) builds
     /// for these types and majors (f32 accumulation), and reads A from shared memory (split-K with A through registers is
     /// built only when asked for: the pick was measured without it).
@@ -926,6 +1003,15 @@ impl Sm90PickFacts {
             && !crate::collective::reads_a_from_registers(a, a_major)
             && stages(deep_tile(bk), [1, 2]).is_ok();
         let row224_ok = deep_ok && stages(row224_tile(bk), [2, 1]).is_ok();
+        let row112_ok = deep_ok
+            && sm90_spec(
+                GemmTypes::new(a, b, d, d, acc),
+                GemmMajors::new(a_major, majors.b, majors.d),
+                KernelSchedule::TmaWarpSpecializedPingpong,
+                row112_tile(bk),
+                [1, 1],
+            )
+            .is_ok();
         let split = Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile: [128, 128, bk],
@@ -996,6 +1082,7 @@ impl Sm90PickFacts {
             tall_ok,
             deep_ok,
             row224_ok,
+            row112_ok,
             split_ok,
             split_cluster_ok,
             swap_ok,
@@ -1019,6 +1106,13 @@ const fn deep_tile(bk: u32) -> [u32; 3] {
 /// cluster, TileK the 128-byte row's `bk`).
 const fn row224_tile(bk: u32) -> [u32; 3] {
     [128, 224, bk]
+}
+
+/// The tile of the ping-pong 128x112 kernel the pick weighs (no cluster;
+/// the register-store epilogue, 112 not being a multiple of the TMA
+/// store's 32-column subtile).
+const fn row112_tile(bk: u32) -> [u32; 3] {
+    [128, 112, bk]
 }
 
 /// How many rounds of tiles the persistent scheduler's grid on `sm_count`
@@ -1050,7 +1144,8 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: ClusterShape, sm_count: u
 /// of half-depth k-tiles (TileK 32: 64-byte rows) in a 1x2 cluster (its
 /// pick where 256x160 tiles take fewer rounds of the GPU) and the
 /// cooperative 128x224 kernel in a 2x1 cluster (its pick where 128x224
-/// tiles take fewer rounds still).
+/// tiles take fewer rounds still) and the ping-pong 128x112 kernel (its
+/// pick where 128x128 tiles leave much of their last round idle).
 ///
 /// ```
 /// use cutlet::kernel::gemm::sm90_default_specs;
@@ -1059,8 +1154,9 @@ fn waves([m, n, l]: [u32; 3], tile: [u32; 3], cluster: ClusterShape, sm_count: u
 /// // 5 16-bit combinations x 8 majors + tf32 x 2 majors of A x 2 of D, 3 kernels
 /// // each, 256x128 1x2 for all but the 2 tf32 kernels with an M-major A, and
 /// // 256x160x32 1x2 for the 16-bit combinations with a K-major B (2 majors of
-/// // A x 2 of D), and so for 128x224x64 2x1.
-/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2) + 5 * 4 + 5 * 4);
+/// // A x 2 of D), and so for 128x224x64 2x1 and ping-pong 128x112x64.
+/// assert_eq!(specs.len(), 3 * (5 * 8 + 4) + (5 * 8 + 2) + 5 * 4 + 5 * 4 + 5 * 4);
+/// assert!(specs.iter().any(|s| s.tile == [128, 112, 64]));
 /// assert!(specs.iter().any(|s| s.tile == [256, 160, 32] && s.mainloop.stages() == 7));
 /// assert!(specs.iter().any(|s| s.tile == [128, 224, 64] && s.mainloop.stages() == 4));
 /// ```
@@ -1103,14 +1199,19 @@ pub fn sm90_default_specs() -> Vec<GemmSpec> {
                             row224_tile(bk),
                             [2, 1],
                         ),
+                        (
+                            KernelSchedule::TmaWarpSpecializedPingpong,
+                            row112_tile(bk),
+                            [1, 1],
+                        ),
                     ] {
                         if tile[0] == 256 && crate::collective::reads_a_from_registers(ab, a_major)
                         {
                             continue;
                         }
-                        // Half-depth k-tiles and 224 columns: the pick's,
-                        // for 16-bit inputs.
-                        if (tile[2] != bk || tile[1] == 224) && ab.size_bytes() != 2 {
+                        // Half-depth k-tiles, 224 and 112 columns: the
+                        // pick's, for 16-bit inputs.
+                        if (tile[2] != bk || matches!(tile[1], 224 | 112)) && ab.size_bytes() != 2 {
                             continue;
                         }
                         if let Ok(spec) = sm90_spec(
