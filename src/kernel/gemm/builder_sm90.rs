@@ -256,6 +256,11 @@ pub fn sm90_default_spec(
 /// assert!(decode.kernel_name().ends_with("_splitk4"));
 /// // 16 x 14336 is 112 tiles of 128x16: no room for a second unit each.
 /// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
+/// // 64 x 1024 x 4096: 8 tiles of 128x64 would take 8 splits of 8 k-tiles;
+/// // 16 tiles of 128x32 in 4 splits of 16 instead.
+/// let halved = bf(64, 1024, 4096);
+/// assert_eq!((halved.tile, halved.majors.d), ([128, 32, 64], OutputMajor::M));
+/// assert!(halved.kernel_name().ends_with("_splitk4"));
 /// // 16 x 8192 x 4096: 64 tiles of 128x16 in 2 splits make 128 units; 128
 /// // ping-pong 64x16 tiles make as many blocks, within one wave: unsplit.
 /// let wave = bf(16, 8192, 4096);
@@ -375,6 +380,10 @@ const SWAP_MAX_M: u32 = 128;
 /// ping-pong 64-row tiles that make as many blocks
 /// ([`Sm90Pick::swapped`]).
 const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
+/// Swap-AB's split units of fewer k-tiles than this, past 32 rows of M,
+/// give way to tiles half as wide split to keep this many
+/// ([`Sm90Pick::swapped`]).
+const SWAP_HALVED_MIN_K_TILES_PER_SPLIT: u32 = 16;
 /// Largest M the GEMV kernel takes.
 const GEMV_MAX_M: u32 = 16;
 /// Most elements of B (N x K) the GEMV kernel takes: past 4096 x 4096 the
@@ -446,7 +455,14 @@ impl Sm90Pick {
     ///   32x8192x4096 0.99-1.00 against 0.90, 32x6144x4096 0.98 against
     ///   0.94-0.96, 16x6144x4096 0.95 against 0.96-0.98; with 64 k-tiles a
     ///   split the splits held: 8x8192x8192 0.94 against 0.97-0.98,
-    ///   2x8192x16384 0.97-0.98 against 1.01-1.02); where K
+    ///   2x8192x16384 0.97-0.98 against 1.01-1.02). Past 32 rows, where
+    ///   the splits would keep fewer than 16 k-tiles each, 128 x N'/2
+    ///   tiles in splits of at least 16, where those fit one wave (H200,
+    ///   2026-11-28, two rounds: 64x1024x4096, 128x32 tiles in 4 splits,
+    ///   0.86 against 0.77-0.79 for 128x64 in 8; at 64x1024x8192, 16
+    ///   k-tiles a split already, 128x32 in 8 ran 0.84 against 0.81-0.82,
+    ///   not taken; at 64x1024x16384 the 8 splits of 128x64 stayed ahead,
+    ///   0.89 against 0.84); where K
     ///   is too short to split, the ping-pong 64 x
     ///   N' kernel where its tiles fit one wave (16x4096x1024 0.92,
     ///   against 0.63), else the cooperative one (16x14336x4096 1.02-1.06,
@@ -506,6 +522,21 @@ impl Sm90Pick {
                     && per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT
                 {
                     return Some(pick(pingpong, [64, bn, bk], 1));
+                }
+                // Past 32 rows, splits shorter than
+                // SWAP_HALVED_MIN_K_TILES_PER_SPLIT k-tiles give way to
+                // tiles half as wide in fewer, longer splits.
+                if m > 32 && per_split < SWAP_HALVED_MIN_K_TILES_PER_SPLIT {
+                    let half = [128, (bn / 2).next_multiple_of(8), bk];
+                    let longer = Sm90Pick::splits_keeping(
+                        half,
+                        [n, m, k, l],
+                        sm_count,
+                        SWAP_HALVED_MIN_K_TILES_PER_SPLIT,
+                    );
+                    if let Some(splits) = longer {
+                        return Some(pick(cooperative, half, splits));
+                    }
                 }
                 return Some(pick(cooperative, tile, splits));
             }
@@ -569,7 +600,18 @@ impl Sm90Pick {
     /// tiles fit one wave of `sm_count` SMs and keep
     /// [`SPLIT_MIN_K_TILES_PER_SPLIT`] k-tiles each, where K has at least
     /// [`SPLIT_MIN_K_TILES`] k-tiles.
-    fn splits_for([bm, bn, bk]: [u32; 3], [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<u32> {
+    fn splits_for(tile: [u32; 3], problem: [u32; 4], sm_count: u32) -> Option<u32> {
+        Sm90Pick::splits_keeping(tile, problem, sm_count, SPLIT_MIN_K_TILES_PER_SPLIT)
+    }
+
+    /// [`splits_for`](Self::splits_for) with at least `per_split` k-tiles a
+    /// split.
+    fn splits_keeping(
+        [bm, bn, bk]: [u32; 3],
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        per_split: u32,
+    ) -> Option<u32> {
         let tiles = u64::from(m.div_ceil(bm)) * u64::from(n.div_ceil(bn)) * u64::from(l);
         let k_tiles = k.div_ceil(bk.max(1));
         if tiles == 0 || k_tiles < SPLIT_MIN_K_TILES {
@@ -578,7 +620,7 @@ impl Sm90Pick {
         let room = u64::from(sm_count) / tiles;
         [SPLIT_MAX, 4, 2]
             .into_iter()
-            .find(|&s| u64::from(s) <= room && k_tiles / s >= SPLIT_MIN_K_TILES_PER_SPLIT)
+            .find(|&s| u64::from(s) <= room && k_tiles / s >= per_split)
     }
 
     /// Split-K's pick: where the problem's 128x128 tiles fill at most half
