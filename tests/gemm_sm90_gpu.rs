@@ -561,6 +561,64 @@ fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
     }
 }
 
+/// The sliced-K schedule (both consumer warpgroups on one tile, each on
+/// every other k-tile, the second's partial tile added through shared
+/// memory): 64-row tiles 64 to 192 wide, bf16 and f16 with K-major and MN-major
+/// operands, a row- and a column-major D, f32 and 16-bit D, both epilogues,
+/// on the three problems every kernel runs (4, 1 and 2 k-tiles: the
+/// second warpgroup has none at K = 64), an odd count of k-tiles (K = 203
+/// of 32: 7) and many tiles per block (1100 x 1000 in 64x64 tiles: 612
+/// tiles, batches of 2), exactly.
+#[test]
+fn sliced_k_computes_exactly() {
+    const NAME: &str = "sliced_k_computes_exactly";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    use ElementType::{BF16, F16, F32};
+    let (k, mn) = (OperandMajor::K, OperandMajor::MN);
+    let sliced = KernelSchedule::TmaWarpSpecializedSlicedK;
+    let spec = |a, d, majors: [OperandMajor; 2], d_major, tile: [u32; 3]| {
+        sm90_spec(
+            GemmTypes::new(a, a, d, d, F32),
+            GemmMajors::new(majors[0], majors[1], d_major),
+            sliced,
+            tile,
+            [1, 1],
+        )
+        .unwrap()
+    };
+    let mut specs = vec![
+        spec(BF16, BF16, [k, k], OutputMajor::N, [64, 128, 64]),
+        spec(BF16, BF16, [k, k], OutputMajor::N, [64, 64, 64]),
+        spec(F16, F32, [mn, mn], OutputMajor::M, [64, 128, 64]),
+        spec(BF16, BF16, [k, mn], OutputMajor::N, [64, 128, 64]),
+        spec(F16, F16, [mn, k], OutputMajor::M, [64, 192, 64]),
+        // Half-depth k-tiles: K = 203 is 7 of them.
+        spec(BF16, BF16, [k, k], OutputMajor::N, [64, 128, 32]),
+    ];
+    specs.push(
+        specs[0]
+            .clone()
+            .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+            .unwrap(),
+    );
+    for spec in &specs {
+        assert!(spec.kernel_name().contains("_slicedk_"));
+        run_spec(&device, spec).unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+    }
+    let many = spec(BF16, BF16, [k, k], OutputMajor::N, [64, 64, 64]);
+    run_case::<bf16, bf16>(&device, &many, MANY_TILES)
+        .unwrap_or_else(|e| panic!("{}: {e}", many.kernel_name()));
+    let beta = Case {
+        beta: -1.0,
+        k: 203,
+        ..MANY_TILES
+    };
+    run_case::<bf16, bf16>(&device, &many, beta)
+        .unwrap_or_else(|e| panic!("{}: {e}", many.kernel_name()));
+}
+
 /// C loaded with TMA across persistent tiles: tiles of odd subtile counts
 /// (ping-pong 128x96: 3, cooperative 128x160: 5) and the defaults' tiles,
 /// several tiles per CTA, N ragged so that the last column of tiles stops

@@ -386,3 +386,65 @@ fn atomic_reductions_assemble_without_spills() {
     }
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// The sliced-K schedule (two consumer warpgroups on alternate k-tiles of
+/// one 64-row tile) assembles without spills for tiles up to 192 columns, 16-bit types and an f32 D, both epilogues, both forms of the
+/// store (beta 0 and not): each warpgroup walks every tile, the second
+/// hands its partial tile over through shared memory (`st.shared.v4.f32`
+/// under named barrier 4), the first adds it.
+#[test]
+fn sliced_k_kernels_assemble_without_spills() {
+    use cutlet::gemm::{GemmMajors, GemmTypes};
+    use cutlet::kernel::gemm::{sm90_spec, KernelSchedule, OutputMajor};
+    use cutlet::numeric::ElementType::{BF16, F16, F32};
+    let mut bad = Vec::new();
+    for (ab, d) in [(BF16, BF16), (F16, F32)] {
+        for tile in [[64, 64, 64], [64, 128, 64], [64, 192, 64]] {
+            let spec = sm90_spec(
+                GemmTypes::new(ab, ab, d, d, F32),
+                GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+                KernelSchedule::TmaWarpSpecializedSlicedK,
+                tile,
+                [1, 1],
+            )
+            .unwrap();
+            let direct = spec
+                .clone()
+                .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
+                .unwrap();
+            for spec in [spec, direct] {
+                assert!(spec.shared_mem_bytes() <= 232448, "{}", spec.kernel_name());
+                let kernel = spec.kernel().unwrap();
+                assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
+                for read in [SourceRead::Never, SourceRead::Always] {
+                    let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
+                    let ptx = spec.ptx_for(read).unwrap();
+                    assert!(ptx.contains("st.shared.v4.f32"), "{name}");
+                    assert!(ptx.contains("bar.sync 4, 256;"), "{name}");
+                    let Some(report) = assemble(&ptx, "sm_90a") else {
+                        return;
+                    };
+                    let f = report.function(&name);
+                    if (f.spill_stores, f.spill_loads) != (0, 0) {
+                        bad.push(format!("{f:?}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+    // A 128-row tile is refused by name.
+    let wide = sm90_spec(
+        GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+        GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+        KernelSchedule::TmaWarpSpecializedSlicedK,
+        [128, 128, 64],
+        [1, 1],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        wide.contains("TileM 128") && wide.contains("slicedk"),
+        "{wide}"
+    );
+}

@@ -73,8 +73,10 @@ pub struct DenseGemmArgs {
     /// sm80; --emit-ptx without a GPU: sm80).
     #[arg(long = "arch", value_parser = parse_arch)]
     pub arch: Option<ArchKind>,
-    /// The SM90 kernel schedule: cooperative, pingpong or auto (default:
-    /// auto, chosen for the problem as CUTLASS's KernelScheduleAuto).
+    /// The SM90 kernel schedule: cooperative, pingpong, slicedk (sliced-K:
+    /// both consumer warpgroups on one tile, each on every other k-tile) or
+    /// auto (default: auto, chosen for the problem as CUTLASS's
+    /// KernelScheduleAuto).
     #[arg(long = "schedule", value_parser = parse_schedule, default_value = "auto")]
     pub schedule: ScheduleArg,
     /// The SM90 thread-block cluster M,N (1 or 2 each; default: the
@@ -465,7 +467,8 @@ pub enum ScheduleArg {
     Fixed(KernelSchedule),
 }
 
-/// `cooperative`, `pingpong` or `auto`.
+/// `cooperative`, `pingpong`, `slicedk` (two consumer warpgroups on
+/// alternate k-tiles of one tile: sliced-K) or `auto`.
 ///
 /// ```
 /// use cutlet_harness::{parse_schedule, ScheduleArg};
@@ -485,11 +488,14 @@ pub fn parse_schedule(text: &str) -> Result<ScheduleArg> {
         "pingpong" => Ok(ScheduleArg::Fixed(
             KernelSchedule::TmaWarpSpecializedPingpong,
         )),
+        "slicedk" => Ok(ScheduleArg::Fixed(
+            KernelSchedule::TmaWarpSpecializedSlicedK,
+        )),
         "auto" => Ok(ScheduleArg::Auto),
         other => Err(Error::invalid_argument(
             "schedule",
             format!("`{other}`"),
-            "cooperative, pingpong or auto",
+            "cooperative, pingpong, slicedk or auto",
         )),
     }
 }

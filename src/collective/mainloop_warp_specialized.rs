@@ -108,6 +108,29 @@ pub trait WarpSpecializedMainloop: Mainloop {
         false
     }
 
+    /// Emits the consumer part of one tile for the sliced-K schedule:
+    /// consumer warpgroup `slice` (`.b32`, 0 or 1) multiplies the tile's
+    /// k-tiles `slice`, `slice + 2`, ... and returns its partial
+    /// accumulators (zeros where it has none); after it the ring's state is
+    /// past all of the tile's k-tiles for both warpgroups. The kernel adds
+    /// the two partial tiles. The default: an error (a mainloop without a
+    /// sliced-K part; the kernel refuses the schedule with it).
+    ///
+    /// # Errors
+    /// The assembler's error, or the default's.
+    fn emit_consumer_sliced(
+        &self,
+        _k: &mut Kernel,
+        _io: &Self::Io,
+        _slice: Reg,
+    ) -> Result<Accumulators, PtxError> {
+        Err(PtxError::UnsupportedSpec {
+            kernel: "gemm",
+            name: String::from("warp-specialized mainloop"),
+            reason: "the mainloop has no sliced-K consumer part".to_string(),
+        })
+    }
+
     /// Emits the pass over one tile's k-tiles that another consumer
     /// warpgroup multiplies (ping-pong).
     ///

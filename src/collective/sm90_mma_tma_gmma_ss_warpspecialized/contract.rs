@@ -135,6 +135,15 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
         self.block_scales
     }
 
+    fn emit_consumer_sliced(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+        slice: Reg,
+    ) -> Result<Accumulators, PtxError> {
+        self.emit_mma_sliced(k, io, slice)
+    }
+
     fn emit_consumer_skip(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.emit_skip(k, io);
         Ok(())

@@ -804,6 +804,97 @@ impl Sm90TmaGmmaWarpSpecialized {
         Ok(acc)
     }
 
+    /// Emits one work tile's MMAs by consumer warpgroup `slice` (`.b32`, 0
+    /// or 1) of the sliced-K schedule and returns its partial accumulators
+    /// (`io.acc`): the warpgroup multiplies k-tiles `slice`, `slice + 2`,
+    /// ... (passing the other's stages over without waiting on them),
+    /// releases each stage once its wgmmas completed, and leaves the ring's
+    /// state past all of the tile's k-tiles, where the other warpgroup's
+    /// is. A warpgroup without a k-tile (K of at most one k-tile) returns
+    /// zeros. The mainloop has no promotion and A is read from shared
+    /// memory (the schedule's rules).
+    pub(crate) fn emit_mma_sliced(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+        slice: Reg,
+    ) -> Result<Accumulators, PtxError> {
+        let err = pipeline_error;
+        if self.promotion().is_some() || self.block_scales {
+            return Err(err(crate::Error::invalid_argument(
+                "sliced-K mainloop",
+                "promotion or block scales",
+                "fast accumulation without block scales",
+            )));
+        }
+        let acc = io.acc.clone();
+        let reader = &DescriptorA;
+        // A's descriptors need no per-tile setup (DescriptorA's is `()`).
+        reader.emit_tile_setup(self, k, io)?;
+        let c = io.consumer;
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        // The tile's first stage, where both warpgroups start.
+        let start = [r(k), r(k), r(k)];
+        let now = [c.stage.to_string(), c.full.to_string(), c.phase.to_string()];
+        for (saved, now) in start.iter().zip(&now) {
+            k.push(format!("mov.b32 {saved}, {now};"));
+        }
+        let prev = TmaAsyncState {
+            stage: r(k),
+            full: r(k),
+            phase: c.phase,
+        };
+        let (kt, p, later) = (r(k), k.reg(RegClass::Pred), k.reg(RegClass::Pred));
+        let first = k.new_label("sliced_first")?;
+        k.push(format!("setp.eq.u32 {p}, {slice}, 0;"));
+        k.push(format!("@{p} bra {};", first.name()));
+        io.pipeline.advance(k, &c).map_err(err)?;
+        k.place_label(&first);
+        k.push(format!("mov.u32 {kt}, {slice};"));
+        let (top, tail, none, done) = (
+            k.new_label("sliced_k")?,
+            k.new_label("sliced_tail")?,
+            k.new_label("sliced_none")?,
+            k.new_label("sliced_done")?,
+        );
+        k.place_label(&top);
+        k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
+        k.push(format!("@{p} bra {};", tail.name()));
+        io.pipeline.consumer_wait(k, &c).map_err(err)?;
+        // The warpgroup's first k-tile overwrites the accumulators.
+        k.push(format!("setp.ne.u32 {later}, {kt}, {slice};"));
+        self.emit_k_tile(k, io, &acc, reader, &(), 0, KTileScale::ZeroFirst(later))?;
+        // At most this k-tile in flight: the warpgroup's previous one (if
+        // any) is read.
+        emit_wgmma_wait(k, 1).map_err(err)?;
+        let skip = k.new_label("sliced_first_k")?;
+        k.push(format!("@!{later} bra {};", skip.name()));
+        self.emit_release(k, io, &prev)?;
+        k.place_label(&skip);
+        k.push(format!("mov.u32 {}, {};", prev.stage, c.stage));
+        k.push(format!("mov.u32 {}, {};", prev.full, c.full));
+        // Past this k-tile and the other warpgroup's next one.
+        io.pipeline.advance(k, &c).map_err(err)?;
+        io.pipeline.advance(k, &c).map_err(err)?;
+        k.push(format!("add.u32 {kt}, {kt}, 2;"));
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&tail);
+        emit_wgmma_wait(k, 0).map_err(err)?;
+        k.push(format!("setp.eq.u32 {p}, {kt}, {slice};"));
+        k.push(format!("@{p} bra {};", none.name()));
+        self.emit_release(k, io, &prev)?;
+        k.push(format!("bra.uni {};", done.name()));
+        k.place_label(&none);
+        self.emit_zero_accumulators(k, io);
+        k.place_label(&done);
+        // Both warpgroups leave the tile past all of its k-tiles.
+        for (now, saved) in now.iter().zip(start) {
+            k.push(format!("mov.b32 {now}, {saved};"));
+        }
+        self.emit_skip(k, io);
+        Ok(acc)
+    }
+
     /// Releases the stage of `state` (after the wgmma that read it
     /// completed): the signalling threads arrive on its `empty` barrier,
     /// here or in the peer CTA they stand for.

@@ -584,6 +584,7 @@ impl GemmBuilder {
                 ([64, 128, bk], ClusterShape::ONE)
             }
             (KernelSchedule::TmaWarpSpecializedPingpong, _) => ([128, 128, bk], ClusterShape::ONE),
+            (KernelSchedule::TmaWarpSpecializedSlicedK, _) => ([64, 128, bk], ClusterShape::ONE),
             _ if promotion.is_some() => ([128, 128, bk], ClusterShape::new(2, 1)),
             _ => ([128, 256, bk], ClusterShape::new(2, 1)),
         };

@@ -22,6 +22,17 @@ pub enum KernelSchedule {
     /// consumer warpgroups that each own whole output tiles and take turns,
     /// so that one's epilogue overlaps the other's mainloop.
     TmaWarpSpecializedPingpong,
+    /// Warp-specialized, persistent, sliced-K (CUTLASS 2.x's sliced-K, by
+    /// warpgroups): one producer warpgroup, two consumer warpgroups that
+    /// take every output tile together, whole, each multiplying every
+    /// other k-tile of it (the first k-tiles 0, 2, 4, ..., the second 1,
+    /// 3, 5, ...); the second adds its partial tile into the first's
+    /// through shared memory, and the first runs the epilogue while the
+    /// second starts the next tile. For tiles too few to give each block
+    /// two (a 64-row tile would leave one ping-pong warpgroup idle). Runs
+    /// with f32 accumulators, A read from shared memory, the persistent
+    /// scheduler and no cluster.
+    TmaWarpSpecializedSlicedK,
 }
 
 impl KernelSchedule {
@@ -31,6 +42,7 @@ impl KernelSchedule {
             KernelSchedule::Multistage => "multistage",
             KernelSchedule::TmaWarpSpecializedCooperative => "cooperative",
             KernelSchedule::TmaWarpSpecializedPingpong => "pingpong",
+            KernelSchedule::TmaWarpSpecializedSlicedK => "slicedk",
         }
     }
 
@@ -41,9 +53,10 @@ impl KernelSchedule {
 
     /// The consumer warpgroups that share one output tile, each a band of
     /// `BM / tile_warpgroups` rows (the warpgroups of the consumers'
-    /// tiled MMA along M): 2 cooperative, 1 ping-pong; 0 for the
-    /// multistage kernel, which has no warpgroups. Where a schedule's
-    /// consumers and bands are needed, they come from here.
+    /// tiled MMA along M): 2 cooperative, 1 ping-pong and sliced-K (each
+    /// warpgroup all of the tile's rows); 0 for the multistage kernel,
+    /// which has no warpgroups. Where a schedule's consumers and bands are
+    /// needed, they come from here.
     ///
     /// ```
     /// use cutlet::kernel::gemm::KernelSchedule;
@@ -51,12 +64,33 @@ impl KernelSchedule {
     /// assert_eq!(KernelSchedule::TmaWarpSpecializedCooperative.tile_warpgroups(), 2);
     /// assert_eq!(KernelSchedule::TmaWarpSpecializedPingpong.tile_warpgroups(), 1);
     /// assert_eq!(KernelSchedule::TmaWarpSpecializedPingpong.tiles_in_flight(), 2);
+    /// // Sliced-K: both warpgroups on one tile, each on half of its k-tiles.
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedSlicedK.tile_warpgroups(), 1);
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedSlicedK.tiles_in_flight(), 1);
     /// ```
     pub const fn tile_warpgroups(self) -> u32 {
         match self {
             KernelSchedule::Multistage => 0,
             KernelSchedule::TmaWarpSpecializedCooperative => 2,
             KernelSchedule::TmaWarpSpecializedPingpong => 1,
+            KernelSchedule::TmaWarpSpecializedSlicedK => 1,
+        }
+    }
+
+    /// Bytes of shared memory the sliced-K schedule's warpgroups exchange
+    /// a tile's partial sums through: the tile's f32 accumulators
+    /// (`BM x BN x 4`); 0 for the other schedules.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::KernelSchedule;
+    ///
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedSlicedK.exchange_bytes([64, 128, 64]), 32768);
+    /// assert_eq!(KernelSchedule::TmaWarpSpecializedPingpong.exchange_bytes([64, 128, 64]), 0);
+    /// ```
+    pub const fn exchange_bytes(self, tile: [u32; 3]) -> u32 {
+        match self {
+            KernelSchedule::TmaWarpSpecializedSlicedK => tile[0] * tile[1] * 4,
+            _ => 0,
         }
     }
 
@@ -216,6 +250,13 @@ pub struct KernelTmaWarpSpecializedPingpong;
 
 impl KernelScheduleTag for KernelTmaWarpSpecializedPingpong {
     const SCHEDULE: KernelSchedule = KernelSchedule::TmaWarpSpecializedPingpong;
+}
+
+/// The SM90 sliced-K schedule: [`KernelSchedule::TmaWarpSpecializedSlicedK`].
+pub struct KernelTmaWarpSpecializedSlicedK;
+
+impl KernelScheduleTag for KernelTmaWarpSpecializedSlicedK {
+    const SCHEDULE: KernelSchedule = KernelSchedule::TmaWarpSpecializedSlicedK;
 }
 
 /// The persistent tile scheduler: [`TileSchedulerPolicy::Persistent`].

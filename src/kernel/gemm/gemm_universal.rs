@@ -541,7 +541,8 @@ impl GemmSpec {
             }
             (
                 schedule @ (KernelSchedule::TmaWarpSpecializedCooperative
-                | KernelSchedule::TmaWarpSpecializedPingpong),
+                | KernelSchedule::TmaWarpSpecializedPingpong
+                | KernelSchedule::TmaWarpSpecializedSlicedK),
                 MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }
                 | MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. },
                 epilogue @ (EpiloguePolicy::Sm90NoSmem | EpiloguePolicy::Sm90TmaWarpSpecialized),

@@ -61,9 +61,10 @@ pub use builder_sm90::{
 pub(crate) use builder_sm90::{Sm90Pick, Sm90PickFacts};
 pub use dispatch_policy::{
     DataParallelScheduler, Decomposition, KernelMultistage, KernelSchedule, KernelScheduleTag,
-    KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong, PersistentScheduler,
-    Reduction, SplitKAtomicScheduler, SplitKScheduler, StreamKAtomicScheduler, StreamKScheduler,
-    TileSchedulerPolicy, TileSchedulerTag,
+    KernelTmaWarpSpecializedCooperative, KernelTmaWarpSpecializedPingpong,
+    KernelTmaWarpSpecializedSlicedK, PersistentScheduler, Reduction, SplitKAtomicScheduler,
+    SplitKScheduler, StreamKAtomicScheduler, StreamKScheduler, TileSchedulerPolicy,
+    TileSchedulerTag,
 };
 pub use gemm_universal::{GemmKernel, GemmUniversal, DEFAULT_RASTER_LOG};
 pub use gemv::Gemv;

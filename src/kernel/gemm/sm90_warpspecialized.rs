@@ -15,7 +15,13 @@
 //!   ...), whole; an ordered barrier makes the two take turns at the
 //!   tensor cores and, separately, at the epilogue, so that one's epilogue
 //!   runs while the other multiplies. Each skips the other's k-tiles in
-//!   the ring.
+//!   the ring;
+//! - sliced-K: both consumer warpgroups take every (64-row) tile, whole,
+//!   warpgroup `c` multiplying its k-tiles `c`, `c + 2`, ...; the second
+//!   writes its partial tile to shared memory (16-byte slots, a warp's
+//!   stores 512 consecutive bytes) and goes on to the next tile once the
+//!   first, under named barrier 4, has added it; the first runs the
+//!   epilogue.
 //!
 //! The grid is the persistent scheduler's (clusters that fit the GPU); a
 //! kernel of clusters launches with its cluster shape.
@@ -28,13 +34,16 @@ use crate::collective::{
 use crate::gemm::{ClusterShape, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::numeric::ElementType;
 use crate::pipeline::OrderedSequenceBarrier;
-use crate::ptx::{Kernel, Module, PtxError, RegClass, SpecialReg};
+use crate::ptx::{Kernel, Module, PtxError, Reg, RegClass, SpecialReg};
 
 /// Threads of a warpgroup.
 const WARPGROUP: u32 = 128;
 /// The named barrier of the consumer threads in a split tile's reduction
 /// (0 is the block's, 1 and 2 the TMA-store epilogue's warpgroups').
 const FIXUP_BARRIER: u32 = 3;
+/// The named barrier of the sliced-K warpgroups' exchange of partial
+/// tiles.
+const SLICED_BARRIER: u32 = 4;
 /// Registers a producer thread keeps (CUTLASS's `LoadRegisterRequirement`).
 const PRODUCER_REGISTERS: u32 = 40;
 /// Registers a consumer thread takes (CUTLASS's `MmaRegisterRequirement`).
@@ -52,7 +61,8 @@ const CONSUMER_REGISTERS: u32 = 232;
 /// Shared memory, from the dynamic region's start rounded up to 1024
 /// bytes: the mainloop's ring ([`WarpSpecializedMainloop::ring_bytes`]),
 /// rounded up to 1024; the epilogue's region; the ping-pong kernel's
-/// ordered barrier. Parameters: the extents, then the mainloop's, the
+/// ordered barrier or the sliced-K kernel's exchange
+/// ([`KernelSchedule::exchange_bytes`]). Parameters: the extents, then the mainloop's, the
 /// epilogue's and the scheduler's roles.
 ///
 /// ```
@@ -148,6 +158,12 @@ where
         self.epilogue_offset() + self.epilogue.shared_storage().bytes
     }
 
+    /// The sliced-K exchange's offset: after the epilogue's region (the
+    /// schedule has no ordered barrier).
+    fn exchange_offset(&self) -> u32 {
+        self.ordered_offset()
+    }
+
     /// The regions side by side (the producer fills the ring while the
     /// consumers' epilogue runs), plus 1024 bytes to align the start.
     fn storage(&self) -> SharedStorage {
@@ -155,6 +171,7 @@ where
         if self.schedule == KernelSchedule::TmaWarpSpecializedPingpong {
             bytes += OrderedSequenceBarrier::shared_bytes(2, 2);
         }
+        bytes += self.schedule.exchange_bytes(self.tile);
         SharedStorage {
             bytes: bytes + STAGE_ALIGN,
             align: 16,
@@ -352,7 +369,80 @@ where
             };
             self.epilogue.emit_prologue(k, &block, &epilogue_params)
         };
+        let sliced = self.schedule == KernelSchedule::TmaWarpSpecializedSlicedK;
+        if sliced && k_total.is_some() {
+            return Err(PtxError::UnsupportedSpec {
+                kernel: "gemm",
+                name: self.name.clone(),
+                reason: "the sliced-K schedule runs whole tiles: no K-splitting scheduler"
+                    .to_string(),
+            });
+        }
         match &order {
+            // Sliced-K: both consumer warpgroups take every tile, each every
+            // other k-tile; the second hands its partial tile to the first
+            // through shared memory and goes on to the next tile while the
+            // first adds it and runs the epilogue.
+            None if sliced => {
+                let slice = r(&mut k);
+                k.push(format!("sub.u32 {slice}, {warpgroup}, 1;"));
+                let first_wg = k.reg(RegClass::Pred);
+                k.push(format!("setp.eq.u32 {first_wg}, {slice}, 0;"));
+                // This thread's 16-byte slots: slot j of thread t at
+                // (j * 128 + t) * 16, so that a warp's stores are 512
+                // consecutive bytes.
+                let slot = r(&mut k);
+                k.push(format!("and.b32 {slot}, {tid}, {};", WARPGROUP - 1));
+                k.push(format!("shl.b32 {slot}, {slot}, 4;"));
+                k.push(format!("add.u32 {slot}, {slot}, {smem};"));
+                k.push(format!(
+                    "add.u32 {slot}, {slot}, {};",
+                    self.exchange_offset()
+                ));
+                let total = self.scheduler.emit_walk_total(&mut k, sp, tiles_m, tiles_n);
+                k.place_label(&top);
+                let valid = self.scheduler.emit_walk_valid(&mut k, sp, total);
+                k.push(format!("@!{valid} bra {};", consumer_done.name()));
+                let acc = self.mainloop.emit_consumer_sliced(&mut k, &io, slice)?;
+                let regs = acc.regs();
+                let step = WARPGROUP * 16;
+                let (first, next) = (k.new_label("sliced_add")?, k.new_label("sliced_next")?);
+                k.push(format!("@{first_wg} bra {};", first.name()));
+                for (j, four) in regs.chunks(4).enumerate() {
+                    let words: Vec<String> = four.iter().map(|r| r.to_string()).collect();
+                    k.push(format!(
+                        "st.shared.v4.f32 [{slot}+{}], {{{}}};",
+                        j as u32 * step,
+                        words.join(", ")
+                    ));
+                }
+                // The partial tile is written; then read: the slots are free.
+                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                k.push(format!("bra.uni {};", next.name()));
+                k.place_label(&first);
+                let coord = self
+                    .scheduler
+                    .emit_walk_current(&mut k, sp, tiles_m, tiles_n)
+                    .0;
+                let epilogue_io = tile_prologue(&mut k, &coord)?;
+                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                for (j, four) in regs.chunks(4).enumerate() {
+                    let other: Vec<Reg> = (0..four.len()).map(|_| k.reg(RegClass::F32)).collect();
+                    let words: Vec<String> = other.iter().map(|r| r.to_string()).collect();
+                    k.push(format!(
+                        "ld.shared.v4.f32 {{{}}}, [{slot}+{}];",
+                        words.join(", "),
+                        j as u32 * step
+                    ));
+                    for (mine, theirs) in four.iter().zip(&other) {
+                        k.push(format!("add.f32 {mine}, {mine}, {theirs};"));
+                    }
+                }
+                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+                k.place_label(&next);
+            }
             // The cooperative consumers start each tile's MMAs at once, and
             // work out its prologue while the tile's last wgmmas run (H100,
             // bf16 4096³: BENCHMARKS.md); the loop's test needs no division.

@@ -168,8 +168,10 @@ impl ConfigFacts {
 
     /// A warp-specialized kernel's shared memory but the epilogue's region:
     /// the stages and their `full` and `empty` barriers (rounded up to 1024
-    /// bytes), the ping-pong kernel's ordered barrier (4 mbarriers), and
-    /// 1024 bytes to align the start.
+    /// bytes), the ping-pong kernel's ordered barrier (4 mbarriers), the
+    /// sliced-K kernel's exchange of partial tiles
+    /// ([`KernelSchedule::exchange_bytes`]), and 1024 bytes to align the
+    /// start.
     const fn warp_specialized_bytes_beside_epilogue(&self) -> u32 {
         let stages = self.mainloop.stages();
         let ordered = match self.schedule {
@@ -177,7 +179,7 @@ impl ConfigFacts {
             _ => 0,
         };
         let ring = (stages * self.stage_bytes() + 16 * stages).div_ceil(1024) * 1024;
-        ring + ordered + 1024
+        ring + ordered + self.schedule.exchange_bytes(self.tile) + 1024
     }
 
     /// Bytes of D's subtile buffers in the TMA-store epilogue: two 32-column

@@ -12,6 +12,7 @@
 //! | warps 4x1 (`Warps<U4, U1>`) | the four warps of one consumer warpgroup; the schedule sets the warpgroups (a producer, two consumers) |
 //! | TileN a multiple of 32 with the TMA-store epilogue | its 32-column subtiles |
 //! | at least 2 stages; shared memory within 227 KiB | the ring |
+//! | sliced-K: f32 accumulators, no promotion, A from shared memory, the persistent scheduler, TileM 64, no cluster | its warpgroups add f32 partial tiles of one 64-row tile; no K-splitting scheduler or cluster was built beside it |
 
 use super::super::{KernelSchedule, TileSchedulerPolicy};
 use super::common::{check_c_and_d, check_shared_memory, check_stages};
@@ -58,6 +59,11 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
     }
     if let TileSchedulerPolicy::StreamK = f.scheduler {
         if let Err(rule) = check_k_splitting(f, "stream-K", false) {
+            return Err(rule);
+        }
+    }
+    if let KernelSchedule::TmaWarpSpecializedSlicedK = f.schedule {
+        if let Err(rule) = check_sliced_k(f) {
             return Err(rule);
         }
     }
@@ -116,6 +122,55 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         return Err(rule);
     }
     check_shared_memory(f)
+}
+
+/// Sliced-K's rules: f32 accumulators (the partial tiles its warpgroups
+/// add are f32), the 16-bit or 8-bit mainloop without promotion
+/// (`MainloopSm90TmaGmmaWarpSpecialized`), A read from shared memory, the
+/// persistent scheduler (the warpgroups split the tile's K loop; a
+/// scheduler that splits K too is not built), TileM 64, no cluster.
+#[allow(clippy::result_large_err)]
+const fn check_sliced_k(f: &ConfigFacts) -> Result<(), RuleMessage> {
+    if !matches!(f.types.acc, ElementType::F32) {
+        return Err(RuleMessage::new()
+            .s("the slicedk kernel schedule with ")
+            .s(f.types.acc.name())
+            .s(" accumulators: expected f32 (its warpgroups add f32 partial tiles)"));
+    }
+    if !matches!(
+        f.mainloop.policy,
+        MainloopPolicy::Sm90TmaGmmaWarpSpecialized { .. }
+    ) {
+        return Err(RuleMessage::new().s(
+            "the slicedk kernel schedule with the promoting FP8 mainloop: expected MainloopSm90TmaGmmaWarpSpecialized (fast accumulation)",
+        ));
+    }
+    if crate::collective::reads_a_from_registers(f.types.a, f.majors.a) {
+        return Err(RuleMessage::new()
+            .s("the slicedk kernel schedule with an M-major ")
+            .s(f.types.a.name())
+            .s(" A: expected A read from shared memory (a K-major A, or 16-bit types)"));
+    }
+    if !matches!(f.scheduler, TileSchedulerPolicy::Persistent) {
+        return Err(RuleMessage::new().s(
+            "the slicedk kernel schedule with a tile scheduler that splits K: expected the persistent scheduler (its warpgroups split each tile's K loop)",
+        ));
+    }
+    if f.tile[0] != 64 {
+        return Err(RuleMessage::new()
+            .s("TileM ")
+            .n(f.tile[0])
+            .s(" with the slicedk kernel schedule: expected 64 (its two warpgroups take one 64-row tile; a wider one leaves too few registers beside the partial tile)"));
+    }
+    if !f.cluster.is_one() {
+        return Err(RuleMessage::new()
+            .s("cluster ")
+            .n(f.cluster.m)
+            .s("x")
+            .n(f.cluster.n)
+            .s(" with the slicedk kernel schedule: expected 1x1"));
+    }
+    Ok(())
 }
 
 /// Split-K's rules: 2 to 64 splits, and those of every scheduler that
