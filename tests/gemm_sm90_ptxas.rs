@@ -391,7 +391,8 @@ fn atomic_reductions_assemble_without_spills() {
 /// one 64-row tile) assembles without spills for tiles up to 192 columns, 16-bit types and an f32 D, both epilogues, both forms of the
 /// store (beta 0 and not): each warpgroup walks every tile, the second
 /// hands its partial tile over through shared memory (`st.shared.v4.f32`
-/// under named barrier 4), the first adds it.
+/// under named barrier 4, the unaligned `barrier.sync`: the warpgroups
+/// reach it from different instructions), the first adds it.
 #[test]
 fn sliced_k_kernels_assemble_without_spills() {
     use cutlet::gemm::{GemmMajors, GemmTypes};
@@ -420,7 +421,7 @@ fn sliced_k_kernels_assemble_without_spills() {
                     let name = format!("{}{}", spec.kernel_name(), read.name_suffix());
                     let ptx = spec.ptx_for(read).unwrap();
                     assert!(ptx.contains("st.shared.v4.f32"), "{name}");
-                    assert!(ptx.contains("bar.sync 4, 256;"), "{name}");
+                    assert!(ptx.contains("barrier.sync 4, 256;"), "{name}");
                     let Some(report) = assemble(&ptx, "sm_90a") else {
                         return;
                     };

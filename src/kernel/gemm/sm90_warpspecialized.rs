@@ -20,7 +20,8 @@
 //!   warpgroup `c` multiplying its k-tiles `c`, `c + 2`, ...; the second
 //!   writes its partial tile to shared memory (16-byte slots, a warp's
 //!   stores 512 consecutive bytes) and goes on to the next tile once the
-//!   first, under named barrier 4, has added it; the first runs the
+//!   first, under named barrier 4 (`barrier.sync`, reached from each
+//!   warpgroup's own instruction), has added it; the first runs the
 //!   epilogue.
 //!
 //! The grid is the persistent scheduler's (clusters that fit the GPU); a
@@ -42,7 +43,11 @@ const WARPGROUP: u32 = 128;
 /// (0 is the block's, 1 and 2 the TMA-store epilogue's warpgroups').
 const FIXUP_BARRIER: u32 = 3;
 /// The named barrier of the sliced-K warpgroups' exchange of partial
-/// tiles.
+/// tiles. The two warpgroups reach it from different instructions, so it
+/// is the unaligned `barrier.sync` (`bar.sync` is `barrier.sync.aligned`,
+/// which requires every participating thread to execute the same
+/// instruction: compute-sanitizer's synccheck reported "divergent
+/// threads" on an H200 with it).
 const SLICED_BARRIER: u32 = 4;
 /// Registers a producer thread keeps (CUTLASS's `LoadRegisterRequirement`).
 const PRODUCER_REGISTERS: u32 = 40;
@@ -417,8 +422,8 @@ where
                     ));
                 }
                 // The partial tile is written; then read: the slots are free.
-                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
-                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                k.push(format!("barrier.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                k.push(format!("barrier.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
                 k.push(format!("bra.uni {};", next.name()));
                 k.place_label(&first);
                 let coord = self
@@ -426,7 +431,7 @@ where
                     .emit_walk_current(&mut k, sp, tiles_m, tiles_n)
                     .0;
                 let epilogue_io = tile_prologue(&mut k, &coord)?;
-                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                k.push(format!("barrier.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
                 for (j, four) in regs.chunks(4).enumerate() {
                     let other: Vec<Reg> = (0..four.len()).map(|_| k.reg(RegClass::F32)).collect();
                     let words: Vec<String> = other.iter().map(|r| r.to_string()).collect();
@@ -439,7 +444,7 @@ where
                         k.push(format!("add.f32 {mine}, {mine}, {theirs};"));
                     }
                 }
-                k.push(format!("bar.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
+                k.push(format!("barrier.sync {SLICED_BARRIER}, {};", 2 * WARPGROUP));
                 self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
                 k.place_label(&next);
             }
