@@ -345,8 +345,10 @@ impl GemmBuilder {
     }
 
     /// The kernel schedule (SM90: `TmaWarpSpecializedCooperative`, the
-    /// default, or `TmaWarpSpecializedPingpong`, whose default tile is
-    /// 128x128; `Multistage` is the SM80 kernel). A warp-specialized
+    /// default, `TmaWarpSpecializedPingpong`, whose default tile is
+    /// 128x128, or `TmaWarpSpecializedSlicedK`, two warpgroups on
+    /// alternate k-tiles of one 64x128 tile by default, which the
+    /// per-problem pick never takes; `Multistage` is the SM80 kernel). A warp-specialized
     /// schedule implies [`arch`](Self::arch)`(Sm90)` where no arch is set;
     /// beside an explicit other arch it is an [`Error::Config`] naming both.
     ///
@@ -357,6 +359,8 @@ impl GemmBuilder {
     ///
     /// let spec = Gemm::builder().schedule(KernelSchedule::TmaWarpSpecializedPingpong).spec().unwrap();
     /// assert_eq!(spec.arch, ArchKind::Sm90);
+    /// let sliced = Gemm::builder().schedule(KernelSchedule::TmaWarpSpecializedSlicedK).spec().unwrap();
+    /// assert_eq!((sliced.tile, sliced.kernel_name().contains("_slicedk_")), ([64, 128, 64], true));
     /// let refused = Gemm::builder()
     ///     .arch(ArchKind::Sm80)
     ///     .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
