@@ -5,10 +5,14 @@ use super::facts::ConfigFacts;
 use crate::gemm::RuleMessage;
 use crate::numeric::ElementType;
 
-/// The multistage kernels run without thread-block clusters: cluster
-/// 1x1.
+/// Cluster 1x1, for a schedule that runs without thread-block clusters
+/// (the multistage kernels, sliced-K); `why` ends the message, in
+/// brackets.
 #[allow(clippy::result_large_err)]
-pub(super) const fn check_no_cluster(f: &ConfigFacts) -> Result<(), RuleMessage> {
+pub(super) const fn check_no_cluster(
+    f: &ConfigFacts,
+    why: &'static str,
+) -> Result<(), RuleMessage> {
     if !f.cluster.is_one() {
         return Err(RuleMessage::new()
             .s("cluster ")
@@ -17,10 +21,16 @@ pub(super) const fn check_no_cluster(f: &ConfigFacts) -> Result<(), RuleMessage>
             .n(f.cluster.n)
             .s(" with the ")
             .s(f.schedule.name())
-            .s(" kernel schedule: expected 1x1 (the multistage kernel runs without thread-block clusters)"));
+            .s(" kernel schedule: expected 1x1 (")
+            .s(why)
+            .s(")"));
     }
     Ok(())
 }
+
+/// Why the multistage kernels take no cluster, for [`check_no_cluster`].
+pub(super) const MULTISTAGE_NO_CLUSTER: &str =
+    "the multistage kernel runs without thread-block clusters";
 
 /// C and D of one element type and one major: the epilogue reads C where
 /// it writes D.

@@ -3,7 +3,9 @@
 //! mainloop, the SM80 epilogue, one block per tile of `BM x BN` with its
 //! warps slicing K), part of [`check_config`](super::check_config).
 
-use super::common::{check_c_and_d, check_d_stored, check_no_cluster, check_shared_memory};
+use super::common::{
+    check_c_and_d, check_d_stored, check_no_cluster, check_shared_memory, MULTISTAGE_NO_CLUSTER,
+};
 use super::facts::{register_budget, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::{EpiloguePolicy, MainloopPolicy};
@@ -35,7 +37,7 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(f.arch.ptx_target())
             .s(" has no GEMV kernel: expected Sm80 or Sm90 (the kernel uses mma.sync of sm_80)"));
     }
-    if let Err(rule) = check_no_cluster(f) {
+    if let Err(rule) = check_no_cluster(f, MULTISTAGE_NO_CLUSTER) {
         return Err(rule);
     }
     let a = f.types.a;

@@ -15,7 +15,9 @@
 //! | accumulators, fragments and staging registers fit a thread's registers | the register file |
 //! | two stages or the epilogue's staging tile within sm_70's 96 KiB | the shared memory |
 
-use super::common::{check_c_and_d, check_no_cluster, check_shared_memory, check_warp_count};
+use super::common::{
+    check_c_and_d, check_no_cluster, check_shared_memory, check_warp_count, MULTISTAGE_NO_CLUSTER,
+};
 use super::facts::{register_budget, swizzle_row_ok, ConfigFacts};
 use crate::arch::ArchKind;
 use crate::collective::MainloopPolicy;
@@ -60,7 +62,7 @@ pub(super) const fn check_sm70(f: &ConfigFacts) -> Result<(), RuleMessage> {
             "architecture sm_70 with the SM80 multistage mainloop: expected the SM70 two-stage mainloop (MainloopSm70TwoStage; sm_70 has no cp.async)",
         ));
     }
-    if let Err(rule) = check_no_cluster(f) {
+    if let Err(rule) = check_no_cluster(f, MULTISTAGE_NO_CLUSTER) {
         return Err(rule);
     }
     let types = f.types;

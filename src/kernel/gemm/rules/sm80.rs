@@ -4,7 +4,7 @@
 
 use super::common::{
     check_c_and_d, check_d_stored, check_no_cluster, check_shared_memory, check_stages,
-    check_warp_count,
+    check_warp_count, MULTISTAGE_NO_CLUSTER,
 };
 use super::facts::{register_budget, shape_u32, swizzle_row_ok, ConfigFacts};
 use crate::arch::ArchKind;
@@ -30,7 +30,7 @@ pub(super) const fn check_sm80(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(f.arch.ptx_target())
             .s(" has no GEMM kernel yet: expected Sm80 or Sm90 (the kernel uses mma.sync, cp.async and ldmatrix of sm_80)"));
     }
-    if let Err(rule) = check_no_cluster(f) {
+    if let Err(rule) = check_no_cluster(f, MULTISTAGE_NO_CLUSTER) {
         return Err(rule);
     }
     let Some(atom) = f.atom() else {

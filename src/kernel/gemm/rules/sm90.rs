@@ -15,7 +15,7 @@
 //! | sliced-K: f32 accumulators, no promotion, A from shared memory, the persistent scheduler, TileM 64, no cluster | its warpgroups add f32 partial tiles of one 64-row tile; no K-splitting scheduler or cluster was built beside it |
 
 use super::super::{KernelSchedule, TileSchedulerPolicy};
-use super::common::{check_c_and_d, check_shared_memory, check_stages};
+use super::common::{check_c_and_d, check_no_cluster, check_shared_memory, check_stages};
 use super::facts::ConfigFacts;
 use crate::arch::ArchKind;
 use crate::collective::{check_sm90_mainloop, check_sm90_promotion};
@@ -162,15 +162,10 @@ const fn check_sliced_k(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(f.tile[0])
             .s(" with the slicedk kernel schedule: expected 64 (its two warpgroups take one 64-row tile; a wider one leaves too few registers beside the partial tile)"));
     }
-    if !f.cluster.is_one() {
-        return Err(RuleMessage::new()
-            .s("cluster ")
-            .n(f.cluster.m)
-            .s("x")
-            .n(f.cluster.n)
-            .s(" with the slicedk kernel schedule: expected 1x1"));
-    }
-    Ok(())
+    check_no_cluster(
+        f,
+        "sliced-K was built without clusters: its warpgroups share one block's stages",
+    )
 }
 
 /// Split-K's rules: 2 to 64 splits, and those of every scheduler that
