@@ -1019,8 +1019,7 @@ impl Sm90PickFacts {
         let GemmTypes { a, b, d, acc, .. } = types;
         let a_major = majors.a;
         let bk = default_tile_k(a);
-        let stages = |tile: [u32; 3], cluster: [u32; 2]| {
-            let schedule = KernelSchedule::TmaWarpSpecializedCooperative;
+        let spec_of = |schedule, tile, cluster| {
             sm90_spec(
                 GemmTypes::new(a, b, d, d, acc),
                 GemmMajors::new(a_major, majors.b, majors.d),
@@ -1028,7 +1027,10 @@ impl Sm90PickFacts {
                 tile,
                 cluster,
             )
-            .map(|spec| spec.mainloop.stages())
+        };
+        let stages = |tile: [u32; 3], cluster: [u32; 2]| {
+            spec_of(KernelSchedule::TmaWarpSpecializedCooperative, tile, cluster)
+                .map(|spec| spec.mainloop.stages())
         };
         // 256x128 tiles keep the stages of 128x256 ones (the shared memory
         // the epilogue leaves: true for a 16-bit D, false for an f32 one).
@@ -1046,9 +1048,7 @@ impl Sm90PickFacts {
             && stages(deep_tile(bk), [1, 2]).is_ok();
         let row224_ok = deep_ok && stages(row224_tile(bk), [2, 1]).is_ok();
         let row112_ok = deep_ok
-            && sm90_spec(
-                GemmTypes::new(a, b, d, d, acc),
-                GemmMajors::new(a_major, majors.b, majors.d),
+            && spec_of(
                 KernelSchedule::TmaWarpSpecializedPingpong,
                 row112_tile(bk),
                 [1, 1],
