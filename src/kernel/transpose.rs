@@ -72,12 +72,12 @@ impl TransposeSpec {
 fn kernel(spec: &TransposeSpec) -> Result<Kernel, PtxError> {
     let mut k = Kernel::new(&spec.kernel_name())?;
     k.max_threads(BLOCK_THREADS, 1, 1);
-    let input = global_param(&mut k, "input")?;
-    let output = global_param(&mut k, "output")?;
-    let rows = param(&mut k, "rows", ParamType::U32)?;
-    let cols = param(&mut k, "cols", ParamType::U32)?;
+    let input = k.global_address_param("input")?;
+    let output = k.global_address_param("output")?;
+    let rows = k.param_value("rows", ParamType::U32)?;
+    let cols = k.param_value("cols", ParamType::U32)?;
     let [ld, in_batch, out_ld, out_batch] =
-        ["ld", "in_batch", "out_ld", "out_batch"].map(|name| param(&mut k, name, ParamType::U64));
+        ["ld", "in_batch", "out_ld", "out_batch"].map(|name| k.param_value(name, ParamType::U64));
     let (ld, in_batch, out_ld, out_batch) = (ld?, in_batch?, out_ld?, out_batch?);
     let tile = k.shared_static("tile", 4, TILE * PITCH)?;
     let tile = k.shared_address(&tile);
@@ -242,17 +242,4 @@ impl Matrix {
         k.push(format!("cvt.u64.u32 {wide}, {col};"));
         k.push(format!("add.u64 {addr}, {row}, {wide};"));
     }
-}
-
-/// A `.u64` parameter holding a generic address, converted to global.
-fn global_param(k: &mut Kernel, name: &str) -> Result<Reg, PtxError> {
-    let address = param(k, name, ParamType::U64)?;
-    k.cvta_to_global(address, address);
-    Ok(address)
-}
-
-/// A parameter, loaded.
-fn param(k: &mut Kernel, name: &str, ty: ParamType) -> Result<Reg, PtxError> {
-    let param = k.param(name, ty)?;
-    k.load_param(&param)
 }

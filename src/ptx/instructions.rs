@@ -88,6 +88,22 @@ impl Kernel {
         Ok(dst)
     }
 
+    /// Declares a param named `name` of type `ty` and loads it into a
+    /// fresh register ([`param`](Kernel::param), then
+    /// [`load_param`](Kernel::load_param)).
+    pub fn param_value(&mut self, name: &str, ty: ParamType) -> Result<Reg> {
+        let param = self.param(name, ty)?;
+        self.load_param(&param)
+    }
+
+    /// Declares a `.u64` param named `name` holding a generic address and
+    /// returns it converted to a global one (`cvta.to.global.u64`).
+    pub fn global_address_param(&mut self, name: &str) -> Result<Reg> {
+        let address = self.param_value(name, ParamType::U64)?;
+        self.cvta_to_global(address, address);
+        Ok(address)
+    }
+
     /// The generic address of a by-value byte-array param (e.g. a TMA tensor
     /// map): `mov.b64 %rd, name; cvta.param.u64 %rd, %rd;` (PTX 7.7+).
     pub fn param_address(&mut self, param: &Param) -> Result<Reg> {
