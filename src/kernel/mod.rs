@@ -11,6 +11,7 @@
 
 pub mod elementwise;
 pub mod gemm;
+pub mod peer_all_reduce;
 pub mod quantize;
 pub mod reduce;
 pub mod transpose;
