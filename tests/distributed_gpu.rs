@@ -13,7 +13,7 @@
 
 mod common;
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use common::exact::{self, integers};
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -23,6 +23,18 @@ use cutlet::distributed::{RowSplit, TpConfig, TpElement, TpOptions, TpRank};
 use cutlet::Error;
 use cutlet_harness::devices_or_skip;
 use half::{bf16, f16};
+
+/// The GPUs, as the tests share them: the tests whose every collective
+/// compares the ranks' calls on the host first run side by side (read);
+/// one that lets GEMM + all-reduce's ranks meet on the GPUs alone
+/// (`check_shapes` off, whose waits hold SMs) runs by itself (write), as
+/// NCCL's contract asks of groups that share GPUs.
+static GPUS: RwLock<()> = RwLock::new(());
+
+/// The GPUs shared with the other checked tests.
+fn shared_gpus() -> RwLockReadGuard<'static, ()> {
+    GPUS.read().unwrap_or_else(|e| e.into_inner())
+}
 
 /// What the tests need of an element type: the exact-integer bed's host
 /// element (rounding, bits) that NCCL also sums.
@@ -235,6 +247,7 @@ fn reducing_gemm_is_exact<T: Host>(
 /// Every operation on `count` GPUs: ragged M, 1 to 8 chunks, both forms,
 /// the overlapped one over peer copies and over NCCL.
 fn every_operation_on(test: &str, count: usize) {
+    let _gpus = shared_gpus();
     let Some(devices) = devices_or_skip(test, count) else {
         return;
     };
@@ -281,6 +294,7 @@ fn every_operation_is_exact_on_4_gpus() {
 #[test]
 fn a_rank_with_another_shape_is_an_error_on_every_rank() {
     const NAME: &str = "a_rank_with_another_shape_is_an_error_on_every_rank";
+    let _gpus = shared_gpus();
     let Some(devices) = devices_or_skip(NAME, 2) else {
         return;
     };
@@ -322,6 +336,7 @@ fn a_rank_with_another_shape_is_an_error_on_every_rank() {
 #[test]
 fn a_rank_with_a_bad_buffer_is_an_error_on_every_rank() {
     const NAME: &str = "a_rank_with_a_bad_buffer_is_an_error_on_every_rank";
+    let _gpus = shared_gpus();
     let Some(devices) = devices_or_skip(NAME, 2) else {
         return;
     };
@@ -354,4 +369,181 @@ fn a_rank_with_a_bad_buffer_is_an_error_on_every_rank() {
     }
     // Nothing moved: the group still works.
     reducing_gemm_is_exact::<bf16>(ranks, 64, true, TpOptions::default());
+}
+
+/// One call of [`gemm_all_reduce_repeats_without_waiting_on`]: its inputs,
+/// its D (one element past it, and one before it where `offset` is 1, so
+/// that D is not 16-byte aligned) and the expected bits.
+struct Call<T> {
+    a: CudaSlice<T>,
+    b: CudaSlice<T>,
+    d: CudaSlice<T>,
+    offset: usize,
+    shape: GemmShape,
+    want: Vec<u32>,
+}
+
+/// Rank `r`'s calls of type `T`: those of `plan` whose index is `parity`
+/// modulo 2, each with seeds of its own (so that a sum that read another
+/// call's partials would differ).
+fn calls_of<T: Host>(
+    stream: &Arc<CudaStream>,
+    plan: &[(usize, usize)],
+    parity: usize,
+    (r, w): (usize, usize),
+) -> Vec<(usize, Call<T>)> {
+    let k_rank = 16;
+    let k = k_rank * w;
+    plan.iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == parity)
+        .map(|(i, &(m, n))| {
+            let seed = 100 + 2 * i as u64;
+            let (a_full, b_full) = (integers(seed, m * k, 1), integers(seed + 1, n * k, 1));
+            let want = host_gemm(&a_full, &b_full, m, n, k, 1.0)
+                .into_iter()
+                .map(|v| T::from_f64(v).bits())
+                .collect();
+            let slice = |full: &[f64], rows: usize| -> Vec<f64> {
+                (0..rows)
+                    .flat_map(|row| full[row * k + r * k_rank..row * k + (r + 1) * k_rank].to_vec())
+                    .collect()
+            };
+            let offset = (i / 2) % 2;
+            let call = Call {
+                a: upload::<T>(stream, &slice(&a_full, m)),
+                b: upload::<T>(stream, &slice(&b_full, n)),
+                d: upload::<T>(stream, &vec![f64::NAN; offset + m * n + 1]),
+                offset,
+                shape: GemmShape::new(m, n, k_rank, 1),
+                want,
+            };
+            (i, call)
+        })
+        .collect()
+}
+
+/// Enqueues `call` on `stream` (nothing waits for it here), with the
+/// ranks' shapes compared first where `check_shapes`.
+fn enqueue<T: Host>(
+    rank: &TpRank,
+    gemm: &Gemm,
+    call: &mut Call<T>,
+    check_shapes: bool,
+    stream: &Arc<CudaStream>,
+) {
+    let GemmShape { m, n, k, .. } = call.shape;
+    rank.gemm_all_reduce(
+        gemm,
+        call.shape,
+        &Operand::new(call.a.as_view(), k, 0),
+        &Operand::new(call.b.as_view(), k, 0),
+        &mut call.d.slice_mut(call.offset..call.offset + m * n),
+        1.0,
+        &TpOptions {
+            check_shapes,
+            ..TpOptions::default()
+        },
+        stream,
+    )
+    .unwrap();
+}
+
+/// What differs between `call`'s D and the host's sum, if anything.
+fn check_call<T: Host>(
+    r: usize,
+    i: usize,
+    call: &Call<T>,
+    stream: &Arc<CudaStream>,
+) -> Option<String> {
+    let GemmShape { m, n, .. } = call.shape;
+    let got: Vec<u32> = stream
+        .clone_dtoh(&call.d)
+        .unwrap()
+        .into_iter()
+        .map(T::bits)
+        .collect();
+    let nan = T::nan().bits();
+    if got[call.offset + m * n] != nan || (call.offset == 1 && got[0] != nan) {
+        return Some(format!(
+            "rank {r}, call {i}: an element beside D was written"
+        ));
+    }
+    first_difference(&got[call.offset..call.offset + m * n], &call.want).map(|(e, g, w)| {
+        format!(
+            "rank {r}, call {i} ({m} x {n}, D at element {}): row {} col {} = {g:#x}, expected {w:#x}",
+            call.offset,
+            e / n,
+            e % n
+        )
+    })
+}
+
+/// GEMM + all-reduce over peer memory, called many times in a row with no
+/// wait in between (with `check_shapes` off the ranks meet on the GPUs,
+/// through flags and the two halves of each rank's buffer; on, through
+/// events and the host's exchanges): every call's D equals the host sum,
+/// through many epochs, a buffer that grows, bf16 and f16 calls on one
+/// group, D not 16-byte aligned, sizes that are no multiple of a 16-byte
+/// vector, and calls with and without the ranks' exchange on the host
+/// (`check_shapes`), each rank on a stream of its own.
+fn gemm_all_reduce_repeats_without_waiting_on(test: &str, count: usize) {
+    let _alone = GPUS.write().unwrap_or_else(|e| e.into_inner());
+    let Some(devices) = devices_or_skip(test, count) else {
+        return;
+    };
+    let ranks = TpRank::from_devices(&devices).unwrap();
+    assert!(ranks[0].uses_peer_copies());
+    let plan: Vec<(usize, usize)> = [(3, 64), (16, 64), (1, 8), (40, 128), (5, 24), (16, 64)]
+        .into_iter()
+        .cycle()
+        .take(30)
+        .chain([(130, 256), (2, 16), (130, 256)])
+        .collect();
+    let (failures, _) = on_every_rank(ranks, |rank| {
+        let (r, w) = (rank.rank(), rank.world_size());
+        let stream = rank.device().context().new_stream().unwrap();
+        let (g16, gb16) = (
+            gemm_of::<f16>(rank.device()),
+            gemm_of::<bf16>(rank.device()),
+        );
+        let mut bf = calls_of::<bf16>(&stream, &plan, 0, (r, w));
+        let mut hf = calls_of::<f16>(&stream, &plan, 1, (r, w));
+        stream.synchronize().unwrap();
+        for i in 0..plan.len() {
+            let check_shapes = i % 3 == 0;
+            if i % 2 == 0 {
+                enqueue(rank, &gb16, &mut bf[i / 2].1, check_shapes, &stream);
+            } else {
+                enqueue(rank, &g16, &mut hf[i / 2].1, check_shapes, &stream);
+            }
+        }
+        let mut failures: Vec<String> = bf
+            .iter()
+            .filter_map(|(i, call)| check_call(r, *i, call, &stream))
+            .collect();
+        failures.extend(
+            hf.iter()
+                .filter_map(|(i, call)| check_call(r, *i, call, &stream)),
+        );
+        failures
+    });
+    let failures: Vec<String> = failures.into_iter().flatten().collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn gemm_all_reduce_repeats_without_waiting_on_2_gpus() {
+    gemm_all_reduce_repeats_without_waiting_on(
+        "gemm_all_reduce_repeats_without_waiting_on_2_gpus",
+        2,
+    );
+}
+
+#[test]
+fn gemm_all_reduce_repeats_without_waiting_on_4_gpus() {
+    gemm_all_reduce_repeats_without_waiting_on(
+        "gemm_all_reduce_repeats_without_waiting_on_4_gpus",
+        4,
+    );
 }

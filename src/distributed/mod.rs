@@ -20,6 +20,8 @@
 //! | [`RowSplit`]: shards and chunks of M | `rows.rs` |
 //! | the `CUTLET_TP_TRACE=1` timeline of each operation's GEMMs and collectives | `trace.rs` |
 //! | [`TpOptions`], the three operations | `ops.rs` |
+//! | the overlapped forms over peer copies: the ranks' board and barrier, all-gather + GEMM, GEMM + reduce-scatter | `peers.rs`, `peer_ops.rs`, `peer_reduce_scatter.rs` |
+//! | GEMM + all-reduce over peer memory, its ranks meeting on the host / on the GPUs (`check_shapes` off), and the flags and buffers of the latter | `peer_all_reduce.rs`, `peer_all_reduce_signalled.rs`, `reduce_slots.rs` |
 //!
 //! Sharding (each rank `r` of `W`, M split into shards of `ceil(M / W)`
 //! rows, the last one shorter where M is ragged):
@@ -34,10 +36,12 @@ mod comm;
 mod nccl;
 mod ops;
 mod peer_all_reduce;
+mod peer_all_reduce_signalled;
 mod peer_ops;
 mod peer_reduce_scatter;
 mod peers;
 mod rank;
+mod reduce_slots;
 mod rows;
 mod trace;
 

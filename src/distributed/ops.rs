@@ -40,16 +40,32 @@ pub struct TpOptions {
     pub chunks: usize,
     /// Overlap the data's movement with the GEMMs (`true`), or run the
     /// NCCL collective and the GEMM one after the other, whole (`false`:
-    /// the baseline, and the faster form at decode sizes, where a GEMM of
-    /// tens of microseconds cannot hide the overlapped form's own costs).
+    /// the baseline). At decode sizes GEMM + all-reduce gains from the
+    /// overlapped form only over peer memory with `check_shapes` off (the
+    /// ranks then meet on the GPUs); with the host's checks its GEMM of
+    /// tens of microseconds cannot hide them, and the sequential form is
+    /// faster.
     pub overlap: bool,
     /// Check, before anything moves, that every rank called the same
     /// operation on the same shape (over NCCL, a small all-gather of each
     /// rank's shape and a wait on it; over peer copies, the exchange every
     /// operation starts with, which also carries whether each rank's own
     /// arguments passed their checks): a mismatch is then an error on
-    /// every rank instead of a hang. Off, a mismatched call over NCCL may
-    /// hang the ranks (over peer copies the check always runs).
+    /// every rank instead of a hang.
+    ///
+    /// Off, a mismatched call over NCCL may hang the ranks. Over peer
+    /// copies all-gather + GEMM and GEMM + reduce-scatter check anyway;
+    /// GEMM + all-reduce then lets its ranks meet on the GPUs: each rank's
+    /// sum kernel signals the others and waits for their signals (spinning
+    /// on the SMs, trapping after 100 s), and the host exchanges only on
+    /// the first call and when a rank's buffer must grow (comparing the
+    /// calls then). So, as with NCCL, every rank must make the same calls
+    /// in the same order, and groups that share a GPU must not queue
+    /// theirs on it in different orders; a mismatched shape sums garbage
+    /// (reading no further than the ranks' buffers) or hangs. A rank whose
+    /// own arguments fail releases the others' kernels (their D is left
+    /// unwritten) and abandons the group: their next operation returns the
+    /// error.
     pub check_shapes: bool,
 }
 
@@ -388,10 +404,14 @@ impl TpRank {
     /// next chunk's partial products are computed; over peer copies
     /// ([`TpConfig`](super::TpConfig)), one GEMM of all rows is followed
     /// by a one-shot all-reduce: one kernel per rank reads every rank's
-    /// partials in place and sums them in rank order. At decode sizes the
-    /// host's coordination around that sum costs more than NCCL's
-    /// all-reduce (docs/scale-out.md has the figures): there the
-    /// sequential form (`TpOptions { overlap: false, .. }`) is faster.
+    /// partials in place and sums them in rank order (f32, rounded once:
+    /// every rank gets the same bits). With `check_shapes` the ranks meet
+    /// on the host (cross-GPU events, two exchanges a call), which at
+    /// decode sizes costs more than NCCL's all-reduce; without it they
+    /// meet on the GPUs (see [`TpOptions::check_shapes`] for the contract
+    /// that comes with it), and at M = 16 the call ran in 0.92x the time
+    /// of the sequential form on 4 H200s (docs/scale-out.md has the
+    /// figures).
     ///
     /// Errors: as [`all_gather_gemm`](Self::all_gather_gemm).
     #[allow(clippy::too_many_arguments)]
@@ -411,8 +431,15 @@ impl TpRank {
             .and_then(|()| check_linear(gemm))
             .and_then(|()| check_len("d", d.len(), m * n, "M x N, packed"));
         if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            return self
-                .gemm_all_reduce_peers(peers, local, gemm, shape, a, b, d, alpha, options, stream);
+            return if options.check_shapes {
+                self.gemm_all_reduce_peers(
+                    peers, local, gemm, shape, a, b, d, alpha, options, stream,
+                )
+            } else {
+                self.gemm_all_reduce_signalled(
+                    peers, local, gemm, shape, a, b, d, alpha, options, stream,
+                )
+            };
         }
         local?;
         if options.check_shapes {

@@ -18,6 +18,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use cudarc::driver::sys::{self, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
 
+use super::reduce_slots::ReduceSlots;
 use crate::device::Device;
 use crate::{Error, Result};
 
@@ -61,6 +62,11 @@ pub(crate) struct PeerGroup {
     contexts: Vec<Arc<CudaContext>>,
     board: Mutex<Board>,
     turn: Condvar,
+    /// Each rank's memory for GEMM + all-reduce; the group frees it (see
+    /// its `Drop`).
+    slots: Vec<Mutex<ReduceSlots>>,
+    /// The device address of each rank's flags in `slots`.
+    flags: Vec<u64>,
 }
 
 impl PeerGroup {
@@ -147,6 +153,10 @@ impl PeerGroup {
                     )
                 })?;
         }
+        let slots = devices
+            .iter()
+            .map(|d| ReduceSlots::new(devices.len(), d.context()))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Some(Arc::new(PeerGroup {
             contexts: devices.iter().map(|d| d.context().clone()).collect(),
             board: Mutex::new(Board {
@@ -160,7 +170,15 @@ impl PeerGroup {
                 exchanges: vec![0; devices.len()],
             }),
             turn: Condvar::new(),
+            flags: slots.iter().map(ReduceSlots::flags).collect(),
+            slots: slots.into_iter().map(Mutex::new).collect(),
         })))
+    }
+
+    /// Rank `rank`'s all-reduce slots, held for the rank's call.
+    pub(crate) fn slots(&self, rank: usize) -> MutexGuard<'_, ReduceSlots> {
+        // A rank that panicked while holding them left them as they were.
+        self.slots[rank].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock(&self) -> MutexGuard<'_, Board> {
@@ -198,6 +216,31 @@ impl PeerGroup {
         match board.abandoned_by {
             Some(by) if board.generation == generation => Err(PeerGroup::abandoned(by)),
             _ => Ok(()),
+        }
+    }
+
+    /// Where rank `rank` signals each rank: its word in that rank's flags
+    /// (0 at `rank` itself).
+    pub(crate) fn signals(&self, rank: usize) -> Vec<u64> {
+        self.flags
+            .iter()
+            .enumerate()
+            .map(|(p, &flags)| {
+                if p == rank {
+                    0
+                } else {
+                    flags + 4 * rank as u64
+                }
+            })
+            .collect()
+    }
+
+    /// The error of [`wait`](Self::wait) where a rank has abandoned the
+    /// group, without waiting for anyone.
+    pub(crate) fn check_open(&self) -> Result<()> {
+        match self.lock().abandoned_by {
+            Some(by) => Err(PeerGroup::abandoned(by)),
+            None => Ok(()),
         }
     }
 
@@ -252,6 +295,27 @@ impl PeerGroup {
         // about a tenth as much per second on an H200 pair).
         unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, stream.cu_stream()) }
             .map_err(|e| Error::driver("copying between GPUs", e))
+    }
+}
+
+impl Drop for PeerGroup {
+    /// Frees the ranks' all-reduce slots once every GPU of the group has
+    /// finished its work: a rank's kernel may read another rank's slots
+    /// after that rank's own stream is done with them.
+    fn drop(&mut self) {
+        let used = |s: &mut Mutex<ReduceSlots>| {
+            s.get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .holds_partials()
+        };
+        if !self.slots.iter_mut().any(used) {
+            return;
+        }
+        for context in &self.contexts {
+            // A failed wait (a GPU in error) leaves nothing better to do
+            // than free: its kernels are gone.
+            let _ = context.synchronize();
+        }
     }
 }
 
