@@ -7,11 +7,11 @@ use std::sync::Arc;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, CudaViewMut, DevicePtr};
 
 use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
-use super::peer_ops::{sum_refs_into, RECORD};
+use super::peer_ops::{gemm_partials, sum_refs_into, RECORD};
 use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
 use super::rank::TpRank;
 use super::trace::Timeline;
-use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use crate::device::gemm::{Gemm, GemmShape, Operand};
 use crate::tensor::{PeerBuffer, TensorRef};
 use crate::Result;
 
@@ -53,20 +53,16 @@ impl TpRank {
         let prepared = local.and_then(|()| {
             let mut trace = Timeline::start(stream)?;
             let mut partials = alloc::<T>(stream, m * n)?;
-            let mut args = Arguments::product(
+            gemm_partials(
+                gemm,
                 shape,
-                Operand::new(a.data.slice(..), a.ld, 0),
-                Operand::new(b.data.slice(..), b.ld, 0),
-                OutputOperand::new(partials.slice_mut(..), n, 0),
+                a,
+                b,
+                partials.slice_mut(..),
                 alpha,
-            );
-            Timeline::span(
                 &mut trace,
                 stream,
-                || format!("GEMM of {m} rows"),
-                || gemm.run(&mut args, stream),
             )?;
-            drop(args);
             let computed = post_event(stream)?;
             let address = {
                 let (address, _read) = partials.device_ptr(stream);

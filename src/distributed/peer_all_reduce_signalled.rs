@@ -10,12 +10,12 @@ use std::sync::Arc;
 use cudarc::driver::{CudaStream, CudaViewMut};
 
 use super::ops::{shape_record, Op, TpElement, TpOptions};
-use super::peer_ops::RECORD;
+use super::peer_ops::{gemm_partials, RECORD};
 use super::peers::PeerGroup;
 use super::rank::TpRank;
 use super::reduce_slots::{abort, Halves, Sum};
 use super::trace::Timeline;
-use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use crate::device::gemm::{Gemm, GemmShape, Operand};
 use crate::Result;
 
 impl TpRank {
@@ -64,18 +64,15 @@ impl TpRank {
             let mut trace = Timeline::start(stream)?;
             let mut half = slots.half::<T>(epoch, len, stream)?;
             if len > 0 {
-                let mut args = Arguments::product(
+                gemm_partials(
+                    gemm,
                     shape,
-                    Operand::new(a.data.slice(..), a.ld, 0),
-                    Operand::new(b.data.slice(..), b.ld, 0),
-                    OutputOperand::new(half.slice_mut(..), n, 0),
+                    a,
+                    b,
+                    half.slice_mut(..),
                     alpha,
-                );
-                Timeline::span(
                     &mut trace,
                     stream,
-                    || format!("GEMM of {m} rows"),
-                    || gemm.run(&mut args, stream),
                 )?;
             }
             Ok((trace, slots.own()))

@@ -66,6 +66,35 @@ pub(super) fn sum_refs_into<T: TpElement>(
     Elementwise::new(device, expression).run(&inputs, TensorMut::vector(target).into(), &[], stream)
 }
 
+/// This rank's partial products of GEMM + all-reduce: `out` (M x N,
+/// packed) = `alpha` · A B over this rank's slice of K, in a span of the
+/// trace.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn gemm_partials<T: TpElement>(
+    gemm: &Gemm,
+    shape: GemmShape,
+    a: &Operand<'_, T>,
+    b: &Operand<'_, T>,
+    out: CudaViewMut<'_, T>,
+    alpha: f64,
+    trace: &mut Option<Timeline>,
+    stream: &Arc<CudaStream>,
+) -> Result<()> {
+    let mut args = Arguments::product(
+        shape,
+        Operand::new(a.data.slice(..), a.ld, 0),
+        Operand::new(b.data.slice(..), b.ld, 0),
+        OutputOperand::new(out, shape.n, 0),
+        alpha,
+    );
+    Timeline::span(
+        trace,
+        stream,
+        || format!("GEMM of {} rows", shape.m),
+        || gemm.run(&mut args, stream),
+    )
+}
+
 /// The handles of `events`, as [`TpRank::release`] posts them.
 pub(super) fn raw_events(events: &[Option<(CudaEvent, RawEvent)>]) -> Vec<Option<RawEvent>> {
     events
