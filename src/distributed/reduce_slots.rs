@@ -1,10 +1,10 @@
 //! [`ReduceSlots`]: what one rank of a peer group keeps from one GEMM +
 //! all-reduce to the next, so that the ranks' sums meet on the GPUs (the
 //! [`peer_all_reduce`](crate::kernel::peer_all_reduce) kernel's flags)
-//! instead of through events and exchanges on the host: W flag words that the other ranks' signals write, and a
-//! buffer of two halves into which the rank's GEMM writes its partial
-//! products, a call's half chosen by its epoch's parity (the kernels' docs
-//! says why two are enough).
+//! instead of through events and exchanges on the host: W flag words that
+//! the other ranks' sums write, and a buffer of two halves into which the
+//! rank's GEMM writes its partial products, a call's half chosen by its
+//! epoch's parity (the kernel's docs say why two are enough).
 //!
 //! The group ([`PeerGroup`](super::peers::PeerGroup)) owns every rank's
 //! slots, made with the group, and frees them only after every GPU of the
