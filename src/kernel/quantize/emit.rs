@@ -19,10 +19,8 @@ pub(super) fn rows_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Rows))?;
     k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
     let [input, output, scales] = global_params(&mut k, ["input", "output", "scales"])?;
-    let rows_param = k.param("rows", ParamType::U32)?;
-    let vectors_param = k.param("vectors", ParamType::U32)?;
-    let rows = k.load_param(&rows_param)?;
-    let vectors = k.load_param(&vectors_param)?;
+    let rows = k.param_value("rows", ParamType::U32)?;
+    let vectors = k.param_value("vectors", ParamType::U32)?;
     let slots = k.shared_static("amax_slots", 16, 4 * WARPS)?;
     let slots = k.shared_address(&slots);
     let tid = k.special(SpecialReg::TidX);
@@ -120,8 +118,7 @@ pub(super) fn amax_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Amax))?;
     k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
     let [input, amax_ptr] = global_params(&mut k, ["input", "amax"])?;
-    let vectors_param = k.param("vectors", ParamType::U32)?;
-    let vectors = k.load_param(&vectors_param)?;
+    let vectors = k.param_value("vectors", ParamType::U32)?;
     let slots = k.shared_static("amax_slots", 16, 4 * WARPS)?;
     let slots = k.shared_address(&slots);
     let tid = k.special(SpecialReg::TidX);
@@ -148,8 +145,7 @@ pub(super) fn tensor_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
     let [input, output, scale_ptr, amax_ptr] =
         global_params(&mut k, ["input", "output", "scale", "amax"])?;
-    let vectors_param = k.param("vectors", ParamType::U32)?;
-    let vectors = k.load_param(&vectors_param)?;
+    let vectors = k.param_value("vectors", ParamType::U32)?;
     let tid = k.special(SpecialReg::TidX);
     let (start, stride) = grid_stride_from_the_end(&mut k, tid);
     let amax = k.reg(RegClass::B32);
@@ -176,10 +172,8 @@ pub(super) fn scaled_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
     let [input, output, scale_ptr] = global_params(&mut k, ["input", "output", "scale"])?;
     // The amax pointer is tested for 0 before its conversion.
-    let amax_param = k.param("amax", ParamType::U64)?;
-    let amax_ptr = k.load_param(&amax_param)?;
-    let vectors_param = k.param("vectors", ParamType::U32)?;
-    let vectors = k.load_param(&vectors_param)?;
+    let amax_ptr = k.param_value("amax", ParamType::U64)?;
+    let vectors = k.param_value("vectors", ParamType::U32)?;
     let slots = k.shared_static("amax_slots", 16, 4 * WARPS)?;
     let slots = k.shared_address(&slots);
     let tid = k.special(SpecialReg::TidX);
@@ -220,8 +214,7 @@ pub(super) fn groups_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Groups))?;
     k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
     let [input, output, scales] = global_params(&mut k, ["input", "output", "scales"])?;
-    let vectors_param = k.param("vectors", ParamType::U32)?;
-    let vectors = k.load_param(&vectors_param)?;
+    let vectors = k.param_value("vectors", ParamType::U32)?;
     let tid = k.special(SpecialReg::TidX);
     let (start, stride) = grid_stride(&mut k, tid);
     let group = spec.group_vectors();
@@ -282,10 +275,8 @@ pub(super) fn tiles_kernel(spec: &QuantizeSpec) -> Result<Kernel, PtxError> {
     let mut k = Kernel::new(&spec.kernel_name(QuantizeStage::Tiles))?;
     k.max_threads(QuantizeSpec::BLOCK_THREADS, 1, 1);
     let [input, output, scales] = global_params(&mut k, ["input", "output", "scales"])?;
-    let rows_param = k.param("rows", ParamType::U32)?;
-    let vectors_param = k.param("row_vectors", ParamType::U32)?;
-    let rows = k.load_param(&rows_param)?;
-    let row_vectors = k.load_param(&vectors_param)?;
+    let rows = k.param_value("rows", ParamType::U32)?;
+    let row_vectors = k.param_value("row_vectors", ParamType::U32)?;
     let slots = k.shared_static("amax_slots", 16, 4 * WARPS)?;
     let slots = k.shared_address(&slots);
     let tid = k.special(SpecialReg::TidX);

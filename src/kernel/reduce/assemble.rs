@@ -55,8 +55,7 @@ impl ReduceSpec {
             } else {
                 ParamType::U64
             };
-            let param = k.param(name, ty)?;
-            let reg = k.load_param(&param)?;
+            let reg = k.param_value(name, ty)?;
             if i < 4 {
                 k.cvta_to_global(reg, reg);
             }
@@ -65,8 +64,7 @@ impl ReduceSpec {
         let scalar_count = self.map.as_ref().map_or(0, Expression::scalar_count);
         let mut scalars = Vec::with_capacity(scalar_count);
         for i in 0..scalar_count {
-            let param = k.param(&format!("scalar{i}"), ParamType::F32)?;
-            let reg = k.load_param(&param)?;
+            let reg = k.param_value(&format!("scalar{i}"), ParamType::F32)?;
             scalars.push(Value {
                 reg,
                 ty: ElementType::F32,
