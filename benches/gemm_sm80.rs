@@ -75,6 +75,7 @@ fn versus_cublas(device: &Device) {
                 fast_accum: false,
                 scale_mode: None,
                 gemv: None,
+                stages: None,
                 reduction: cutlet::kernel::gemm::Reduction::Deterministic,
             };
             match run_dense_gemm(&options, device) {

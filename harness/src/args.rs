@@ -132,6 +132,13 @@ pub struct DenseGemmArgs {
     /// the pick. Default: the pick (which takes it for M up to 16).
     #[arg(long = "gemv", value_parser = parse_gemv)]
     pub gemv: Option<[u32; 4]>,
+    /// Shared-memory stages of the mainloop's ring (as CUTLASS's profiler's
+    /// `--stages`), set on whichever kernel runs, the pick's included;
+    /// the kernel must still fit the GPU's shared memory. Default: the
+    /// kernel's own (as many as fit, at most 8 on SM90). Not taken by
+    /// the GEMV kernel (`--gemv` sets its k-steps in flight).
+    #[arg(long = "stages")]
+    pub stages: Option<u32>,
 }
 
 /// `ROWS,COLS,WARPS,UNROLL` of `--gemv`.
@@ -294,6 +301,9 @@ impl DenseGemmArgs {
             builder = builder.swap_ab(swap);
         }
         builder = builder.reduction(self.reduction);
+        if let Some(stages) = self.stages {
+            builder = builder.stages(stages);
+        }
         if let Some(granularity) = self.scale_mode {
             builder = builder.scales(granularity);
         }
@@ -355,6 +365,16 @@ impl DenseGemmArgs {
     ///
     /// Errors: as [`spec`](Self::spec).
     pub fn spec_for_device(&self, sm_count: u32, cc: (u32, u32)) -> Result<(GemmSpec, bool)> {
+        let (mut spec, swap) = self.spec_for_device_unstaged(sm_count, cc)?;
+        if let Some(stages) = self.stages.filter(|_| self.gemv.is_none()) {
+            spec.set_stages(stages);
+            spec.validate()?;
+        }
+        Ok((spec, swap))
+    }
+
+    /// [`spec_for_device`](Self::spec_for_device) before `--stages`.
+    fn spec_for_device_unstaged(&self, sm_count: u32, cc: (u32, u32)) -> Result<(GemmSpec, bool)> {
         let extent = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
         if self.gemv.is_some() {
             return self.spec().map(|spec| (spec, false));
