@@ -8,15 +8,29 @@ use crate::collective::{EpiloguePolicy, EpilogueSpec, MainloopPolicy, MainloopSp
 use crate::gemm::{default_tile_k, ClusterShape, GemmMajors, GemmTypes, OperandMajor, OutputMajor};
 use crate::numeric::ElementType;
 
-/// Most stages the SM90 builder picks.
+/// Most stages the SM90 builder picks, except for the kernels below.
 const MAX_SM90_STAGES: u32 = 8;
+/// Most stages it picks for a ping-pong kernel of whole tiles (the
+/// persistent scheduler): its narrow tiles (64 x 64 and narrower: 16 KiB
+/// a stage or less) make few blocks at a small M, each streaming its
+/// weights alone, so the ring's depth is what keeps the DRAM busy. H200,
+/// 2026-11-28, swap-AB ping-pong 64-row tiles, cutlet / cuBLASLt, two
+/// rounds: 64x4096x4096 (64 blocks) 0.91-0.92 with 8 stages, 0.97-0.98
+/// with 10, 1.00 with 13; 32x4096x1024 0.86-0.87 with 8, 0.92 with 16;
+/// 64x8192x4096 1.02 with 8, 1.04 with 12-13; 16x8192x4096 1.00 with 8,
+/// 1.02 with 13-20. The cooperative 128 x 16 kernel of 16x14336x4096
+/// gained nothing from 12, and split-K units of 8 to 16 k-tiles lost 1-3%
+/// (1x1024x8192, 32x1024x4096), so the others keep 8.
+const MAX_SM90_PINGPONG_STAGES: u32 = 16;
 
 /// The SM90 warp-specialized GEMM of `schedule` for these types and majors
 /// (C and D of one type and major), with `tile` and `cluster` (M, N), the
 /// TMA-store epilogue (the register-store one where TileN is not a
 /// multiple of the TMA store's 32-column subtile: 8, 16, 24, 40, ...),
 /// and as many stages as the shared memory holds beside
-/// the epilogue's buffers (at most 8; CUTLASS's `StageCountAutoCarveout`).
+/// the epilogue's buffers (CUTLASS's `StageCountAutoCarveout`): at most 8,
+/// or 16 for the ping-pong schedule, whose 64-row tiles feed on a deep ring
+/// where a small M makes few blocks.
 /// [`GemmSpec::with_sm90_epilogue`] swaps the epilogue.
 ///
 /// ```
@@ -34,6 +48,15 @@ const MAX_SM90_STAGES: u32 = 8;
 /// // 4 stages and their 8 barriers (rounded to 1024), 4 subtile buffers of D
 /// // and 4 of C with their 4 barriers, alignment.
 /// assert_eq!(spec.shared_mem_bytes(), (4 * 49152 + 1024) + (2 * 16384 + 32) + 1024);
+///
+/// // Ping-pong 64 x 64 tiles: 16 KiB a stage, 13 fit beside the epilogue's
+/// // 16 KiB (13 x 16384 + 1024 + 16416 + 1024 = 231,456 of 232,448 bytes).
+/// let narrow = |schedule| sm90_spec(
+///     GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+///     GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+///     schedule, [64, 64, 64], [1, 1],
+/// ).unwrap().mainloop.stages();
+/// assert_eq!(narrow(KernelSchedule::TmaWarpSpecializedPingpong), 13);
 /// ```
 ///
 /// # Errors
@@ -1375,7 +1398,8 @@ impl GemmSpec {
 
     /// The epilogue of a kernel whose scheduler splits K (split-K,
     /// stream-K): the TMA-store one where the tile is at most 128x128,
-    /// else the register-store one. A larger tile's accumulators (128 a
+    /// else the register-store one; its stages recounted (at most 8, as
+    /// for every kernel but the whole-tile ping-pong one). A larger tile's accumulators (128 a
     /// thread), the TMA store of C's subtiles and the reduction's loads
     /// spill (ptxas: 128x256 split-K 2 with C read, 8 spill stores). H100,
     /// 1536x1408x4096 as one wave of 128x128 tiles: the TMA store 32.1 µs,
@@ -1386,11 +1410,14 @@ impl GemmSpec {
     /// [`Error::Config`](crate::Error::Config) naming the broken rule.
     pub fn with_k_splitting_epilogue(self) -> crate::Result<GemmSpec> {
         let [bm, bn, _] = self.tile;
-        if bm * bn > 128 * 128 && self.epilogue.policy == EpiloguePolicy::Sm90TmaWarpSpecialized {
-            return self.with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem);
-        }
-        self.validate()?;
-        Ok(self)
+        let policy = match self.epilogue.policy {
+            EpiloguePolicy::Sm90TmaWarpSpecialized if bm * bn > 128 * 128 => {
+                EpiloguePolicy::Sm90NoSmem
+            }
+            policy => policy,
+        };
+        // Recounted: a split ping-pong kernel keeps at most 8 stages.
+        self.with_sm90_epilogue(policy)
     }
 
     /// This spec with the fused epilogue `fusion`; an SM90 spec with the
@@ -1446,8 +1473,14 @@ impl GemmSpec {
     pub fn with_sm90_epilogue(mut self, policy: EpiloguePolicy) -> crate::Result<GemmSpec> {
         self.epilogue.policy = policy;
         let limit = self.arch.max_dynamic_shared_bytes();
+        let most = match (self.schedule, self.scheduler) {
+            (KernelSchedule::TmaWarpSpecializedPingpong, TileSchedulerPolicy::Persistent) => {
+                MAX_SM90_PINGPONG_STAGES
+            }
+            _ => MAX_SM90_STAGES,
+        };
         let mut stages = 2;
-        while stages < MAX_SM90_STAGES && {
+        while stages < most && {
             self.set_stages(stages + 1);
             self.shared_mem_bytes() <= limit
         } {
