@@ -175,6 +175,11 @@ pub fn sm90_default_spec(
 /// count of at least 12 tiles and 64 k-tiles each, run in clusters of 2
 /// (2x1, or 1x2 where the tiles along M are odd).
 ///
+/// Whole ping-pong 64x64 tiles (unswapped, 13 stages for 16-bit inputs)
+/// where M is a multiple of 64 and they make at most one wave of blocks and either fill three
+/// quarters of it with K at most 8192 (128 x 4096, 512 x 1024), or K is too
+/// short to split; past M = 64 this comes before swap-AB and split-K.
+///
 /// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
 /// (few tiles, K too short to split), the ping-pong kernel on 128x64
 /// tiles (at most one wave of them); and where the ping-pong 128x128
@@ -249,14 +254,17 @@ pub fn sm90_default_spec(
 /// let long = bf(256, 1024, 16384);
 /// assert_eq!((long.tile, long.cluster.mnk()), ([128, 128, 64], [2, 1, 1]));
 /// assert!(long.kernel_name().ends_with("_splitk8"));
-/// // 512 x 1024 x 4096: 32 tiles of 128x128 would take 4 splits of 16
-/// // k-tiles; 64 tiles of 128x64 in 2 splits (128 units, one wave) instead.
-/// // At K = 8192 (32 k-tiles a split) 128x128 stays.
-/// let pairs = bf(512, 1024, 4096);
+/// // 384 x 1024 x 4096: 24 tiles of 128x128 would take 4 splits of 16
+/// // k-tiles; 48 tiles of 128x64 in 2 splits (96 units, one wave) instead
+/// // (its 96 tiles of 64x64 fill less than three quarters of a wave). At
+/// // K = 8192 (32 k-tiles a split) 128x128 stays.
+/// let pairs = bf(384, 1024, 4096);
 /// assert_eq!(pairs.tile, [128, 64, 64]);
 /// assert!(pairs.kernel_name().ends_with("_splitk2"));
-/// assert_eq!(bf(512, 1024, 8192).tile, [128, 128, 64]);
-/// assert!(bf(512, 1024, 8192).kernel_name().ends_with("_splitk4"));
+/// assert_eq!(bf(384, 1024, 8192).tile, [128, 128, 64]);
+/// assert!(bf(384, 1024, 8192).kernel_name().ends_with("_splitk4"));
+/// // 512 x 1024 x 4096: 128 tiles of 64x64, whole.
+/// assert_eq!(bf(512, 1024, 4096).tile, [64, 64, 64]);
 /// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
 /// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
@@ -289,9 +297,17 @@ pub fn sm90_default_spec(
 /// let wave = bf(16, 8192, 4096);
 /// assert_eq!((wave.schedule, wave.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 16, 64]));
 /// assert!(!wave.kernel_name().contains("splitk"));
-/// // 128 x 4096 x 4096: 64 ping-pong 64x128 tiles; 256 rows: not swapped.
-/// assert_eq!((bf(128, 4096, 4096).schedule, bf(128, 4096, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
+/// // 128 x 8192 x 4096: 128 ping-pong 64x128 tiles; 256 rows: not swapped.
+/// assert_eq!((bf(128, 8192, 4096).schedule, bf(128, 8192, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
+/// assert_eq!(bf(128, 8192, 4096).majors.d, OutputMajor::M);
 /// assert_eq!(bf(256, 4096, 4096).majors.d, OutputMajor::N);
+/// // 128 x 4096 x 4096: 2 x 64 = 128 whole ping-pong 64x64 tiles fill a
+/// // wave of 132 SMs, unswapped, 13 stages deep.
+/// let square = bf(128, 4096, 4096);
+/// assert_eq!((square.schedule, square.tile, square.majors.d), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 64, 64], OutputMajor::N));
+/// assert_eq!(square.mainloop.stages(), 13);
+/// // And where K is too short to split: 128 x 1024 x 1024, 32 of them.
+/// assert_eq!(bf(128, 1024, 1024).tile, [64, 64, 64]);
 /// // 256 x 14336: 2 x 112 = 224 tiles of 128x128 take 2 rounds of 132
 /// // (2 x 16384 elements of area), 2 x 128 = 256 of 128x112 take 2 as well
 /// // (2 x 14336), 12.5% less time: past the 10% margin.
@@ -407,6 +423,10 @@ const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
 /// give way to tiles half as wide split to keep this many
 /// ([`Sm90Pick::swapped`]).
 const SWAP_HALVED_MIN_K_TILES_PER_SPLIT: u32 = 16;
+/// Fewest k-tiles of a problem whose ping-pong 64x64 tiles fill a wave
+/// ([`Sm90Pick::square64`]) past which that rule gives way (K = 8192 of a
+/// 16-bit type).
+const SQUARE64_MAX_K_TILES: u32 = 128;
 /// Largest M the GEMV kernel takes.
 const GEMV_MAX_M: u32 = 16;
 /// Most elements of B (N x K) the GEMV kernel takes: past 4096 x 4096 the
@@ -496,7 +516,9 @@ impl Sm90Pick {
     ///   128 x N' one past a wave (64x14336x4096 1.01-1.06, against
     ///   0.74-0.79); below a quarter of the SMs the unswapped pick.
     /// - For 64 < M <= 128, only the ping-pong 64 x N' kernel within that
-    ///   band of tiles and with K at most 8192 (128x4096x4096 0.93,
+    ///   band of tiles and with K at most 8192, where whole unswapped 64x64
+    ///   tiles do not fill a wave first ([`square64`](Self::square64),
+    ///   which took 128x4096x4096 over this kernel later) (128x4096x4096 0.93,
     ///   against 0.79; 128x8192x1024 0.96, against 0.87). With K = 16384
     ///   or past a wave the unswapped pick stayed ahead (128x4096x16384
     ///   0.92 split in 4 against 0.82 swapped; 128x14336x4096 0.96
@@ -577,6 +599,59 @@ impl Sm90Pick {
         // most 8192.
         (4 * narrow_tiles >= sms && narrow_tiles <= sms && k <= 8192)
             .then(|| pick(pingpong, [64, bn, bk], 1))
+    }
+
+    /// Whole ping-pong 64x64 tiles, unswapped, with their deep ring (13
+    /// stages of 16 KiB for 16-bit inputs), where M is a multiple of 64,
+    /// those tiles make at most one wave of blocks and either fill three
+    /// quarters of it with K at most 8192, or K is too short to split
+    /// ([`SPLIT_MIN_K_TILES`]). Each
+    /// block streams its slice of the weights with 208 KiB in flight, and
+    /// a block holds half the rows of a 128-row tile, so twice as many
+    /// blocks stream. Taken before swap-AB past M = 64 (at most 64 rows,
+    /// swap-AB's narrow tiles waste no rows) and before split-K. H200,
+    /// 2026-11-28, bf16, cutlet / cuBLASLt, two rounds, against the pick
+    /// before it: 128x4096x4096 (128 blocks) 1.10-1.12 against swap-AB
+    /// 64x128's 0.95-0.96; 128x4096x1024 0.89-0.90 against 0.80;
+    /// 512x1024x4096 0.98-0.99 against 128x64 in 2 splits' 0.83-0.86;
+    /// 64x1024x1024 (16 blocks) 0.98-1.01 against 128x64's 0.83-0.86,
+    /// 128x1024x1024 0.99 against 0.86-0.90, 256x1024x1024 1.02-1.04
+    /// against 0.90. Where they leave most of the GPU idle and K is long
+    /// enough to split, split-K stayed ahead (64x1024x4096 0.76 against
+    /// 0.85, 128x1024x4096 0.78 against 0.87, 512x512x16384 0.59 against
+    /// 0.83), and past a wave they lost (128x8192x8192 0.82-0.88 against
+    /// 0.91-0.92, 1024x1024x4096 0.76 against 0.88). A second call of the
+    /// rule against the pick before it (same process, two rounds):
+    /// 128x4096x8192 1.10-1.11 against 1.01, 512x1024x8192 0.99-1.09
+    /// against 0.89-0.93, 256x2048x8192 1.11-1.13 against 0.92-0.94,
+    /// 1024x512x4096 1.03 against 0.74-0.75, 128x2048x1024 1.03-1.05
+    /// against 0.91-0.93, 256x512x1024 0.89-0.93 against 0.79-0.80,
+    /// 256x2048x4096 0.94-0.95 against 0.93-0.95; e4m3 (fast accumulation)
+    /// 128x4096x4096 0.95-0.98 against 0.83-0.84, 512x1024x4096 0.99
+    /// against 0.85-0.87. With K = 16384 split-K held (512x1024x16384 0.85
+    /// against 0.94; 128x4096x16384 a wash), hence K at most 8192; with a
+    /// partial row of tiles swap-AB's 64x96 held (96x4096x4096 0.92
+    /// against 1.12-1.13), hence whole rows.
+    fn square64(
+        bk: u32,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        facts: Sm90PickFacts,
+    ) -> Option<Sm90Pick> {
+        let tiles = u64::from(m.div_ceil(64)) * u64::from(n.div_ceil(64)) * u64::from(l);
+        let sms = u64::from(sm_count);
+        let k_tiles = k.div_ceil(bk.max(1));
+        let fills = 4 * tiles >= 3 * sms && k_tiles <= SQUARE64_MAX_K_TILES;
+        let short = k_tiles < SPLIT_MIN_K_TILES;
+        let whole_rows = m.is_multiple_of(64);
+        let fit = tiles > 0 && tiles <= sms && (fills || short);
+        (facts.square64_ok && whole_rows && fit).then_some(Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
+            tile: [64, 64, bk],
+            cluster: ClusterShape::ONE,
+            splits: 1,
+            swap: false,
+        })
     }
 
     /// The GEMV kernel's pick ([`GemmSpec::gemv`]): for M up to
@@ -783,6 +858,10 @@ impl Sm90Pick {
         if let Some(pick) = Sm90Pick::gemv(a, [m, n, k, l], facts, swap) {
             return pick;
         }
+        let square64 = Sm90Pick::square64(bk, [m, n, k, l], sm_count, facts);
+        if let Some(pick) = square64.filter(|_| m > 64 && swap != Some(true)) {
+            return pick;
+        }
         if facts.swap_ok && swap != Some(false) {
             let forced = swap == Some(true);
             if let Some(pick) = Sm90Pick::swapped(bk, [m, n, k, l], sm_count, forced, facts) {
@@ -922,6 +1001,9 @@ impl Sm90Pick {
         // 1024x1024x1024 0.79 against 0.98, 256x4096x1024 0.83 against 1.03;
         // past half the SMs 128x128 stayed ahead (4096x1024x1024, 256
         // tiles: 0.96 against 0.84).
+        if let Some(pick) = square64 {
+            return pick;
+        }
         let tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
         let tile_n = if facts.narrow_ok && 2 * tiles <= u64::from(sm_count) {
             64
@@ -1014,6 +1096,9 @@ pub(crate) struct Sm90PickFacts {
     /// The ping-pong 128x64 kernel builds, with A read from shared memory
     /// ([`Sm90Pick::for_problem`]'s pick for few tiles and a short K).
     pub(crate) narrow_ok: bool,
+    /// The ping-pong 64x64 kernel builds, with A read from shared memory
+    /// ([`Sm90Pick::square64`]).
+    pub(crate) square64_ok: bool,
     /// The GEMV kernel ([`GemmSpec::gemv`]) builds: K-major A and B of
     /// one 16-bit type or tf32, f32 accumulation, a D the SM80 epilogue
     /// stores (a GEMM whose fused epilogue only the SM90 epilogues read
@@ -1134,6 +1219,15 @@ impl Sm90PickFacts {
                 ClusterShape::ONE,
             )
             .is_ok();
+        let square64_ok = !crate::collective::reads_a_from_registers(a, a_major)
+            && sm90_spec(
+                types,
+                GemmMajors::new(a_major, majors.b, majors.d),
+                pingpong,
+                [64, 64, bk],
+                ClusterShape::ONE,
+            )
+            .is_ok();
         let gemv_ok = GemmSpec::gemv(
             types,
             GemmMajors::new(a_major, majors.b, majors.d),
@@ -1153,6 +1247,7 @@ impl Sm90PickFacts {
             swap_ok,
             swap_split_ok,
             narrow_ok,
+            square64_ok,
             gemv_ok,
             integer_d: d == ElementType::I32,
             register_store_d: d.size_bits() == 8,
