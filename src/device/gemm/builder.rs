@@ -230,7 +230,9 @@ impl GemmBuilder {
     /// - warps are not set: the schedule fixes them (a producer and two
     ///   consumer warpgroups of 4 warps).
     ///
-    /// Without `stages`, as many as fit in 227 KiB beside the epilogue.
+    /// Without `stages`, as many as fit in 227 KiB beside the epilogue, at
+    /// most 8, or 16 for a ping-pong kernel of whole tiles (a 64x64 tile
+    /// of 16-bit inputs keeps 13).
     ///
     /// ```
     /// use cutlet::arch::ArchKind;
@@ -262,7 +264,8 @@ impl GemmBuilder {
         self
     }
 
-    /// The shared-memory stages (default: as many as fit, at most 4).
+    /// The shared-memory stages (default: as many as fit, at most 4 for
+    /// the SM80 kernel; for the SM90 ones see [`tile`](Self::tile)).
     pub fn stages(mut self, stages: u32) -> Self {
         self.stages = Some(stages);
         self
