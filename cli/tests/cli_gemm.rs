@@ -285,3 +285,33 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `--stages` sets the ring's depth of the kernel that runs: a ping-pong
+/// 64x64 kernel keeps 13 stages by itself, 10 where asked; 16 do not fit
+/// its shared memory, an error naming the bytes.
+#[test]
+fn stages_set_the_rings_depth_and_name_what_does_not_fit() {
+    let pingpong = [
+        "--emit-ptx",
+        "--arch",
+        "sm90",
+        "--schedule",
+        "pingpong",
+        "--tile_shape_mnk",
+        "64,64,64",
+    ];
+    let stdout = cutlet_gemm_ok(&pingpong);
+    assert!(
+        stdout.contains("_64x64x64_w4x1x1_s13_pingpong_c1x1"),
+        "{stdout}"
+    );
+    let stdout = cutlet_gemm_ok(&[&pingpong[..], &["--stages", "10"]].concat());
+    assert!(
+        stdout.contains("_64x64x64_w4x1x1_s10_pingpong_c1x1"),
+        "{stdout}"
+    );
+    let output = cutlet_gemm(&[&pingpong[..], &["--stages", "16"]].concat());
+    let stderr = assert_one_error_line(&output);
+    assert!(stderr.contains("16 stages of 16384 bytes"), "{stderr}");
+    assert!(stderr.contains("exceeds the 232448 bytes"), "{stderr}");
+}

@@ -1210,24 +1210,13 @@ impl Sm90PickFacts {
                     .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
                     .is_ok()
             });
-        let narrow_ok = !crate::collective::reads_a_from_registers(a, a_major)
-            && sm90_spec(
-                types,
-                GemmMajors::new(a_major, majors.b, majors.d),
-                pingpong,
-                [128, 64, bk],
-                ClusterShape::ONE,
-            )
-            .is_ok();
-        let square64_ok = !crate::collective::reads_a_from_registers(a, a_major)
-            && sm90_spec(
-                types,
-                GemmMajors::new(a_major, majors.b, majors.d),
-                pingpong,
-                [64, 64, bk],
-                ClusterShape::ONE,
-            )
-            .is_ok();
+        // A ping-pong kernel of `rows` x 64 tiles builds, A read from shared memory.
+        let pingpong_builds = |rows| {
+            !crate::collective::reads_a_from_registers(a, a_major)
+                && spec_of(pingpong, [rows, 64, bk], [1, 1]).is_ok()
+        };
+        let narrow_ok = pingpong_builds(128);
+        let square64_ok = pingpong_builds(64);
         let gemv_ok = GemmSpec::gemv(
             types,
             GemmMajors::new(a_major, majors.b, majors.d),
