@@ -175,10 +175,13 @@ pub fn sm90_default_spec(
 /// count of at least 12 tiles and 64 k-tiles each, run in clusters of 2
 /// (2x1, or 1x2 where the tiles along M are odd).
 ///
-/// Whole ping-pong 64x64 tiles (unswapped, 13 stages for 16-bit inputs)
-/// where M is a multiple of 64 and they make at most one wave of blocks and either fill three
-/// quarters of it with K at most 8192 (128 x 4096, 512 x 1024), or K is too
-/// short to split; past M = 64 this comes before swap-AB and split-K.
+/// Whole ping-pong 64x64 tiles (unswapped, 13 stages for 16-bit inputs),
+/// where M is a multiple of 64 and they make at most one wave of blocks
+/// and either fill three quarters of it with K at most 8192 (128 x 4096,
+/// 512 x 1024), or K is too short to split; or, where 64x64 tiles take
+/// more than a wave, M is at least 256 and K is 4096 to 8192 (16-bit
+/// types), 64x128 tiles that fill three quarters of a wave (256 x 4096,
+/// 1024 x 1024). Past M = 64 this comes before swap-AB and split-K.
 ///
 /// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
 /// (few tiles, K too short to split), the ping-pong kernel on 128x64
@@ -236,12 +239,12 @@ pub fn sm90_default_spec(
 /// assert_eq!(bf(384, 512, 16384).cluster.mnk(), [1, 2, 1]);
 /// // 8 k-tiles a split (K = 4096): no cluster.
 /// assert_eq!(bf(512, 512, 4096).cluster.mnk(), [1, 1, 1]);
-/// // Any split count with 64 k-tiles a split: 1024 x 1024 is 64 tiles, 2
+/// // Any split count with 64 k-tiles a split: 768 x 1024 is 48 tiles, 2
 /// // splits of 64 k-tiles at K = 8192, in 2x1; at K = 4096, 32: none.
-/// let square = bf(1024, 1024, 8192);
+/// let square = bf(768, 1024, 8192);
 /// assert!(square.kernel_name().ends_with("_splitk2"));
 /// assert_eq!(square.cluster.mnk(), [2, 1, 1]);
-/// assert_eq!(bf(1024, 1024, 4096).cluster.mnk(), [1, 1, 1]);
+/// assert_eq!(bf(768, 1024, 4096).cluster.mnk(), [1, 1, 1]);
 /// // One row of 32 tiles (M = 128): 1x2, 4 splits of 64 k-tiles.
 /// assert_eq!(bf(128, 4096, 16384).cluster.mnk(), [1, 2, 1]);
 /// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; a wide row of
@@ -265,12 +268,17 @@ pub fn sm90_default_spec(
 /// assert!(bf(384, 1024, 8192).kernel_name().ends_with("_splitk4"));
 /// // 512 x 1024 x 4096: 128 tiles of 64x64, whole.
 /// assert_eq!(bf(512, 1024, 4096).tile, [64, 64, 64]);
-/// // 1024 x 1024: 64 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
-/// assert!(bf(1024, 1024, 4096).kernel_name().ends_with("_splitk2"));
+/// // 768 x 1024: 48 tiles, 2 splits. K = 2048 is 32 k-tiles: too short to split.
+/// assert!(bf(768, 1024, 4096).kernel_name().ends_with("_splitk2"));
+/// // 1024 x 1024 x 4096: 128 whole 64x128 tiles fill a wave instead.
+/// assert_eq!(bf(1024, 1024, 4096).tile, [64, 128, 64]);
 /// assert!(!bf(512, 512, 2048).kernel_name().contains("splitk"));
-/// // Few tiles, a short K: 1024 x 1024 is 8 x 8 = 64 tiles of 128x128, at
-/// // most half of 132 SMs; 128x64 tiles make 128, one wave.
-/// assert_eq!((bf(1024, 1024, 1024).schedule, bf(1024, 1024, 1024).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [128, 64, 64]));
+/// // Few tiles, a short K: 768 x 1024 is 6 x 8 = 48 tiles of 128x128, at
+/// // most half of 132 SMs; 128x64 tiles make 96 (64x128 ones too, under
+/// // three quarters of a wave).
+/// assert_eq!((bf(768, 1024, 1024).schedule, bf(768, 1024, 1024).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [128, 64, 64]));
+/// // So does 1024 x 1024: 64x128 tiles take K of 4096 to 8192 only.
+/// assert_eq!(bf(1024, 1024, 1024).tile, [128, 64, 64]);
 /// // 4096 x 1024: 256 tiles of 128x128, past half the SMs.
 /// assert_eq!(bf(4096, 1024, 1024).tile, [128, 128, 64]);
 /// // Up to 16 rows of K-major A and B, and B up to 4096 x 4096: the GEMV
@@ -308,6 +316,10 @@ pub fn sm90_default_spec(
 /// assert_eq!(square.mainloop.stages(), 13);
 /// // And where K is too short to split: 128 x 1024 x 1024, 32 of them.
 /// assert_eq!(bf(128, 1024, 1024).tile, [64, 64, 64]);
+/// // 256 x 4096 x 4096: 256 of them take two waves; 4 x 32 = 128 whole
+/// // 64x128 tiles fill one (8 stages), where M is at least 256.
+/// let wide = bf(256, 4096, 4096);
+/// assert_eq!((wide.tile, wide.majors.d, wide.mainloop.stages()), ([64, 128, 64], OutputMajor::N, 8));
 /// // 256 x 14336: 2 x 112 = 224 tiles of 128x128 take 2 rounds of 132
 /// // (2 x 16384 elements of area), 2 x 128 = 256 of 128x112 take 2 as well
 /// // (2 x 14336), 12.5% less time: past the 10% margin.
@@ -424,7 +436,7 @@ const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
 /// ([`Sm90Pick::swapped`]).
 const SWAP_HALVED_MIN_K_TILES_PER_SPLIT: u32 = 16;
 /// Fewest k-tiles of a problem whose ping-pong 64x64 tiles fill a wave
-/// ([`Sm90Pick::square64`]) past which that rule gives way (K = 8192 of a
+/// ([`Sm90Pick::wave64`]) past which that rule gives way (K = 8192 of a
 /// 16-bit type).
 const SQUARE64_MAX_K_TILES: u32 = 128;
 /// Largest M the GEMV kernel takes.
@@ -517,7 +529,7 @@ impl Sm90Pick {
     ///   0.74-0.79); below a quarter of the SMs the unswapped pick.
     /// - For 64 < M <= 128, only the ping-pong 64 x N' kernel within that
     ///   band of tiles and with K at most 8192, where whole unswapped 64x64
-    ///   tiles do not fill a wave first ([`square64`](Self::square64),
+    ///   tiles do not fill a wave first ([`wave64`](Self::wave64),
     ///   which took 128x4096x4096 over this kernel later) (128x4096x4096 0.93,
     ///   against 0.79; 128x8192x1024 0.96, against 0.87). With K = 16384
     ///   or past a wave the unswapped pick stayed ahead (128x4096x16384
@@ -601,7 +613,7 @@ impl Sm90Pick {
             .then(|| pick(pingpong, [64, bn, bk], 1))
     }
 
-    /// Whole ping-pong 64x64 tiles, unswapped, with their deep ring (13
+    /// Whole ping-pong 64x64 (or 64x128) tiles, unswapped, with their deep ring (13
     /// stages of 16 KiB for 16-bit inputs), where M is a multiple of 64,
     /// those tiles make at most one wave of blocks and either fill three
     /// quarters of it with K at most 8192, or K is too short to split
@@ -632,22 +644,40 @@ impl Sm90Pick {
     /// against 0.94; 128x4096x16384 a wash), hence K at most 8192; with a
     /// partial row of tiles swap-AB's 64x96 held (96x4096x4096 0.92
     /// against 1.12-1.13), hence whole rows.
-    fn square64(
+    ///
+    /// Where 64x64 tiles take more than a wave, 64x128 ones (8 stages of
+    /// 24 KiB: 192 KiB in flight a block) where M is at least 256 and K
+    /// has 64 to 128 k-tiles (4096 to 8192 of a 16-bit type), their wave
+    /// three quarters full or more. H200, 2026-11-28, one round, pinned
+    /// against the pick before: 256x4096x4096 1.02 against split-K's 0.87,
+    /// 256x4096x8192 1.08 against 0.95, 512x2048x4096 1.11 against 0.90,
+    /// 1024x1024x4096 0.97 against 0.88 (128x64 tiles there: 0.80). Not
+    /// taken where it was not measured against the pick (M = 128, where
+    /// unswapped 64x64 tiles past a wave lost at K = 8192 and 64x128 ones
+    /// ran 0.99 against swap-AB's 0.95 at 128x8192x4096; a short K, where
+    /// 128x64 tiles were measured).
+    fn wave64(
         bk: u32,
         [m, n, k, l]: [u32; 4],
         sm_count: u32,
         facts: Sm90PickFacts,
     ) -> Option<Sm90Pick> {
-        let tiles = u64::from(m.div_ceil(64)) * u64::from(n.div_ceil(64)) * u64::from(l);
         let sms = u64::from(sm_count);
         let k_tiles = k.div_ceil(bk.max(1));
-        let fills = 4 * tiles >= 3 * sms && k_tiles <= SQUARE64_MAX_K_TILES;
-        let short = k_tiles < SPLIT_MIN_K_TILES;
-        let whole_rows = m.is_multiple_of(64);
-        let fit = tiles > 0 && tiles <= sms && (fills || short);
-        (facts.square64_ok && whole_rows && fit).then_some(Sm90Pick {
+        let tiles = |bn: u32| u64::from(m.div_ceil(64)) * u64::from(n.div_ceil(bn)) * u64::from(l);
+        let fills =
+            |tiles: u64| tiles <= sms && 4 * tiles >= 3 * sms && k_tiles <= SQUARE64_MAX_K_TILES;
+        let short = tiles(64) <= sms && k_tiles < SPLIT_MIN_K_TILES;
+        let bn = if facts.square64_ok && (fills(tiles(64)) || short) {
+            64
+        } else if facts.wide64_ok && m >= 256 && k_tiles >= SPLIT_MIN_K_TILES && fills(tiles(128)) {
+            128
+        } else {
+            return None;
+        };
+        (m.is_multiple_of(64) && tiles(bn) > 0).then_some(Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [64, 64, bk],
+            tile: [64, bn, bk],
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
@@ -858,8 +888,8 @@ impl Sm90Pick {
         if let Some(pick) = Sm90Pick::gemv(a, [m, n, k, l], facts, swap) {
             return pick;
         }
-        let square64 = Sm90Pick::square64(bk, [m, n, k, l], sm_count, facts);
-        if let Some(pick) = square64.filter(|_| m > 64 && swap != Some(true)) {
+        let wave64 = Sm90Pick::wave64(bk, [m, n, k, l], sm_count, facts);
+        if let Some(pick) = wave64.filter(|_| m > 64 && swap != Some(true)) {
             return pick;
         }
         if facts.swap_ok && swap != Some(false) {
@@ -1001,7 +1031,7 @@ impl Sm90Pick {
         // 1024x1024x1024 0.79 against 0.98, 256x4096x1024 0.83 against 1.03;
         // past half the SMs 128x128 stayed ahead (4096x1024x1024, 256
         // tiles: 0.96 against 0.84).
-        if let Some(pick) = square64 {
+        if let Some(pick) = wave64 {
             return pick;
         }
         let tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
@@ -1097,8 +1127,10 @@ pub(crate) struct Sm90PickFacts {
     /// ([`Sm90Pick::for_problem`]'s pick for few tiles and a short K).
     pub(crate) narrow_ok: bool,
     /// The ping-pong 64x64 kernel builds, with A read from shared memory
-    /// ([`Sm90Pick::square64`]).
+    /// ([`Sm90Pick::wave64`]).
     pub(crate) square64_ok: bool,
+    /// And the ping-pong 64x128 one.
+    pub(crate) wide64_ok: bool,
     /// The GEMV kernel ([`GemmSpec::gemv`]) builds: K-major A and B of
     /// one 16-bit type or tf32, f32 accumulation, a D the SM80 epilogue
     /// stores (a GEMM whose fused epilogue only the SM90 epilogues read
@@ -1210,13 +1242,14 @@ impl Sm90PickFacts {
                     .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
                     .is_ok()
             });
-        // A ping-pong kernel of `rows` x 64 tiles builds, A read from shared memory.
-        let pingpong_builds = |rows| {
+        // A ping-pong kernel of `rows` x `cols` tiles builds, A read from shared memory.
+        let pingpong_builds = |rows, cols| {
             !crate::collective::reads_a_from_registers(a, a_major)
-                && spec_of(pingpong, [rows, 64, bk], [1, 1]).is_ok()
+                && spec_of(pingpong, [rows, cols, bk], [1, 1]).is_ok()
         };
-        let narrow_ok = pingpong_builds(128);
-        let square64_ok = pingpong_builds(64);
+        let narrow_ok = pingpong_builds(128, 64);
+        let square64_ok = pingpong_builds(64, 64);
+        let wide64_ok = pingpong_builds(64, 128);
         let gemv_ok = GemmSpec::gemv(
             types,
             GemmMajors::new(a_major, majors.b, majors.d),
@@ -1237,6 +1270,7 @@ impl Sm90PickFacts {
             swap_split_ok,
             narrow_ok,
             square64_ok,
+            wide64_ok,
             gemv_ok,
             integer_d: d == ElementType::I32,
             register_store_d: d.size_bits() == 8,
