@@ -435,10 +435,9 @@ const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
 /// give way to tiles half as wide split to keep this many
 /// ([`Sm90Pick::swapped`]).
 const SWAP_HALVED_MIN_K_TILES_PER_SPLIT: u32 = 16;
-/// Fewest k-tiles of a problem whose ping-pong 64x64 tiles fill a wave
-/// ([`Sm90Pick::wave64`]) past which that rule gives way (K = 8192 of a
-/// 16-bit type).
-const SQUARE64_MAX_K_TILES: u32 = 128;
+/// Most k-tiles of a problem that [`Sm90Pick::wave64`]'s wave of whole
+/// 64-row tiles takes (K = 8192 of a 16-bit type); past it split-K held.
+const WAVE64_MAX_K_TILES: u32 = 128;
 /// Largest M the GEMV kernel takes.
 const GEMV_MAX_M: u32 = 16;
 /// Most elements of B (N x K) the GEMV kernel takes: past 4096 x 4096 the
@@ -666,7 +665,7 @@ impl Sm90Pick {
         let k_tiles = k.div_ceil(bk.max(1));
         let tiles = |bn: u32| u64::from(m.div_ceil(64)) * u64::from(n.div_ceil(bn)) * u64::from(l);
         let fills =
-            |tiles: u64| tiles <= sms && 4 * tiles >= 3 * sms && k_tiles <= SQUARE64_MAX_K_TILES;
+            |tiles: u64| tiles <= sms && 4 * tiles >= 3 * sms && k_tiles <= WAVE64_MAX_K_TILES;
         let short = tiles(64) <= sms && k_tiles < SPLIT_MIN_K_TILES;
         let bn = if facts.square64_ok && (fills(tiles(64)) || short) {
             64
