@@ -110,8 +110,7 @@ impl PeerAllReduceSpec {
     /// a thread a vector, at most 4 blocks an SM, at least one.
     pub fn blocks(&self, len: u64, sm_count: u32) -> u32 {
         let vectors = len.div_ceil(u64::from(self.elements_per_vector()));
-        let wanted = vectors.div_ceil(u64::from(BLOCK_THREADS));
-        wanted.clamp(1, BLOCKS_PER_SM * u64::from(sm_count.max(1))) as u32
+        super::vector_blocks(vectors, BLOCK_THREADS, BLOCKS_PER_SM, sm_count)
     }
 
     /// The PTX module of the kernel.

@@ -93,10 +93,10 @@ impl VectorAddSpec {
     pub fn grid(&self, n: u64, sm_count: u32) -> (u32, u32) {
         let block = self.block_threads();
         let vectors = n.div_ceil(u64::from(self.elements_per_vector()));
-        let wanted = vectors.div_ceil(u64::from(block));
-        let cap = u64::from(sm_count.max(1)) * BLOCKS_PER_SM;
-        let grid = wanted.clamp(1, cap);
-        (u32::try_from(grid).unwrap_or(u32::MAX), block)
+        (
+            super::vector_blocks(vectors, block, BLOCKS_PER_SM, sm_count),
+            block,
+        )
     }
 
     fn check_element(&self) -> Result<(), PtxError> {
