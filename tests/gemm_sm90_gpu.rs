@@ -1389,6 +1389,11 @@ fn split_k_computes_exactly() {
         ([128, 64, 64], 3, [1, 1]),
         ([128, 256, 64], 2, [1, 1]),
         ([128, 128, 64], 16, [1, 1]),
+        // The pick's tiles for one row of a wide N: 128x32 in 4, 128x48
+        // (the register-store epilogue: 48 is not whole 32-column
+        // subtiles) in 6.
+        ([128, 32, 64], 4, [1, 1]),
+        ([128, 48, 64], 6, [1, 1]),
         // Clusters: the CTAs of one share each unit's k-tiles (multicast);
         // 8 splits of 128x128 sum spread over the splits.
         ([128, 128, 64], 8, [2, 1]),

@@ -93,7 +93,7 @@ impl Buffers {
 /// split counts, so that their workspaces are laid out differently (a
 /// record per tile: a flag, then a partial tile per split but the last):
 /// 512x512x16384 (128x128 tiles, 8 splits), 384x1024x4096 (128x64, 2),
-/// 128x1536x7168 (128x64, 4) on an H200. The tests assert that the first
+/// 128x1536x7168 (128x48, 4) on an H200. The tests assert that the first
 /// two split K with different layouts rather than these picks.
 const ALTERNATING: [(usize, usize, usize); 3] =
     [(512, 512, 16384), (384, 1024, 4096), (128, 1536, 7168)];

@@ -247,11 +247,20 @@ pub fn sm90_default_spec(
 /// assert_eq!(bf(768, 1024, 4096).cluster.mnk(), [1, 1, 1]);
 /// // One row of 32 tiles (M = 128): 1x2, 4 splits of 64 k-tiles.
 /// assert_eq!(bf(128, 4096, 16384).cluster.mnk(), [1, 2, 1]);
-/// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; a wide row of
-/// // few tiles runs 128x64 tiles in 4 splits instead (24 x 4 = 96 units).
+/// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; one row of
+/// // tiles runs narrow ones that fill the wave instead: 32 tiles of 128x48
+/// // in 4 splits of 28 k-tiles (128 units; 128x64 in 5: 120).
 /// let row = bf(128, 1536, 7168);
-/// assert_eq!(row.tile, [128, 64, 64]);
+/// assert_eq!(row.tile, [128, 48, 64]);
 /// assert!(row.kernel_name().ends_with("_splitk4"));
+/// // 128 x 1024 x 4096 (64 k-tiles, at least 16 a split): 32 tiles of
+/// // 128x32 in 4 (128 units); at K = 8192, 22 of 128x48 in 6 (132).
+/// assert_eq!(bf(128, 1024, 4096).tile, [128, 32, 64]);
+/// assert!(bf(128, 1024, 4096).kernel_name().ends_with("_splitk4"));
+/// assert_eq!(bf(128, 1024, 8192).tile, [128, 48, 64]);
+/// assert!(bf(128, 1024, 8192).kernel_name().ends_with("_splitk6"));
+/// // A row of 16 tiles of 128 columns (N = 2048) keeps 128x64 in 4.
+/// assert_eq!(bf(128, 2048, 8192).tile, [128, 64, 64]);
 /// // Unless 8 clustered splits of 128x128 tiles keep 32 k-tiles each:
 /// // 256 x 1024 x 16384 is 16 tiles, 8 splits of 32 k-tiles, 2x1.
 /// let long = bf(256, 1024, 16384);
@@ -425,6 +434,13 @@ const SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT: u32 = 32;
 /// The most k-tiles a split of 128x128 tiles in 4 splits keeps where 128x64
 /// tiles in 2 splits replace them ([`Sm90Pick::split_k`]).
 const SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT: u32 = 16;
+/// The TileNs [`Sm90Pick::one_row`] weighs for a single row of 128-row
+/// split tiles, and the fewest k-tiles each of its splits keeps.
+const ONE_ROW_TILE_N: [u32; 3] = [32, 48, 64];
+const ONE_ROW_MIN_K_TILES_PER_SPLIT: u32 = 16;
+/// The most 128-column tiles (N = 1536) of the row [`Sm90Pick::one_row`]
+/// takes.
+const ONE_ROW_MAX_TILES_N: u32 = 12;
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
 /// Swap-AB's split units of at most this many k-tiles give way to unsplit
@@ -750,6 +766,66 @@ impl Sm90Pick {
             .find(|&s| u64::from(s) <= room && k_tiles / s >= per_split)
     }
 
+    /// Split-K over a single row of 128-row tiles (M at most 128), where
+    /// split-K is picked ([`split_k`](Self::split_k)) with 8 splits of
+    /// 128x128 tiles and N is 1024 to 1536 (8 to
+    /// [`ONE_ROW_MAX_TILES_N`] tiles of 128 columns): of 128x32, 128x48 and 128x64 tiles, each with the most splits
+    /// (2 to 8) whose units fit one wave and keep
+    /// [`ONE_ROW_MIN_K_TILES_PER_SPLIT`] k-tiles, the one that makes the
+    /// most units (on a tie, the fewer splits), where they fill three
+    /// quarters of the wave. On 132 SMs: 128 x 1024 x 4096 (64 k-tiles)
+    /// 32 tiles of 128x32 in 4 splits (128 units; 128x48: 22 x 4 = 88,
+    /// 128x64: 16 x 4 = 64); at K = 8192 or 16384 22 tiles of 128x48 in 6
+    /// (132; 128x32 and 128x64 make 128); 128 x 1536 x 7168 (112 k-tiles)
+    /// 32 of 128x48 in 4 (128; 128x64 in 5: 120, 128x32 in 2: 96).
+    /// Each unit streams its own narrow slice of B while the GPU's SMs all
+    /// run one: H200, 2026-11-28, bf16, cutlet / cuBLASLt, two rounds in
+    /// two device calls, and the rule against the pick before it (the
+    /// 128x64 tiles in 4 splits), three rounds in a third:
+    /// 128x1024x4096 0.945-0.952 against 0.853-0.874 (128x48 in 6:
+    /// 0.92); 128x1024x8192 0.945-0.973 against 0.857-0.872 (128x32 in 4:
+    /// 0.93-0.97, 128x64 in 8: 0.86); 128x1024x16384 0.914-0.924 against
+    /// 0.809-0.831 (128x32 in 4: 0.85-0.88); 128x1536x7168 0.948-0.965
+    /// against 0.930-0.944 (128x64 in 5: 0.93, 128x96 in 8: 0.79). More
+    /// units than SMs lost (128x32 in 8 at 128x1024: 0.71-0.76), and so
+    /// did clusters (1x2: 0.82-0.90). Rows of 16 tiles lost: 128x2048x8192
+    /// 0.962-0.974 (128x48 in 3) against 128x64 in 4's 0.992-0.998, hence
+    /// N at most 1536. With a partial row it held: 96x1024x8192 0.92-0.93
+    /// against 0.89-0.90, 112x1024x4096 0.89 against 0.82-0.83,
+    /// 80x1024x16384 0.72 against 0.70 (three rounds, the same call).
+    /// 16-bit inputs: the types measured.
+    fn one_row(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
+        let eight = Sm90Pick::splits_for([128, 128, bk], [m, n, k, l], sm_count);
+        let row_tiles = n.div_ceil(128);
+        if m.div_ceil(128) != 1
+            || n < 1024
+            || row_tiles > ONE_ROW_MAX_TILES_N
+            || eight != Some(SPLIT_MAX)
+        {
+            return None;
+        }
+        let k_tiles = k.div_ceil(bk.max(1));
+        let sms = u64::from(sm_count);
+        // (units, splits, TileN) of each tile's most splits.
+        let choices = ONE_ROW_TILE_N.iter().filter_map(|&bn| {
+            let tiles = u64::from(n.div_ceil(bn)) * u64::from(l);
+            (2..=SPLIT_MAX)
+                .rev()
+                .find(|&s| {
+                    tiles * u64::from(s) <= sms && k_tiles / s >= ONE_ROW_MIN_K_TILES_PER_SPLIT
+                })
+                .map(|s| (tiles * u64::from(s), s, bn))
+        });
+        let (units, splits, bn) = choices.max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
+        (4 * units >= 3 * sms).then_some(Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
+            tile: [128, bn, bk],
+            cluster: ClusterShape::ONE,
+            splits,
+            swap: false,
+        })
+    }
+
     /// Split-K's pick: where the problem's 128x128 tiles fill at most half
     /// the SMs and K is long (at least [`SPLIT_MIN_K_TILES`] k-tiles), the
     /// cooperative 128x128 kernel with the most splits (8, 4 or 2) whose
@@ -901,7 +977,8 @@ impl Sm90Pick {
             if let Some(pick) =
                 Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts.split_cluster_ok)
             {
-                return pick;
+                let row = Sm90Pick::one_row(bk, [m, n, k, l], sm_count);
+                return row.filter(|_| facts.one_row_ok).unwrap_or(pick);
             }
         }
         let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
@@ -1112,6 +1189,9 @@ pub(crate) struct Sm90PickFacts {
     pub(crate) split_ok: bool,
     /// And so does its 8-split form in 2x1 and 1x2 clusters.
     pub(crate) split_cluster_ok: bool,
+    /// And its 128x32 and 128x48 forms, for 16-bit inputs (the types
+    /// [`Sm90Pick::one_row`] was measured with).
+    pub(crate) one_row_ok: bool,
     /// Swap-AB's narrow kernels build for the transposed problem: A is
     /// K-major (it becomes the kernel's B, whose narrow TileN must be
     /// K-major) and the cooperative 128x16 kernel and the ping-pong 64x16
@@ -1241,6 +1321,17 @@ impl Sm90PickFacts {
                     .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
                     .is_ok()
             });
+        let one_row_ok = split_ok
+            && a.size_bytes() == 2
+            && ONE_ROW_TILE_N.iter().all(|&bn| {
+                let narrow = Sm90Pick {
+                    tile: [128, bn, bk],
+                    ..split
+                };
+                narrow
+                    .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
+                    .is_ok()
+            });
         // A ping-pong kernel of `rows` x `cols` tiles builds, A read from shared memory.
         let pingpong_builds = |rows, cols| {
             !crate::collective::reads_a_from_registers(a, a_major)
@@ -1265,6 +1356,7 @@ impl Sm90PickFacts {
             row112_ok,
             split_ok,
             split_cluster_ok,
+            one_row_ok,
             swap_ok,
             swap_split_ok,
             narrow_ok,
