@@ -179,9 +179,9 @@ pub fn sm90_default_spec(
 /// where M is a multiple of 64 and they make at most one wave of blocks
 /// and either fill three quarters of it with K at most 8192 (128 x 4096,
 /// 512 x 1024), or K is too short to split; or, where 64x64 tiles take
-/// more than a wave, M is at least 256 and K is 4096 to 8192 (16-bit
-/// types), 64x128 tiles that fill three quarters of a wave (256 x 4096,
-/// 1024 x 1024). Past M = 64 this comes before swap-AB and split-K.
+/// more than a wave, M is at least 128 and K is 4096 to 8192 (16-bit
+/// types), 64x128 tiles that fill three quarters of a wave (128 x 8192,
+/// 256 x 4096, 1024 x 1024). Past M = 64 this comes before swap-AB and split-K.
 ///
 /// Otherwise, where the problem's 128x128 tiles fill at most half the SMs
 /// (few tiles, K too short to split), the ping-pong kernel on 128x64
@@ -314,9 +314,10 @@ pub fn sm90_default_spec(
 /// let wave = bf(16, 8192, 4096);
 /// assert_eq!((wave.schedule, wave.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 16, 64]));
 /// assert!(!wave.kernel_name().contains("splitk"));
-/// // 128 x 8192 x 4096: 128 ping-pong 64x128 tiles; 256 rows: not swapped.
+/// // 128 x 8192 x 4096: 2 x 64 = 128 whole ping-pong 64x128 tiles fill a
+/// // wave, unswapped; so do 256 x 4096 (4 x 32).
 /// assert_eq!((bf(128, 8192, 4096).schedule, bf(128, 8192, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
-/// assert_eq!(bf(128, 8192, 4096).majors.d, OutputMajor::M);
+/// assert_eq!(bf(128, 8192, 4096).majors.d, OutputMajor::N);
 /// assert_eq!(bf(256, 4096, 4096).majors.d, OutputMajor::N);
 /// // 128 x 4096 x 4096: 2 x 64 = 128 whole ping-pong 64x64 tiles fill a
 /// // wave of 132 SMs, unswapped, 13 stages deep.
@@ -326,7 +327,7 @@ pub fn sm90_default_spec(
 /// // And where K is too short to split: 128 x 1024 x 1024, 32 of them.
 /// assert_eq!(bf(128, 1024, 1024).tile, [64, 64, 64]);
 /// // 256 x 4096 x 4096: 256 of them take two waves; 4 x 32 = 128 whole
-/// // 64x128 tiles fill one (8 stages), where M is at least 256.
+/// // 64x128 tiles fill one (8 stages), where M is at least 128.
 /// let wide = bf(256, 4096, 4096);
 /// assert_eq!((wide.tile, wide.majors.d, wide.mainloop.stages()), ([64, 128, 64], OutputMajor::N, 8));
 /// // 256 x 14336: 2 x 112 = 224 tiles of 128x128 take 2 rounds of 132
@@ -545,7 +546,8 @@ impl Sm90Pick {
     /// - For 64 < M <= 128, only the ping-pong 64 x N' kernel within that
     ///   band of tiles and with K at most 8192, where whole unswapped 64x64
     ///   tiles do not fill a wave first ([`wave64`](Self::wave64),
-    ///   which took 128x4096x4096 over this kernel later) (128x4096x4096 0.93,
+    ///   which took 128x4096x4096, and with 64x128 tiles 128x8192x4096 and
+    ///   x8192, over this kernel later) (128x4096x4096 0.93,
     ///   against 0.79; 128x8192x1024 0.96, against 0.87). With K = 16384
     ///   or past a wave the unswapped pick stayed ahead (128x4096x16384
     ///   0.92 split in 4 against 0.82 swapped; 128x14336x4096 0.96
@@ -661,16 +663,22 @@ impl Sm90Pick {
     /// against 1.12-1.13), hence whole rows.
     ///
     /// Where 64x64 tiles take more than a wave, 64x128 ones (8 stages of
-    /// 24 KiB: 192 KiB in flight a block) where M is at least 256 and K
+    /// 24 KiB: 192 KiB in flight a block) where M is at least 128 and K
     /// has 64 to 128 k-tiles (4096 to 8192 of a 16-bit type), their wave
     /// three quarters full or more. H200, 2026-11-28, one round, pinned
     /// against the pick before: 256x4096x4096 1.02 against split-K's 0.87,
     /// 256x4096x8192 1.08 against 0.95, 512x2048x4096 1.11 against 0.90,
-    /// 1024x1024x4096 0.97 against 0.88 (128x64 tiles there: 0.80). Not
-    /// taken where it was not measured against the pick (M = 128, where
-    /// unswapped 64x64 tiles past a wave lost at K = 8192 and 64x128 ones
-    /// ran 0.99 against swap-AB's 0.95 at 128x8192x4096; a short K, where
-    /// 128x64 tiles were measured).
+    /// 1024x1024x4096 0.97 against 0.88 (128x64 tiles there: 0.80); two
+    /// rounds in one call against the pick before (b770c6a):
+    /// 256x4096x4096 1.04-1.05 against 0.89-0.90, 512x2048x4096 1.05
+    /// against 0.89-0.91, 2048x512x4096 0.90-1.02 against 0.84,
+    /// 1024x1024x8192 0.89-0.90 either way. At M = 128 (two rows of 64,
+    /// H200, 2026-11-28, two rounds, against swap-AB's 64x128 tiles):
+    /// 128x8192x4096 0.991-0.994 against 0.944-0.955, 128x8192x8192
+    /// 0.957-0.973 against 0.894-0.897. Not taken with a short K
+    /// (128x8192x1024 0.87-0.89 against swap-AB's 0.89-0.91) nor a long
+    /// one (128x8192x16384 0.98 against split-K's 0.96-0.97: within the
+    /// noise; 128x4096x16384 0.81 against 0.95).
     fn wave64(
         bk: u32,
         [m, n, k, l]: [u32; 4],
@@ -685,7 +693,7 @@ impl Sm90Pick {
         let short = tiles(64) <= sms && k_tiles < SPLIT_MIN_K_TILES;
         let bn = if facts.square64_ok && (fills(tiles(64)) || short) {
             64
-        } else if facts.wide64_ok && m >= 256 && k_tiles >= SPLIT_MIN_K_TILES && fills(tiles(128)) {
+        } else if facts.wide64_ok && m >= 128 && k_tiles >= SPLIT_MIN_K_TILES && fills(tiles(128)) {
             128
         } else {
             return None;
