@@ -135,7 +135,8 @@ pub struct DenseGemmArgs {
     /// Shared-memory stages of the mainloop's ring (as CUTLASS's profiler's
     /// `--stages`), set on whichever kernel runs, the pick's included;
     /// the kernel must still fit the GPU's shared memory. Default: the
-    /// kernel's own (as many as fit, at most 8 on SM90). Not taken by
+    /// kernel's own (as many as fit, on SM90 at most 16 for a ping-pong
+    /// kernel of whole tiles and 8 for the others). Not taken by
     /// the GEMV kernel (`--gemv` sets its k-steps in flight).
     #[arg(long = "stages")]
     pub stages: Option<u32>,
