@@ -776,9 +776,9 @@ impl Sm90Pick {
 
     /// Split-K over a single row of 128-row tiles (M at most 128), where
     /// split-K is picked ([`split_k`](Self::split_k)) with 8 splits of
-    /// 128x128 tiles and N is 1024 to 1536 (8 to
-    /// [`ONE_ROW_MAX_TILES_N`] tiles of 128 columns): of 128x32, 128x48 and 128x64 tiles, each with the most splits
-    /// (2 to 8) whose units fit one wave and keep
+    /// 128x128 tiles and N is 1024 to 1536 (8 to [`ONE_ROW_MAX_TILES_N`]
+    /// tiles of 128 columns): of 128x32, 128x48 and 128x64 tiles, each
+    /// with the most splits (2 to 8) whose units fit one wave and keep
     /// [`ONE_ROW_MIN_K_TILES_PER_SPLIT`] k-tiles, the one that makes the
     /// most units (on a tie, the fewer splits), where they fill three
     /// quarters of the wave. On 132 SMs: 128 x 1024 x 4096 (64 k-tiles)
@@ -1197,8 +1197,8 @@ pub(crate) struct Sm90PickFacts {
     pub(crate) split_ok: bool,
     /// And so does its 8-split form in 2x1 and 1x2 clusters.
     pub(crate) split_cluster_ok: bool,
-    /// And its 128x32 and 128x48 forms, for 16-bit inputs (the types
-    /// [`Sm90Pick::one_row`] was measured with).
+    /// And its 128x32, 128x48 and 128x64 forms, for 16-bit inputs (the
+    /// types [`Sm90Pick::one_row`] was measured with).
     pub(crate) one_row_ok: bool,
     /// Swap-AB's narrow kernels build for the transposed problem: A is
     /// K-major (it becomes the kernel's B, whose narrow TileN must be
