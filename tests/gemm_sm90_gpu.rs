@@ -561,6 +561,60 @@ fn odd_subtile_counts_run_exactly_across_persistent_tiles() {
     }
 }
 
+/// Fewer rows of A than the tile (M of 1 to 120 under 128-row tiles, 40
+/// under 64-row ones): A's box stops at M's rows, rounded up to 8
+/// (`TensorMapRequest::clip_rows`), the rest of the stage's A tile holds
+/// whatever an earlier stage left, and D's rows past M stay unwritten.
+/// Cooperative, ping-pong and sliced-K kernels, split-K (the TMA-store and
+/// register-store epilogues), a 2x1 cluster (A clipped, B multicast) and a
+/// 1x2 one (A multicast: not clipped); batched, alpha and beta not 0 or 1,
+/// C of its own and in place; exactly.
+#[test]
+fn a_of_fewer_rows_than_the_tile_computes_exactly() {
+    const NAME: &str = "a_of_fewer_rows_than_the_tile_computes_exactly";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
+    let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
+    let sliced = KernelSchedule::TmaWarpSpecializedSlicedK;
+    let case = |m, in_place| Case {
+        m,
+        n: 150,
+        k: 520,
+        l: 2,
+        alpha: 1.5,
+        beta: if in_place { 0.5 } else { -2.0 },
+        in_place,
+        c_pad: if in_place { 0 } else { 8 },
+    };
+    let whole = [
+        (cooperative, [128, 128, 64], [1, 1]),
+        (pingpong, [128, 64, 64], [1, 1]),
+        (cooperative, [128, 128, 64], [2, 1]),
+        (cooperative, [128, 128, 64], [1, 2]),
+        (pingpong, [64, 64, 64], [1, 1]),
+        (sliced, [64, 128, 64], [1, 1]),
+    ];
+    for (schedule, tile, cluster) in whole {
+        let spec = bf16_sm90_spec(schedule, tile, cluster);
+        for m in [1, 40, 77, 120] {
+            for in_place in [false, true] {
+                run_case::<bf16, bf16>(&device, &spec, case(m, in_place))
+                    .unwrap_or_else(|e| panic!("{} at M = {m}: {e}", spec.kernel_name()));
+            }
+        }
+    }
+    let bf = ElementType::BF16;
+    for (tile, splits) in [([128, 64, 64], 4), ([128, 48, 64], 6)] {
+        let spec = split_k_spec(bf, bf, OutputMajor::N, tile, splits);
+        for m in [1, 77, 120] {
+            run_split_case::<bf16, bf16>(&device, &spec, case(m, false))
+                .unwrap_or_else(|e| panic!("{} at M = {m}: {e}", spec.kernel_name()));
+        }
+    }
+}
+
 /// The sliced-K schedule (both consumer warpgroups on one tile, each on
 /// every other k-tile, the second's partial tile added through shared
 /// memory): 64-row tiles 64 to 192 wide, bf16 and f16 with K-major and MN-major

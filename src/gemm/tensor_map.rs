@@ -36,9 +36,37 @@ pub struct TensorMapRequest {
     /// TMA store then never writes a partial chunk, which the H100 writes
     /// whole (see [`tma_store_rows_exact`]). The extent must hold one chunk.
     pub whole_chunks: bool,
+    /// The box's strided extent stops at the operand's own
+    /// ([`clipped_rows`](Self::clipped_rows)) where that is smaller: a
+    /// K-major operand of fewer rows than the tile (M = 80 under a 128-row
+    /// tile) loads its rows alone instead of a box whose rows past M the
+    /// TMA fills with zeros one by one; the kernel counts the box's bytes
+    /// at run time and never stores the rows past M.
+    pub clip_rows: bool,
 }
 
 impl TensorMapRequest {
+    /// The strided extent of a [`clip_rows`](Self::clip_rows) box over an
+    /// operand of `rows` rows: `rows` rounded up to a multiple of 8 (the
+    /// swizzle's repeat), at least 8 and at most `box_rows`.
+    ///
+    /// ```
+    /// use cutlet::gemm::TensorMapRequest;
+    ///
+    /// assert_eq!(TensorMapRequest::clipped_rows(128, 80), 80);
+    /// assert_eq!(TensorMapRequest::clipped_rows(128, 77), 80);
+    /// assert_eq!(TensorMapRequest::clipped_rows(128, 0), 8);
+    /// assert_eq!(TensorMapRequest::clipped_rows(128, 4096), 128);
+    /// ```
+    pub const fn clipped_rows(box_rows: u32, rows: u32) -> u32 {
+        let rounded = if rows == 0 { 8 } else { rows.div_ceil(8) * 8 };
+        if rounded < box_rows {
+            rounded
+        } else {
+            box_rows
+        }
+    }
+
     /// (contiguous, strided) of A (M x K) or B (N x K) with `major`.
     pub const fn operand_dims(operand: GemmOperand, major: OperandMajor) -> [ProblemDim; 2] {
         let mn = match operand {

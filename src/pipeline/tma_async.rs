@@ -444,6 +444,44 @@ impl PipelineTmaAsync {
     }
 }
 
+impl PipelineTmaAsync {
+    /// [`producer_acquire`](Pipeline::producer_acquire) announcing the
+    /// bytes in `tx_bytes` (`.b32`, counted at run time: a stage whose
+    /// boxes are smaller than the tile's, such as an A box clipped to
+    /// M's rows) instead of the configuration's `tx_bytes`.
+    ///
+    /// # Errors
+    /// As [`producer_acquire`](Pipeline::producer_acquire).
+    pub fn producer_acquire_counted(
+        &self,
+        k: &mut Kernel,
+        state: &TmaAsyncState,
+        tx_bytes: Reg,
+    ) -> Result<()> {
+        self.acquire_announcing(k, state, &tx_bytes)
+    }
+
+    /// The wait on the stage's `empty` barrier (with
+    /// [`Release::EmptyBarrier`]), then one arrival on its `full` barrier
+    /// announcing `bytes`.
+    fn acquire_announcing(
+        &self,
+        k: &mut Kernel,
+        state: &TmaAsyncState,
+        bytes: &dyn fmt::Display,
+    ) -> Result<()> {
+        if let Release::EmptyBarrier { .. } = self.config.release {
+            self.wait_empty(k, state)?;
+        }
+        k.snippet(
+            "sm90/mbarrier",
+            "mbarrier_arrive_expect_tx",
+            &[("bar", &state.full), ("bytes", bytes)],
+        )?;
+        Ok(())
+    }
+}
+
 impl Pipeline for PipelineTmaAsync {
     type State = TmaAsyncState;
 
@@ -453,15 +491,7 @@ impl Pipeline for PipelineTmaAsync {
     /// [`Release::BlockBarrier`] the consumers' `bar.sync` has already
     /// released the stage.
     fn producer_acquire(&self, k: &mut Kernel, state: &TmaAsyncState) -> Result<()> {
-        if let Release::EmptyBarrier { .. } = self.config.release {
-            self.wait_empty(k, state)?;
-        }
-        k.snippet(
-            "sm90/mbarrier",
-            "mbarrier_arrive_expect_tx",
-            &[("bar", &state.full), ("bytes", &self.config.tx_bytes)],
-        )?;
-        Ok(())
+        self.acquire_announcing(k, state, &self.config.tx_bytes)
     }
 
     /// Emits nothing: the copies complete their bytes on the `full`

@@ -143,6 +143,7 @@ impl Epilogue for EpilogueSm90TmaStore {
             box_dims,
             swizzle_bytes,
             whole_chunks: stores_whole_chunks(self.spec.majors.d),
+            clip_rows: false,
         }];
         if self.loads_c() {
             maps.push(TensorMapRequest {
@@ -151,6 +152,7 @@ impl Epilogue for EpilogueSm90TmaStore {
                 box_dims,
                 swizzle_bytes,
                 whole_chunks: false,
+                clip_rows: false,
             });
         }
         maps

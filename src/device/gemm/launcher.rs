@@ -1107,6 +1107,15 @@ fn tensor_map(
     } else {
         (ld * strided).next_multiple_of(16).max(16)
     };
+    // A box over fewer rows than the tile stops at the operand's own (the
+    // kernel counts the same bytes: `TensorMapRequest::clipped_rows`).
+    let rows = match request.clip_rows {
+        true => TensorMapRequest::clipped_rows(
+            request.box_dims[1],
+            u32::try_from(strided).unwrap_or(u32::MAX),
+        ),
+        false => request.box_dims[1],
+    };
     let swizzle = match request.swizzle_bytes {
         128 => TmaSwizzle::B128,
         64 => TmaSwizzle::B64,
@@ -1118,7 +1127,7 @@ fn tensor_map(
         global_address: values.addresses[op],
         dims: vec![contiguous.max(1), strided.max(1), l.max(1)],
         strides_bytes: vec![ld, batch],
-        box_dims: vec![request.box_dims[0], request.box_dims[1], 1],
+        box_dims: vec![request.box_dims[0], rows, 1],
         swizzle,
         oob_zero: true,
     }
