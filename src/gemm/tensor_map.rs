@@ -57,9 +57,13 @@ impl TensorMapRequest {
     /// assert_eq!(TensorMapRequest::clipped_rows(128, 77), 80);
     /// assert_eq!(TensorMapRequest::clipped_rows(128, 0), 8);
     /// assert_eq!(TensorMapRequest::clipped_rows(128, 4096), 128);
+    /// assert_eq!(TensorMapRequest::clipped_rows(128, u32::MAX), 128);
     /// ```
     pub const fn clipped_rows(box_rows: u32, rows: u32) -> u32 {
-        let rounded = if rows == 0 { 8 } else { rows.div_ceil(8) * 8 };
+        // Clamped before rounding, so that no sum overflows.
+        let rows = if rows < box_rows { rows } else { box_rows };
+        let rows = if rows == 0 { 1 } else { rows };
+        let rounded = rows.div_ceil(8) * 8;
         if rounded < box_rows {
             rounded
         } else {

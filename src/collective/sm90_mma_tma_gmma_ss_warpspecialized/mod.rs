@@ -383,7 +383,9 @@ impl Sm90TmaGmmaWarpSpecialized {
                 let row_bytes = a.bk * a.size;
                 let (rows, bytes) = (r(k), r(k));
                 let m = block.params.load(k, ParamRole::Extent(ProblemDim::M))?;
-                k.push(format!("max.u32 {rows}, {m}, 1;"));
+                // Clamped to the tile first, so that the sum cannot wrap.
+                k.push(format!("min.u32 {rows}, {m}, {};", a.mn));
+                k.push(format!("max.u32 {rows}, {rows}, 1;"));
                 k.push(format!("add.u32 {rows}, {rows}, 7;"));
                 k.push(format!("and.b32 {rows}, {rows}, -8;"));
                 k.push(format!("min.u32 {rows}, {rows}, {};", a.mn));
