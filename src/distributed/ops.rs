@@ -15,6 +15,7 @@ use cudarc::nccl::{NcclType, ReduceOp};
 
 use super::comm::Communicator;
 use super::nccl::nccl_error;
+use super::peers::PeerGroup;
 use super::rank::TpRank;
 use super::rows::RowSplit;
 use super::trace::Timeline;
@@ -67,6 +68,20 @@ pub struct TpOptions {
     /// unwritten) and abandons the group: their next operation returns the
     /// error.
     pub check_shapes: bool,
+}
+
+/// What every overlapped peer operation takes besides its operands: the
+/// group, the outcome of this rank's own argument checks (posted to the
+/// other ranks, so that every rank returns the same error), the GEMM and
+/// its shape, alpha, the options and the stream.
+pub(super) struct PeerCall<'a> {
+    pub(super) peers: &'a PeerGroup,
+    pub(super) local: Result<()>,
+    pub(super) gemm: &'a Gemm,
+    pub(super) shape: GemmShape,
+    pub(super) alpha: f64,
+    pub(super) options: &'a TpOptions,
+    pub(super) stream: &'a Arc<CudaStream>,
 }
 
 impl Default for TpOptions {
@@ -135,9 +150,16 @@ impl TpRank {
             )
         });
         if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            return self.all_gather_gemm_peers(
-                peers, local, gemm, shape, a_shard, b, d, alpha, options, stream,
-            );
+            let call = PeerCall {
+                peers,
+                local,
+                gemm,
+                shape,
+                alpha,
+                options,
+                stream,
+            };
+            return self.all_gather_gemm_peers(call, a_shard, b, d);
         }
         local?;
         if options.check_shapes {
@@ -306,9 +328,16 @@ impl TpRank {
                 )
             });
         if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            return self.gemm_reduce_scatter_peers(
-                peers, local, gemm, shape, a, b, d_shard, alpha, options, stream,
-            );
+            let call = PeerCall {
+                peers,
+                local,
+                gemm,
+                shape,
+                alpha,
+                options,
+                stream,
+            };
+            return self.gemm_reduce_scatter_peers(call, a, b, d_shard);
         }
         local?;
         if options.check_shapes {
@@ -431,14 +460,19 @@ impl TpRank {
             .and_then(|()| check_linear(gemm))
             .and_then(|()| check_len("d", d.len(), m * n, "M x N, packed"));
         if let (true, Some(peers)) = (options.overlap, self.peers()) {
+            let call = PeerCall {
+                peers,
+                local,
+                gemm,
+                shape,
+                alpha,
+                options,
+                stream,
+            };
             return if options.check_shapes {
-                self.gemm_all_reduce_peers(
-                    peers, local, gemm, shape, a, b, d, alpha, options, stream,
-                )
+                self.gemm_all_reduce_peers(call, a, b, d)
             } else {
-                self.gemm_all_reduce_signalled(
-                    peers, local, gemm, shape, a, b, d, alpha, options, stream,
-                )
+                self.gemm_all_reduce_signalled(call, a, b, d)
             };
         }
         local?;

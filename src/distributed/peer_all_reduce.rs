@@ -2,16 +2,14 @@
 //! a one-shot all-reduce, as vLLM's and TensorRT-LLM's custom all-reduce
 //! without multicast.
 
-use std::sync::Arc;
+use cudarc::driver::{CudaEvent, CudaSlice, CudaViewMut, DevicePtr};
 
-use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, CudaViewMut, DevicePtr};
-
-use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
+use super::ops::{alloc, shape_record, Op, PeerCall, TpElement};
 use super::peer_ops::{gemm_partials, sum_refs_into, RECORD};
-use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
+use super::peers::{post_event, wait_for, RawEvent};
 use super::rank::TpRank;
 use super::trace::Timeline;
-use crate::device::gemm::{Gemm, GemmShape, Operand};
+use crate::device::gemm::{GemmShape, Operand};
 use crate::tensor::{PeerBuffer, TensorRef};
 use crate::Result;
 
@@ -30,21 +28,23 @@ impl TpRank {
     /// one pass over them), then, once every rank's GEMM is done, one
     /// kernel that reads the W partials in place (the other ranks' over
     /// the GPUs' link) and sums them in rank order (f32, rounded once)
-    /// into `d`. `local` is the outcome of this rank's own argument checks.
-    #[allow(clippy::too_many_arguments)]
+    /// into `d`.
     pub(super) fn gemm_all_reduce_peers<T: TpElement>(
         &self,
-        peers: &PeerGroup,
-        local: Result<()>,
-        gemm: &Gemm,
-        shape: GemmShape,
+        call: PeerCall<'_>,
         a: &Operand<'_, T>,
         b: &Operand<'_, T>,
         out: &mut CudaViewMut<'_, T>,
-        alpha: f64,
-        options: &TpOptions,
-        stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        let PeerCall {
+            peers,
+            local,
+            gemm,
+            shape,
+            alpha,
+            options,
+            stream,
+        } = call;
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, .. } = shape;
         // The GEMM needs nothing from the other ranks and writes only this

@@ -5,17 +5,14 @@
 //! ([`ReduceSlots`](super::reduce_slots::ReduceSlots)), so that a call is
 //! two launches and no host exchange once the ranks' buffers are known.
 
-use std::sync::Arc;
+use cudarc::driver::CudaViewMut;
 
-use cudarc::driver::{CudaStream, CudaViewMut};
-
-use super::ops::{shape_record, Op, TpElement, TpOptions};
+use super::ops::{shape_record, Op, PeerCall, TpElement};
 use super::peer_ops::{gemm_partials, RECORD};
-use super::peers::PeerGroup;
 use super::rank::TpRank;
 use super::reduce_slots::{abort, Halves, Sum};
 use super::trace::Timeline;
-use crate::device::gemm::{Gemm, GemmShape, Operand};
+use crate::device::gemm::{GemmShape, Operand};
 use crate::Result;
 
 impl TpRank {
@@ -27,26 +24,27 @@ impl TpRank {
     /// order (f32, rounded once) into `d`. The host exchanges with the
     /// other ranks (comparing their calls as well) only on the first call
     /// and where a rank's buffer is too small; otherwise a call is two
-    /// launches. `local` is the outcome of this rank's own argument
-    /// checks.
+    /// launches.
     ///
     /// The waits run on the GPUs and hold SMs, so the calls must be queued
     /// in the same order on every rank, and two groups that share a GPU
     /// must not queue their calls in different orders (as with NCCL).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn gemm_all_reduce_signalled<T: TpElement>(
         &self,
-        peers: &PeerGroup,
-        local: Result<()>,
-        gemm: &Gemm,
-        shape: GemmShape,
+        call: PeerCall<'_>,
         a: &Operand<'_, T>,
         b: &Operand<'_, T>,
         out: &mut CudaViewMut<'_, T>,
-        alpha: f64,
-        options: &TpOptions,
-        stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        let PeerCall {
+            peers,
+            local,
+            gemm,
+            shape,
+            alpha,
+            options,
+            stream,
+        } = call;
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, .. } = shape;
         let len = m * n;

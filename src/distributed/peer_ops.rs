@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
-use super::ops::{alloc, compare_records, shape_record, Op, TpElement, TpOptions};
+use super::ops::{alloc, compare_records, shape_record, Op, PeerCall, TpElement};
 use super::peers::{post_event, wait_for, PeerGroup, Posting, RawEvent};
 use super::rank::TpRank;
 use super::rows::RowSplit;
@@ -228,22 +228,23 @@ impl TpRank {
         peers.wait()
     }
 
-    /// [`all_gather_gemm`](TpRank::all_gather_gemm) over peer copies;
-    /// `local` is the outcome of this rank's own argument checks.
-    #[allow(clippy::too_many_arguments)]
+    /// [`all_gather_gemm`](TpRank::all_gather_gemm) over peer copies.
     pub(super) fn all_gather_gemm_peers<T: TpElement>(
         &self,
-        peers: &PeerGroup,
-        local: Result<()>,
-        gemm: &Gemm,
-        shape: GemmShape,
+        call: PeerCall<'_>,
         a_shard: &CudaView<'_, T>,
         b: &Operand<'_, T>,
         d: &mut OutputOperand<'_, T>,
-        alpha: f64,
-        options: &TpOptions,
-        stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        let PeerCall {
+            peers,
+            local,
+            gemm,
+            shape,
+            alpha,
+            options,
+            stream,
+        } = call;
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
         let split = RowSplit::new(m, w, 1);

@@ -14,36 +14,36 @@
 //! type, where each other rank's partial was rounded to the element type
 //! (and, for W > 2, their sum once more).
 
-use std::sync::Arc;
+use cudarc::driver::{CudaEvent, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
-use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
-
-use super::ops::{alloc, shape_record, Op, TpElement, TpOptions};
+use super::ops::{alloc, shape_record, Op, PeerCall, TpElement};
 use super::peer_ops::{at, raw_events, sum_into, Prepared, RECORD};
-use super::peers::{post_event, wait_for, PeerGroup, RawEvent};
+use super::peers::{post_event, wait_for, RawEvent};
 use super::rank::TpRank;
 use super::rows::RowSplit;
 use super::trace::Timeline;
-use crate::device::gemm::{Arguments, Gemm, GemmShape, Operand, OutputOperand};
+use crate::device::gemm::{Arguments, GemmShape, Operand, OutputOperand};
 use crate::{Error, Result};
 
 impl TpRank {
     /// [`gemm_reduce_scatter`](TpRank::gemm_reduce_scatter) over peer
-    /// copies; `local` is the outcome of this rank's own argument checks.
-    #[allow(clippy::too_many_arguments)]
+    /// copies.
     pub(super) fn gemm_reduce_scatter_peers<T: TpElement>(
         &self,
-        peers: &PeerGroup,
-        local: Result<()>,
-        gemm: &Gemm,
-        shape: GemmShape,
+        call: PeerCall<'_>,
         a: &Operand<'_, T>,
         b: &Operand<'_, T>,
         d_shard: &mut CudaViewMut<'_, T>,
-        alpha: f64,
-        options: &TpOptions,
-        stream: &Arc<CudaStream>,
     ) -> Result<()> {
+        let PeerCall {
+            peers,
+            local,
+            gemm,
+            shape,
+            alpha,
+            options,
+            stream,
+        } = call;
         let (w, r) = (self.world_size(), self.rank());
         let GemmShape { m, n, k, .. } = shape;
         // At most two pieces per shard: enough that the first piece of a
