@@ -104,6 +104,32 @@ pub(super) enum Op {
 }
 
 impl TpRank {
+    /// The overlapped peer path's call, where `options` ask for overlap
+    /// and this rank's group shares memory (a [`PeerGroup`]); otherwise
+    /// `local` back, for the NCCL path.
+    fn peer_call<'a>(
+        &'a self,
+        local: Result<()>,
+        gemm: &'a Gemm,
+        shape: GemmShape,
+        alpha: f64,
+        options: &'a TpOptions,
+        stream: &'a Arc<CudaStream>,
+    ) -> std::result::Result<PeerCall<'a>, Result<()>> {
+        match (options.overlap, self.peers()) {
+            (true, Some(peers)) => Ok(PeerCall {
+                peers,
+                local,
+                gemm,
+                shape,
+                alpha,
+                options,
+                stream,
+            }),
+            _ => Err(local),
+        }
+    }
+
     /// All-gather + GEMM (a column-parallel layer): every rank holds the
     /// rows of its shard of A (`a_shard`: [`RowSplit`]'s shard of M, K-major,
     /// packed: leading dimension K) and its slice of the weights (`b`: the
@@ -149,18 +175,10 @@ impl TpRank {
                 "this rank's rows x K, packed",
             )
         });
-        if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            let call = PeerCall {
-                peers,
-                local,
-                gemm,
-                shape,
-                alpha,
-                options,
-                stream,
-            };
-            return self.all_gather_gemm_peers(call, a_shard, b, d);
-        }
+        let local = match self.peer_call(local, gemm, shape, alpha, options, stream) {
+            Ok(call) => return self.all_gather_gemm_peers(call, a_shard, b, d),
+            Err(local) => local,
+        };
         local?;
         if options.check_shapes {
             self.agree(Op::AllGatherGemm, shape, options)?;
@@ -327,18 +345,10 @@ impl TpRank {
                     "this rank's rows x N, packed",
                 )
             });
-        if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            let call = PeerCall {
-                peers,
-                local,
-                gemm,
-                shape,
-                alpha,
-                options,
-                stream,
-            };
-            return self.gemm_reduce_scatter_peers(call, a, b, d_shard);
-        }
+        let local = match self.peer_call(local, gemm, shape, alpha, options, stream) {
+            Ok(call) => return self.gemm_reduce_scatter_peers(call, a, b, d_shard),
+            Err(local) => local,
+        };
         local?;
         if options.check_shapes {
             self.agree(Op::GemmReduceScatter, shape, options)?;
@@ -459,22 +469,11 @@ impl TpRank {
         let local = check_options(options, shape)
             .and_then(|()| check_linear(gemm))
             .and_then(|()| check_len("d", d.len(), m * n, "M x N, packed"));
-        if let (true, Some(peers)) = (options.overlap, self.peers()) {
-            let call = PeerCall {
-                peers,
-                local,
-                gemm,
-                shape,
-                alpha,
-                options,
-                stream,
-            };
-            return if options.check_shapes {
-                self.gemm_all_reduce_peers(call, a, b, d)
-            } else {
-                self.gemm_all_reduce_signalled(call, a, b, d)
-            };
-        }
+        let local = match self.peer_call(local, gemm, shape, alpha, options, stream) {
+            Ok(call) if options.check_shapes => return self.gemm_all_reduce_peers(call, a, b, d),
+            Ok(call) => return self.gemm_all_reduce_signalled(call, a, b, d),
+            Err(local) => local,
+        };
         local?;
         if options.check_shapes {
             self.agree(Op::GemmAllReduce, shape, options)?;
