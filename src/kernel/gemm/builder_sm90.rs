@@ -775,8 +775,8 @@ impl Sm90Pick {
     }
 
     /// Split-K over a single row of 128-row tiles (M at most 128), where
-    /// split-K is picked ([`split_k`](Self::split_k)) with 8 splits of
-    /// 128x128 tiles and N is 1024 to 1536 (8 to [`ONE_ROW_MAX_TILES_N`]
+    /// [`split_k`](Self::split_k) would make 8 splits of 128x128 tiles
+    /// (it asks here first) and N is 1024 to 1536 (8 to [`ONE_ROW_MAX_TILES_N`]
     /// tiles of 128 columns): of 128x32, 128x48 and 128x64 tiles, each
     /// with the most splits (2 to 8) whose units fit one wave and keep
     /// [`ONE_ROW_MIN_K_TILES_PER_SPLIT`] k-tiles, the one that makes the
@@ -803,13 +803,8 @@ impl Sm90Pick {
     /// 80x1024x16384 0.72 against 0.70 (three rounds, the same call).
     /// 16-bit inputs: the types measured.
     fn one_row(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
-        let eight = Sm90Pick::splits_for([128, 128, bk], [m, n, k, l], sm_count);
         let row_tiles = n.div_ceil(128);
-        if m.div_ceil(128) != 1
-            || n < 1024
-            || row_tiles > ONE_ROW_MAX_TILES_N
-            || eight != Some(SPLIT_MAX)
-        {
+        if m.div_ceil(128) != 1 || n < 1024 || row_tiles > ONE_ROW_MAX_TILES_N {
             return None;
         }
         let k_tiles = k.div_ceil(bk.max(1));
@@ -882,10 +877,20 @@ impl Sm90Pick {
     /// tiles in clusters lost everywhere else they were tried
     /// (128x1536x7168 0.90x against 0.95x, 128x1024x8192 0.81x against
     /// 0.88x, 256x1024x8192 0.93x against 0.98x).
-    fn split_k(bk: u32, problem: [u32; 4], sm_count: u32, cluster_ok: bool) -> Option<Sm90Pick> {
+    fn split_k(
+        bk: u32,
+        problem: [u32; 4],
+        sm_count: u32,
+        facts: Sm90PickFacts,
+    ) -> Option<Sm90Pick> {
         let [m, n, k, l] = problem;
         let tile = [128, 128, bk];
         let splits = Sm90Pick::splits_for(tile, problem, sm_count)?;
+        if splits == SPLIT_MAX && facts.one_row_ok {
+            if let Some(row) = Sm90Pick::one_row(bk, problem, sm_count) {
+                return Some(row);
+            }
+        }
         let pick = |tile, splits| Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile,
@@ -897,7 +902,7 @@ impl Sm90Pick {
         let per_split = k_tiles / splits;
         let (tiles_m, tiles_n) = (m.div_ceil(128), n.div_ceil(128));
         let tiles = u64::from(tiles_m) * u64::from(tiles_n) * u64::from(l);
-        let clustered = cluster_ok
+        let clustered = facts.split_cluster_ok
             && tiles >= SPLIT_CLUSTER_MIN_TILES
             && (per_split >= SPLIT_CLUSTER_LONG_K_TILES_PER_SPLIT
                 || splits == SPLIT_MAX && per_split >= SPLIT_CLUSTER_MIN_K_TILES_PER_SPLIT);
@@ -982,11 +987,8 @@ impl Sm90Pick {
             }
         }
         if facts.split_ok {
-            if let Some(pick) =
-                Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts.split_cluster_ok)
-            {
-                let row = Sm90Pick::one_row(bk, [m, n, k, l], sm_count);
-                return row.filter(|_| facts.one_row_ok).unwrap_or(pick);
+            if let Some(pick) = Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts) {
+                return pick;
             }
         }
         let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
