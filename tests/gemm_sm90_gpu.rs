@@ -1476,6 +1476,95 @@ fn split_k_computes_exactly() {
     }
 }
 
+/// [`split_k_spec_in`] on the ping-pong schedule (64-row tiles, each
+/// consumer warpgroup a unit of its own), with `reduction`.
+fn pingpong_split_k_spec(
+    tile: [u32; 3],
+    splits: u32,
+    cluster: [u32; 2],
+    major: OutputMajor,
+    reduction: cutlet::kernel::gemm::Reduction,
+) -> GemmSpec {
+    Gemm::builder()
+        .a(ElementType::BF16, OperandMajor::K)
+        .b(ElementType::BF16, OperandMajor::K)
+        .d(ElementType::BF16, major)
+        .tile(tile)
+        .cluster(cluster)
+        .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+        .decomposition(cutlet::device::gemm::Decomposition::SplitK(splits))
+        .reduction(reduction)
+        .spec()
+        .unwrap()
+}
+
+/// Split-K on the ping-pong schedule, where the two consumer warpgroups
+/// of a block take units of their own and reduce them in their epilogue
+/// turns: 64-row tiles of 32 to 128 columns in 3 to 16 splits (16 splits
+/// of 64x128 would spread the reduction on the cooperative schedule; here
+/// the finisher adds all 15 slots), the register-store epilogue (64x48),
+/// 2x1 and 1x2 clusters, both reductions, against the exact host result:
+/// the cases of [`split_k_computes_exactly`] (many units per block, so
+/// that both warpgroups reduce, and splits past the k-tiles).
+#[test]
+fn split_k_computes_exactly_on_the_ping_pong_schedule() {
+    const NAME: &str = "split_k_computes_exactly_on_the_ping_pong_schedule";
+    let Some(device) = sm90_device_or_skip(NAME) else {
+        return;
+    };
+    use cutlet::kernel::gemm::Reduction;
+    // 2 k-tiles: most splits run none.
+    let short_k = Case {
+        m: 260,
+        n: 130,
+        k: 100,
+        l: 2,
+        alpha: 1.5,
+        beta: 2.0,
+        in_place: false,
+        c_pad: 8,
+    };
+    let long_k = Case {
+        m: 129,
+        n: 200,
+        k: 3000,
+        l: 1,
+        alpha: 1.0,
+        beta: 0.0,
+        in_place: false,
+        c_pad: 0,
+    };
+    for (tile, splits, cluster, reduction) in [
+        ([64, 64, 64], 8, [1, 1], Reduction::Deterministic),
+        ([64, 32, 64], 4, [1, 1], Reduction::Deterministic),
+        ([64, 128, 64], 16, [1, 1], Reduction::Deterministic),
+        ([64, 48, 64], 3, [1, 1], Reduction::Deterministic),
+        ([64, 64, 64], 4, [2, 1], Reduction::Deterministic),
+        ([64, 64, 64], 3, [1, 2], Reduction::Deterministic),
+        ([64, 64, 64], 8, [1, 1], Reduction::Atomic),
+        ([64, 32, 64], 5, [1, 2], Reduction::Atomic),
+    ] {
+        for major in [OutputMajor::N, OutputMajor::M] {
+            let spec = pingpong_split_k_spec(tile, splits, cluster, major, reduction);
+            let mut cases: Vec<Case> = CASES.to_vec();
+            cases.extend([short_k, long_k, MANY_TILES]);
+            for case in cases {
+                run_split_case::<bf16, bf16>(&device, &spec, case)
+                    .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
+            }
+        }
+    }
+    // Many units per block on random data, 50 runs: the same bits.
+    let spec = pingpong_split_k_spec(
+        [64, 64, 64],
+        4,
+        [1, 1],
+        OutputMajor::N,
+        Reduction::Deterministic,
+    );
+    assert_same_bits_every_run(&device, &spec, (1024, 768, 4096), 50);
+}
+
 /// Split-K's reduction adds the partial tiles in K order: on random data
 /// (where the order of the sums shows in the bits), 50 runs of one GEMM
 /// give D bit for bit, and the workspace's flags, which every run leaves

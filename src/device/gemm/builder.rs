@@ -532,13 +532,13 @@ impl GemmBuilder {
         if let (Some(_), Some(d), Some(arch)) = (self.splits(), self.decomposition, self.arch) {
             if arch != ArchKind::Sm90 {
                 let what = match d {
-                    Decomposition::StreamK => "stream-K",
-                    _ => "split-K",
+                    Decomposition::StreamK => "stream-K runs on the SM90 cooperative kernel",
+                    _ => "split-K runs on the SM90 cooperative and ping-pong kernels",
                 };
                 return Err(Error::Config {
                     config: format!("{arch:?} GEMM"),
                     reason: format!(
-                        "decomposition {d:?} with arch {arch:?}: {what} runs on the SM90 cooperative kernel (expected arch Sm90, or Decomposition::DataParallel on {arch:?})"
+                        "decomposition {d:?} with arch {arch:?}: {what} (expected arch Sm90, or Decomposition::DataParallel on {arch:?})"
                     ),
                 });
             }

@@ -32,7 +32,7 @@ use crate::kernel::gemm::{
 /// | `Mainloop` | the mainloop policy tag, carrying its stage count: [`MainloopSm80CpAsync`](crate::collective::MainloopSm80CpAsync) (or a bare typenum stage count), [`MainloopSm90TmaGmmaWarpSpecialized`](crate::collective::MainloopSm90TmaGmmaWarpSpecialized), [`MainloopSm70TwoStage`](crate::collective::MainloopSm70TwoStage) |
 /// | `Epilogue` | the epilogue policy tag: [`EpilogueSm80Staged`] (SM70, SM80), [`EpilogueTmaWarpSpecialized`](crate::collective::EpilogueTmaWarpSpecialized) or [`EpilogueNoSmemWarpSpecialized`](crate::collective::EpilogueNoSmemWarpSpecialized) (SM90) |
 /// | `Schedule` | the kernel-schedule tag: [`KernelMultistage`] (SM70, SM80), [`KernelTmaWarpSpecializedCooperative`](crate::kernel::gemm::KernelTmaWarpSpecializedCooperative) or [`KernelTmaWarpSpecializedPingpong`](crate::kernel::gemm::KernelTmaWarpSpecializedPingpong) (SM90) |
-/// | `Scheduler` | the tile-scheduler tag: [`DataParallelScheduler`] (SM70, SM80), [`PersistentScheduler`](crate::kernel::gemm::PersistentScheduler) (SM90), [`SplitKScheduler<N>`](crate::kernel::gemm::SplitKScheduler) (SM90 cooperative, `N` units per tile), [`StreamKScheduler`](crate::kernel::gemm::StreamKScheduler) (SM90 cooperative) |
+/// | `Scheduler` | the tile-scheduler tag: [`DataParallelScheduler`] (SM70, SM80), [`PersistentScheduler`](crate::kernel::gemm::PersistentScheduler) (SM90), [`SplitKScheduler<N>`](crate::kernel::gemm::SplitKScheduler) (SM90 cooperative or ping-pong, `N` units per tile), [`StreamKScheduler`](crate::kernel::gemm::StreamKScheduler) (SM90 cooperative) |
 /// | `FACTS` | the lowered values the rules read |
 /// | `CHECK` | the compile-time check ([`check_config`]); evaluated by every front door |
 ///

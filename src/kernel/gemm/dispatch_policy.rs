@@ -198,8 +198,9 @@ pub enum TileSchedulerPolicy {
     /// The persistent walk with each tile's K loop split into `splits`
     /// work units whose partial tiles the kernel adds in K order through a
     /// workspace (deterministic; CUTLASS's split-K mode of the stream-K
-    /// scheduler): [`SplitK`](super::SplitK). SM90 cooperative kernels
-    /// without clusters, f32 accumulators, either SM90 epilogue.
+    /// scheduler): [`SplitK`](super::SplitK). SM90 cooperative and
+    /// ping-pong kernels, in clusters or not, f32 accumulators, either
+    /// SM90 epilogue.
     SplitK {
         /// Work units per tile, 2 to 64.
         splits: u32,
@@ -267,9 +268,10 @@ impl TileSchedulerTag for PersistentScheduler {
 }
 
 /// Split-K with `N` units per tile (a `typenum` number, 2 to 64):
-/// [`TileSchedulerPolicy::SplitK`]. Its rules: the cooperative schedule,
-/// `Cluster<U1, U1>`, f32 accumulation; a configuration that breaks one
-/// does not compile. Either SM90 epilogue (with the TMA store, C is loaded
+/// [`TileSchedulerPolicy::SplitK`]. Its rules: the cooperative or the
+/// ping-pong schedule (each consumer warpgroup of the ping-pong kernel
+/// adds its own units' partial tiles, in its epilogue turn), f32
+/// accumulation; a configuration that breaks one does not compile. Either SM90 epilogue (with the TMA store, C is loaded
 /// by the unit that stores the tile; tiles over 128x128 spill with it where
 /// C is read, so the builder gives those the register store).
 ///
@@ -298,19 +300,40 @@ impl TileSchedulerTag for PersistentScheduler {
 /// assert!(spec.kernel_name().ends_with("_splitk8"));
 /// ```
 ///
-/// With the ping-pong schedule it does not compile (the rule names it):
+/// On the ping-pong schedule each consumer warpgroup takes units of its
+/// own, here 64x64 tiles:
+///
+/// ```
+/// use cutlet::arch::Sm90;
+/// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
+/// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
+/// use cutlet::kernel::gemm::{KernelSchedule, KernelTmaWarpSpecializedPingpong, SplitKScheduler};
+/// use half::bf16;
+/// use typenum::{U1, U4, U64, U8};
+///
+/// type PingPongSplit = GemmConfig<Types<bf16, bf16, bf16, bf16, f32>, Majors<KMajor, KMajor, RowMajor>,
+///     Tile<U64, U64, U64>, Warps<U4, U1>, MainloopSm90TmaGmmaWarpSpecialized<U8>, Sm90,
+///     KernelTmaWarpSpecializedPingpong, SplitKScheduler<U8>, EpilogueNoSmemWarpSpecialized,
+///     Cluster<U1, U1>>;
+/// let spec = PingPongSplit::spec();
+/// assert_eq!(spec.schedule, KernelSchedule::TmaWarpSpecializedPingpong);
+/// assert!(spec.kernel_name().ends_with("_pingpong_c1x1_epi_nosmem_splitk8"));
+/// ```
+///
+/// With f16 accumulators it does not compile (the partial tiles are f32;
+/// the rule names it):
 ///
 /// ```compile_fail
 /// use cutlet::arch::Sm90;
 /// use cutlet::collective::{EpilogueNoSmemWarpSpecialized, MainloopSm90TmaGmmaWarpSpecialized};
 /// use cutlet::device::gemm::{Cluster, Config, GemmConfig, KMajor, Majors, RowMajor, Tile, Types, Warps};
-/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedPingpong, SplitKScheduler};
-/// use half::bf16;
+/// use cutlet::kernel::gemm::{KernelTmaWarpSpecializedCooperative, SplitKScheduler};
+/// use half::f16;
 /// use typenum::{U1, U128, U4, U64, U6, U8};
 ///
-/// type Bad = GemmConfig<Types<bf16, bf16, bf16, bf16, f32>, Majors<KMajor, KMajor, RowMajor>,
+/// type Bad = GemmConfig<Types<f16, f16, f16, f16, f16>, Majors<KMajor, KMajor, RowMajor>,
 ///     Tile<U128, U128, U64>, Warps<U4, U1>, MainloopSm90TmaGmmaWarpSpecialized<U6>, Sm90,
-///     KernelTmaWarpSpecializedPingpong, SplitKScheduler<U8>, EpilogueNoSmemWarpSpecialized,
+///     KernelTmaWarpSpecializedCooperative, SplitKScheduler<U8>, EpilogueNoSmemWarpSpecialized,
 ///     Cluster<U1, U1>>;
 /// let () = <Bad as Config>::CHECK;
 /// ```

@@ -239,12 +239,19 @@ where
         let mut io = self.mainloop.emit_prologue(&mut k, &entry)?;
         // A scheduler that splits K: each unit runs a range of the k-tiles.
         let k_total = if self.scheduler.splits_k() {
-            if self.schedule != KernelSchedule::TmaWarpSpecializedCooperative {
+            let runs = match self.schedule {
+                KernelSchedule::TmaWarpSpecializedCooperative => true,
+                KernelSchedule::TmaWarpSpecializedPingpong => self.scheduler.reduces_in_turns(),
+                _ => false,
+            };
+            if !runs {
                 return Err(PtxError::UnsupportedSpec {
                     kernel: "gemm",
                     name: self.name.clone(),
-                    reason: "a tile scheduler that splits K runs with the cooperative schedule"
-                        .to_string(),
+                    reason: format!(
+                        "a tile scheduler that splits K with the {} schedule: expected the cooperative schedule, or ping-pong with split-K",
+                        self.schedule.name()
+                    ),
                 });
             }
             Some(self.mainloop.emit_split_k(&mut k, &mut io).ok_or_else(|| {
@@ -350,10 +357,20 @@ where
                 let q = k.reg(RegClass::Pred);
                 k.push(format!("setp.eq.u32 {q}, {group}, 0;"));
                 k.push(format!("@{q} bra {};", second.name()));
+                // (A split unit's k-tiles are its own: the first unit's
+                // range before the step.)
+                k_range(&mut k, sp);
                 self.scheduler.emit_walk_step(&mut k, sp, 1);
                 self.mainloop.emit_consumer_skip(&mut k, &io)?;
                 k.place_label(&second);
-                Some((barrier, state))
+                // A split tile's reduction: this thread's index among
+                // its warpgroup's, the tile's consumer threads.
+                let thread = k_total.map(|_| {
+                    let thread = r(&mut k);
+                    k.push(format!("and.b32 {thread}, {tid}, {};", WARPGROUP - 1));
+                    thread
+                });
+                Some((barrier, state, thread))
             }
             None => None,
         };
@@ -498,6 +515,7 @@ where
                             threads: WARPGROUP * self.schedule.tile_warpgroups(),
                             barrier: FIXUP_BARRIER,
                             reduction: self.reduction,
+                            turns: false,
                         };
                         self.scheduler.emit_fixup(&mut k, sp, &fixup)?
                     }
@@ -518,23 +536,68 @@ where
             }
             // Ping-pong: the prologue runs while the other consumer's tile
             // holds the tensor cores.
-            Some((barrier, state)) => {
+            //
+            // A split tile's reduction runs in the warpgroup's epilogue
+            // turn, over its own 128 threads: a unit waits there only for
+            // the units before it, which either ran on other blocks or
+            // took this block's turns before it.
+            Some((barrier, state, thread)) => {
                 k.place_label(&top);
                 let (coord, valid) = self
                     .scheduler
                     .emit_walk_current(&mut k, sp, tiles_m, tiles_n);
                 k.push(format!("@!{valid} bra {};", consumer_done.name()));
                 let epilogue_io = tile_prologue(&mut k, &coord)?;
+                k_range(&mut k, sp);
                 barrier.wait(&mut k, state).map_err(pipeline_error)?;
                 let acc = self.mainloop.emit_consumer(&mut k, &io)?;
                 barrier.arrive(&mut k, state).map_err(pipeline_error)?;
                 barrier.wait(&mut k, state).map_err(pipeline_error)?;
+                let stores = match thread {
+                    Some(thread) => {
+                        // One warpgroup at a time holds the epilogue's
+                        // turn, so both use the one named barrier.
+                        let fixup = Fixup {
+                            acc: &acc,
+                            thread: *thread,
+                            threads: WARPGROUP,
+                            barrier: FIXUP_BARRIER,
+                            reduction: self.reduction,
+                            turns: true,
+                        };
+                        self.scheduler.emit_fixup(&mut k, sp, &fixup)?
+                    }
+                    None => None,
+                };
+                let skip = match stores {
+                    Some(p) => {
+                        let skip = k.new_label("epilogue_skip")?;
+                        k.push(format!("@!{p} bra {};", skip.name()));
+                        Some(skip)
+                    }
+                    None => None,
+                };
                 self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
+                if let Some(skip) = skip {
+                    k.place_label(&skip);
+                }
                 barrier.arrive(&mut k, state).map_err(pipeline_error)?;
-                self.mainloop.emit_consumer_skip(&mut k, &io)?;
+                // The other warpgroup's next unit: its k-tiles (a split
+                // unit's count is its own) skipped in the ring.
+                if k_total.is_some() {
+                    self.scheduler.emit_walk_step(&mut k, sp, 1);
+                    k_range(&mut k, sp);
+                    self.mainloop.emit_consumer_skip(&mut k, &io)?;
+                    self.scheduler.emit_walk_step(&mut k, sp, steps - 1);
+                } else {
+                    self.mainloop.emit_consumer_skip(&mut k, &io)?;
+                    self.scheduler.emit_walk_step(&mut k, sp, steps);
+                }
             }
         }
-        self.scheduler.emit_walk_step(&mut k, sp, steps);
+        if order.is_none() {
+            self.scheduler.emit_walk_step(&mut k, sp, steps);
+        }
         k.push(format!("bra.uni {};", top.name()));
         k.place_label(&consumer_done);
         self.epilogue.emit_tail(&mut k, tid)?;

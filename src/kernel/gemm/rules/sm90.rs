@@ -58,7 +58,7 @@ pub(super) const fn check_sm90(f: &ConfigFacts) -> Result<(), RuleMessage> {
         }
     }
     if let TileSchedulerPolicy::StreamK = f.scheduler {
-        if let Err(rule) = check_k_splitting(f, "stream-K", false) {
+        if let Err(rule) = check_k_splitting(f, "stream-K", false, false) {
             return Err(rule);
         }
     }
@@ -169,7 +169,8 @@ const fn check_sliced_k(f: &ConfigFacts) -> Result<(), RuleMessage> {
 }
 
 /// Split-K's rules: 2 to 64 splits, and those of every scheduler that
-/// splits K ([`check_k_splitting`]).
+/// splits K ([`check_k_splitting`]), the ping-pong schedule allowed (its
+/// warpgroups reduce their own units' partial tiles in turn).
 #[allow(clippy::result_large_err)]
 const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> {
     if splits < 2 || splits > 64 {
@@ -178,13 +179,15 @@ const fn check_split_k(f: &ConfigFacts, splits: u32) -> Result<(), RuleMessage> 
             .n(splits)
             .s(" splits: expected 2 to 64"));
     }
-    check_k_splitting(f, "split-K", true)
+    check_k_splitting(f, "split-K", true, true)
 }
 
 /// The rules of a scheduler that splits a tile's K loop (split-K,
 /// stream-K), named `what` in the message: the cooperative schedule (its
-/// two consumer warpgroups meet at the reduction), without clusters unless
-/// `clusters` (split-K's units are cluster tiles; stream-K's are not), and
+/// two consumer warpgroups meet at the reduction), or ping-pong where
+/// `pingpong` (each warpgroup reduces its own unit, in its turn), without
+/// clusters unless `clusters` (split-K's units are cluster tiles;
+/// stream-K's are not), and
 /// f32 accumulators (the partial tiles are f32). Either SM90 epilogue:
 /// the TMA-store one loads C in the store of the unit that stores the
 /// tile ([`ConfigFacts::c_staging`](super::ConfigFacts::c_staging)).
@@ -193,13 +196,22 @@ const fn check_k_splitting(
     f: &ConfigFacts,
     what: &'static str,
     clusters: bool,
+    pingpong: bool,
 ) -> Result<(), RuleMessage> {
-    if !matches!(f.schedule, KernelSchedule::TmaWarpSpecializedCooperative) {
+    let runs = match f.schedule {
+        KernelSchedule::TmaWarpSpecializedCooperative => true,
+        KernelSchedule::TmaWarpSpecializedPingpong => pingpong,
+        _ => false,
+    };
+    if !runs {
         return Err(RuleMessage::new()
             .s(what)
             .s(" with the ")
             .s(f.schedule.name())
-            .s(" schedule: expected the cooperative schedule"));
+            .s(match pingpong {
+                true => " schedule: expected the cooperative or ping-pong schedule",
+                false => " schedule: expected the cooperative schedule",
+            }));
     }
     if !clusters && !f.cluster.is_one() {
         return Err(RuleMessage::new()

@@ -184,6 +184,14 @@ pub trait PersistentTileScheduler: TileScheduler {
         false
     }
 
+    /// Whether this scheduler's reduction is correct where the block's
+    /// two consumer warpgroups take turns, each with a unit of its own
+    /// (the ping-pong kernel; see [`Fixup::turns`]): every unit waits only
+    /// for units before it. No by default.
+    fn reduces_in_turns(&self) -> bool {
+        false
+    }
+
     /// Emits the current unit's k-tiles, `(first, count)` (`.b32`), out of
     /// the problem's `k_tiles` (a scheduler that [`splits_k`](Self::splits_k)).
     /// The default is the whole loop: `(0, k_tiles)`.
@@ -233,4 +241,11 @@ pub struct Fixup<'a> {
     pub barrier: u32,
     /// How the partial tiles are added.
     pub reduction: super::Reduction,
+    /// Whether the block's consumer warpgroups take turns at the
+    /// reduction, each holding a unit of its own (the ping-pong kernel):
+    /// a unit may then wait only for units before it (the warpgroup with
+    /// the later unit reaches its turn after this one's), so no reduction
+    /// that makes units wait for later ones (split-K's spread reduction)
+    /// may run.
+    pub turns: bool,
 }

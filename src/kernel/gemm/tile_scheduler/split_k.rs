@@ -15,6 +15,15 @@
 //! `r` are the quotient and remainder of the problem's k-tiles by `splits`
 //! (a split past the k-tiles runs none and adds zeros).
 //!
+//! On the ping-pong schedule the block's two consumer warpgroups take
+//! units in turn (the first unit `u`, the second `u + stride`, ...), and
+//! each reduces its own unit's 64- or 128-row partial tile over its 128
+//! threads in its epilogue turn ([`Fixup::turns`](super::Fixup::turns)).
+//! A unit waits there only for units before it, which ran on other
+//! blocks or took this block's earlier turns, so the turns cannot
+//! deadlock; the spread reduction below, whose units also wait for later
+//! ones, does not run there.
+//!
 //! The reduction (CUTLASS's "fixup"), deterministic: each tile has a
 //! record in the workspace, a 128-byte header holding a counter, then a
 //! slot per split but the last (laid out as [`PartialTile`] says). Every split but the last stores its
@@ -305,6 +314,13 @@ impl PersistentTileScheduler for SplitK {
         self.splits > 1
     }
 
+    /// Yes: only a tile's last unit waits, for the units before it (the
+    /// spread reduction, whose units wait for later ones too, does not
+    /// run where the warpgroups take turns).
+    fn reduces_in_turns(&self) -> bool {
+        true
+    }
+
     fn emit_walk_k_range(
         &self,
         k: &mut Kernel,
@@ -341,6 +357,7 @@ impl PersistentTileScheduler for SplitK {
             threads,
             barrier,
             reduction,
+            turns,
         } = *fixup;
         let atomic = reduction == super::super::Reduction::Atomic;
         let (tile, split) = self.emit_tile_and_split(k, p);
@@ -380,7 +397,7 @@ impl PersistentTileScheduler for SplitK {
         // Whether the reduction is spread (the grid holds every split of a
         // tile at once), set before the paths part: both read it.
         let parts = self.splits - 1;
-        let spread = self.spreads(reduction).then(|| {
+        let spread = (self.spreads(reduction) && !turns).then(|| {
             let spread = k.reg(RegClass::Pred);
             k.push(format!(
                 "setp.ge.u32 {spread}, {}, {};",

@@ -606,6 +606,7 @@ impl PersistentTileScheduler for StreamK {
             threads,
             barrier,
             reduction,
+            ..
         } = *fixup;
         let atomic = reduction == super::super::Reduction::Atomic;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
