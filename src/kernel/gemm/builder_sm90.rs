@@ -304,11 +304,18 @@ pub fn sm90_default_spec(
 /// assert!(decode.kernel_name().ends_with("_splitk4"));
 /// // 16 x 14336 is 112 tiles of 128x16: no room for a second unit each.
 /// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
-/// // 64 x 1024 x 4096: 8 tiles of 128x64 would take 8 splits of 8 k-tiles;
-/// // 16 tiles of 128x32 in 4 splits of 16 instead.
-/// let halved = bf(64, 1024, 4096);
-/// assert_eq!((halved.tile, halved.majors.d), ([128, 32, 64], OutputMajor::M));
-/// assert!(halved.kernel_name().ends_with("_splitk4"));
+/// // 64 x 1024 x 8192: 1024 / 64 = 16 ping-pong 64x64 tiles, at most a
+/// // quarter of 132 SMs: 8 splits of 16 k-tiles (128 units), each
+/// // consumer warpgroup adding its own units' partial tiles.
+/// let split64 = bf(64, 1024, 8192);
+/// assert_eq!((split64.schedule, split64.tile, split64.majors.d), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 64, 64], OutputMajor::M));
+/// assert!(split64.kernel_name().ends_with("_splitk8"));
+/// // 64 x 2048 x 8192: 32 tiles, 4 splits. 64 x 4096 x 16384: 64 tiles,
+/// // past a quarter of the SMs: cooperative 128x64 tiles, 32 in 4 splits.
+/// assert!(bf(64, 2048, 8192).kernel_name().ends_with("_pingpong_c1x1_splitk4"));
+/// let wide = bf(64, 4096, 16384);
+/// assert_eq!((wide.schedule, wide.tile), (KernelSchedule::TmaWarpSpecializedCooperative, [128, 64, 64]));
+/// assert!(wide.kernel_name().ends_with("_splitk4"));
 /// // 16 x 8192 x 4096: 64 tiles of 128x16 in 2 splits make 128 units; 128
 /// // ping-pong 64x16 tiles make as many blocks, within one wave: unsplit.
 /// let wave = bf(16, 8192, 4096);
@@ -514,8 +521,24 @@ impl Sm90Pick {
     /// where `forced` (`GemmBuilder::swap_ab(true)`). The kernel, from
     /// the H200 sweep of issue 28 (BENCHMARKS.md; cutlet / cuBLASLt):
     ///
-    /// - M at most 32, or at most 64 with K at least 4 N: the cooperative
-    ///   128 x N' kernel with its K loop split as
+    /// - M at most 32, or at most 64 with K at least 4 N, where the
+    ///   ping-pong 64 x N' tiles make at most a quarter of a wave (N up
+    ///   to 2112 on 132 SMs): those tiles with their K loop split as
+    ///   [`splits_for`](Self::splits_for) splits, each consumer warpgroup
+    ///   adding its own units' partial tiles in its epilogue turn. Twice
+    ///   the units of the cooperative 128 x N' kernel's split, each half
+    ///   the partial tile to hand over (H200, 2026-11-28, bf16, cutlet /
+    ///   cuBLASLt, two rounds, against the cooperative pick before it):
+    ///   64x1024x8192 0.93 against 0.82-0.83, 64x1024x16384 0.95-0.96
+    ///   against 0.88-0.89, 64x1024x4096 0.90 against 0.86, 48x1024x8192
+    ///   0.98 against 0.90, 32x1024x8192 0.98 against 0.92-0.93,
+    ///   32x1024x4096 0.97-0.98 against 0.93-0.94, 16x1024x8192 0.99
+    ///   against 0.96, 1x1024x8192 0.97-0.98 against 0.96, 64x2048x8192
+    ///   (4 splits) 0.97-0.98 against 0.89-0.90; a wash at 32x2048x16384
+    ///   (0.95) and at M <= 16 with K = 16384 (1.00-1.04 either way); 12
+    ///   stages instead of 8 lost 0-3%.
+    /// - Otherwise, M at most 32, or at most 64 with K at least 4 N: the
+    ///   cooperative 128 x N' kernel with its K loop split as
     ///   [`splits_for`](Self::splits_for) splits (16x4096x4096 1.00 with 4
     ///   splits, against 0.72 unswapped; 64x1024x16384 0.91 with 8,
     ///   against 0.71), unless the ping-pong 64 x N' kernel's tiles make
@@ -583,6 +606,14 @@ impl Sm90Pick {
         let sms = u64::from(sm_count);
         let long_k = u64::from(k) >= 4 * u64::from(n);
         if (m <= 32 || (m <= 64 && long_k)) && facts.swap_split_ok {
+            // Where the 64-row tiles make at most a quarter of a wave,
+            // they run split on the ping-pong schedule.
+            if facts.swap_pingpong_split_ok && 4 * narrow_tiles <= sms {
+                let tile = [64, bn, bk];
+                if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
+                    return Some(pick(pingpong, tile, splits));
+                }
+            }
             let tile = [128, bn, bk];
             if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
                 // Where the 64-row tiles alone make as many blocks, within
@@ -1212,6 +1243,9 @@ pub(crate) struct Sm90PickFacts {
     /// accumulators: not for s8/u8 inputs, whose swapped problems run
     /// whole).
     pub(crate) swap_split_ok: bool,
+    /// And so does the ping-pong 64x16 one split along K, for 16-bit
+    /// inputs (the types [`Sm90Pick::swapped`] measured it with).
+    pub(crate) swap_pingpong_split_ok: bool,
     /// The ping-pong 128x64 kernel builds, with A read from shared memory
     /// ([`Sm90Pick::for_problem`]'s pick for few tiles and a short K).
     pub(crate) narrow_ok: bool,
@@ -1307,6 +1341,8 @@ impl Sm90PickFacts {
         };
         let whole = narrow_builds(&[(split.schedule, 128, 1), (pingpong, 64, 1)]);
         let swap_split_ok = whole && narrow_builds(&[(split.schedule, 128, 2)]);
+        let swap_pingpong_split_ok =
+            swap_split_ok && a.size_bytes() == 2 && narrow_builds(&[(pingpong, 64, 2)]);
         // Swapped without splits only for s8/u8 inputs, where it was
         // measured (H200, 16x4096x4096 s8: 1.11x cuBLASLt, 0.57x unswapped);
         // other types whose split kernel does not build (f16 accumulators)
@@ -1369,6 +1405,7 @@ impl Sm90PickFacts {
             one_row_ok,
             swap_ok,
             swap_split_ok,
+            swap_pingpong_split_ok,
             narrow_ok,
             square64_ok,
             wide64_ok,
