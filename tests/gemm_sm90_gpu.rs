@@ -1403,6 +1403,30 @@ fn split_k_spec_in(
         .unwrap()
 }
 
+/// A split tile's case of 2 k-tiles: most splits run none.
+const SHORT_K: Case = Case {
+    m: 260,
+    n: 130,
+    k: 100,
+    l: 2,
+    alpha: 1.5,
+    beta: 2.0,
+    in_place: false,
+    c_pad: 8,
+};
+
+/// A split tile's case of 47 k-tiles over a ragged M and N.
+const LONG_K: Case = Case {
+    m: 129,
+    n: 200,
+    k: 3000,
+    l: 1,
+    alpha: 1.0,
+    beta: 0.0,
+    in_place: false,
+    c_pad: 0,
+};
+
 /// Split-K, without and in 2x1, 1x2 and 2x2 clusters, against the exact
 /// host result (small integers: every order of the sums gives the same
 /// bits): L = 3, alpha and beta not 0 or 1, C a
@@ -1416,26 +1440,6 @@ fn split_k_computes_exactly() {
     const NAME: &str = "split_k_computes_exactly";
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
-    };
-    let short_k = Case {
-        m: 260,
-        n: 130,
-        k: 100,
-        l: 2,
-        alpha: 1.5,
-        beta: 2.0,
-        in_place: false,
-        c_pad: 8,
-    };
-    let long_k = Case {
-        m: 129,
-        n: 200,
-        k: 3000,
-        l: 1,
-        alpha: 1.0,
-        beta: 0.0,
-        in_place: false,
-        c_pad: 0,
     };
     let (bf, f32t) = (ElementType::BF16, ElementType::F32);
     for (tile, splits, cluster) in [
@@ -1457,7 +1461,7 @@ fn split_k_computes_exactly() {
         for major in [OutputMajor::N, OutputMajor::M] {
             let spec = split_k_spec_in(bf, bf, major, tile, splits, cluster);
             let mut cases: Vec<Case> = CASES.to_vec();
-            cases.extend([short_k, long_k, MANY_TILES]);
+            cases.extend([SHORT_K, LONG_K, MANY_TILES]);
             for case in cases {
                 run_split_case::<bf16, bf16>(&device, &spec, case)
                     .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
@@ -1465,12 +1469,12 @@ fn split_k_computes_exactly() {
         }
     }
     let spec = split_k_spec(bf, f32t, OutputMajor::N, [128, 128, 64], 5);
-    for case in [CASES[0], long_k] {
+    for case in [CASES[0], LONG_K] {
         run_split_case::<bf16, f32>(&device, &spec, case)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
     }
     let spec = split_k_spec(ElementType::TF32, f32t, OutputMajor::N, [128, 128, 32], 6);
-    for case in [CASES[0], long_k] {
+    for case in [CASES[0], LONG_K] {
         run_split_case::<f32, f32>(&device, &spec, case)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
     }
@@ -1513,27 +1517,6 @@ fn split_k_computes_exactly_on_the_ping_pong_schedule() {
         return;
     };
     use cutlet::kernel::gemm::Reduction;
-    // 2 k-tiles: most splits run none.
-    let short_k = Case {
-        m: 260,
-        n: 130,
-        k: 100,
-        l: 2,
-        alpha: 1.5,
-        beta: 2.0,
-        in_place: false,
-        c_pad: 8,
-    };
-    let long_k = Case {
-        m: 129,
-        n: 200,
-        k: 3000,
-        l: 1,
-        alpha: 1.0,
-        beta: 0.0,
-        in_place: false,
-        c_pad: 0,
-    };
     for (tile, splits, cluster, reduction) in [
         ([64, 64, 64], 8, [1, 1], Reduction::Deterministic),
         ([64, 32, 64], 4, [1, 1], Reduction::Deterministic),
@@ -1547,7 +1530,7 @@ fn split_k_computes_exactly_on_the_ping_pong_schedule() {
         for major in [OutputMajor::N, OutputMajor::M] {
             let spec = pingpong_split_k_spec(tile, splits, cluster, major, reduction);
             let mut cases: Vec<Case> = CASES.to_vec();
-            cases.extend([short_k, long_k, MANY_TILES]);
+            cases.extend([SHORT_K, LONG_K, MANY_TILES]);
             for case in cases {
                 run_split_case::<bf16, bf16>(&device, &spec, case)
                     .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
@@ -1671,26 +1654,6 @@ fn stream_k_computes_exactly() {
     let Some(device) = sm90_device_or_skip(NAME) else {
         return;
     };
-    let short_k = Case {
-        m: 260,
-        n: 130,
-        k: 100,
-        l: 2,
-        alpha: 1.5,
-        beta: 2.0,
-        in_place: false,
-        c_pad: 8,
-    };
-    let long_k = Case {
-        m: 129,
-        n: 200,
-        k: 3000,
-        l: 1,
-        alpha: 1.0,
-        beta: 0.0,
-        in_place: false,
-        c_pad: 0,
-    };
     let waves = Case {
         m: 1700,
         n: 1300,
@@ -1706,7 +1669,7 @@ fn stream_k_computes_exactly() {
         for major in [OutputMajor::N, OutputMajor::M] {
             let spec = stream_k_spec(bf, bf, major, tile);
             let mut cases: Vec<Case> = CASES.to_vec();
-            cases.extend([short_k, long_k, waves, MANY_TILES]);
+            cases.extend([SHORT_K, LONG_K, waves, MANY_TILES]);
             for case in cases {
                 run_split_case::<bf16, bf16>(&device, &spec, case)
                     .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
@@ -1714,12 +1677,12 @@ fn stream_k_computes_exactly() {
         }
     }
     let spec = stream_k_spec(bf, f32t, OutputMajor::N, [128, 128, 64]);
-    for case in [CASES[0], long_k, waves] {
+    for case in [CASES[0], LONG_K, waves] {
         run_split_case::<bf16, f32>(&device, &spec, case)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
     }
     let spec = stream_k_spec(ElementType::TF32, f32t, OutputMajor::N, [128, 128, 32]);
-    for case in [CASES[0], long_k] {
+    for case in [CASES[0], LONG_K] {
         run_split_case::<f32, f32>(&device, &spec, case)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.kernel_name()));
     }

@@ -30,7 +30,8 @@
 use super::{Fixup, GemmKernel, KernelSchedule, PersistentTileScheduler, TileCoord};
 use crate::arch::ArchKind;
 use crate::collective::{
-    BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop, STAGE_ALIGN,
+    Accumulators, BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop,
+    STAGE_ALIGN,
 };
 use crate::gemm::{ClusterShape, GemmShape, GemmTypes, KernelParams, ParamRole, ProblemDim};
 use crate::numeric::ElementType;
@@ -181,6 +182,48 @@ where
             bytes: bytes + STAGE_ALIGN,
             align: 16,
         }
+    }
+
+    /// Emits a work unit's store of its tile by the consumer threads that
+    /// hold it. Where the scheduler splits K (`split`: this thread's index
+    /// among the tile's `threads` consumer threads, and whether the
+    /// warpgroups take turns, as [`Fixup::turns`]), the partial tiles are
+    /// added first and only the unit that holds the whole sum stores.
+    fn emit_reduce_and_store(
+        &self,
+        k: &mut Kernel,
+        sp: &S::Params,
+        io: &E::Io,
+        acc: &Accumulators,
+        split: Option<(Reg, u32, bool)>,
+    ) -> Result<(), PtxError> {
+        let stores = match split {
+            Some((thread, threads, turns)) => {
+                let fixup = Fixup {
+                    acc,
+                    thread,
+                    threads,
+                    barrier: FIXUP_BARRIER,
+                    reduction: self.reduction,
+                    turns,
+                };
+                self.scheduler.emit_fixup(k, sp, &fixup)?
+            }
+            None => None,
+        };
+        let skip = match stores {
+            Some(p) => {
+                let skip = k.new_label("epilogue_skip")?;
+                k.push(format!("@!{p} bra {};", skip.name()));
+                Some(skip)
+            }
+            None => None,
+        };
+        self.epilogue.emit_store(k, io, acc)?;
+        if let Some(skip) = skip {
+            k.place_label(&skip);
+        }
+        Ok(())
     }
 
     fn kernel(&self) -> Result<Kernel, PtxError> {
@@ -503,36 +546,14 @@ where
                     name: self.name.clone(),
                     reason: "the mainloop did not emit the tile's prologue".to_string(),
                 })?;
-                // A split tile's partial sums meet here; the unit that
-                // holds the whole sum stores the tile.
-                let stores = match k_total {
-                    Some(_) => {
-                        let thread = r(&mut k);
-                        k.push(format!("sub.u32 {thread}, {tid}, {WARPGROUP};"));
-                        let fixup = Fixup {
-                            acc: &acc,
-                            thread,
-                            threads: WARPGROUP * self.schedule.tile_warpgroups(),
-                            barrier: FIXUP_BARRIER,
-                            reduction: self.reduction,
-                            turns: false,
-                        };
-                        self.scheduler.emit_fixup(&mut k, sp, &fixup)?
-                    }
-                    None => None,
-                };
-                let skip = match stores {
-                    Some(p) => {
-                        let skip = k.new_label("epilogue_skip")?;
-                        k.push(format!("@!{p} bra {};", skip.name()));
-                        Some(skip)
-                    }
-                    None => None,
-                };
-                self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
-                if let Some(skip) = skip {
-                    k.place_label(&skip);
-                }
+                // A split tile's partial sums meet here (both consumer
+                // warpgroups: their threads numbered from 0).
+                let split = k_total.map(|_| {
+                    let thread = r(&mut k);
+                    k.push(format!("sub.u32 {thread}, {tid}, {WARPGROUP};"));
+                    (thread, WARPGROUP * self.schedule.tile_warpgroups(), false)
+                });
+                self.emit_reduce_and_store(&mut k, sp, &epilogue_io, &acc, split)?;
             }
             // Ping-pong: the prologue runs while the other consumer's tile
             // holds the tensor cores.
@@ -553,34 +574,10 @@ where
                 let acc = self.mainloop.emit_consumer(&mut k, &io)?;
                 barrier.arrive(&mut k, state).map_err(pipeline_error)?;
                 barrier.wait(&mut k, state).map_err(pipeline_error)?;
-                let stores = match thread {
-                    Some(thread) => {
-                        // One warpgroup at a time holds the epilogue's
-                        // turn, so both use the one named barrier.
-                        let fixup = Fixup {
-                            acc: &acc,
-                            thread: *thread,
-                            threads: WARPGROUP,
-                            barrier: FIXUP_BARRIER,
-                            reduction: self.reduction,
-                            turns: true,
-                        };
-                        self.scheduler.emit_fixup(&mut k, sp, &fixup)?
-                    }
-                    None => None,
-                };
-                let skip = match stores {
-                    Some(p) => {
-                        let skip = k.new_label("epilogue_skip")?;
-                        k.push(format!("@!{p} bra {};", skip.name()));
-                        Some(skip)
-                    }
-                    None => None,
-                };
-                self.epilogue.emit_store(&mut k, &epilogue_io, &acc)?;
-                if let Some(skip) = skip {
-                    k.place_label(&skip);
-                }
+                // One warpgroup at a time holds the epilogue's turn, so
+                // both reduce with the one named barrier.
+                let split = thread.map(|thread| (thread, WARPGROUP, true));
+                self.emit_reduce_and_store(&mut k, sp, &epilogue_io, &acc, split)?;
                 barrier.arrive(&mut k, state).map_err(pipeline_error)?;
                 // The other warpgroup's next unit: its k-tiles (a split
                 // unit's count is its own) skipped in the ring.
