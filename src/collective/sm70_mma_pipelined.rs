@@ -157,10 +157,10 @@ impl Sm70MmaPipelined {
         );
         let (p, p_next) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
         k.push(format!("add.u32 {tiles}, {}, {};", inp.k, bk - 1));
-        k.push(format!("div.u32 {tiles}, {tiles}, {bk};"));
+        k.div_u32_by(tiles, tiles, bk);
         // Load order: the K-residue tile (K % BK != 0) first, then the
         // whole tiles from k = 0.
-        k.push(format!("div.u32 {kload}, {}, {bk};", inp.k));
+        k.div_u32_by(kload, inp.k, bk);
         k.push(format!("mul.lo.u32 {kload}, {kload}, {bk};"));
         k.push(format!("setp.eq.u32 {p}, {kload}, {};", inp.k));
         k.push(format!("@{p} mov.u32 {kload}, 0;"));

@@ -151,7 +151,7 @@ impl OrderedSequenceBarrier {
             "mad.lo.u32 {wait}, {group}, {MBARRIER_BYTES}, {base};"
         ));
         k.push(format!("add.u32 {signal}, {group}, 1;"));
-        k.push(format!("rem.u32 {signal}, {signal}, {};", self.length));
+        k.rem_u32_by(signal, signal, self.length);
         k.push(format!(
             "mad.lo.u32 {signal}, {signal}, {MBARRIER_BYTES}, {base};"
         ));

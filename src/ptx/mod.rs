@@ -20,9 +20,11 @@
 //! | [`Param`], [`ParamType`] | typed params, incl. [`ParamType::TENSOR_MAP`] (`.align 64 .b8 [128]`) |
 //! | [`SharedVar`] | `.shared` arrays and the `.extern .shared` dynamic array |
 //! | [`Label`] | a unique branch target |
+//! | [`Kernel::div_u32_by`], [`Kernel::rem_u32_by`] | unsigned division by a divisor known at generation, without `div.u32`'s run-time sequence (`divide.rs`) |
 //! | [`snippet`], [`Snippet`] | the snippet store and hole filling |
 //! | [`PtxError`] | everything that can go wrong, naming the values |
 
+mod divide;
 mod error;
 mod instructions;
 mod kernel;

@@ -86,21 +86,12 @@ pub fn emit_swizzle(k: &mut Kernel, x: Reg, swizzle: Swizzle) -> Reg {
 fn emit_div(k: &mut Kernel, dst: Reg, index: Reg, divisor: i64) {
     if divisor == 1 {
         k.push(format!("mov.b32 {dst}, {index};"));
-    } else if divisor.count_ones() == 1 {
-        k.push(format!(
-            "shr.u32 {dst}, {index}, {};",
-            divisor.trailing_zeros()
-        ));
     } else {
-        k.push(format!("div.u32 {dst}, {index}, {divisor};"));
+        k.div_u32_by_extent(dst, index, divisor);
     }
 }
 
 /// `dst = dst % modulus` (unsigned).
 fn emit_mod(k: &mut Kernel, dst: Reg, modulus: i64) {
-    if modulus.count_ones() == 1 {
-        k.push(format!("and.b32 {dst}, {dst}, {};", modulus - 1));
-    } else {
-        k.push(format!("rem.u32 {dst}, {dst}, {modulus};"));
-    }
+    k.rem_u32_by_extent(dst, dst, modulus);
 }

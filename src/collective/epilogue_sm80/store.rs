@@ -28,8 +28,8 @@ impl EpilogueSm80 {
             OutputMajor::M => (inp.n_rem, inp.m_rem),
         };
         let (row, colv) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("div.u32 {row}, {}, {vpr};", inp.tid));
-        k.push(format!("rem.u32 {colv}, {}, {vpr};", inp.tid));
+        k.div_u32_by(row, inp.tid, vpr);
+        k.rem_u32_by(colv, inp.tid, vpr);
         let col = k.reg(RegClass::B32);
         k.push(format!("mul.lo.u32 {col}, {colv}, {vec};"));
         // Threads past the mapping's own store nothing.

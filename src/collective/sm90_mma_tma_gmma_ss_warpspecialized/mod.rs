@@ -354,6 +354,11 @@ impl Sm90TmaGmmaWarpSpecialized {
         let k_tiles = r(k);
         let bk = self.ctx.tile[2];
         k.push(format!("add.u32 {k_tiles}, {}, {};", block.k, bk - 1));
+        // Left a run-time division: computed before the barriers' setup, it
+        // is off the first load's path, and a shift here moved the
+        // assembler's allocation of the 168-register cooperative kernels
+        // with fused epilogues into spills (256x128 in 1x2 clusters: 32
+        // bytes).
         k.push(format!("div.u32 {k_tiles}, {k_tiles}, {bk};"));
         // Consumer warpgroup c (threads 128 (c + 1) ..) multiplies rows
         // c * wg_rows .. of the tile: its A slices start that many rows in.
@@ -591,10 +596,10 @@ impl Sm90TmaGmmaWarpSpecialized {
         let sb = self.stage_bytes();
         let base = io.pipeline.base();
         k.push(format!("sub.u32 {index}, {}, {base};", c.stage));
-        k.push(format!("div.u32 {index}, {index}, {sb};"));
+        k.div_u32_by(index, index, sb);
         k.push(format!("add.u32 {total}, {index}, {};", io.k_tiles));
-        k.push(format!("div.u32 {wraps}, {total}, {};", self.stages));
-        k.push(format!("rem.u32 {index}, {total}, {};", self.stages));
+        k.div_u32_by(wraps, total, self.stages);
+        k.rem_u32_by(index, total, self.stages);
         k.push(format!("mad.lo.u32 {}, {index}, {sb}, {base};", c.stage));
         k.push(format!(
             "mad.lo.u32 {}, {index}, {}, {};",

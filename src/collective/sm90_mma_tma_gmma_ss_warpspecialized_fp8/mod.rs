@@ -59,7 +59,7 @@ impl Promotion {
             k.push(format!("setp.ne.u32 {p}, 0, 0;"));
         } else {
             let r = k.reg(RegClass::B32);
-            k.push(format!("rem.u32 {r}, {kt}, {};", self.k_tiles));
+            k.rem_u32_by(r, kt, self.k_tiles);
             k.push(format!("setp.ne.u32 {p}, {r}, 0;"));
         }
         p
@@ -86,7 +86,7 @@ impl Promotion {
                 k.reg(RegClass::Pred),
             );
             k.push(format!("add.u32 {next}, {kt}, 1;"));
-            k.push(format!("rem.u32 {r}, {next}, {};", self.k_tiles));
+            k.rem_u32_by(r, next, self.k_tiles);
             k.push(format!("setp.ne.u32 {p}, {r}, 0;"));
             k.push(format!("setp.ne.and.u32 {p}, {next}, {k_tiles}, {p};"));
             k.push(format!("@{p} bra.uni {};", skip.name()));

@@ -180,7 +180,7 @@ impl ElementwiseSpec {
         if layout.persistent {
             k.push(format!("rem.u32 {owner}, {full}, {nctaid};"));
         } else {
-            k.push(format!("div.u32 {owner}, {full}, {};", layout.stages));
+            k.div_u32_by(owner, full, layout.stages);
         }
         k.push(format!("setp.ne.u32 {pred}, {owner}, {ctaid};"));
         k.push(format!("@{pred} bra {};", exit.name()));

@@ -195,9 +195,9 @@ where
         let [bm, bn, _] = self.tile;
         let (tiles_m, tiles_n) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
         k.push(format!("add.u32 {tiles_m}, {m}, {};", bm - 1));
-        k.push(format!("div.u32 {tiles_m}, {tiles_m}, {bm};"));
+        k.div_u32_by(tiles_m, tiles_m, bm);
         k.push(format!("add.u32 {tiles_n}, {n}, {};", bn - 1));
-        k.push(format!("div.u32 {tiles_n}, {tiles_n}, {bn};"));
+        k.div_u32_by(tiles_n, tiles_n, bn);
         let coord =
             self.scheduler
                 .emit_first_work_tile(&mut k, &scheduler_params, tiles_m, tiles_n)?;

@@ -268,7 +268,7 @@ impl Gemv {
         // `r % W`; this warp's next run starts at step `first_step`.
         let (steps, first_step) = (r32(k), r32(k));
         let step_elems = STEP_BYTES / self.types.a.size_bytes();
-        k.push(format!("div.u32 {steps}, {}, {step_elems};", block.k));
+        k.div_u32_by(steps, block.k, step_elems);
         k.push(format!("mul.lo.u32 {first_step}, {warp}, {u};"));
         let (top, end) = (k.new_label("gemv_k")?, k.new_label("gemv_k_end")?);
         k.place_label(&top);
@@ -503,8 +503,8 @@ impl Gemv {
             }
             // Its place in the staging tile: row r = e / BN, column c.
             let (r, c, dst) = (r32(k), r32(k), r32(k));
-            k.push(format!("div.u32 {r}, {e}, {bn};"));
-            k.push(format!("rem.u32 {c}, {e}, {bn};"));
+            k.div_u32_by(r, e, bn);
+            k.rem_u32_by(c, e, bn);
             let (row_bytes, col_bytes) = (
                 self.epilogue.staging_offset(1, 0),
                 self.epilogue.staging_offset(0, 1),

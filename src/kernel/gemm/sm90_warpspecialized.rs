@@ -246,9 +246,9 @@ where
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (tiles_m, tiles_n) = (r(&mut k), r(&mut k));
         k.push(format!("add.u32 {tiles_m}, {m}, {};", bm - 1));
-        k.push(format!("div.u32 {tiles_m}, {tiles_m}, {bm};"));
+        k.div_u32_by(tiles_m, tiles_m, bm);
         k.push(format!("add.u32 {tiles_n}, {n}, {};", bn - 1));
-        k.push(format!("div.u32 {tiles_n}, {tiles_n}, {bn};"));
+        k.div_u32_by(tiles_n, tiles_n, bn);
         let (m0, n0, m_rem, n_rem, batch) = (r(&mut k), r(&mut k), r(&mut k), r(&mut k), r(&mut k));
         for reg in [m0, n0, m_rem, n_rem, batch] {
             k.push(format!("mov.u32 {reg}, 0;"));

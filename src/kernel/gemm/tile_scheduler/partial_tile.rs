@@ -273,11 +273,11 @@ impl PartialTile {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (index, end) = (r(k), r(k));
         k.push(format!("mul.lo.u32 {index}, {chunk}, {vectors};"));
-        k.push(format!("div.u32 {index}, {index}, {parts};"));
+        k.div_u32_by(index, index, parts);
         k.push(format!("add.u32 {index}, {index}, {thread};"));
         k.push(format!("add.u32 {end}, {chunk}, 1;"));
         k.push(format!("mul.lo.u32 {end}, {end}, {vectors};"));
-        k.push(format!("div.u32 {end}, {end}, {parts};"));
+        k.div_u32_by(end, end, parts);
         let top = k.new_label("chunk_sum")?;
         let exit = k.new_label("chunk_sum_done")?;
         let (at, wide, past) = (

@@ -213,9 +213,9 @@ impl Persistent {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (cm, cn, per_batch) = (r(k), r(k), r(k));
         k.push(format!("add.u32 {cm}, {tiles_m}, {};", cm_size - 1));
-        k.push(format!("div.u32 {cm}, {cm}, {cm_size};"));
+        k.div_u32_by(cm, cm, cm_size);
         k.push(format!("add.u32 {cn}, {tiles_n}, {};", cn_size - 1));
-        k.push(format!("div.u32 {cn}, {cn}, {cn_size};"));
+        k.div_u32_by(cn, cn, cn_size);
         k.push(format!("mul.lo.u32 {per_batch}, {cm}, {cn};"));
         k.push(format!("max.u32 {per_batch}, {per_batch}, 1;"));
         [cm, cn, per_batch]
@@ -318,8 +318,8 @@ impl TileScheduler for Persistent {
             let rank = r(k);
             k.push(format!("mov.u32 {stride}, %nclusterid.x;"));
             k.push(format!("mov.u32 {rank}, %cluster_ctarank;"));
-            k.push(format!("rem.u32 {cta_m}, {rank}, {};", self.cluster.m));
-            k.push(format!("div.u32 {cta_n}, {rank}, {};", self.cluster.m));
+            k.rem_u32_by(cta_m, rank, self.cluster.m);
+            k.div_u32_by(cta_n, rank, self.cluster.m);
         } else {
             k.push(format!("mov.u32 {stride}, %nctaid.x;"));
             k.push(format!("mov.u32 {cta_m}, 0;"));

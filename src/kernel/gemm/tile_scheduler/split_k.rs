@@ -181,8 +181,8 @@ impl SplitK {
     /// Emits `linear / splits` and `linear % splits` of the unit index.
     fn emit_tile_and_split(&self, k: &mut Kernel, p: &PersistentParams) -> (Reg, Reg) {
         let (tile, split) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.push(format!("div.u32 {tile}, {}, {};", p.linear, self.splits));
-        k.push(format!("rem.u32 {split}, {}, {};", p.linear, self.splits));
+        k.div_u32_by(tile, p.linear, self.splits);
+        k.rem_u32_by(split, p.linear, self.splits);
         (tile, split)
     }
 }
@@ -330,8 +330,8 @@ impl PersistentTileScheduler for SplitK {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (_, split) = self.emit_tile_and_split(k, p);
         let (q, rem, first, count, extra) = (r(k), r(k), r(k), r(k), r(k));
-        k.push(format!("div.u32 {q}, {k_tiles}, {};", self.splits));
-        k.push(format!("rem.u32 {rem}, {k_tiles}, {};", self.splits));
+        k.div_u32_by(q, k_tiles, self.splits);
+        k.rem_u32_by(rem, k_tiles, self.splits);
         k.push(format!("min.u32 {extra}, {split}, {rem};"));
         k.push(format!("mad.lo.u32 {first}, {split}, {q}, {extra};"));
         let p_extra = k.reg(RegClass::Pred);

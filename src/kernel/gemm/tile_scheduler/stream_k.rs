@@ -268,13 +268,13 @@ impl StreamK {
         let kk = params.load(k, ParamRole::Extent(ProblemDim::K))?;
         let (tm, tn, tiles, k_tiles) = (r(k), r(k), r(k), r(k));
         k.push(format!("add.u32 {tm}, {m}, {};", bm - 1));
-        k.push(format!("div.u32 {tm}, {tm}, {bm};"));
+        k.div_u32_by(tm, tm, bm);
         k.push(format!("add.u32 {tn}, {n}, {};", bn - 1));
-        k.push(format!("div.u32 {tn}, {tn}, {bn};"));
+        k.div_u32_by(tn, tn, bn);
         k.push(format!("mul.lo.u32 {tiles}, {tm}, {tn};"));
         k.push(format!("mul.lo.u32 {tiles}, {tiles}, {};", walk.batches));
         k.push(format!("add.u32 {k_tiles}, {kk}, {};", bk - 1));
-        k.push(format!("div.u32 {k_tiles}, {k_tiles}, {bk};"));
+        k.div_u32_by(k_tiles, k_tiles, bk);
         let grid = walk.stride;
         let (rem, sk_tiles, wide) = (r(k), r(k), r(k));
         let (p, none) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
@@ -287,10 +287,7 @@ impl StreamK {
         k.push(format!("selp.u32 {sk_tiles}, 0, {sk_tiles}, {none};"));
         let units = r(k);
         k.push(format!("mul.lo.u32 {units}, {sk_tiles}, {k_tiles};"));
-        k.push(format!(
-            "div.u32 {units}, {units}, {};",
-            self.min_k_tiles.max(1)
-        ));
+        k.div_u32_by(units, units, self.min_k_tiles.max(1));
         k.push(format!("max.u32 {units}, {units}, 1;"));
         k.push(format!("min.u32 {units}, {units}, {grid};"));
         k.push(format!("selp.u32 {units}, 0, {units}, {none};"));
