@@ -29,9 +29,10 @@ pub type ConsumerOverlap<'a> = dyn FnMut(&mut Kernel) -> Result<(), PtxError> + 
 ///
 /// Device side, in the order the skeleton calls them, with `io` from
 /// [`Mainloop::emit_prologue`] (emitted once by every thread, after the
-/// epilogue's `emit_init` and before the block or cluster synchronizes):
-/// 1. producer thread, once: [`emit_prefetch`](Self::emit_prefetch) (the
-///    tensor-map prefetches); then per tile of its walk
+/// epilogue's `emit_init` and before the block or cluster synchronizes;
+/// its producer thread prefetches the tensor maps there, before the
+/// barriers' setup):
+/// 1. producer thread, per tile of its walk
 ///    [`emit_producer`](Self::emit_producer) (the tile's k-tiles into the
 ///    ring, each stage acquired and its transaction armed); after the last
 ///    tile [`emit_producer_tail`](Self::emit_producer_tail) (waits until
@@ -53,12 +54,6 @@ pub trait WarpSpecializedMainloop: Mainloop {
 
     /// The tensor maps of the operands it loads.
     fn tensor_maps(&self) -> Vec<TensorMapRequest>;
-
-    /// Emits the producer thread's one-time work before its walk.
-    ///
-    /// # Errors
-    /// The assembler's error.
-    fn emit_prefetch(&self, k: &mut Kernel, io: &Self::Io) -> Result<(), PtxError>;
 
     /// Emits the producer part of one tile: its k-tiles into the ring.
     ///

@@ -7,7 +7,7 @@
 //! | trait | host side | device side |
 //! |---|---|---|
 //! | [`Mainloop`] | `params` (roles), `shared_storage`, `alignment`, `can_implement` | `emit_prologue`; one body (`emit_mainloop`) |
-//! | [`WarpSpecializedMainloop`] (a [`Mainloop`]) | `ring_bytes`, `tensor_maps` | a producer part (`emit_prefetch`, `emit_producer` per tile, `emit_producer_tail`) and a consumer part (`emit_consumer` or `emit_consumer_overlapped` per tile, `emit_consumer_skip`) |
+//! | [`WarpSpecializedMainloop`] (a [`Mainloop`]) | `ring_bytes`, `tensor_maps` | a producer part (`emit_producer` per tile, `emit_producer_tail`) and a consumer part (`emit_consumer` or `emit_consumer_overlapped` per tile, `emit_consumer_skip`) |
 //! | [`Epilogue`] | `params`, `shared_storage`, `alignment`, `can_implement` | `emit_params` at entry, `emit_prologue` per tile, `emit_store` of the accumulators |
 //!
 //! The kernel layer (`crate::kernel::gemm`) composes a mainloop, an

@@ -66,10 +66,6 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaRsWarpSpecialized {
         self.core.tensor_maps()
     }
 
-    fn emit_prefetch(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
-        self.core.emit_prefetch(k, io)
-    }
-
     fn emit_producer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.core.emit_producer(k, io)
     }

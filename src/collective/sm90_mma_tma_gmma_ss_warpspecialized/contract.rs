@@ -90,10 +90,6 @@ impl WarpSpecializedMainloop for Sm90TmaGmmaWarpSpecialized {
         self.tensor_map_requests()
     }
 
-    fn emit_prefetch(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
-        self.emit_tensor_map_prefetch(k, io)
-    }
-
     fn emit_producer(&self, k: &mut Kernel, io: &Sm90MainloopIo) -> Result<(), PtxError> {
         self.emit_loads(k, io)
     }

@@ -348,17 +348,24 @@ impl Sm90TmaGmmaWarpSpecialized {
                 .map_err(err)?;
         let leader = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {leader}, {}, 0;", block.tid));
+        // Thread 0, the producer thread, prefetches both tensor maps before
+        // the barriers' setup, so that the descriptors are fetched while
+        // the block initializes rather than in front of its first load.
+        let prefetched = k.new_label("tensor_maps_prefetched")?;
+        k.push(format!("@!{leader} bra {};", prefetched.name()));
+        for map in maps {
+            emit_prefetch_tensor_map(k, map).map_err(pipeline_error)?;
+        }
+        k.place_label(&prefetched);
         pipeline.init(k, leader).map_err(err)?;
         let producer = pipeline.producer_start(k);
         let consumer = pipeline.consumer_start(k);
         let k_tiles = r(k);
         let bk = self.ctx.tile[2];
         k.push(format!("add.u32 {k_tiles}, {}, {};", block.k, bk - 1));
-        // Left a run-time division: computed before the barriers' setup, it
-        // is off the first load's path, and a shift here moved the
-        // assembler's allocation of the 168-register cooperative kernels
-        // with fused epilogues into spills (256x128 in 1x2 clusters: 32
-        // bytes).
+        // It stays a run-time division: a shift here moved the assembler's
+        // allocation of the 168-register cooperative kernels with fused
+        // epilogues into spills (256x128 in 1x2 clusters: 32 bytes).
         k.push(format!("div.u32 {k_tiles}, {k_tiles}, {bk};"));
         // Consumer warpgroup c (threads 128 (c + 1) ..) multiplies rows
         // c * wg_rows .. of the tile: its A slices start that many rows in.
@@ -432,18 +439,6 @@ impl Sm90TmaGmmaWarpSpecialized {
             acc: self.allocate_accumulators(k)?,
             block_scales,
         })
-    }
-
-    /// Emits the prefetch of both tensor maps (by the producer thread).
-    pub(crate) fn emit_tensor_map_prefetch(
-        &self,
-        k: &mut Kernel,
-        io: &Sm90MainloopIo,
-    ) -> Result<(), PtxError> {
-        for map in io.tensor_maps {
-            emit_prefetch_tensor_map(k, map).map_err(pipeline_error)?;
-        }
-        Ok(())
     }
 
     /// Emits one work tile's loads, by the producer thread alone.

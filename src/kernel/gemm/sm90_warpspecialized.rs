@@ -349,7 +349,6 @@ where
         ));
         k.push(format!("setp.ne.u32 {p}, {tid}, 0;"));
         k.push(format!("@{p} bra {};", exit.name()));
-        self.mainloop.emit_prefetch(&mut k, &io)?;
         let set_tile = |k: &mut Kernel, coord: &TileCoord| {
             k.push(format!("mul.lo.u32 {m0}, {}, {bm};", coord.tile_m));
             k.push(format!("mul.lo.u32 {n0}, {}, {bn};", coord.tile_n));
