@@ -4,9 +4,10 @@
 //! The driver's assembler does not strength-reduce `div.u32` or `rem.u32`
 //! by an immediate: `div.u32 %r1, %r0, 16384;` and even `div.u32 %r1, %r0,
 //! 1;` assemble to the reciprocal sequence of a run-time division (`I2F`,
-//! `MUFU.RCP`, `F2I`, three `IMAD.HI` and fix-ups: about 15 SASS
-//! instructions and 60 or more cycles when chained), as the SASS of
-//! cutlet's SM90 kernels under ncu showed (H200, 2026-11-29). A C compiler
+//! `MUFU.RCP`, `F2I`, `IMAD.HI` and fix-ups: about 15 SASS instructions,
+//! several dozen cycles of latency when one division feeds the next), as
+//! the SASS of cutlet's SM90 kernels under ncu showed (H200, 2026-11-29)
+//! and ptxas 12.9 does for a one-line kernel. A C compiler
 //! replaces such a division before PTX is written; cutlet's generator does
 //! the same here:
 //!
@@ -86,7 +87,8 @@ impl DivideBy {
     }
 
     /// `n / divisor` computed with the plan's own 32-bit operations (for
-    /// `Zero`, `u32::MAX`, what `div.u32` gives on NVIDIA GPUs).
+    /// `Zero`, `u32::MAX` by convention: the ISA leaves it undefined, and
+    /// no kernel divides by a constant 0).
     #[cfg(test)]
     pub(crate) fn quotient(self, n: u32) -> u32 {
         let mul_hi = |m: u32| ((u64::from(n) * u64::from(m)) >> 32) as u32;
