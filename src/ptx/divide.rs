@@ -24,8 +24,9 @@
 //! `floor(m · n / 2^p) = floor(n / d)` for every 32-bit `n`. Where no such
 //! m fits in 32 bits, the last row's form takes `m = floor(2^32 · (2^l -
 //! d) / d) + 1` with `l = ceil(log2 d)` and adds the 33rd bit back without
-//! overflow. [`DivideBy::quotient`] computes each plan's result on the host
-//! with exactly the emitted operations, and the tests check it against `/`.
+//! overflow. The tests compute each plan's quotient on the host with
+//! exactly the emitted operations (`DivideBy::quotient`) and check it
+//! against `/`.
 
 #[cfg(test)]
 use std::fmt;
