@@ -6,8 +6,9 @@ use cutlet::device::gemm::{
     check_arch, check_problem, check_scalars, Gemm, GemmShape, OperandFacts, ProblemFacts,
     MAX_EXTENT,
 };
+use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
-use cutlet::numeric::ElementType;
+use cutlet::numeric::ElementType::{self, BF16};
 use cutlet::Error;
 
 fn bf16_spec() -> GemmSpec {
@@ -172,6 +173,26 @@ fn sizes_beyond_32_bit_indexing_are_rejected() {
     problem.shape.m = 1 << 30;
     problem.shape.n = 1 << 30;
     assert_names(&invalid_message(&problem), &["m x n", "output tiles"]);
+    // The SM90 kernel's persistent walk: 2^26 tiles of 128x128 a batch, 64
+    // batches, more than its 2^30 units.
+    let sm90 = cutlet::kernel::gemm::sm90_spec_for_problem(
+        GemmTypes::new(BF16, BF16, BF16, BF16, ElementType::F32),
+        GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+        [4096, 4096, 4096, 1],
+        132,
+    )
+    .unwrap();
+    let problem = dense(GemmShape::new(1 << 20, 1 << 20, 64, 64));
+    let err = check_problem(&sm90, &problem).expect_err("2^32 units are too many");
+    assert_names(
+        &err.to_string(),
+        &[
+            "m x n x l",
+            "1048576 x 1048576 x 64",
+            "at most 1073741824 units",
+            "31 bits",
+        ],
+    );
     let mut problem = dense(GemmShape::new(64, 64, 64, 1));
     problem.shape.l = 70_000;
     assert_names(

@@ -32,7 +32,7 @@ pub use cluster::ClusterShape;
 pub use epilogue::{BiasAxis, Epilogue, OutputQuantization, ScaleGranularity, MAX_BIASES};
 pub use major::{GemmMajors, OperandMajor, OutputMajor};
 pub use operand::GemmOperand;
-pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim};
+pub use params::{DeclaredParams, KernelParams, ParamRole, ProblemDim, WalkDivisor};
 pub use rule_message::RuleMessage;
 pub use shape::GemmShape;
 pub use tensor_map::{

@@ -6,7 +6,8 @@
 //!
 //! Role order is the ABI: parameters appear sorted by [`ParamRole`]'s
 //! order (addresses of A, B, C, D; the extents M, N, K, L; leading
-//! dimensions; batch strides; alpha, beta; the scheduler's raster; biases;
+//! dimensions; batch strides; alpha, beta; the scheduler's raster and the
+//! divisors of its walk; biases;
 //! extra scalars; D's output scale and amax; the workspace; tensor maps),
 //! whichever part declared them.
 
@@ -40,6 +41,38 @@ impl ProblemDim {
     }
 }
 
+/// A divisor of the persistent tile walk that the launcher works out for
+/// each launch ([`ParamRole::WalkDivisor`], passed as
+/// [`LaunchDivisor::param`](crate::ptx::LaunchDivisor::param)), so that the
+/// kernel maps its linear index to a tile by multiplies and shifts: see
+/// [`Persistent`](crate::kernel::gemm::Persistent) and
+/// [`emit_raster`](crate::kernel::gemm::emit_raster).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WalkDivisor {
+    /// Cluster tiles per batch: the linear index's batch.
+    PerBatch,
+    /// Tiles per raster group: the group of an index within a batch.
+    PerGroup,
+    /// Tiles of the grouped dimension in a whole group (`2^raster_log`, at
+    /// most the dimension's tiles).
+    Group,
+    /// Tiles of the grouped dimension in the last group (the remainder of
+    /// the dimension's tiles by the group, or a whole group).
+    GroupTail,
+}
+
+impl WalkDivisor {
+    /// `per_batch`, `per_group`, `group` or `group_tail`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WalkDivisor::PerBatch => "per_batch",
+            WalkDivisor::PerGroup => "per_group",
+            WalkDivisor::Group => "group",
+            WalkDivisor::GroupTail => "group_tail",
+        }
+    }
+}
+
 /// What one kernel parameter carries. The declaration order of the
 /// variants is the order of the parameters in every GEMM kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -60,6 +93,9 @@ pub enum ParamRole {
     RasterLog,
     /// The tile scheduler's raster order (1: along M, 0: along N), `.u32`.
     RasterOrder,
+    /// A divisor of the tile walk, worked out for the launch
+    /// ([`LaunchDivisor::param`](crate::ptx::LaunchDivisor::param)), `.u64`.
+    WalkDivisor(WalkDivisor),
     /// Bias vector `i`'s global address, `.u64`.
     Bias(u8),
     /// Extra epilogue scalar `j` (j = 2, 3, ...), `.f32`.
@@ -98,6 +134,7 @@ impl ParamRole {
             ParamRole::Beta => "beta".to_string(),
             ParamRole::RasterLog => "raster_log".to_string(),
             ParamRole::RasterOrder => "raster_order".to_string(),
+            ParamRole::WalkDivisor(d) => format!("walk_{}", d.name()),
             ParamRole::Bias(i) => format!("bias{i}"),
             ParamRole::Scalar(j) => format!("s{j}"),
             ParamRole::DScale => "d_scale".to_string(),
@@ -118,6 +155,7 @@ impl ParamRole {
             | ParamRole::DScale
             | ParamRole::DAmax
             | ParamRole::BlockScales(_)
+            | ParamRole::WalkDivisor(_)
             | ParamRole::Workspace => ParamType::U64,
             ParamRole::Extent(_) | ParamRole::RasterLog | ParamRole::RasterOrder => ParamType::U32,
             ParamRole::Alpha | ParamRole::Beta | ParamRole::Scalar(_) => ParamType::F32,

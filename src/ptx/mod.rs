@@ -21,6 +21,7 @@
 //! | [`SharedVar`] | `.shared` arrays and the `.extern .shared` dynamic array |
 //! | [`Label`] | a unique branch target |
 //! | [`Kernel::div_u32_by`], [`Kernel::rem_u32_by`] | unsigned division by a divisor known at generation, without `div.u32`'s run-time sequence (`divide.rs`) |
+//! | [`LaunchDivisor`], [`Kernel::div_u32_by_param`] | unsigned division by a divisor known at launch: a multiplier and shift the host passes (`launch_divisor.rs`) |
 //! | [`snippet`], [`Snippet`] | the snippet store and hole filling |
 //! | [`PtxError`] | everything that can go wrong, naming the values |
 
@@ -28,6 +29,7 @@ mod divide;
 mod error;
 mod instructions;
 mod kernel;
+mod launch_divisor;
 mod module;
 mod param;
 mod reg;
@@ -38,6 +40,7 @@ mod snippets;
 pub use error::PtxError;
 pub use instructions::SpecialReg;
 pub use kernel::{Kernel, Label};
+pub use launch_divisor::LaunchDivisor;
 pub use module::Module;
 pub use param::{Param, ParamType};
 pub use reg::{Reg, RegClass};

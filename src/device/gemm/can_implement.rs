@@ -7,7 +7,7 @@
 //! the shape and strides need, the largest size 32-bit indexing allows), or
 //! [`Error::UnsupportedArch`] for a device that cannot run the kernel.
 
-use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+use crate::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor, TileSchedulerPolicy};
 use crate::numeric::ElementType;
 use crate::{Error, Result};
 
@@ -19,6 +19,10 @@ pub const MAX_EXTENT: usize = i32::MAX as usize;
 
 /// The largest batch count L: batches are the grid's y dimension.
 pub const MAX_BATCH: usize = 65_535;
+
+/// The most units of work (output tiles of every batch, times split-K's
+/// splits) a persistent tile walk takes: 2^30.
+pub const MAX_WALK_UNITS: usize = 1 << 30;
 
 /// What the checks need to know of one operand's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +197,29 @@ fn check_shape(shape: &GemmShape, spec: &GemmSpec) -> Result<()> {
                 shape.m, shape.n, spec.tile[0], spec.tile[1]
             ),
             format!("at most {MAX_EXTENT} output tiles (the grid's x extent, indexed in 32 bits)"),
+        ));
+    }
+    // A persistent walk numbers the units of every batch in one index and
+    // divides it by the launcher's multipliers, exact below 2^31
+    // (`LaunchDivisor`); 2^30 leaves the grid's stride room past the last.
+    let splits = match spec.scheduler {
+        TileSchedulerPolicy::SplitK { splits } => splits.max(1),
+        _ => 1,
+    };
+    let units = tiles * shape.l as u128 * u128::from(splits);
+    if spec.scheduler != TileSchedulerPolicy::DataParallel && units > MAX_WALK_UNITS as u128 {
+        return Err(Error::invalid_argument(
+            "m x n x l",
+            format!(
+                "{} x {} x {} ({units} units of {}x{} tiles{})",
+                shape.m,
+                shape.n,
+                shape.l,
+                spec.tile[0],
+                spec.tile[1],
+                if splits > 1 { format!(" in {splits} splits") } else { String::new() }
+            ),
+            format!("at most {MAX_WALK_UNITS} units of work over every batch (the tile walk indexes them in 31 bits)"),
         ));
     }
     Ok(())

@@ -93,7 +93,7 @@ pub use arguments::{
 };
 pub use builder::{Gemm, GemmBuilder};
 pub use can_implement::{
-    check_arch, check_problem, OperandFacts, ProblemFacts, MAX_BATCH, MAX_EXTENT,
+    check_arch, check_problem, OperandFacts, ProblemFacts, MAX_BATCH, MAX_EXTENT, MAX_WALK_UNITS,
 };
 pub use config::{Cluster, Config, GemmConfig, Majors, Tile, Types, Warps};
 pub use defaults::{

@@ -62,7 +62,9 @@ pub struct ParamValues {
 
 impl ParamValues {
     /// The value passed for `role`, as text (for messages and tests);
-    /// `None` when these values have none.
+    /// `None` when these values have none, and for the walk's divisors
+    /// ([`ParamRole::WalkDivisor`]), which the kernel's tile scheduler works
+    /// out at launch from the extents and the raster.
     pub fn describe(&self, role: ParamRole) -> Option<String> {
         Some(match role {
             ParamRole::Address(op) => format!("{:#x}", self.addresses[op as usize]),
@@ -88,6 +90,7 @@ impl ParamValues {
             }
             ParamRole::RasterLog => self.raster_log?.to_string(),
             ParamRole::RasterOrder => self.raster_order?.param().to_string(),
+            ParamRole::WalkDivisor(_) => return None,
         })
     }
 
@@ -99,6 +102,13 @@ impl ParamValues {
     /// value for (a bias or scalar the epilogue declares but the arguments
     /// lack, a tensor map not encoded).
     pub fn push(&self, kernel: &dyn GemmKernel, args: &mut KernelArgs<'_>) -> Result<()> {
+        let raster_log = self
+            .raster_log
+            .or_else(|| kernel.scheduler_value(ParamRole::RasterLog));
+        let raster_order = self
+            .raster_order
+            .map(RasterOrder::param)
+            .or_else(|| kernel.scheduler_value(ParamRole::RasterOrder));
         for role in kernel.params().iter() {
             let missing = || {
                 Error::invalid_argument(
@@ -117,13 +127,12 @@ impl ParamValues {
                 ParamRole::BatchStride(op) => args.scalar(self.batch_strides[op as usize]),
                 ParamRole::Alpha => args.scalar(self.alpha),
                 ParamRole::Beta => args.scalar(self.beta),
-                ParamRole::RasterLog => {
-                    let value = self.raster_log.or_else(|| kernel.scheduler_value(role));
-                    args.scalar(value.ok_or_else(missing)?)
-                }
-                ParamRole::RasterOrder => {
-                    let value = self.raster_order.map(RasterOrder::param);
-                    let value = value.or_else(|| kernel.scheduler_value(role));
+                ParamRole::RasterLog => args.scalar(raster_log.ok_or_else(missing)?),
+                ParamRole::RasterOrder => args.scalar(raster_order.ok_or_else(missing)?),
+                ParamRole::WalkDivisor(_) => {
+                    let [m, n, ..] = self.extents;
+                    let (log, order) = raster_log.zip(raster_order).ok_or_else(missing)?;
+                    let value = kernel.scheduler_launch_value(role, [m, n], [log, order]);
                     args.scalar(value.ok_or_else(missing)?)
                 }
                 ParamRole::Bias(i) => {

@@ -23,7 +23,7 @@
 //! shape, workspace and `can_implement` are the union of its parts'.
 
 use super::Sm90GemmWarpSpecialized;
-use super::{GemmSpec, KernelSchedule, TileScheduler, TileSchedulerPolicy};
+use super::{GemmSpec, KernelSchedule, TileScheduler, TileSchedulerPolicy, WalkLaunch};
 use crate::arch::ArchKind;
 use crate::collective::VectorReads;
 use crate::collective::{
@@ -48,6 +48,20 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
 
     /// The value the launcher passes for a scheduler parameter (`RasterLog`).
     fn scheduler_value(&self, role: ParamRole) -> Option<u32>;
+
+    /// The value the launcher passes for a scheduler parameter worked out
+    /// for each launch (a [`ParamRole::WalkDivisor`]) for an `m x n`
+    /// output and the `[raster_log, raster_order]` the launch passes; `None`
+    /// where the kernel's scheduler has no such parameter (the default).
+    fn scheduler_launch_value(
+        &self,
+        role: ParamRole,
+        mn: [u32; 2],
+        raster: [u32; 2],
+    ) -> Option<u64> {
+        let _ = (role, mn, raster);
+        None
+    }
 
     /// Dynamic shared memory: the parts' regions overlapped.
     fn shared_storage(&self) -> SharedStorage;
@@ -321,6 +335,22 @@ where
 
     fn scheduler_value(&self, role: ParamRole) -> Option<u32> {
         self.scheduler.param_value(role)
+    }
+
+    fn scheduler_launch_value(
+        &self,
+        role: ParamRole,
+        [m, n]: [u32; 2],
+        [raster_log, raster_order]: [u32; 2],
+    ) -> Option<u64> {
+        let [bm, bn, _] = self.tile;
+        let walk = WalkLaunch {
+            tiles_m: m.div_ceil(bm),
+            tiles_n: n.div_ceil(bn),
+            raster_log,
+            along_m: raster_order != 0,
+        };
+        self.scheduler.launch_value(role, &walk)
     }
 
     fn shared_storage(&self) -> SharedStorage {

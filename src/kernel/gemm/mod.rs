@@ -75,7 +75,8 @@ pub use sm90_warpspecialized::Sm90GemmWarpSpecialized;
 pub use spec::GemmSpec;
 pub use tile_scheduler::{
     emit_raster, emit_tile_coord, raster_tile, DataParallel, Fixup, PartialTile, Persistent,
-    PersistentParams, PersistentTileScheduler, RasterOrder, SplitK, StreamK, StreamKParams,
-    StreamKPlan, StreamKSegment, TileCoord, TileScheduler, BALANCED_ROUNDS, SPLIT_K_RECORD_HEADER,
-    SPLIT_K_SPREAD_MIN_BYTES, STREAM_K_COUNTER_BYTES, STREAM_K_MIN_K_TILES,
+    PersistentParams, PersistentTileScheduler, RasterDivisors, RasterOrder, SplitK, StreamK,
+    StreamKParams, StreamKPlan, StreamKSegment, TileCoord, TileScheduler, WalkLaunch,
+    BALANCED_ROUNDS, SPLIT_K_RECORD_HEADER, SPLIT_K_SPREAD_MIN_BYTES, STREAM_K_COUNTER_BYTES,
+    STREAM_K_MIN_K_TILES,
 };

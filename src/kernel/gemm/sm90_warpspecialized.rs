@@ -27,7 +27,7 @@
 //! The grid is the persistent scheduler's (clusters that fit the GPU); a
 //! kernel of clusters launches with its cluster shape.
 
-use super::{Fixup, GemmKernel, KernelSchedule, PersistentTileScheduler, TileCoord};
+use super::{Fixup, GemmKernel, KernelSchedule, PersistentTileScheduler, TileCoord, WalkLaunch};
 use crate::arch::ArchKind;
 use crate::collective::{
     Accumulators, BlockContext, Epilogue, SharedStorage, SourceRead, WarpSpecializedMainloop,
@@ -627,6 +627,22 @@ where
 
     fn scheduler_value(&self, role: ParamRole) -> Option<u32> {
         self.scheduler.param_value(role)
+    }
+
+    fn scheduler_launch_value(
+        &self,
+        role: ParamRole,
+        [m, n]: [u32; 2],
+        [raster_log, raster_order]: [u32; 2],
+    ) -> Option<u64> {
+        let [bm, bn, _] = self.tile;
+        let walk = WalkLaunch {
+            tiles_m: m.div_ceil(bm),
+            tiles_n: n.div_ceil(bn),
+            raster_log,
+            along_m: raster_order != 0,
+        };
+        self.scheduler.launch_value(role, &walk)
     }
 
     /// The parts' regions side by side (see the type's docs).

@@ -6,8 +6,8 @@
 //! `2^raster_log` tiles, so the blocks running at one time share A rows and
 //! B columns in L2. `blockIdx.y` is the batch.
 
-use super::{emit_raster, TileScheduler};
-use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
+use super::{emit_raster, RasterDivisors, TileScheduler, WalkLaunch};
+use crate::gemm::{DeclaredParams, GemmShape, ParamRole, WalkDivisor};
 use crate::ptx::{Kernel, PtxError, Reg, SpecialReg};
 
 /// One block per output tile, `blockIdx.x` walking the tiles of a batch in
@@ -27,11 +27,13 @@ pub struct DataParallel {
 }
 
 impl TileScheduler for DataParallel {
-    /// `raster_log` and `raster_order`.
-    type Params = [Reg; 2];
+    /// `raster_log`, `raster_order` and the raster's divisors.
+    type Params = ([Reg; 2], [Reg; 3]);
 
     fn params(&self) -> Vec<ParamRole> {
-        vec![ParamRole::RasterLog, ParamRole::RasterOrder]
+        let mut roles = vec![ParamRole::RasterLog, ParamRole::RasterOrder];
+        roles.extend(RASTER_DIVISORS.map(ParamRole::WalkDivisor));
+        roles
     }
 
     /// `raster_log`, and along N for `raster_order` where the launcher
@@ -44,6 +46,11 @@ impl TileScheduler for DataParallel {
         }
     }
 
+    /// The raster's divisors ([`RasterDivisors`]) for the launch's tiles.
+    fn launch_value(&self, role: ParamRole, walk: &WalkLaunch) -> Option<u64> {
+        raster_divisor(role, walk.tiles_m, walk.tiles_n, walk)
+    }
+
     fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32) {
         (tiles_m.saturating_mul(tiles_n), l, 1)
     }
@@ -52,27 +59,39 @@ impl TileScheduler for DataParallel {
         0
     }
 
-    fn emit_params(&self, k: &mut Kernel, params: &DeclaredParams) -> Result<[Reg; 2], PtxError> {
-        Ok([
+    fn emit_params(
+        &self,
+        k: &mut Kernel,
+        params: &DeclaredParams,
+    ) -> Result<Self::Params, PtxError> {
+        let raster = [
             params.load(k, ParamRole::RasterLog)?,
             params.load(k, ParamRole::RasterOrder)?,
-        ])
+        ];
+        Ok((raster, load_raster_divisors(k, params)?))
     }
 
     fn emit_first_work_tile(
         &self,
         k: &mut Kernel,
-        [raster_log, along_m]: &[Reg; 2],
+        ([raster_log, along_m], divisors): &Self::Params,
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> Result<TileCoord, PtxError> {
-        Ok(emit_tile_coord(k, tiles_m, tiles_n, *raster_log, *along_m))
+        Ok(emit_tile_coord(
+            k,
+            tiles_m,
+            tiles_n,
+            *raster_log,
+            *along_m,
+            *divisors,
+        ))
     }
 
     fn emit_next_work_tile(
         &self,
         _k: &mut Kernel,
-        _params: &[Reg; 2],
+        _params: &Self::Params,
         _current: &TileCoord,
     ) -> Result<Option<(TileCoord, Reg)>, PtxError> {
         Ok(None)
@@ -90,20 +109,60 @@ pub struct TileCoord {
     pub batch: Reg,
 }
 
+/// The raster's divisors in the order [`emit_raster`] takes them.
+pub(super) const RASTER_DIVISORS: [WalkDivisor; 3] = [
+    WalkDivisor::PerGroup,
+    WalkDivisor::Group,
+    WalkDivisor::GroupTail,
+];
+
+/// Emits the loads of the raster's divisor parameters, in
+/// [`emit_raster`]'s order.
+pub(super) fn load_raster_divisors(
+    k: &mut Kernel,
+    params: &DeclaredParams,
+) -> Result<[Reg; 3], PtxError> {
+    let [a, b, c] = RASTER_DIVISORS;
+    Ok([
+        params.load(k, ParamRole::WalkDivisor(a))?,
+        params.load(k, ParamRole::WalkDivisor(b))?,
+        params.load(k, ParamRole::WalkDivisor(c))?,
+    ])
+}
+
+/// The launch's value of a raster divisor `role` over `tiles_m x tiles_n`
+/// units (tiles, or a persistent walk's cluster tiles).
+pub(super) fn raster_divisor(
+    role: ParamRole,
+    tiles_m: u32,
+    tiles_n: u32,
+    walk: &WalkLaunch,
+) -> Option<u64> {
+    let divisors = RasterDivisors::of(tiles_m, tiles_n, walk.raster_log, walk.along_m);
+    match role {
+        ParamRole::WalkDivisor(WalkDivisor::PerGroup) => Some(divisors.per_group.param()),
+        ParamRole::WalkDivisor(WalkDivisor::Group) => Some(divisors.group.param()),
+        ParamRole::WalkDivisor(WalkDivisor::GroupTail) => Some(divisors.group_tail.param()),
+        _ => None,
+    }
+}
+
 /// Emits the scheduler: the tile of this block from `%ctaid.x` (walked
 /// as [`emit_raster`] says) and the batch from `%ctaid.y`. `tiles_m`,
 /// `tiles_n`, `raster_log` and `along_m` (the `raster_order` parameter) are
-/// `.b32`.
+/// `.b32`; `divisors` the raster's `.b64` divisor parameters
+/// ([`RasterDivisors`]).
 pub fn emit_tile_coord(
     k: &mut Kernel,
     tiles_m: Reg,
     tiles_n: Reg,
     raster_log: Reg,
     along_m: Reg,
+    divisors: [Reg; 3],
 ) -> TileCoord {
     let id = k.special(SpecialReg::CtaidX);
     let batch = k.special(SpecialReg::CtaidY);
-    let (tile_m, tile_n) = emit_raster(k, id, [tiles_m, tiles_n], raster_log, along_m);
+    let (tile_m, tile_n) = emit_raster(k, id, [tiles_m, tiles_n], raster_log, along_m, divisors);
     TileCoord {
         tile_m,
         tile_n,

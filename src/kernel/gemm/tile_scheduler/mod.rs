@@ -11,7 +11,7 @@ mod stream_k;
 pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
 pub use partial_tile::PartialTile;
 pub use persistent::{Persistent, PersistentParams, BALANCED_ROUNDS};
-pub use raster::{emit_raster, raster_tile, RasterOrder};
+pub use raster::{emit_raster, raster_tile, RasterDivisors, RasterOrder};
 pub use split_k::{SplitK, SPLIT_K_RECORD_HEADER, SPLIT_K_SPREAD_MIN_BYTES};
 pub use stream_k::{
     StreamK, StreamKParams, StreamKPlan, StreamKSegment, STREAM_K_COUNTER_BYTES,
@@ -21,6 +21,21 @@ pub use stream_k::{
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg};
 
+/// What a launch tells a tile scheduler for its launch-time parameters
+/// ([`TileScheduler::launch_value`]): the problem's tiles and the raster
+/// the launch passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkLaunch {
+    /// Output tiles along M (`ceil(M / TileM)`).
+    pub tiles_m: u32,
+    /// Output tiles along N.
+    pub tiles_n: u32,
+    /// The `raster_log` passed.
+    pub raster_log: u32,
+    /// Whether the `raster_order` passed is along M.
+    pub along_m: bool,
+}
+
 /// A tile scheduler: maps blocks to output tiles and batches.
 ///
 /// # Contract
@@ -28,7 +43,9 @@ use crate::ptx::{Kernel, PtxError, Reg};
 /// Host side:
 /// - [`params`](TileScheduler::params): the kernel parameters it reads;
 /// - [`param_value`](TileScheduler::param_value): the value the launcher
-///   passes for each of them (a rasterization swizzle, ...);
+///   passes for each of them (a rasterization swizzle, ...), and
+///   [`launch_value`](TileScheduler::launch_value) for those worked out
+///   for each launch (the walk's divisors);
 /// - [`grid`](TileScheduler::grid): the launch grid for a problem's tile
 ///   counts and batches (one block per tile for a data-parallel scheduler;
 ///   as many as fit on the GPU for a persistent one);
@@ -57,6 +74,15 @@ pub trait TileScheduler {
     /// The value the launcher passes for `role` (one of
     /// [`params`](Self::params)), as a `u32`.
     fn param_value(&self, role: ParamRole) -> Option<u32>;
+
+    /// The value the launcher passes for `role` where it depends on the
+    /// launch (a [`ParamRole::WalkDivisor`]: see [`WalkLaunch`]), as a
+    /// `u64`; `None` for a role the scheduler does not declare (the
+    /// default: none).
+    fn launch_value(&self, role: ParamRole, walk: &WalkLaunch) -> Option<u64> {
+        let _ = (role, walk);
+        None
+    }
 
     /// The launch grid for `tiles_m x tiles_n` tiles of each of `l` batches.
     fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32);

@@ -20,10 +20,19 @@
 //! and steps by `%nclusterid.x`; a CTA whose tile of a cluster tile lies
 //! past M or N still runs the mainloop (its peers multicast into it and
 //! count on its loads) but stores nothing.
+//!
+//! The walk's three divisions (the batch, the raster group, the tile in
+//! it) divide by the multipliers and shifts the launcher passes
+//! ([`WalkDivisor`], [`LaunchDivisor`]): a `div.u32` by a register is a
+//! reciprocal sequence of dozens of cycles, and the three feed one another
+//! on the way to a block's first load.
 
-use super::{emit_raster, PersistentTileScheduler, RasterOrder, TileCoord, TileScheduler};
-use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole};
-use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use super::data_parallel::{load_raster_divisors, raster_divisor, RASTER_DIVISORS};
+use super::{
+    emit_raster, PersistentTileScheduler, RasterOrder, TileCoord, TileScheduler, WalkLaunch,
+};
+use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole, WalkDivisor};
+use crate::ptx::{Kernel, LaunchDivisor, PtxError, Reg, RegClass};
 
 /// The most rounds of tiles for which the persistent grid is cut to the
 /// fewest clusters that take them in as many rounds. H100, cutlet /
@@ -76,6 +85,9 @@ pub struct PersistentParams {
     pub cta_n: Reg,
     /// L (`.b32`).
     pub batches: Reg,
+    /// The walk's divisors (`.b64`, [`LaunchDivisor::param`]): cluster
+    /// tiles per batch, then the raster's per group, group and group tail.
+    pub divisors: [Reg; 4],
 }
 
 impl Persistent {
@@ -139,12 +151,13 @@ impl Persistent {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let [cm, cn, per_batch] = self.emit_cluster_tiles(k, tiles_m, tiles_n);
         let (batch, within) = (r(k), r(k));
-        k.push(format!("div.u32 {batch}, {}, {per_batch};", p.linear));
+        let [per_batch_div, raster @ ..] = p.divisors;
+        k.div_u32_by_param(batch, p.linear, per_batch_div);
         k.push(format!("mul.lo.u32 {within}, {batch}, {per_batch};"));
         k.push(format!("sub.u32 {within}, {}, {within};", p.linear));
         let valid = k.reg(RegClass::Pred);
         k.push(format!("setp.lt.u32 {valid}, {batch}, {};", p.batches));
-        let (ctm, ctn) = emit_raster(k, within, [cm, cn], p.raster_log, p.along_m);
+        let (ctm, ctn) = emit_raster(k, within, [cm, cn], p.raster_log, p.along_m, raster);
         let (tile_m, tile_n) = (r(k), r(k));
         k.push(format!(
             "mad.lo.u32 {tile_m}, {ctm}, {cm_size}, {};",
@@ -260,7 +273,13 @@ impl TileScheduler for Persistent {
     type Params = (PersistentParams, [Reg; 2]);
 
     fn params(&self) -> Vec<ParamRole> {
-        vec![ParamRole::RasterLog, ParamRole::RasterOrder]
+        let mut roles = vec![
+            ParamRole::RasterLog,
+            ParamRole::RasterOrder,
+            ParamRole::WalkDivisor(WalkDivisor::PerBatch),
+        ];
+        roles.extend(RASTER_DIVISORS.map(ParamRole::WalkDivisor));
+        roles
     }
 
     /// `raster_log`, and along N for `raster_order` where the launcher
@@ -270,6 +289,32 @@ impl TileScheduler for Persistent {
             ParamRole::RasterLog => Some(self.raster_log),
             ParamRole::RasterOrder => Some(RasterOrder::AlongN.param()),
             _ => None,
+        }
+    }
+
+    /// The walk's divisors over the launch's cluster tiles: per batch, and
+    /// the raster's ([`RasterDivisors`](super::RasterDivisors)).
+    ///
+    /// ```
+    /// use cutlet::gemm::{ClusterShape, ParamRole, WalkDivisor};
+    /// use cutlet::kernel::gemm::{Persistent, TileScheduler, WalkLaunch};
+    /// use cutlet::ptx::LaunchDivisor;
+    ///
+    /// let s = Persistent { raster_log: 3, cluster: ClusterShape::new(2, 1) };
+    /// let walk = WalkLaunch { tiles_m: 5, tiles_n: 7, raster_log: 3, along_m: false };
+    /// // 3 x 7 cluster tiles of 2 a batch.
+    /// let per_batch = s.launch_value(ParamRole::WalkDivisor(WalkDivisor::PerBatch), &walk);
+    /// assert_eq!(per_batch, Some(LaunchDivisor::new(21).unwrap().param()));
+    /// ```
+    fn launch_value(&self, role: ParamRole, walk: &WalkLaunch) -> Option<u64> {
+        let cm = walk.tiles_m.div_ceil(self.cluster.m);
+        let cn = walk.tiles_n.div_ceil(self.cluster.n);
+        match role {
+            ParamRole::WalkDivisor(WalkDivisor::PerBatch) => {
+                let per_batch = cm.saturating_mul(cn).max(1);
+                LaunchDivisor::new(per_batch).map(LaunchDivisor::param)
+            }
+            _ => raster_divisor(role, cm, cn, walk),
         }
     }
 
@@ -312,6 +357,8 @@ impl TileScheduler for Persistent {
         let raster_log = params.load(k, ParamRole::RasterLog)?;
         let along_m = params.load(k, ParamRole::RasterOrder)?;
         let batches = params.load(k, ParamRole::Extent(crate::gemm::ProblemDim::L))?;
+        let per_batch = params.load(k, ParamRole::WalkDivisor(WalkDivisor::PerBatch))?;
+        let [per_group, group, group_tail] = load_raster_divisors(k, params)?;
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (linear, stride, cta_m, cta_n) = (r(k), r(k), r(k), r(k));
         if self.cluster_size() > 1 {
@@ -335,6 +382,7 @@ impl TileScheduler for Persistent {
                 cta_m,
                 cta_n,
                 batches,
+                divisors: [per_batch, per_group, group, group_tail],
             },
             tiles,
         ))
@@ -436,6 +484,56 @@ mod tests {
                         assert!(clusters == 1 || total.div_ceil(clusters - 1) > rounds);
                     } else {
                         assert_eq!(clusters, resident, "{cluster:?} {tiles_m}x{tiles_n}x{l}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The kernel's walk, computed with the launch's divisors as the kernel
+    /// computes it, is the host model's, past the last tile too.
+    #[test]
+    fn the_launch_divisors_walk_as_tile_of() {
+        use super::super::{RasterDivisors, WalkLaunch};
+        use crate::gemm::{ParamRole, WalkDivisor};
+        let divide =
+            |param: u64, n: u32| ((u64::from(n) * (param & 0xffff_ffff)) >> (param >> 32)) as u32;
+        for cluster in [[1u32, 1], [2, 1], [1, 2], [2, 2]] {
+            for (tiles_m, tiles_n, l) in [(7u32, 5u32, 3u32), (1, 1, 2), (33, 4, 1), (4, 64, 2)] {
+                for (log, along_m) in [(0, false), (2, false), (3, true), (1, true)] {
+                    let s = Persistent {
+                        raster_log: log,
+                        cluster: cluster.into(),
+                    };
+                    let walk = WalkLaunch {
+                        tiles_m,
+                        tiles_n,
+                        raster_log: log,
+                        along_m,
+                    };
+                    let per_batch = s
+                        .launch_value(ParamRole::WalkDivisor(WalkDivisor::PerBatch), &walk)
+                        .unwrap();
+                    let (cm, cn) = (tiles_m.div_ceil(cluster[0]), tiles_n.div_ceil(cluster[1]));
+                    let raster = RasterDivisors::of(cm, cn, log, along_m);
+                    let order = if along_m {
+                        RasterOrder::AlongM
+                    } else {
+                        RasterOrder::AlongN
+                    };
+                    for linear in 0..cm * cn * l + 8 {
+                        let batch = divide(per_batch, linear);
+                        assert_eq!(batch, linear / (cm * cn));
+                        if batch >= l {
+                            continue;
+                        }
+                        let (ctm, ctn) = raster.tile(linear - batch * cm * cn, cm, cn, along_m);
+                        let cta = [cluster[0] - 1, cluster[1] - 1];
+                        assert_eq!(
+                            (ctm * cluster[0] + cta[0], ctn * cluster[1] + cta[1], batch),
+                            s.tile_of(linear, tiles_m, tiles_n, cta, order),
+                            "{cluster:?} {tiles_m}x{tiles_n}x{l} log {log} {order:?} {linear}"
+                        );
                     }
                 }
             }

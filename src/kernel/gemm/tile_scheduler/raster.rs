@@ -9,9 +9,12 @@
 //! M and N exchanged. Units that run at one time then share A rows and B
 //! columns in L2. A group is capped at the tile count of its dimension, so
 //! no product overflows.
+//!
+//! The kernel divides by the group's sizes with the multipliers and shifts
+//! the launcher works out ([`RasterDivisors`]), not with `div.u32`.
 
 use crate::gemm::ClusterShape;
-use crate::ptx::{Kernel, Reg, RegClass};
+use crate::ptx::{Kernel, LaunchDivisor, Reg, RegClass};
 
 /// The order in which a tile scheduler walks the output tiles (CUTLASS's
 /// `RasterOrderOptions`). The default, [`Auto`](Self::Auto), follows the
@@ -126,15 +129,96 @@ pub fn raster_tile(id: u32, tiles_m: u32, tiles_n: u32, raster_log: u32) -> (u32
     (first_m + within % rows, within / rows)
 }
 
+/// The divisors of the walk over `tiles_m x tiles_n` tiles in groups of
+/// `2^raster_log` along M (`along_m`) or N, as the launcher passes them
+/// ([`WalkDivisor`](crate::gemm::WalkDivisor)'s `PerGroup`, `Group` and
+/// `GroupTail`) and [`emit_raster`] divides by them.
+///
+/// ```
+/// use cutlet::kernel::gemm::{raster_tile, RasterDivisors};
+///
+/// // Along N, 10 x 3 tiles in groups of 4 M tiles: 12 tiles a group, the
+/// // last group 2 M tiles deep.
+/// let d = RasterDivisors::of(10, 3, 2, false);
+/// assert_eq!([d.per_group.divisor(), d.group.divisor(), d.group_tail.divisor()], [12, 4, 2]);
+/// // Its walk is the host model's.
+/// for id in 0..30 {
+///     assert_eq!(d.tile(id, 10, 3, false), raster_tile(id, 10, 3, 2));
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RasterDivisors {
+    /// Tiles per group: the grouped dimension's group times the other's tiles.
+    pub per_group: LaunchDivisor,
+    /// Tiles of the grouped dimension in a whole group.
+    pub group: LaunchDivisor,
+    /// Tiles of the grouped dimension in the last group.
+    pub group_tail: LaunchDivisor,
+}
+
+impl RasterDivisors {
+    /// The divisors for `tiles_m x tiles_n` tiles (at least one each is
+    /// assumed: an empty dimension gets divisors of 1).
+    pub fn of(tiles_m: u32, tiles_n: u32, raster_log: u32, along_m: bool) -> RasterDivisors {
+        let (ta, tb) = if along_m {
+            (tiles_n, tiles_m)
+        } else {
+            (tiles_m, tiles_n)
+        };
+        let ta = ta.max(1);
+        let group = (1u32 << raster_log.min(31)).min(ta);
+        let tail = ta - (ta.div_ceil(group) - 1) * group;
+        let divisor = |d: u32| LaunchDivisor::new(d.max(1)).unwrap_or(LaunchDivisor::ONE);
+        RasterDivisors {
+            per_group: divisor(group.saturating_mul(tb)),
+            group: divisor(group),
+            group_tail: divisor(tail),
+        }
+    }
+
+    /// The host model of [`emit_raster`] with these divisors: `(tile_m,
+    /// tile_n)` of unit `id`, computed with the kernel's operations.
+    pub fn tile(&self, id: u32, tiles_m: u32, tiles_n: u32, along_m: bool) -> (u32, u32) {
+        let (ta, tb) = if along_m {
+            (tiles_n, tiles_m)
+        } else {
+            (tiles_m, tiles_n)
+        };
+        let group = self.group.divisor();
+        let per_group = group.wrapping_mul(tb).max(1);
+        let first_group = self.per_group.quotient(id);
+        let within = id.wrapping_sub(first_group.wrapping_mul(per_group));
+        let first = first_group.wrapping_mul(group);
+        let rows = ta.wrapping_sub(first).min(group).max(1);
+        let rows_divisor = if rows < group {
+            self.group_tail
+        } else {
+            self.group
+        };
+        let b = rows_divisor.quotient(within);
+        let a = within
+            .wrapping_sub(b.wrapping_mul(rows))
+            .wrapping_add(first);
+        if along_m {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    }
+}
+
 /// Emits the walk: `(tile_m, tile_n)` (`.b32`) of unit `id` of `tiles_m x
 /// tiles_n` tiles, in groups of `2^raster_log`, along M where `along_m`
-/// (`.b32`, the kernel's `raster_order`) is not 0. Every operand is `.b32`.
+/// (`.b32`, the kernel's `raster_order`) is not 0. Every operand is `.b32`
+/// but `divisors`: the `.b64` parameters of [`RasterDivisors`]'
+/// `per_group`, `group` and `group_tail` for the same tiles and order.
 pub fn emit_raster(
     k: &mut Kernel,
     id: Reg,
     [tiles_m, tiles_n]: [Reg; 2],
     raster_log: Reg,
     along_m: Reg,
+    [per_group_div, group_div, tail_div]: [Reg; 3],
 ) -> (Reg, Reg) {
     let r = |k: &mut Kernel| k.reg(RegClass::B32);
     // The grouped dimension `a` and the walked one `b`: M and N along N.
@@ -151,17 +235,21 @@ pub fn emit_raster(
     k.push(format!("max.u32 {group}, {group}, 1;"));
     k.push(format!("mul.lo.u32 {per_group}, {group}, {tb};"));
     k.push(format!("max.u32 {per_group}, {per_group}, 1;"));
-    // Three divisions by values known only as the kernel runs, each
-    // remainder from its quotient (the assembler expands every `div` and
-    // `rem` of a register into a long sequence).
-    k.push(format!("div.u32 {first}, {id}, {per_group};"));
+    // Two divisions by the launcher's multipliers, each remainder from its
+    // quotient; the last group's depth has its own divisor.
+    k.div_u32_by_param(first, id, per_group_div);
     k.push(format!("mul.lo.u32 {within}, {first}, {per_group};"));
     k.push(format!("sub.u32 {within}, {id}, {within};"));
     k.push(format!("mul.lo.u32 {first}, {first}, {group};"));
     k.push(format!("sub.u32 {rows}, {ta}, {first};"));
     k.push(format!("min.u32 {rows}, {rows}, {group};"));
     k.push(format!("max.u32 {rows}, {rows}, 1;"));
-    k.push(format!("div.u32 {b}, {within}, {rows};"));
+    let (partial, rows_div) = (k.reg(RegClass::Pred), k.reg(RegClass::B64));
+    k.push(format!("setp.lt.u32 {partial}, {rows}, {group};"));
+    k.push(format!(
+        "selp.b64 {rows_div}, {tail_div}, {group_div}, {partial};"
+    ));
+    k.div_u32_by_param(b, within, rows_div);
     k.push(format!("mul.lo.u32 {a}, {b}, {rows};"));
     k.push(format!("sub.u32 {a}, {within}, {a};"));
     k.push(format!("add.u32 {a}, {a}, {first};"));
@@ -190,6 +278,38 @@ mod tests {
                         seen.iter().all(|&c| c == 1),
                         "{order:?} {tm}x{tn} log {log}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_launch_divisors_walk_as_the_host_model() {
+        use super::RasterDivisors;
+        for (tm, tn) in [
+            (1, 1),
+            (3, 5),
+            (8, 3),
+            (7, 16),
+            (1, 9),
+            (64, 1),
+            (33, 17),
+            (130, 2),
+        ] {
+            for log in [0, 1, 2, 3, 5, 31] {
+                for along_m in [false, true] {
+                    let order = match along_m {
+                        true => RasterOrder::AlongM,
+                        false => RasterOrder::AlongN,
+                    };
+                    let d = RasterDivisors::of(tm, tn, log, along_m);
+                    for id in 0..tm * tn {
+                        assert_eq!(
+                            d.tile(id, tm, tn, along_m),
+                            order.tile(id, tm, tn, log),
+                            "{tm}x{tn} log {log} {order:?} id {id}"
+                        );
+                    }
                 }
             }
         }

@@ -415,6 +415,11 @@ impl TileScheduler for StreamK {
         self.tiles().param_value(role)
     }
 
+    /// The persistent walk's divisors over the tiles.
+    fn launch_value(&self, role: ParamRole, walk: &super::WalkLaunch) -> Option<u64> {
+        self.tiles().launch_value(role, walk)
+    }
+
     fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32) {
         self.grid_on_device(tiles_m, tiles_n, l, 132)
     }
