@@ -53,9 +53,9 @@ pub fn emit_layout_offset(k: &mut Kernel, layout: &Layout, index: Reg) -> Result
     for (i, (&s, &d)) in shapes.iter().zip(&strides).enumerate() {
         if s != 1 && d != 0 {
             let crd = k.reg(RegClass::B32);
-            emit_div(k, crd, index, prefix);
+            k.div_u32_by_extent(crd, index, prefix);
             if i != last {
-                emit_mod(k, crd, s);
+                k.rem_u32_by_extent(crd, crd, s);
             }
             k.push(format!("mad.lo.s32 {acc}, {crd}, {d}, {acc};"));
         }
@@ -80,18 +80,4 @@ pub fn emit_swizzle(k: &mut Kernel, x: Reg, swizzle: Swizzle) -> Reg {
     }
     k.push(format!("xor.b32 {x}, {x}, {t};"));
     x
-}
-
-/// `dst = index / divisor` (unsigned).
-fn emit_div(k: &mut Kernel, dst: Reg, index: Reg, divisor: i64) {
-    if divisor == 1 {
-        k.push(format!("mov.b32 {dst}, {index};"));
-    } else {
-        k.div_u32_by_extent(dst, index, divisor);
-    }
-}
-
-/// `dst = dst % modulus` (unsigned).
-fn emit_mod(k: &mut Kernel, dst: Reg, modulus: i64) {
-    k.rem_u32_by_extent(dst, dst, modulus);
 }
