@@ -320,13 +320,13 @@ impl Sm90TmaGmmaWarpSpecialized {
         let remote = if self.cluster_size() > 1 {
             let (rank, dst, dst_m, dst_n) = (r(k), r(k), r(k), r(k));
             k.push(format!("mov.u32 {rank}, %cluster_ctarank;"));
-            k.push(format!("rem.u32 {cta_m}, {rank}, {cm};"));
-            k.push(format!("div.u32 {cta_n}, {rank}, {cm};"));
+            k.rem_u32_by(cta_m, rank, cm);
+            k.div_u32_by(cta_n, rank, cm);
             // Thread t < cluster size of each consumer warpgroup releases the
             // stage to CTA t, where CTA t's loads land here (same row or column).
             k.push(format!("mov.u32 {dst}, {wg_thread};"));
-            k.push(format!("rem.u32 {dst_m}, {dst}, {cm};"));
-            k.push(format!("div.u32 {dst_n}, {dst}, {cm};"));
+            k.rem_u32_by(dst_m, dst, cm);
+            k.div_u32_by(dst_n, dst, cm);
             let (p, q) = (k.reg(RegClass::Pred), k.reg(RegClass::Pred));
             k.push(format!("setp.eq.u32 {p}, {dst_m}, {cta_m};"));
             k.push(format!("setp.eq.u32 {q}, {dst_n}, {cta_n};"));
@@ -365,7 +365,8 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.push(format!("add.u32 {k_tiles}, {}, {};", block.k, bk - 1));
         // It stays a run-time division: a shift here moved the assembler's
         // allocation of the 168-register cooperative kernels with fused
-        // epilogues into spills (256x128 in 1x2 clusters: 32 bytes).
+        // epilogues into spills (256x128 in 1x2 clusters: 32 bytes; tried
+        // again with the tile walk's launch-time divisors, the same).
         k.push(format!("div.u32 {k_tiles}, {k_tiles}, {bk};"));
         // Consumer warpgroup c (threads 128 (c + 1) ..) multiplies rows
         // c * wg_rows .. of the tile: its A slices start that many rows in.
