@@ -222,6 +222,7 @@ impl fmt::Display for DivideBy {
 
 #[cfg(test)]
 mod tests {
+    use super::super::division_cases::{divisors, numerators, SMALL_DIVISORS};
     use super::DivideBy;
 
     fn check(d: u32, n: u32) {
@@ -229,53 +230,10 @@ mod tests {
         assert_eq!(plan.quotient(n), n / d, "{n} / {d} by {plan}");
     }
 
-    /// Numerators near every multiple of `d` that matters, the ends of the
-    /// range and a spread between them.
-    fn numerators(d: u32) -> Vec<u32> {
-        let mut ns = vec![
-            0,
-            1,
-            2,
-            u32::MAX,
-            u32::MAX - 1,
-            u32::MAX / 2,
-            u32::MAX / 2 + 1,
-        ];
-        for k in [1u64, 2, 3, 1000, u64::from(u32::MAX / d.max(1))] {
-            let at = k * u64::from(d);
-            for n in [at.saturating_sub(1), at, at + 1] {
-                if let Ok(n) = u32::try_from(n) {
-                    ns.push(n);
-                }
-            }
-        }
-        let mut x = 0x9E37_79B9u32 ^ d;
-        for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            ns.push(x);
-        }
-        ns
-    }
-
     #[test]
     fn every_plan_divides_exactly() {
-        let mut divisors: Vec<u32> = (1..=4096).collect();
-        divisors.extend([
-            6_700_417,
-            641,
-            16_384,
-            1 << 31,
-            (1 << 31) - 1,
-            (1 << 31) + 1,
-            u32::MAX,
-            u32::MAX - 1,
-            3_000_000_019,
-            123_456_789,
-        ]);
-        for d in divisors {
-            for n in numerators(d) {
+        for d in divisors() {
+            for n in numerators(d, u32::MAX) {
                 check(d, n);
             }
         }
@@ -283,9 +241,7 @@ mod tests {
 
     #[test]
     fn small_divisors_divide_every_numerator_up_to_two_to_the_twenty() {
-        for d in [
-            3u32, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 25, 48, 96, 100, 112, 224,
-        ] {
+        for d in SMALL_DIVISORS {
             for n in 0..(1u32 << 20) {
                 check(d, n);
             }

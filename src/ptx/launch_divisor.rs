@@ -115,6 +115,7 @@ impl Kernel {
 
 #[cfg(test)]
 mod tests {
+    use super::super::division_cases::{divisors, numerators, SMALL_DIVISORS};
     use super::LaunchDivisor;
 
     fn check(d: u32, n: u32) {
@@ -122,48 +123,10 @@ mod tests {
         assert_eq!(divisor.quotient(n), n / d, "{n} / {d}: {divisor:?}");
     }
 
-    /// Numerators near multiples of `d`, the top of the range and a
-    /// spread, all at most `MAX_NUMERATOR`.
-    fn numerators(d: u32) -> Vec<u32> {
-        let max = LaunchDivisor::MAX_NUMERATOR;
-        let mut ns = vec![0, 1, 2, max, max - 1, max / 2, max / 2 + 1];
-        for k in [1u64, 2, 3, 1000, u64::from(max / d)] {
-            let at = k * u64::from(d);
-            for n in [at.saturating_sub(1), at, at + 1] {
-                if let Ok(n) = u32::try_from(n) {
-                    if n <= max {
-                        ns.push(n);
-                    }
-                }
-            }
-        }
-        let mut x = 0x9E37_79B9u32 ^ d;
-        for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            ns.push(x & max);
-        }
-        ns
-    }
-
     #[test]
     fn every_divisor_divides_exactly_below_two_to_the_31() {
-        let mut divisors: Vec<u32> = (1..=4096).collect();
-        divisors.extend([
-            6_700_417,
-            641,
-            16_384,
-            1 << 30,
-            (1 << 31) - 1,
-            1 << 31,
-            (1 << 31) + 1,
-            u32::MAX,
-            u32::MAX - 1,
-            3_000_000_019,
-        ]);
-        for d in divisors {
-            for n in numerators(d) {
+        for d in divisors() {
+            for n in numerators(d, LaunchDivisor::MAX_NUMERATOR) {
                 check(d, n);
             }
         }
@@ -171,11 +134,9 @@ mod tests {
 
     #[test]
     fn small_divisors_divide_every_numerator_up_to_two_to_the_twenty() {
-        for d in [1u32, 3, 5, 6, 7, 9, 12, 13, 48, 64, 96, 112, 132, 224] {
-            for n in 0..(1u32 << 20) {
-                check(d, n);
-            }
-            for n in (LaunchDivisor::MAX_NUMERATOR - (1 << 16))..=LaunchDivisor::MAX_NUMERATOR {
+        let max = LaunchDivisor::MAX_NUMERATOR;
+        for d in SMALL_DIVISORS {
+            for n in (0..(1u32 << 20)).chain(max - (1 << 16)..=max) {
                 check(d, n);
             }
         }

@@ -26,6 +26,8 @@
 //! | [`PtxError`] | everything that can go wrong, naming the values |
 
 mod divide;
+#[cfg(test)]
+mod division_cases;
 mod error;
 mod instructions;
 mod kernel;

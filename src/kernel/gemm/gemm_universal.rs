@@ -340,16 +340,11 @@ where
     fn scheduler_launch_value(
         &self,
         role: ParamRole,
-        [m, n]: [u32; 2],
-        [raster_log, raster_order]: [u32; 2],
+        mn: [u32; 2],
+        raster: [u32; 2],
     ) -> Option<u64> {
         let [bm, bn, _] = self.tile;
-        let walk = WalkLaunch {
-            tiles_m: m.div_ceil(bm),
-            tiles_n: n.div_ceil(bn),
-            raster_log,
-            along_m: raster_order != 0,
-        };
+        let walk = WalkLaunch::of(mn, [bm, bn], raster);
         self.scheduler.launch_value(role, &walk)
     }
 

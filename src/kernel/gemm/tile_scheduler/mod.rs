@@ -36,6 +36,30 @@ pub struct WalkLaunch {
     pub along_m: bool,
 }
 
+impl WalkLaunch {
+    /// The launch of an `m x n` output in `tile_m x tile_n` tiles with the
+    /// `[raster_log, raster_order]` parameters the launcher passes.
+    ///
+    /// ```
+    /// use cutlet::kernel::gemm::WalkLaunch;
+    ///
+    /// let walk = WalkLaunch::of([1000, 300], [128, 64], [3, 1]);
+    /// assert_eq!((walk.tiles_m, walk.tiles_n, walk.raster_log, walk.along_m), (8, 5, 3, true));
+    /// ```
+    pub fn of(
+        [m, n]: [u32; 2],
+        [tile_m, tile_n]: [u32; 2],
+        [raster_log, raster_order]: [u32; 2],
+    ) -> WalkLaunch {
+        WalkLaunch {
+            tiles_m: m.div_ceil(tile_m.max(1)),
+            tiles_n: n.div_ceil(tile_n.max(1)),
+            raster_log,
+            along_m: raster_order != 0,
+        }
+    }
+}
+
 /// A tile scheduler: maps blocks to output tiles and batches.
 ///
 /// # Contract
