@@ -74,7 +74,10 @@ fn the_composed_kernel_has_the_specs_figures() {
                 "alpha",
                 "beta",
                 "raster_log",
-                "raster_order"
+                "raster_order",
+                "walk_per_group",
+                "walk_group",
+                "walk_group_tail"
             ],
             "{name}"
         );
@@ -108,6 +111,9 @@ fn a_fused_epilogue_adds_its_biases_and_scalars_to_the_list() {
             "beta",
             "raster_log",
             "raster_order",
+            "walk_per_group",
+            "walk_group",
+            "walk_group_tail",
             "bias0",
             "bias1",
             "s2",
