@@ -29,9 +29,11 @@ pub type ConsumerOverlap<'a> = dyn FnMut(&mut Kernel) -> Result<(), PtxError> + 
 ///
 /// Device side, in the order the skeleton calls them, with `io` from
 /// [`Mainloop::emit_prologue`] (emitted once by every thread, after the
-/// epilogue's `emit_init` and before the block or cluster synchronizes;
-/// its producer thread prefetches the tensor maps there, before the
-/// barriers' setup):
+/// epilogue's `emit_init` and the ping-pong turn barriers' setup; its
+/// producer thread prefetches the tensor maps there, before the ring's
+/// setup; it ends with the block's, or cluster's, barrier, after which
+/// every mbarrier initialized before it may be used: the kernel's other
+/// barriers have no synchronization of their own):
 /// 1. producer thread, per tile of its walk
 ///    [`emit_producer`](Self::emit_producer) (the tile's k-tiles into the
 ///    ring, each stage acquired and its transaction armed); after the last

@@ -16,7 +16,7 @@
 //!
 //! | step | emits |
 //! |---|---|
-//! | [`init`](OrderedSequenceBarrier::init) | by the leader: `mbarrier.init` of each barrier with `group_size`, `fence.mbarrier_init`; by all: `bar.sync 0` |
+//! | [`init`](OrderedSequenceBarrier::init) | by the leader: `mbarrier.init` of each barrier with `group_size`, `fence.mbarrier_init`; by all: `bar.sync 0` ([`init_before_sync`](OrderedSequenceBarrier::init_before_sync): the same without it) |
 //! | [`start`](OrderedSequenceBarrier::start) | the group's walk in registers: its own and its successor's barrier of stage 0, the end, the phase (1 for group 0) |
 //! | [`wait`](OrderedSequenceBarrier::wait) | `mbarrier.try_wait.parity` on the group's barrier of the stage |
 //! | [`arrive`](OrderedSequenceBarrier::arrive) | `mbarrier.arrive` on the successor's barrier of the stage, then [`advance`](OrderedSequenceBarrier::advance) |
@@ -119,6 +119,16 @@ impl OrderedSequenceBarrier {
     /// where `leader` (`.pred`) holds, then `fence.mbarrier_init` and, by
     /// every thread, `bar.sync 0`.
     pub fn init(&self, k: &mut Kernel, leader: Reg) -> Result<()> {
+        self.init_before_sync(k, leader)?;
+        k.push("bar.sync 0;");
+        Ok(())
+    }
+
+    /// [`init`](Self::init) without its `bar.sync 0`: for a kernel whose
+    /// every thread passes a block (or cluster) barrier of its own after
+    /// this and before any use of these barriers (the SM90 GEMM's
+    /// mainloop setup), so that the block synchronizes once.
+    pub fn init_before_sync(&self, k: &mut Kernel, leader: Reg) -> Result<()> {
         let skip = k.new_label("ordered_init_done")?;
         k.push(format!("@!{leader} bra {};", skip.name()));
         for b in 0..self.depth * self.length {
@@ -131,7 +141,6 @@ impl OrderedSequenceBarrier {
         }
         k.snippet("sm90/mbarrier", "fence_mbarrier_init", &[])?;
         k.place_label(&skip);
-        k.push("bar.sync 0;");
         Ok(())
     }
 

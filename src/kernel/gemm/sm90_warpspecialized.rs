@@ -279,6 +279,25 @@ where
                 ..entry
             },
         )?;
+        // Ping-pong's turn barriers too: the mainloop's setup ends with the
+        // block's (or cluster's) barrier that makes all of them visible.
+        let ordered = if self.schedule == KernelSchedule::TmaWarpSpecializedPingpong {
+            let base = r(&mut k);
+            k.push(format!(
+                "add.u32 {base}, {smem}, {};",
+                self.ordered_offset()
+            ));
+            let barrier =
+                OrderedSequenceBarrier::new(2, 2, WARPGROUP, base).map_err(pipeline_error)?;
+            let leader = k.reg(RegClass::Pred);
+            k.push(format!("setp.eq.u32 {leader}, {tid}, 0;"));
+            barrier
+                .init_before_sync(&mut k, leader)
+                .map_err(pipeline_error)?;
+            Some(barrier)
+        } else {
+            None
+        };
         let mut io = self.mainloop.emit_prologue(&mut k, &entry)?;
         // A scheduler that splits K: each unit runs a range of the k-tiles.
         let k_total = if self.scheduler.splits_k() {
@@ -313,21 +332,6 @@ where
                 let (first, count) = self.scheduler.emit_walk_k_range(k, sp, total);
                 self.mainloop.emit_k_range(k, &io, first, count);
             }
-        };
-        let ordered = if self.schedule == KernelSchedule::TmaWarpSpecializedPingpong {
-            let base = r(&mut k);
-            k.push(format!(
-                "add.u32 {base}, {smem}, {};",
-                self.ordered_offset()
-            ));
-            let barrier =
-                OrderedSequenceBarrier::new(2, 2, WARPGROUP, base).map_err(pipeline_error)?;
-            let leader = k.reg(RegClass::Pred);
-            k.push(format!("setp.eq.u32 {leader}, {tid}, 0;"));
-            barrier.init(&mut k, leader).map_err(pipeline_error)?;
-            Some(barrier)
-        } else {
-            None
         };
         // Launched as a programmatic dependent launch, the block may start
         // while the kernel ahead on the stream still runs: everything above
