@@ -517,7 +517,11 @@ impl GemmSpec {
     /// assert_eq!(kernel.shared_storage().bytes, spec.shared_mem_bytes());
     /// let names: Vec<String> = kernel.params().iter().map(|role| role.name()).collect();
     /// assert_eq!(names[..8], ["a", "b", "c", "d", "m", "n", "k", "l"]);
-    /// assert_eq!(names[names.len() - 2..], ["raster_log", "raster_order"]);
+    /// // The scheduler's raster, and the walk's divisors the launcher works out.
+    /// assert_eq!(
+    ///     names[names.len() - 5..],
+    ///     ["raster_log", "raster_order", "walk_per_group", "walk_group", "walk_group_tail"]
+    /// );
     /// ```
     ///
     /// # Errors
