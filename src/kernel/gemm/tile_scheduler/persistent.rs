@@ -496,8 +496,7 @@ mod tests {
     fn the_launch_divisors_walk_as_tile_of() {
         use super::super::{RasterDivisors, WalkLaunch};
         use crate::gemm::{ParamRole, WalkDivisor};
-        let divide =
-            |param: u64, n: u32| ((u64::from(n) * (param & 0xffff_ffff)) >> (param >> 32)) as u32;
+        use crate::ptx::LaunchDivisor;
         for cluster in [[1u32, 1], [2, 1], [1, 2], [2, 2]] {
             for (tiles_m, tiles_n, l) in [(7u32, 5u32, 3u32), (1, 1, 2), (33, 4, 1), (4, 64, 2)] {
                 for (log, along_m) in [(0, false), (2, false), (3, true), (1, true)] {
@@ -515,6 +514,8 @@ mod tests {
                         .launch_value(ParamRole::WalkDivisor(WalkDivisor::PerBatch), &walk)
                         .unwrap();
                     let (cm, cn) = (tiles_m.div_ceil(cluster[0]), tiles_n.div_ceil(cluster[1]));
+                    let per_batch_divisor = LaunchDivisor::new(cm * cn).unwrap();
+                    assert_eq!(per_batch, per_batch_divisor.param());
                     let raster = RasterDivisors::of(cm, cn, log, along_m);
                     let order = if along_m {
                         RasterOrder::AlongM
@@ -522,7 +523,7 @@ mod tests {
                         RasterOrder::AlongN
                     };
                     for linear in 0..cm * cn * l + 8 {
-                        let batch = divide(per_batch, linear);
+                        let batch = per_batch_divisor.quotient(linear);
                         assert_eq!(batch, linear / (cm * cn));
                         if batch >= l {
                             continue;
