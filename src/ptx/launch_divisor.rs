@@ -61,7 +61,8 @@ impl LaunchDivisor {
         // p = ceil(log2 d): 0 for 1, s for 2^s.
         let p = 32 - (divisor - 1).leading_zeros();
         let shift = 31 + p;
-        let multiplier = (1u128 << shift).div_ceil(u128::from(divisor));
+        // 2^shift <= 2^63: one 64-bit division.
+        let multiplier = (1u64 << shift).div_ceil(u64::from(divisor));
         Some(LaunchDivisor {
             divisor,
             multiplier: u32::try_from(multiplier).ok()?,

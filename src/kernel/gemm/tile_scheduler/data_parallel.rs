@@ -6,6 +6,7 @@
 //! `2^raster_log` tiles, so the blocks running at one time share A rows and
 //! B columns in L2. `blockIdx.y` is the batch.
 
+use super::raster::divisor_at_least_one;
 use super::{emit_raster, RasterDivisors, TileScheduler, WalkLaunch};
 use crate::gemm::{DeclaredParams, GemmShape, ParamRole, WalkDivisor};
 use crate::ptx::{Kernel, PtxError, Reg, SpecialReg};
@@ -138,13 +139,11 @@ pub(super) fn raster_divisor(
     tiles_n: u32,
     walk: &WalkLaunch,
 ) -> Option<u64> {
-    let divisors = RasterDivisors::of(tiles_m, tiles_n, walk.raster_log, walk.along_m);
-    match role {
-        ParamRole::WalkDivisor(WalkDivisor::PerGroup) => Some(divisors.per_group.param()),
-        ParamRole::WalkDivisor(WalkDivisor::Group) => Some(divisors.group.param()),
-        ParamRole::WalkDivisor(WalkDivisor::GroupTail) => Some(divisors.group_tail.param()),
-        _ => None,
-    }
+    let index = RASTER_DIVISORS
+        .iter()
+        .position(|&d| role == ParamRole::WalkDivisor(d))?;
+    let sizes = RasterDivisors::sizes(tiles_m, tiles_n, walk.raster_log, walk.along_m);
+    Some(divisor_at_least_one(sizes[index]).param())
 }
 
 /// Emits the scheduler: the tile of this block from `%ctaid.x` (walked

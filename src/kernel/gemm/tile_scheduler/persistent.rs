@@ -517,6 +517,16 @@ mod tests {
                     let per_batch_divisor = LaunchDivisor::new(cm * cn).unwrap();
                     assert_eq!(per_batch, per_batch_divisor.param());
                     let raster = RasterDivisors::of(cm, cn, log, along_m);
+                    let passed = |d| s.launch_value(ParamRole::WalkDivisor(d), &walk);
+                    assert_eq!(
+                        passed(WalkDivisor::PerGroup),
+                        Some(raster.per_group.param())
+                    );
+                    assert_eq!(passed(WalkDivisor::Group), Some(raster.group.param()));
+                    assert_eq!(
+                        passed(WalkDivisor::GroupTail),
+                        Some(raster.group_tail.param())
+                    );
                     let order = if along_m {
                         RasterOrder::AlongM
                     } else {

@@ -160,6 +160,19 @@ impl RasterDivisors {
     /// The divisors for `tiles_m x tiles_n` tiles (at least one each is
     /// assumed: an empty dimension gets divisors of 1).
     pub fn of(tiles_m: u32, tiles_n: u32, raster_log: u32, along_m: bool) -> RasterDivisors {
+        let [per_group, group, group_tail] =
+            Self::sizes(tiles_m, tiles_n, raster_log, along_m).map(divisor_at_least_one);
+        RasterDivisors {
+            per_group,
+            group,
+            group_tail,
+        }
+    }
+
+    /// The three divisors' values (per group, group, group tail), each at
+    /// least 1: what a launch needs one of at a time, without the
+    /// multipliers of the other two.
+    pub(crate) fn sizes(tiles_m: u32, tiles_n: u32, raster_log: u32, along_m: bool) -> [u32; 3] {
         let (ta, tb) = if along_m {
             (tiles_n, tiles_m)
         } else {
@@ -168,12 +181,7 @@ impl RasterDivisors {
         let ta = ta.max(1);
         let group = (1u32 << raster_log.min(31)).min(ta);
         let tail = ta - (ta.div_ceil(group) - 1) * group;
-        let divisor = |d: u32| LaunchDivisor::new(d.max(1)).unwrap_or(LaunchDivisor::ONE);
-        RasterDivisors {
-            per_group: divisor(group.saturating_mul(tb)),
-            group: divisor(group),
-            group_tail: divisor(tail),
-        }
+        [group.saturating_mul(tb), group, tail].map(|d| d.max(1))
     }
 
     /// The host model of [`emit_raster`] with these divisors: `(tile_m,
@@ -205,6 +213,11 @@ impl RasterDivisors {
             (a, b)
         }
     }
+}
+
+/// The launch divisor of `d`, or of 1 where `d` is 0.
+pub(crate) fn divisor_at_least_one(d: u32) -> LaunchDivisor {
+    LaunchDivisor::new(d).unwrap_or(LaunchDivisor::ONE)
 }
 
 /// Emits the walk: `(tile_m, tile_n)` (`.b32`) of unit `id` of `tiles_m x
