@@ -92,7 +92,9 @@ pub use float8;
 pub use typenum;
 
 /// The README's Rust code, compiled by `cargo test` as doctests (`no_run`:
-/// they need a GPU to run), so that the README cannot drift from the API.
+/// they need a GPU to run; `tests/readme_gpu.rs` runs a copy of each
+/// complete program on one, and `tests/doc_programs.rs` keeps the copies
+/// word for word), so that the README cannot drift from the API.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -1,6 +1,6 @@
 //! The README's complete programs, run on a GPU as a reader would run
 //! them: each `tests/readme/*.rs` is a README block word for word but for
-//! `pub fn main` (`tests/readme_snippets.rs` checks that), and each test
+//! `pub fn main` (`tests/doc_programs.rs` checks that), and each test
 //! calls its `main`, which checks its own results. The quickstart needs
 //! compute capability 8.0 or newer, the 8-bit programs 9.0; each test skips
 //! with a printed reason where no driver or such GPU is found.

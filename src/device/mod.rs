@@ -78,6 +78,7 @@
 //! args.output(&mut out).scalar(1000u32);
 //! // SAFETY: `times_three(.u64 out, .u32 n)` writes out[0..n) and `out` holds n values.
 //! unsafe { kernel.function().launch(&LaunchConfig::for_elements(1000, 256), args)? };
+//! assert_eq!(stream.clone_dtoh(&out).expect("copy")[999], 2997);
 //! # Ok(())
 //! # }
 //! ```
