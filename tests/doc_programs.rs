@@ -12,60 +12,58 @@ use std::path::{Path, PathBuf};
 /// A program found in a document: where it starts, and its text.
 type Program = (String, String);
 
-/// The README's `rust,no_run` blocks, each with its first line.
-fn readme_programs(readme: &str) -> Vec<Program> {
+/// The fenced blocks opened by `opener` in `lines` (`None`: a line outside
+/// the document's text, which ends any block left open unfinished), each
+/// with its first line's place in `file`, rustdoc's hidden lines (`# ...`)
+/// shown as the compiler sees them.
+fn fenced_programs<'a>(
+    file: &str,
+    lines: impl Iterator<Item = Option<&'a str>>,
+    opener: &str,
+) -> Vec<Program> {
     let mut programs = Vec::new();
     let mut open: Option<Program> = None;
-    for (index, line) in readme.lines().enumerate() {
-        match open.as_mut() {
-            None if line == "```rust,no_run" => {
-                open = Some((format!("README.md:{}", index + 2), String::new()))
-            }
-            None => {}
-            Some(_) if line == "```" => programs.extend(open.take()),
-            Some((_, text)) => {
-                text.push_str(line);
-                text.push('\n');
-            }
-        }
-    }
-    assert!(open.is_none(), "README.md ends inside a rust block");
-    programs
-}
-
-/// The `no_run` examples of one source file's doc comments (`///` or
-/// `//!`), with rustdoc's hidden lines (`# ...`) shown as the compiler
-/// sees them.
-fn rustdoc_programs(file: &str, source: &str) -> Vec<Program> {
-    let mut programs = Vec::new();
-    let mut open: Option<Program> = None;
-    for (index, line) in source.lines().enumerate() {
-        let trimmed = line.trim_start();
-        let Some(doc) = trimmed
-            .strip_prefix("///")
-            .or_else(|| trimmed.strip_prefix("//!"))
-        else {
+    for (index, line) in lines.enumerate() {
+        let Some(line) = line else {
             open = None;
             continue;
         };
-        let doc = doc.strip_prefix(' ').unwrap_or(doc);
         match open.as_mut() {
-            None if doc.trim() == "```no_run" => {
+            None if line.trim() == opener => {
                 open = Some((format!("{file}:{}", index + 2), String::new()))
             }
             None => {}
-            Some(_) if doc.trim() == "```" => programs.extend(open.take()),
+            Some(_) if line.trim() == "```" => programs.extend(open.take()),
             Some((_, text)) => {
-                let shown = match doc {
+                let shown = match line {
                     "#" => "",
-                    _ => doc.strip_prefix("# ").unwrap_or(doc),
+                    _ => line.strip_prefix("# ").unwrap_or(line),
                 };
                 text.push_str(shown);
                 text.push('\n');
             }
         }
     }
+    assert!(open.is_none(), "{file} ends inside a rust block");
     programs
+}
+
+/// The README's `rust,no_run` blocks, each with its first line.
+fn readme_programs(readme: &str) -> Vec<Program> {
+    fenced_programs("README.md", readme.lines().map(Some), "```rust,no_run")
+}
+
+/// The `no_run` examples of one source file's doc comments (`///` or
+/// `//!`).
+fn rustdoc_programs(file: &str, source: &str) -> Vec<Program> {
+    let docs = source.lines().map(|line| {
+        let trimmed = line.trim_start();
+        let doc = trimmed
+            .strip_prefix("///")
+            .or_else(|| trimmed.strip_prefix("//!"))?;
+        Some(doc.strip_prefix(' ').unwrap_or(doc))
+    });
+    fenced_programs(file, docs, "```no_run")
 }
 
 /// Every `.rs` file under `dir`, sorted.
