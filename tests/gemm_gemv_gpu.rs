@@ -60,6 +60,22 @@ fn f16_wide_tiles_on_three_warps_store_f16() {
     );
 }
 
+/// The pick's narrow form past K = 4 N: one 8-column group a block, 16
+/// warps slicing K.
+#[test]
+fn bf16_narrow_blocks_on_sixteen_warps_store_bf16() {
+    sweep::<bf16, bf16>(
+        "bf16_narrow_blocks_on_sixteen_warps_store_bf16",
+        gemv(BF16, BF16, OutputMajor::N, [8, 8], 16, 4),
+        false,
+    );
+    sweep::<f16, f16>(
+        "f16_narrow_blocks_of_16_rows_on_sixteen_warps_store_f16",
+        gemv(F16, F16, OutputMajor::M, [16, 8], 16, 4),
+        false,
+    );
+}
+
 #[test]
 fn tf32_rows_of_8_store_f32() {
     sweep::<f32, f32>(

@@ -1,7 +1,8 @@
 //! Where the SM90 pick takes the GEMV kernel (`sm90_pick_for_problem`, no
 //! GPU needed): M up to 16 with K-major A and B of a 16-bit type or tf32,
-//! B up to 4096 x 4096 elements and K at most 4 N, swap-AB not forced;
-//! 8-row tiles up to M = 8, 16 above.
+//! B up to 4096 x 4096 elements and K at most 4 N (past it, a 16-bit B up
+//! to K = 4096 in 8-column blocks), swap-AB not forced; 8-row tiles up to
+//! M = 8, 16 above.
 
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
@@ -46,6 +47,20 @@ fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
         picks_gemv((TF32, F32), KK, [4, 4096, 1024], None),
         Some([8, 16, 16])
     );
+    // Past K = 4 N, a narrow 16-bit B up to K = 4096: 8 columns a block
+    // (and 16 warps slicing K).
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [8, 16, 4096], None),
+        Some([8, 8, 32])
+    );
+    assert_eq!(
+        picks_gemv((F16, F16), KK, [16, 512, 4096], None),
+        Some([16, 8, 32])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [1, 16, 1024], None),
+        Some([8, 8, 32])
+    );
     // swap_ab(false) does not turn it off: the GEMV kernel does not swap.
     assert_eq!(
         picks_gemv((BF16, BF16), KK, [1, 4096, 4096], Some(false)),
@@ -55,11 +70,14 @@ fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
 
 #[test]
 fn past_its_bounds_the_pick_is_another_kernel() {
-    // 17 rows; more than 4096 x 4096 elements of B; K over 4 N.
+    // 17 rows; more than 4096 x 4096 elements of B; K over 4 N and over
+    // 4096; tf32 past K = 4 N.
     assert_eq!(picks_gemv((BF16, BF16), KK, [17, 4096, 4096], None), None);
     assert_eq!(picks_gemv((BF16, BF16), KK, [1, 4096, 4104], None), None);
     assert_eq!(picks_gemv((BF16, BF16), KK, [1, 8192, 8192], None), None);
     assert_eq!(picks_gemv((BF16, BF16), KK, [1, 1024, 8192], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [8, 16, 4104], None), None);
+    assert_eq!(picks_gemv((TF32, F32), KK, [4, 64, 1024], None), None);
     // Swap-AB forced; an M-major A or an N-major B; 8-bit inputs.
     assert_eq!(
         picks_gemv((BF16, BF16), KK, [1, 4096, 4096], Some(true)),

@@ -12,8 +12,10 @@ use cutlet::numeric::ElementType::{self, BF16, F16, F32, TF32};
 #[test]
 fn gemv_kernels_assemble_without_spills() {
     let k = OperandMajor::K;
-    let cases: [(ElementType, ElementType, OutputMajor, [u32; 2], u32, u32); 8] = [
+    let cases: [(ElementType, ElementType, OutputMajor, [u32; 2], u32, u32); 10] = [
         (BF16, BF16, OutputMajor::N, [8, 16], 8, 4),
+        (BF16, BF16, OutputMajor::N, [8, 8], 16, 4),
+        (F16, F16, OutputMajor::N, [16, 8], 16, 4),
         (BF16, BF16, OutputMajor::N, [16, 16], 8, 4),
         (BF16, BF16, OutputMajor::N, [8, 8], 8, 4),
         (BF16, BF16, OutputMajor::N, [8, 32], 4, 4),

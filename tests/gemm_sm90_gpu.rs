@@ -1818,9 +1818,10 @@ fn the_workspace_orders_launches_across_streams() {
 }
 
 /// The builder's per-problem pick splits K where the tiles leave most SMs
-/// idle and K is long (256 x 256 x 8192: 4 tiles of 128x128, 8 splits of
-/// 16 k-tiles), runs it exactly (beta and C in place, L = 2), and keeps
-/// whole tiles for a short K.
+/// idle and K is long (256 x 256 x 8192: 16 ping-pong tiles of 64x64, 8
+/// splits of 16 k-tiles; 100 x 24 x 4136, ragged: 64x32 tiles, 2 x 3 of
+/// them over L = 3, 8 splits), runs it exactly (beta and C in place, L = 2
+/// and 3), and keeps whole tiles for a short K.
 #[test]
 fn build_picks_split_k_for_few_tiles_and_a_long_k() {
     const NAME: &str = "build_picks_split_k_for_few_tiles_and_a_long_k";
@@ -1842,6 +1843,19 @@ fn build_picks_split_k_for_few_tiles_and_a_long_k() {
                 k: 8192,
                 l: 2,
                 alpha: 1.0,
+                beta: 0.5,
+                in_place: true,
+                c_pad: 0,
+            },
+            true,
+        ),
+        (
+            Case {
+                m: 100,
+                n: 24,
+                k: 4136,
+                l: 3,
+                alpha: 1.5,
                 beta: 0.5,
                 in_place: true,
                 c_pad: 0,

@@ -173,7 +173,11 @@ pub fn sm90_default_spec(
 /// one wave), and where it is 4 splits of at most 16 k-tiles, 128x64 tiles
 /// in 2; 8 splits of at least 12 tiles and 16 k-tiles each, and any split
 /// count of at least 12 tiles and 64 k-tiles each, run in clusters of 2
-/// (2x1, or 1x2 where the tiles along M are odd).
+/// (2x1, or 1x2 where the tiles along M are odd). Where N is at most 512,
+/// 16-bit inputs, and those 128x128 splits would run without a cluster:
+/// the ping-pong kernel on 64 x BN tiles instead (BN the narrowest of 16,
+/// 32 and 64 that holds N), in the most of 8, 4 or 2 splits whose units
+/// fit one wave and keep 8 k-tiles each.
 ///
 /// Whole ping-pong 64x64 tiles (unswapped, 13 stages for 16-bit inputs),
 /// where M is a multiple of 64 and they make at most one wave of blocks
@@ -239,6 +243,18 @@ pub fn sm90_default_spec(
 /// assert_eq!(bf(384, 512, 16384).cluster.mnk(), [1, 2, 1]);
 /// // 8 k-tiles a split (K = 4096): no cluster.
 /// assert_eq!(bf(512, 512, 4096).cluster.mnk(), [1, 1, 1]);
+/// // An N of at most 512 whose 128x128 splits run unclustered: split-K on
+/// // ping-pong 64-row tiles of the narrowest TileN (16, 32, 64) that holds
+/// // N, in the most splits (8, 4, 2) that fit a wave: 512 x 512 x 4096 is
+/// // 8 x 8 = 64 tiles of 64x64, 2 splits (128 units of 32 k-tiles).
+/// let small = bf(512, 512, 4096);
+/// assert_eq!((small.schedule, small.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 64, 64]));
+/// assert!(small.kernel_name().ends_with("_splitk2"));
+/// // 8 x 16 x 7168: one 64x16 tile, 8 splits of 14 k-tiles; 2048 x 64 x
+/// // 4096: 32 tiles of 64x64, 4 splits.
+/// assert_eq!(bf(8, 16, 7168).tile, [64, 16, 64]);
+/// assert!(bf(8, 16, 7168).kernel_name().ends_with("_splitk8"));
+/// assert!(bf(2048, 64, 4096).kernel_name().ends_with("_pingpong_c1x1_splitk4"));
 /// // Any split count with 64 k-tiles a split: 768 x 1024 is 48 tiles, 2
 /// // splits of 64 k-tiles at K = 8192, in 2x1; at K = 4096, 32: none.
 /// let square = bf(768, 1024, 8192);
@@ -297,6 +313,11 @@ pub fn sm90_default_spec(
 /// assert_eq!((decode.tile, decode.mainloop.warps), ([8, 16, 32], [1, 1, 8]));
 /// assert!(decode.kernel_name().ends_with("_gemv"));
 /// assert_eq!(bf(16, 4096, 4096).tile, [16, 16, 32]);
+/// // Past K = 4 N, a narrow B up to K = 4096: 8 columns a block, 16 warps
+/// // (8 x 16 x 4096: 2 blocks).
+/// let narrow = bf(8, 16, 4096);
+/// assert_eq!((narrow.tile, narrow.mainloop.warps), ([8, 8, 32], [1, 1, 16]));
+/// assert!(!bf(8, 16, 7168).kernel_name().ends_with("_gemv"));
 /// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 in 128x16 tiles
 /// // (D^T column-major), 32 tiles, 4 splits of 32 k-tiles.
 /// let decode = bf(16, 4096, 8192);
@@ -449,6 +470,11 @@ const ONE_ROW_MIN_K_TILES_PER_SPLIT: u32 = 16;
 /// The most 128-column tiles (N = 1536) of the row [`Sm90Pick::one_row`]
 /// takes.
 const ONE_ROW_MAX_TILES_N: u32 = 12;
+/// Largest N for which [`Sm90Pick::small_split`] splits 64-row ping-pong
+/// tiles (the N it was measured at: 16 to 512).
+const SMALL_SPLIT_MAX_N: u32 = 512;
+/// The TileNs [`Sm90Pick::small_split`] takes: the narrowest that holds N.
+const SMALL_SPLIT_TILE_N: [u32; 3] = [16, 32, 64];
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
 /// Swap-AB's split units of at most this many k-tiles give way to unsplit
@@ -473,6 +499,13 @@ const GEMV_WARPS: u32 = 8;
 const GEMV_UNROLL: u32 = 4;
 /// The GEMV kernel's TileN: two 8-column mma groups per block.
 const GEMV_TILE_N: u32 = 16;
+/// The GEMV kernel's TileN and warps past K = 4 N (a narrow B): one
+/// 8-column group per block, 16 warps slicing K.
+const GEMV_NARROW_TILE_N: u32 = 8;
+const GEMV_NARROW_WARPS: u32 = 16;
+/// Largest K the narrow GEMV takes past K = 4 N (16-bit inputs; beyond it
+/// split 64-row tiles stream B faster).
+const GEMV_NARROW_MAX_K: u32 = 4096;
 
 impl Sm90Pick {
     /// The spec of this pick for `types` and `majors` (split-K: the
@@ -488,7 +521,12 @@ impl Sm90Pick {
         };
         if self.schedule == KernelSchedule::Multistage {
             let [rows, cols, _] = self.tile;
-            let spec = GemmSpec::gemv(types, majors, [rows, cols], GEMV_WARPS, GEMV_UNROLL);
+            let warps = if cols == GEMV_NARROW_TILE_N {
+                GEMV_NARROW_WARPS
+            } else {
+                GEMV_WARPS
+            };
+            let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, GEMV_UNROLL);
             spec.validate()?;
             return Ok(spec);
         }
@@ -752,6 +790,19 @@ impl Sm90Pick {
     /// 1 x 4096 x 1024 1.07-1.16 against 0.90-1.03, 1 x 1024 x 4096 1.09-1.10
     /// against 0.94-0.99, 1 x 1024 x 1024 2.04 against 1.46; the tile, warp
     /// and unroll sweep found nothing faster by more than 2%.
+    ///
+    /// Past K = 4 N, a B narrow enough that K is at most
+    /// [`GEMV_NARROW_MAX_K`] (16-bit inputs): blocks of 8 columns, 16 warps
+    /// slicing K ([`GEMV_NARROW_TILE_N`], [`GEMV_NARROW_WARPS`]), where the
+    /// other kernels leave most of the GPU idle on a few tiles. H200,
+    /// 2026-11-29, bf16, cutlet / cuBLASLt, against the pick before it
+    /// (ping-pong 128x64 tiles at K = 1024, 64-row tiles split in 8 at
+    /// K = 4096, swap-AB at M = 1): 8 x 16 x 1024 1.31 against 0.84, 1 x 16
+    /// x 1024 1.34 against 1.00, 8 x 16 x 4096 1.33 against 1.17, 1 x 64 x
+    /// 4096 1.37 against 1.15, 8 x 256 x 4096 1.37 against 1.21; at K = 7168
+    /// the split kernels stayed ahead (16 x 128 x 7168 0.99 against 1.11,
+    /// 8 x 32 x 16384 0.77 against 0.85), and 16-column blocks of 8 warps
+    /// lost at K = 4096 (1.04-1.08).
     fn gemv(
         a: ElementType,
         [m, n, k, _]: [u32; 4],
@@ -764,14 +815,21 @@ impl Sm90Pick {
             || m == 0
             || m > GEMV_MAX_M
             || b_elements > GEMV_MAX_B_ELEMENTS
-            || u64::from(k) > 4 * u64::from(n)
         {
             return None;
         }
+        // Past K = 4 N only a narrow B, in blocks of 8 columns.
+        let cols = if u64::from(k) <= 4 * u64::from(n) {
+            GEMV_TILE_N
+        } else if facts.gemv_narrow_ok && k <= GEMV_NARROW_MAX_K {
+            GEMV_NARROW_TILE_N
+        } else {
+            return None;
+        };
         let rows = if m <= 8 { 8 } else { 16 };
         Some(Sm90Pick {
             schedule: KernelSchedule::Multistage,
-            tile: [rows, GEMV_TILE_N, 64 / a.size_bytes().max(1)],
+            tile: [rows, cols, 64 / a.size_bytes().max(1)],
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
@@ -854,6 +912,64 @@ impl Sm90Pick {
         (4 * units >= 3 * sms).then_some(Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile: [128, bn, bk],
+            cluster: ClusterShape::ONE,
+            splits,
+            swap: false,
+        })
+    }
+
+    /// Split-K on ping-pong 64-row tiles for an N of at most
+    /// [`SMALL_SPLIT_MAX_N`] (MoE routers, LoRA, heads): 64 x BN tiles, BN
+    /// the narrowest of [`SMALL_SPLIT_TILE_N`] that holds N, in the most
+    /// splits (8, 4 or 2) whose units fit one wave with at least
+    /// [`SPLIT_MIN_K_TILES_PER_SPLIT`] k-tiles each, where K has at least
+    /// [`SPLIT_MIN_K_TILES`] k-tiles. 128x128 tiles leave most of each
+    /// block's rows or columns empty there and make too few units to fill
+    /// the GPU (one tile in 8 splits at 8 x 16 x 7168), and each split's
+    /// finisher adds 64 KiB partial tiles. H200, 2026-11-29, bf16, cutlet /
+    /// cuBLASLt, two rounds, against the 128x128 split-K pick before it:
+    /// 8x16x4096 (64x16, 8 splits) 1.17 against 0.66, 16x16x7168 1.09
+    /// against 0.59, 512x16x7168 1.03 against 0.57, 2048x16x4096 (4
+    /// splits) 1.08 against 0.69, 64x64x7168 (64x64, 8) 0.92 against 0.61,
+    /// 512x64x4096 0.97 against 0.67, 2048x64x4096 (4) 1.04 against 0.75,
+    /// 128x128x4096 (8) 1.01 against 0.70, 512x128x7168 1.01 against
+    /// 0.70, 2048x128x4096 (2) 0.98-1.02 against 0.82, 128x256x4096 1.02
+    /// against 0.68, 512x256x4096 (4) 1.02 against 0.75, 128x512x4096 1.01
+    /// against 0.69, 512x512x4096 (2) 1.03 against 0.81, 512x512x7168 0.90
+    /// against 0.78, 256x256x16384 0.86-0.87 against 0.61, 256x512x16384
+    /// 0.87-0.89 against 0.74. More units than a wave lost (2048x64x4096
+    /// in 8 splits 0.94, 512x512x4096 in 4 0.93), and so did cooperative
+    /// 128x64 tiles (0.72-0.90) and ping-pong 64x128 ones (0.63-0.95,
+    /// except 512x512x7168 in 4 splits, 0.95). Where the 128x128 splits
+    /// run in clusters ([`split_k`](Self::split_k)) they stay: 512x512x16384
+    /// 0.65 in 2 splits of 64x64 against 0.85, 384x512x16384 0.75 against
+    /// 0.85, 512x512x8192 0.86 against 0.83-0.84 (a tie).
+    fn small_split(
+        bk: u32,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        facts: Sm90PickFacts,
+    ) -> Option<Sm90Pick> {
+        if !facts.small_split_ok || n == 0 || n > SMALL_SPLIT_MAX_N {
+            return None;
+        }
+        let k_tiles = k.div_ceil(bk.max(1));
+        if k_tiles < SPLIT_MIN_K_TILES {
+            return None;
+        }
+        let bn = SMALL_SPLIT_TILE_N
+            .into_iter()
+            .filter(|&bn| facts.small_split_narrow_ok || bn == 64)
+            .find(|&bn| n <= bn)
+            .unwrap_or(64);
+        let tiles = u64::from(m.div_ceil(64)) * u64::from(n.div_ceil(bn)) * u64::from(l);
+        let splits = [SPLIT_MAX, 4, 2].into_iter().find(|&splits| {
+            tiles * u64::from(splits) <= u64::from(sm_count)
+                && k_tiles / splits >= SPLIT_MIN_K_TILES_PER_SPLIT
+        })?;
+        Some(Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
+            tile: [64, bn, bk],
             cluster: ClusterShape::ONE,
             splits,
             swap: false,
@@ -1018,7 +1134,16 @@ impl Sm90Pick {
             }
         }
         if facts.split_ok {
-            if let Some(pick) = Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts) {
+            let split = Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts);
+            // The small split yields to 128x128 splits in clusters, which
+            // share their loads (512x512x16384: 0.65x in 2 splits of 64x64
+            // against 0.85x in 8 clustered ones).
+            if split.is_none_or(|split| split.cluster == ClusterShape::ONE) {
+                if let Some(pick) = Sm90Pick::small_split(bk, [m, n, k, l], sm_count, facts) {
+                    return pick;
+                }
+            }
+            if let Some(pick) = split {
                 return pick;
             }
         }
@@ -1254,11 +1379,22 @@ pub(crate) struct Sm90PickFacts {
     pub(crate) square64_ok: bool,
     /// And the ping-pong 64x128 one.
     pub(crate) wide64_ok: bool,
+    /// The ping-pong 64x64 kernel split along K builds, unswapped, for
+    /// 16-bit inputs read from shared memory (the types
+    /// [`Sm90Pick::small_split`] measured it with).
+    pub(crate) small_split_ok: bool,
+    /// And so do its narrower tiles, 64x16 and 64x32 (a K-major B: an
+    /// N-major B's TileN is a multiple of 64).
+    pub(crate) small_split_narrow_ok: bool,
     /// The GEMV kernel ([`GemmSpec::gemv`]) builds: K-major A and B of
     /// one 16-bit type or tf32, f32 accumulation, a D the SM80 epilogue
     /// stores (a GEMM whose fused epilogue only the SM90 epilogues read
     /// clears it: [`ProblemPicks`](crate::device::gemm)).
     pub(crate) gemv_ok: bool,
+    /// And its narrow form past K = 4 N ([`GEMV_NARROW_TILE_N`] columns,
+    /// [`GEMV_NARROW_WARPS`] warps), for 16-bit inputs (the types it was
+    /// measured with).
+    pub(crate) gemv_narrow_ok: bool,
     /// D is i32 (the exact sums of s8/u8 inputs): four bytes an element,
     /// as many as A and B bring per element of a square problem's K-tile
     /// pair, so the epilogue is worth hiding behind the other warpgroup's
@@ -1386,6 +1522,31 @@ impl Sm90PickFacts {
         let narrow_ok = pingpong_builds(128, 64);
         let square64_ok = pingpong_builds(64, 64);
         let wide64_ok = pingpong_builds(64, 128);
+        let small_split_builds = |cols| {
+            let small = Sm90Pick {
+                schedule: pingpong,
+                tile: [64, cols, bk],
+                ..split
+            };
+            small.spec(types, majors).is_ok()
+        };
+        let small_split_ok = split_ok && a.size_bytes() == 2 && small_split_builds(64);
+        let small_split_narrow_ok = small_split_ok
+            && SMALL_SPLIT_TILE_N[..2]
+                .iter()
+                .all(|&cols| small_split_builds(cols));
+        let gemv_narrow_ok = a.size_bytes() == 2
+            && [8, 16].iter().all(|&rows| {
+                GemmSpec::gemv(
+                    types,
+                    GemmMajors::new(a_major, majors.b, majors.d),
+                    [rows, GEMV_NARROW_TILE_N],
+                    GEMV_NARROW_WARPS,
+                    GEMV_UNROLL,
+                )
+                .validate()
+                .is_ok()
+            });
         let gemv_ok = GemmSpec::gemv(
             types,
             GemmMajors::new(a_major, majors.b, majors.d),
@@ -1409,7 +1570,10 @@ impl Sm90PickFacts {
             narrow_ok,
             square64_ok,
             wide64_ok,
+            small_split_ok,
+            small_split_narrow_ok,
             gemv_ok,
+            gemv_narrow_ok: gemv_ok && gemv_narrow_ok,
             integer_d: d == ElementType::I32,
             register_store_d: d.size_bits() == 8,
             integer_mma: acc == ElementType::I32,
