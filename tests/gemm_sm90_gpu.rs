@@ -1821,7 +1821,8 @@ fn the_workspace_orders_launches_across_streams() {
 /// idle and K is long (256 x 256 x 8192: 16 ping-pong tiles of 64x64, 8
 /// splits of 16 k-tiles; 100 x 24 x 4136, ragged: 64x32 tiles, 2 x 3 of
 /// them over L = 3, 8 splits), runs it exactly (beta and C in place, L = 2
-/// and 3), and keeps whole tiles for a short K.
+/// and 3), and keeps whole tiles for a short K (1088 x 16 x 1000: 17 x 2
+/// whole ping-pong 64x16 tiles over L = 2).
 #[test]
 fn build_picks_split_k_for_few_tiles_and_a_long_k() {
     const NAME: &str = "build_picks_split_k_for_few_tiles_and_a_long_k";
@@ -1864,6 +1865,19 @@ fn build_picks_split_k_for_few_tiles_and_a_long_k() {
         ),
         (
             Case {
+                m: 1088,
+                n: 16,
+                k: 1000,
+                l: 2,
+                alpha: 1.0,
+                beta: 0.5,
+                in_place: true,
+                c_pad: 0,
+            },
+            false,
+        ),
+        (
+            Case {
                 m: 256,
                 n: 256,
                 k: 512,
@@ -1899,6 +1913,9 @@ fn build_picks_split_k_for_few_tiles_and_a_long_k() {
         );
         let name = gemm.spec_for(&args).kernel_name();
         assert_eq!(name.contains("_splitk"), split, "{name}");
+        if case.n == 16 {
+            assert_eq!(gemm.spec_for(&args).tile, [64, 16, 64], "{name}");
+        }
         if split {
             assert!(name.ends_with("_splitk8"), "{name}");
             assert!(gemm.workspace_size(&args) > 0);

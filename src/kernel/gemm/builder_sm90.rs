@@ -179,7 +179,8 @@ pub fn sm90_default_spec(
 /// 32 and 64 that holds N), in the most of 8, 4 or 2 splits whose units
 /// fit one wave and keep 8 k-tiles each.
 ///
-/// Whole ping-pong 64x64 tiles (unswapped, 13 stages for 16-bit inputs),
+/// Whole ping-pong 64x64 tiles (unswapped, 13 stages for 16-bit inputs;
+/// 64x16 where N is at most 16),
 /// where M is a multiple of 64 and they make at most one wave of blocks
 /// and either fill three quarters of it with K at most 8192 (128 x 4096,
 /// 512 x 1024), or K is too short to split; or, where 64x64 tiles take
@@ -250,6 +251,10 @@ pub fn sm90_default_spec(
 /// let small = bf(512, 512, 4096);
 /// assert_eq!((small.schedule, small.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 64, 64]));
 /// assert!(small.kernel_name().ends_with("_splitk2"));
+/// // Whole 64-row tiles fill the wave at 8192 x 16 x 4096 (128 of them):
+/// // 64x16 where N is at most 16.
+/// assert_eq!(bf(8192, 16, 4096).tile, [64, 16, 64]);
+/// assert!(!bf(8192, 16, 4096).kernel_name().contains("splitk"));
 /// // 8 x 16 x 7168: one 64x16 tile, 8 splits of 14 k-tiles; 2048 x 64 x
 /// // 4096: 32 tiles of 64x64, 4 splits.
 /// assert_eq!(bf(8, 16, 7168).tile, [64, 16, 64]);
@@ -748,6 +753,13 @@ impl Sm90Pick {
     /// (128x8192x1024 0.87-0.89 against swap-AB's 0.89-0.91) nor a long
     /// one (128x8192x16384 0.98 against split-K's 0.96-0.97: within the
     /// noise; 128x4096x16384 0.81 against 0.95).
+    ///
+    /// Where N is at most 16, 64x16 tiles instead of 64x64 (as many
+    /// blocks, a quarter of the B loads and MMAs; 16-bit inputs). H200,
+    /// 2026-11-29, two rounds, pinned against the 64x64 pick: 8192x16x1024
+    /// 1.07 against 0.92, 8192x16x4096 1.04 against 0.84, 8192x16x7168 1.03
+    /// against 0.81, 2048x16x1024 1.16 against 1.06 (cooperative 128x16
+    /// tiles 1.01-1.07, 64x16 in 2 splits 0.89-0.97).
     fn wave64(
         bk: u32,
         [m, n, k, l]: [u32; 4],
@@ -761,7 +773,11 @@ impl Sm90Pick {
             |tiles: u64| tiles <= sms && 4 * tiles >= 3 * sms && k_tiles <= WAVE64_MAX_K_TILES;
         let short = tiles(64) <= sms && k_tiles < SPLIT_MIN_K_TILES;
         let bn = if facts.square64_ok && (fills(tiles(64)) || short) {
-            64
+            if n <= 16 && facts.small_split_narrow_ok {
+                16
+            } else {
+                64
+            }
         } else if facts.wide64_ok && m >= 128 && k_tiles >= SPLIT_MIN_K_TILES && fills(tiles(128)) {
             128
         } else {
@@ -1383,8 +1399,9 @@ pub(crate) struct Sm90PickFacts {
     /// 16-bit inputs read from shared memory (the types
     /// [`Sm90Pick::small_split`] measured it with).
     pub(crate) small_split_ok: bool,
-    /// And so do its narrower tiles, 64x16 and 64x32 (a K-major B: an
-    /// N-major B's TileN is a multiple of 64).
+    /// And so do its narrower tiles, 64x16 and 64x32, and 64x16 whole
+    /// ([`Sm90Pick::wave64`]'s for N up to 16); a K-major B: an N-major
+    /// B's TileN is a multiple of 64.
     pub(crate) small_split_narrow_ok: bool,
     /// The GEMV kernel ([`GemmSpec::gemv`]) builds: K-major A and B of
     /// one 16-bit type or tf32, f32 accumulation, a D the SM80 epilogue
@@ -1532,6 +1549,7 @@ impl Sm90PickFacts {
         };
         let small_split_ok = split_ok && a.size_bytes() == 2 && small_split_builds(64);
         let small_split_narrow_ok = small_split_ok
+            && pingpong_builds(64, 16)
             && SMALL_SPLIT_TILE_N[..2]
                 .iter()
                 .all(|&cols| small_split_builds(cols));
