@@ -1553,7 +1553,17 @@ impl Sm90PickFacts {
             && SMALL_SPLIT_TILE_N[..2]
                 .iter()
                 .all(|&cols| small_split_builds(cols));
-        let gemv_narrow_ok = a.size_bytes() == 2
+        let gemv_ok = GemmSpec::gemv(
+            types,
+            GemmMajors::new(a_major, majors.b, majors.d),
+            [8, GEMV_TILE_N],
+            GEMV_WARPS,
+            GEMV_UNROLL,
+        )
+        .validate()
+        .is_ok();
+        let gemv_narrow_ok = gemv_ok
+            && a.size_bytes() == 2
             && [8, 16].iter().all(|&rows| {
                 GemmSpec::gemv(
                     types,
@@ -1565,15 +1575,6 @@ impl Sm90PickFacts {
                 .validate()
                 .is_ok()
             });
-        let gemv_ok = GemmSpec::gemv(
-            types,
-            GemmMajors::new(a_major, majors.b, majors.d),
-            [8, GEMV_TILE_N],
-            GEMV_WARPS,
-            GEMV_UNROLL,
-        )
-        .validate()
-        .is_ok();
         Sm90PickFacts {
             tall_ok,
             deep_ok,
@@ -1591,7 +1592,7 @@ impl Sm90PickFacts {
             small_split_ok,
             small_split_narrow_ok,
             gemv_ok,
-            gemv_narrow_ok: gemv_ok && gemv_narrow_ok,
+            gemv_narrow_ok,
             integer_d: d == ElementType::I32,
             register_store_d: d.size_bits() == 8,
             integer_mma: acc == ElementType::I32,
