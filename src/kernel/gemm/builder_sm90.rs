@@ -193,8 +193,12 @@ pub fn sm90_default_spec(
 /// tiles (at most one wave of them); and where the ping-pong 128x128
 /// tiles take at least two rounds of the SMs over at least two rows of
 /// tiles, 128x112 tiles (16-bit types, K-major B) where their rounds x tile
-/// area come out at least 10% less. See `Sm90Pick::for_problem` in the
-/// source for the measurements.
+/// area come out at least 10% less; else, for 16-bit inputs and D with a
+/// K-major B, the cooperative kernel of 256x128 or 128x256 tiles (chosen
+/// as for two waves above) where its rounds x tile area are no more than
+/// ping-pong 128x128's and K is at least 8192, or at least 4096 over two
+/// rounds (2048x4096x4096, 1024x4096x8192). See `Sm90Pick::for_problem`
+/// in the source for the measurements.
 ///
 /// ```
 /// use cutlet::gemm::{GemmMajors, GemmTypes};
@@ -210,6 +214,18 @@ pub fn sm90_default_spec(
 /// // A short K: ping-pong hides the epilogue.
 /// let short = sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [8192, 8192, 1024, 1], 132).unwrap();
 /// assert_eq!((short.schedule, short.cluster.mnk()), (KernelSchedule::TmaWarpSpecializedPingpong, [1, 1, 1]));
+/// // Between one and two rounds of big tiles: at 2048x4096 the 512 tiles of
+/// // 128x128 take 4 rounds of 132 (4 x 16384 of area), the 256 of 256x128
+/// // take 2 (2 x 32768): no more, so the cooperative kernel where K is at
+/// // least 8192, or 4096 over two rounds. At 1536x4096 the 384 ping-pong
+/// // tiles take 3 rounds (3 x 16384) against 2 (2 x 32768): ping-pong.
+/// let mid = |m, n, k| sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
+/// assert_eq!((mid(2048, 4096, 16384).tile, mid(2048, 4096, 16384).cluster.mnk()), ([256, 128, 64], [1, 2, 1]));
+/// assert_eq!(mid(2048, 4096, 4096).schedule, KernelSchedule::TmaWarpSpecializedCooperative);
+/// assert_eq!(mid(1536, 4096, 16384).schedule, KernelSchedule::TmaWarpSpecializedPingpong);
+/// // One round (128 tiles of 256x128 at 1024x4096): K of at least 8192.
+/// assert_eq!(mid(1024, 4096, 8192).schedule, KernelSchedule::TmaWarpSpecializedCooperative);
+/// assert_eq!(mid(1024, 4096, 4096).schedule, KernelSchedule::TmaWarpSpecializedPingpong);
 /// // 4097 columns make a 17th column of 128x256 tiles one column wide: 544
 /// // tiles, 5 waves on 132 SMs. 256x128 tiles: 16 x 33 = 528, 4 waves.
 /// // An f32 D leaves 256x128 tiles 3 stages: 128x256 keeps 4.
@@ -1100,6 +1116,41 @@ impl Sm90Pick {
         })
     }
 
+    /// The cooperative kernel of 256x128 or 128x256 tiles for a problem
+    /// `[m, n, l]` (its big-problem pick before the half-depth and 128x224
+    /// tiles are weighed): 256x128 tiles in the 2x1 cluster where they take
+    /// fewer rounds than 128x256 ones, else 256x128 in a 1x2 cluster where
+    /// that takes no more rounds, else 128x256 in a 2x1 cluster.
+    fn tall_or_wide(bk: u32, [m, n, l]: [u32; 3], sm_count: u32) -> Sm90Pick {
+        let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
+            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
+            tile,
+            cluster: ClusterShape::new(cm, cn),
+            splits: 1,
+            swap: false,
+        };
+        let (wide, tall_tile) = (cooperative([128, 256, bk], [2, 1]), [256, 128, bk]);
+        let waves_of = |tile, cluster| waves([m, n, l], tile, cluster, sm_count);
+        // The same work in 256x128 tiles where that takes fewer waves:
+        // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
+        // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128
+        // (4). Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093
+        // ran at 624 TFLOP/s against 740.
+        if waves_of(tall_tile, wide.cluster) < waves_of(wide.tile, wide.cluster) {
+            cooperative(tall_tile, wide.cluster.mn())
+        } else if waves_of(tall_tile, ClusterShape::new(1, 2)) <= waves_of(wide.tile, wide.cluster)
+        {
+            // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked
+            // along M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16
+            // 4096³ 0.993-0.994 against 0.988-0.989 for 128x256 2x1,
+            // 4096x14336x4096 0.982-0.985 against 0.972-0.980, 8192³
+            // 1.019-1.020 against 1.012-1.014.
+            cooperative(tall_tile, [1, 2])
+        } else {
+            wide
+        }
+    }
+
     /// The pick for a problem `[m, n, k, l]` of these types and majors, with
     /// swap-AB as asked: [`for_problem`](Self::for_problem), and where
     /// swap-AB is asked for but M is too large for its narrow tiles, the
@@ -1224,28 +1275,8 @@ impl Sm90Pick {
             // A short K leaves the cooperative kernel's epilogue exposed:
             // ping-pong hides it (8192x8192x1024 bf16 on the H100: 654
             // TFLOP/s against 622).
-            let tall_tile = [256, 128, bk];
-            let wide_cluster = wide.cluster;
             let waves_of = |tile, cluster| waves([m, n, l], tile, cluster, sm_count);
-            // The same work in 256x128 tiles where that takes fewer waves:
-            // 4095x4097 is 32x17 = 544 tiles of 128x256 (5 waves on 132 SMs,
-            // the last one a 128x1 sliver wide) but 16x33 = 528 of 256x128
-            // (4). Those keep the 2x1 cluster: in a 1x2 one 4095x4097x4093
-            // ran at 624 TFLOP/s against 740.
-            let big = if waves_of(tall_tile, wide_cluster) < waves_of(wide.tile, wide_cluster) {
-                cooperative(tall_tile, wide.cluster.mn())
-            } else if waves_of(tall_tile, ClusterShape::new(1, 2))
-                <= waves_of(wide.tile, wide_cluster)
-            {
-                // Otherwise cuBLAS's shape, 256x128 in a 1x2 cluster, walked
-                // along M (`RasterOrder::Auto`): H100, cutlet / cuBLASLt, bf16
-                // 4096³ 0.993-0.994 against 0.988-0.989 for 128x256 2x1,
-                // 4096x14336x4096 0.982-0.985 against 0.972-0.980, 8192³
-                // 1.019-1.020 against 1.012-1.014.
-                cooperative(tall_tile, [1, 2])
-            } else {
-                wide
-            };
+            let big = Sm90Pick::tall_or_wide(bk, [m, n, l], sm_count);
             // 256x160 tiles of half-depth k-tiles (64-byte rows, 7 stages)
             // in a 1x2 cluster where their rounds of tiles take at least
             // 1.5% less time than the pick's (rounds x tile area): at
@@ -1340,6 +1371,28 @@ impl Sm90Pick {
             && cost(row112) * 10 <= cost(pick) * 9
         {
             return row112;
+        }
+        // Between one and two rounds of 128x256 tiles (below two the
+        // branch above leaves them): the cooperative 256x128 or 128x256
+        // kernel where its rounds x tile area are no more than ping-pong
+        // 128x128's, K at least 8192, or 4096 over two rounds. At
+        // 2048x4096 the 16 x 32 = 512 tiles of 128x128 take 4 rounds of
+        // 132 (4 x 16384 of area), the 8 x 32 = 256 of 256x128 take 2 (2 x
+        // 32768): the same, and the cooperative tiles read 25% fewer bytes
+        // a flop. H200, 2026-11-29, bf16, cutlet / cuBLASLt, one to two
+        // rounds against ping-pong 128x128: 2048x4096x16384 0.993-0.997
+        // against 0.966-0.969, 8192x1024x16384 0.990 against 0.967-0.970,
+        // 1024x4096x8192 0.994-0.997 against 0.985-0.986, 2048x4096x4096
+        // 1.001-1.007 against 0.987-0.996; with one round at K = 4096 a
+        // wash (1024x4096x4096 0.988-0.992 against 0.998, 2048x2048x4096
+        // 0.990 against 1.000). Where 128x128 tiles fill only a round or
+        // two (64 of 128x256 at 512x4096) they stay: 0.57 against 0.97.
+        if facts.deep_ok && !facts.integer_d && !facts.register_store_d && tile_n == 128 {
+            let big = Sm90Pick::tall_or_wide(bk, [m, n, l], sm_count);
+            let two_rounds = waves([m, n, l], big.tile, big.cluster, sm_count) >= 2;
+            if (k >= 8192 || k >= 4096 && two_rounds) && cost(big) <= cost(pick) {
+                return big;
+            }
         }
         pick
     }
