@@ -76,6 +76,16 @@ fn bf16_narrow_blocks_on_sixteen_warps_store_bf16() {
     );
 }
 
+/// The pick's form for a short K over many blocks: 4 warps slicing K.
+#[test]
+fn bf16_rows_of_16_on_four_warps_store_bf16() {
+    sweep::<bf16, bf16>(
+        "bf16_rows_of_16_on_four_warps_store_bf16",
+        gemv(BF16, BF16, OutputMajor::N, [16, 16], 4, 4),
+        false,
+    );
+}
+
 #[test]
 fn tf32_rows_of_8_store_f32() {
     sweep::<f32, f32>(

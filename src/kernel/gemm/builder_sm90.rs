@@ -339,6 +339,10 @@ pub fn sm90_default_spec(
 /// let narrow = bf(8, 16, 4096);
 /// assert_eq!((narrow.tile, narrow.mainloop.warps), ([8, 8, 32], [1, 1, 16]));
 /// assert!(!bf(8, 16, 7168).kernel_name().ends_with("_gemv"));
+/// // K of at most 1024 over at least 3 rounds of 16-column blocks (16 x 8192
+/// // x 1024: 512 blocks on 132 SMs): 4 warps, each on 256 of K.
+/// assert_eq!(bf(16, 8192, 1024).mainloop.warps, [1, 1, 4]);
+/// assert_eq!(bf(16, 4096, 1024).mainloop.warps, [1, 1, 8]);
 /// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 in 128x16 tiles
 /// // (D^T column-major), 32 tiles, 4 splits of 32 k-tiles.
 /// let decode = bf(16, 4096, 8192);
@@ -463,6 +467,9 @@ pub(crate) struct Sm90Pick {
     /// Whether the kernel computes the transposed problem D^T = B^T · A^T
     /// (swap-AB; its schedule, tile and cluster are that problem's).
     pub(crate) swap: bool,
+    /// The GEMV kernel's warps slicing K (a [`KernelSchedule::Multistage`]
+    /// pick's); 0 for the SM90 kernels.
+    pub(crate) warps: u32,
 }
 
 /// Fewest k-tiles a problem has before the pick splits K: 64 (K = 4096 of
@@ -527,6 +534,19 @@ const GEMV_NARROW_WARPS: u32 = 16;
 /// Largest K the narrow GEMV takes past K = 4 N (16-bit inputs; beyond it
 /// split 64-row tiles stream B faster).
 const GEMV_NARROW_MAX_K: u32 = 4096;
+/// The GEMV kernel's warps where K is at most [`GEMV_SHORT_MAX_K`] and its
+/// 16-column blocks take at least [`GEMV_SHORT_MIN_ROUNDS`] rounds of the
+/// SMs (N of 6336 and up on 132 SMs): 4, each slicing twice the K. H200,
+/// 2026-11-29, bf16, µs against 8 warps, one process, two rounds:
+/// 16x8192x1024 9.5 against 9.8, 8x8192x1024 9.1-9.2 against 9.3-9.4,
+/// 4x8192x1024 8.8-8.9 against 9.2, 16x14336x1024 12.8 against 13.1-13.2,
+/// 1x14336x1024 11.8 against 11.9-12.0; with fewer blocks 4 warps lost
+/// (16x4096x1024 7.5-7.6 against 6.9-7.1, 1x4096x1024 6.7-6.8 against
+/// 6.4-6.5, 16x1024x1024 5.8 against 5.2), and at K = 4096 too
+/// (16x4096x4096 15.4-15.5 against 14.2-14.5).
+const GEMV_SHORT_WARPS: u32 = 4;
+const GEMV_SHORT_MAX_K: u32 = 1024;
+const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
 
 impl Sm90Pick {
     /// The spec of this pick for `types` and `majors` (split-K: the
@@ -542,12 +562,7 @@ impl Sm90Pick {
         };
         if self.schedule == KernelSchedule::Multistage {
             let [rows, cols, _] = self.tile;
-            let warps = if cols == GEMV_NARROW_TILE_N {
-                GEMV_NARROW_WARPS
-            } else {
-                GEMV_WARPS
-            };
-            let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, GEMV_UNROLL);
+            let spec = GemmSpec::gemv(types, majors, [rows, cols], self.warps, GEMV_UNROLL);
             spec.validate()?;
             return Ok(spec);
         }
@@ -658,6 +673,7 @@ impl Sm90Pick {
             cluster: ClusterShape::ONE,
             splits,
             swap: true,
+            warps: 0,
         };
         let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
@@ -805,6 +821,7 @@ impl Sm90Pick {
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
+            warps: 0,
         })
     }
 
@@ -816,7 +833,8 @@ impl Sm90Pick {
     /// 0.99-1.05), where the types and majors allow it (K-major A and B,
     /// 16-bit or tf32 inputs, f32 accumulation) and swap-AB is not asked
     /// for: 8-row tiles up to M = 8, 16-row ones above, 16 columns, 8 warps
-    /// slicing K, 4 k-steps in flight per warp. H200, 2026-11-27, cutlet /
+    /// slicing K (4 where K is at most 1024 over at least 3 rounds of
+    /// blocks: [`GEMV_SHORT_WARPS`]), 4 k-steps in flight per warp. H200, 2026-11-27, cutlet /
     /// cuBLASLt, GEMV against the swap-AB pick: 1 x 4096 x 4096 1.05
     /// against 0.96-0.99, 16 x 4096 x 4096 1.01-1.04 against 0.96-0.97,
     /// 1 x 4096 x 1024 1.07-1.16 against 0.90-1.03, 1 x 1024 x 4096 1.09-1.10
@@ -838,6 +856,7 @@ impl Sm90Pick {
     fn gemv(
         a: ElementType,
         [m, n, k, _]: [u32; 4],
+        sm_count: u32,
         facts: Sm90PickFacts,
         swap: Option<bool>,
     ) -> Option<Sm90Pick> {
@@ -859,12 +878,22 @@ impl Sm90Pick {
             return None;
         };
         let rows = if m <= 8 { 8 } else { 16 };
+        // A short K over many blocks: half the warps, each on twice the K.
+        let blocks = u64::from(n.div_ceil(cols));
+        let warps = if cols == GEMV_NARROW_TILE_N {
+            GEMV_NARROW_WARPS
+        } else if k <= GEMV_SHORT_MAX_K && blocks >= GEMV_SHORT_MIN_ROUNDS * u64::from(sm_count) {
+            GEMV_SHORT_WARPS
+        } else {
+            GEMV_WARPS
+        };
         Some(Sm90Pick {
             schedule: KernelSchedule::Multistage,
             tile: [rows, cols, 64 / a.size_bytes().max(1)],
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
+            warps,
         })
     }
 
@@ -947,6 +976,7 @@ impl Sm90Pick {
             cluster: ClusterShape::ONE,
             splits,
             swap: false,
+            warps: 0,
         })
     }
 
@@ -1005,6 +1035,7 @@ impl Sm90Pick {
             cluster: ClusterShape::ONE,
             splits,
             swap: false,
+            warps: 0,
         })
     }
 
@@ -1076,6 +1107,7 @@ impl Sm90Pick {
             cluster: ClusterShape::ONE,
             splits,
             swap: false,
+            warps: 0,
         };
         let k_tiles = k.div_ceil(bk.max(1));
         let per_split = k_tiles / splits;
@@ -1128,6 +1160,7 @@ impl Sm90Pick {
             cluster: ClusterShape::new(cm, cn),
             splits: 1,
             swap: false,
+            warps: 0,
         };
         let (wide, tall_tile) = (cooperative([128, 256, bk], [2, 1]), [256, 128, bk]);
         let waves_of = |tile, cluster| waves([m, n, l], tile, cluster, sm_count);
@@ -1187,7 +1220,7 @@ impl Sm90Pick {
         swap: Option<bool>,
     ) -> Sm90Pick {
         let bk = default_tile_k(a);
-        if let Some(pick) = Sm90Pick::gemv(a, [m, n, k, l], facts, swap) {
+        if let Some(pick) = Sm90Pick::gemv(a, [m, n, k, l], sm_count, facts, swap) {
             return pick;
         }
         let wave64 = Sm90Pick::wave64(bk, [m, n, k, l], sm_count, facts);
@@ -1220,6 +1253,7 @@ impl Sm90Pick {
             cluster: ClusterShape::new(cm, cn),
             splits: 1,
             swap: false,
+            warps: 0,
         };
         let wide = cooperative([128, 256, bk], [2, 1]);
         let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
@@ -1252,6 +1286,7 @@ impl Sm90Pick {
                     cluster: ClusterShape::new(1, 2),
                     splits: 1,
                     swap: false,
+                    warps: 0,
                 };
             }
             // A D the register-store epilogue writes (an FP8 D, an output
@@ -1267,6 +1302,7 @@ impl Sm90Pick {
                     cluster: ClusterShape::ONE,
                     splits: 1,
                     swap: false,
+                    warps: 0,
                 };
             }
             if !facts.tall_ok {
@@ -1337,6 +1373,7 @@ impl Sm90Pick {
             cluster: ClusterShape::ONE,
             splits: 1,
             swap: false,
+            warps: 0,
         };
         // 128x112 tiles where 128x128 ones take at least two rounds and
         // the narrower ones' rounds x tile area come out at least 10% less,
@@ -1529,6 +1566,7 @@ impl Sm90PickFacts {
             cluster: ClusterShape::ONE,
             splits: 2,
             swap: false,
+            warps: 0,
         };
         let types = GemmTypes::new(a, b, d, d, acc);
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
