@@ -834,8 +834,8 @@ impl Sm90Pick {
     /// 16-bit or tf32 inputs, f32 accumulation) and swap-AB is not asked
     /// for: 8-row tiles up to M = 8, 16-row ones above, 16 columns, 8 warps
     /// slicing K (4 where K is at most 1024 over at least 3 rounds of
-    /// blocks: [`GEMV_SHORT_WARPS`]), 4 k-steps in flight per warp. H200, 2026-11-27, cutlet /
-    /// cuBLASLt, GEMV against the swap-AB pick: 1 x 4096 x 4096 1.05
+    /// blocks: [`GEMV_SHORT_WARPS`]), 4 k-steps in flight per warp. H200,
+    /// 2026-11-27, cutlet / cuBLASLt, GEMV against the swap-AB pick: 1 x 4096 x 4096 1.05
     /// against 0.96-0.99, 16 x 4096 x 4096 1.01-1.04 against 0.96-0.97,
     /// 1 x 4096 x 1024 1.07-1.16 against 0.90-1.03, 1 x 1024 x 4096 1.09-1.10
     /// against 0.94-0.99, 1 x 1024 x 1024 2.04 against 1.46; the tile, warp
@@ -1409,9 +1409,9 @@ impl Sm90Pick {
         {
             return row112;
         }
-        // Between one and two rounds of 128x256 tiles (below two the
-        // branch above leaves them): the cooperative 256x128 or 128x256
-        // kernel where its rounds x tile area are no more than ping-pong
+        // Between one and two rounds of 128x256 tiles (from two on, the
+        // big-problem branch above takes them): the cooperative 256x128 or
+        // 128x256 kernel where its rounds x tile area are no more than ping-pong
         // 128x128's, K at least 8192, or 4096 over two rounds. At
         // 2048x4096 the 16 x 32 = 512 tiles of 128x128 take 4 rounds of
         // 132 (4 x 16384 of area), the 8 x 32 = 256 of 256x128 take 2 (2 x
@@ -1422,8 +1422,9 @@ impl Sm90Pick {
         // 1024x4096x8192 0.994-0.997 against 0.985-0.986, 2048x4096x4096
         // 1.001-1.007 against 0.987-0.996; with one round at K = 4096 a
         // wash (1024x4096x4096 0.988-0.992 against 0.998, 2048x2048x4096
-        // 0.990 against 1.000). Where 128x128 tiles fill only a round or
-        // two (64 of 128x256 at 512x4096) they stay: 0.57 against 0.97.
+        // 0.990 against 1.000). Where the 128x128 tiles take one round
+        // (128 at 512x4096, 64 of 256x128 a round too) the cost keeps
+        // ping-pong: 512x4096x16384 0.99 against the cooperative 0.57.
         if facts.deep_ok && !facts.integer_d && !facts.register_store_d && tile_n == 128 {
             let big = Sm90Pick::tall_or_wide(bk, [m, n, l], sm_count);
             let two_rounds = waves([m, n, l], big.tile, big.cluster, sm_count) >= 2;
