@@ -1148,20 +1148,25 @@ impl Sm90Pick {
         })
     }
 
-    /// The cooperative kernel of 256x128 or 128x256 tiles for a problem
-    /// `[m, n, l]` (its big-problem pick before the half-depth and 128x224
-    /// tiles are weighed): 256x128 tiles in the 2x1 cluster where they take
-    /// fewer rounds than 128x256 ones, else 256x128 in a 1x2 cluster where
-    /// that takes no more rounds, else 128x256 in a 2x1 cluster.
-    fn tall_or_wide(bk: u32, [m, n, l]: [u32; 3], sm_count: u32) -> Sm90Pick {
-        let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
+    /// The cooperative kernel of whole `tile` tiles in a `[cm, cn]` cluster.
+    fn cooperative(tile: [u32; 3], [cm, cn]: [u32; 2]) -> Sm90Pick {
+        Sm90Pick {
             schedule: KernelSchedule::TmaWarpSpecializedCooperative,
             tile,
             cluster: ClusterShape::new(cm, cn),
             splits: 1,
             swap: false,
             warps: 0,
-        };
+        }
+    }
+
+    /// The cooperative kernel of 256x128 or 128x256 tiles for a problem
+    /// `[m, n, l]` (its big-problem pick before the half-depth and 128x224
+    /// tiles are weighed): 256x128 tiles in the 2x1 cluster where they take
+    /// fewer rounds than 128x256 ones, else 256x128 in a 1x2 cluster where
+    /// that takes no more rounds, else 128x256 in a 2x1 cluster.
+    fn tall_or_wide(bk: u32, [m, n, l]: [u32; 3], sm_count: u32) -> Sm90Pick {
+        let cooperative = Sm90Pick::cooperative;
         let (wide, tall_tile) = (cooperative([128, 256, bk], [2, 1]), [256, 128, bk]);
         let waves_of = |tile, cluster| waves([m, n, l], tile, cluster, sm_count);
         // The same work in 256x128 tiles where that takes fewer waves:
@@ -1247,14 +1252,7 @@ impl Sm90Pick {
                 return pick;
             }
         }
-        let cooperative = |tile: [u32; 3], [cm, cn]: [u32; 2]| Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile,
-            cluster: ClusterShape::new(cm, cn),
-            splits: 1,
-            swap: false,
-            warps: 0,
-        };
+        let cooperative = Sm90Pick::cooperative;
         let wide = cooperative([128, 256, bk], [2, 1]);
         let big_tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(256)) * u64::from(l);
         // A through registers (tf32, M-major A): where a warpgroup multiplies
