@@ -57,6 +57,7 @@ fn options(
         fast_accum: false,
         scale_mode: None,
         gemv: None,
+        gemv_ring: false,
         stages: None,
         reduction: cutlet::kernel::gemm::Reduction::Deterministic,
         use_cold_l2: false,

@@ -75,6 +75,7 @@ fn versus_cublas(device: &Device) {
                 fast_accum: false,
                 scale_mode: None,
                 gemv: None,
+                gemv_ring: false,
                 stages: None,
                 reduction: cutlet::kernel::gemm::Reduction::Deterministic,
             };

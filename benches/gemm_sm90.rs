@@ -116,6 +116,7 @@ fn options(case: &Case) -> DenseGemmArgs {
         fast_accum: false,
         scale_mode: None,
         gemv: None,
+        gemv_ring: false,
         stages: None,
         reduction: cutlet::kernel::gemm::Reduction::Deterministic,
     }

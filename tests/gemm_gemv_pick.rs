@@ -2,7 +2,8 @@
 //! GPU needed): M up to 16 with K-major A and B of a 16-bit type or tf32,
 //! B up to 4096 x 4096 elements and K at most 4 N (past it, a 16-bit B up
 //! to K = 4096 in 8-column blocks), swap-AB not forced; 8-row tiles up to
-//! M = 8, 16 above.
+//! M = 8, 16 above; 8-row tiles of a 16-bit type with K of 4096 and more
+//! stage their k-steps in a shared-memory ring (`_gemv_ring`).
 
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
@@ -17,7 +18,8 @@ fn picks_gemv(
     let types = GemmTypes::new(a, a, d, d, F32);
     let majors = GemmMajors::new(a_major, b_major, OutputMajor::N);
     let (spec, swapped) = sm90_pick_for_problem(types, majors, [m, n, k, 1], 132, swap).unwrap();
-    spec.kernel_name().ends_with("_gemv").then(|| {
+    let name = spec.kernel_name();
+    (name.ends_with("_gemv") || name.ends_with("_gemv_ring")).then(|| {
         assert!(!swapped, "{}", spec.kernel_name());
         spec.tile
     })
@@ -65,6 +67,35 @@ fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
     assert_eq!(
         picks_gemv((BF16, BF16), KK, [1, 4096, 4096], Some(false)),
         Some([8, 16, 32])
+    );
+}
+
+/// The kernel name of the problem's pick (bf16, K-major A and B).
+fn pick_name([m, n, k]: [u32; 3]) -> String {
+    let types = GemmTypes::new(BF16, BF16, BF16, BF16, F32);
+    let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+    let (spec, _) = sm90_pick_for_problem(types, majors, [m, n, k, 1], 132, None).unwrap();
+    spec.kernel_name()
+}
+
+#[test]
+fn eight_rows_over_a_long_k_stage_their_k_steps_in_a_ring() {
+    for shape in [[1, 4096, 4096], [8, 1024, 4096], [2, 2048, 8192]] {
+        let name = pick_name(shape);
+        assert!(name.ends_with("_w1x1x8_s8_gemv_ring"), "{shape:?}: {name}");
+    }
+    // 16 rows, K = 1024, the narrow form, tf32: the registers.
+    for shape in [[9, 4096, 4096], [1, 4096, 1024], [8, 16, 4096]] {
+        let name = pick_name(shape);
+        assert!(name.ends_with("_gemv"), "{shape:?}: {name}");
+    }
+    let types = GemmTypes::new(TF32, TF32, F32, F32, F32);
+    let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+    let (tf32, _) = sm90_pick_for_problem(types, majors, [1, 4096, 4096, 1], 132, None).unwrap();
+    assert!(
+        tf32.kernel_name().ends_with("_gemv"),
+        "{}",
+        tf32.kernel_name()
     );
 }
 

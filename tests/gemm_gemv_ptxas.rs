@@ -32,3 +32,25 @@ fn gemv_kernels_assemble_without_spills() {
     });
     assert_none_spills(specs, "sm_90a");
 }
+
+/// The ring form (`GemmSpec::gemv_ring`): the pick's 8 rows x 16 columns
+/// with 8 k-steps in flight, and a spread of tiles, unrolls and types.
+#[test]
+fn gemv_ring_kernels_assemble_without_spills() {
+    let k = OperandMajor::K;
+    let cases: [(ElementType, ElementType, OutputMajor, [u32; 2], u32, u32); 5] = [
+        (BF16, BF16, OutputMajor::N, [8, 16], 8, 8),
+        (F16, F16, OutputMajor::M, [16, 16], 8, 4),
+        (BF16, F32, OutputMajor::N, [8, 64], 4, 8),
+        (TF32, F32, OutputMajor::N, [8, 16], 8, 8),
+        (BF16, BF16, OutputMajor::N, [16, 8], 16, 1),
+    ];
+    let specs = cases.map(|(ab, d, d_major, tile, warps, unroll)| {
+        let types = GemmTypes::new(ab, ab, d, d, F32);
+        let majors = GemmMajors::new(k, k, d_major);
+        let spec = GemmSpec::gemv_ring(types, majors, tile, warps, unroll);
+        spec.validate().unwrap();
+        spec
+    });
+    assert_none_spills(specs, "sm_90a");
+}

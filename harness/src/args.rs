@@ -132,6 +132,11 @@ pub struct DenseGemmArgs {
     /// the pick. Default: the pick (which takes it for M up to 16).
     #[arg(long = "gemv", value_parser = parse_gemv)]
     pub gemv: Option<[u32; 4]>,
+    /// With `--gemv`: stage each warp's k-steps in a shared-memory ring
+    /// with `cp.async` (`GemmSpec::gemv_ring`; UNROLL 1 to 16 k-steps in
+    /// flight) instead of holding them in registers.
+    #[arg(long = "gemv_ring", requires = "gemv")]
+    pub gemv_ring: bool,
     /// Shared-memory stages of the mainloop's ring (as CUTLASS's profiler's
     /// `--stages`), set on whichever kernel runs, the pick's included;
     /// the kernel must still fit the GPU's shared memory. Default: the
@@ -274,7 +279,11 @@ impl DenseGemmArgs {
                 self.accumulator(),
             );
             let majors = GemmMajors::new(self.a_major, self.b_major, self.c_major);
-            let spec = GemmSpec::gemv(types, majors, [rows, cols], warps, unroll);
+            let spec = if self.gemv_ring {
+                GemmSpec::gemv_ring(types, majors, [rows, cols], warps, unroll)
+            } else {
+                GemmSpec::gemv(types, majors, [rows, cols], warps, unroll)
+            };
             spec.validate()?;
             return Ok(spec);
         }

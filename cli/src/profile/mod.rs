@@ -156,6 +156,7 @@ fn options(args: &ProfileArgs, shape: &Shape) -> DenseGemmArgs {
         fast_accum: args.fast_accum,
         scale_mode: None,
         gemv: None,
+        gemv_ring: false,
         stages: None,
         reduction: cutlet::kernel::gemm::Reduction::Deterministic,
     }

@@ -17,7 +17,7 @@ use super::param_values::{dim_index, ParamValues};
 use super::picks::ProblemPicks;
 use super::workspace::{Workspace, WorkspaceLayout};
 use crate::arch::ArchKind;
-use crate::collective::{EpiloguePolicy, MainloopPolicy, SourceRead};
+use crate::collective::{EpiloguePolicy, SourceRead};
 use crate::device::{
     get_or_load, get_or_load_tiered, get_or_load_with_stand_in, Device, Function, JitTier,
     KernelArgs, LaunchConfig, LoadedKernel, TensorMapArg, TmaSwizzle, TmaTiled,
@@ -212,7 +212,7 @@ impl Launcher {
             sm_count,
             swap,
             move |spec, swapped, check_scalars| {
-                let gemv = matches!(spec.mainloop.policy, MainloopPolicy::MmaSyncGemv { .. });
+                let gemv = spec.mainloop.policy.is_gemv();
                 let mut launcher = if swapped {
                     // The fallback runs the problem as given.
                     let fallback = fallback.clone().map(|f| Launcher::new(&device, f));

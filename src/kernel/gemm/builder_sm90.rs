@@ -329,11 +329,13 @@ pub fn sm90_default_spec(
 /// assert_eq!(bf(4096, 1024, 1024).tile, [128, 128, 64]);
 /// // Up to 16 rows of K-major A and B, and B up to 4096 x 4096: the GEMV
 /// // kernel, 8 rows a tile up to M = 8, 16 above, 16 columns (1 x 4096: 256
-/// // blocks), 8 warps slicing K.
+/// // blocks), 8 warps slicing K; 8 rows over K of 4096 and more stage 8
+/// // k-steps a warp in a shared-memory ring.
 /// let decode = bf(1, 4096, 4096);
 /// assert_eq!((decode.tile, decode.mainloop.warps), ([8, 16, 32], [1, 1, 8]));
-/// assert!(decode.kernel_name().ends_with("_gemv"));
+/// assert!(decode.kernel_name().ends_with("_gemv_ring"));
 /// assert_eq!(bf(16, 4096, 4096).tile, [16, 16, 32]);
+/// assert!(bf(16, 4096, 4096).kernel_name().ends_with("_gemv"));
 /// // Past K = 4 N, a narrow B up to K = 4096: 8 columns a block, 16 warps
 /// // (8 x 16 x 4096: 2 blocks).
 /// let narrow = bf(8, 16, 4096);
@@ -470,6 +472,9 @@ pub(crate) struct Sm90Pick {
     /// The GEMV kernel's warps slicing K (a [`KernelSchedule::Multistage`]
     /// pick's); 0 for the SM90 kernels.
     pub(crate) warps: u32,
+    /// Whether the GEMV kernel stages its k-steps in a shared-memory ring
+    /// ([`GemmSpec::gemv_ring`]); false for the SM90 kernels.
+    pub(crate) ring: bool,
 }
 
 /// Fewest k-tiles a problem has before the pick splits K: 64 (K = 4096 of
@@ -545,6 +550,17 @@ const GEMV_NARROW_MAX_K: u32 = 4096;
 /// 6.4-6.5, 16x1024x1024 5.8 against 5.2), and at K = 4096 too
 /// (16x4096x4096 15.4-15.5 against 14.2-14.5).
 const GEMV_SHORT_WARPS: u32 = 4;
+/// Fewest K for which the GEMV kernel's 8-row blocks of 16 columns stage
+/// their k-steps in a shared-memory ring ([`GemmSpec::gemv_ring`]),
+/// [`GEMV_RING_UNROLL`] of them in flight a warp (16-bit inputs). H200,
+/// 2026-11-29, bf16, µs, the ring against registers (4 in flight), two
+/// rounds in one call: 1x1024x4096 6.5-6.6 against 7.9, 1x4096x4096
+/// 13.2-13.3 against 13.8; with 16 rows it lost (16x4096x4096 16.7-16.8
+/// against 14.3-14.4, 16x1024x16384 17.7-17.9 against 14.4-14.6), and at
+/// K = 1024 (1x4096x1024 6.9-7.0 against 6.5, 8x8192x1024 10.4-10.6
+/// against 9.4).
+const GEMV_RING_MIN_K: u32 = 4096;
+const GEMV_RING_UNROLL: u32 = 8;
 const GEMV_SHORT_MAX_K: u32 = 1024;
 const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
 
@@ -562,7 +578,11 @@ impl Sm90Pick {
         };
         if self.schedule == KernelSchedule::Multistage {
             let [rows, cols, _] = self.tile;
-            let spec = GemmSpec::gemv(types, majors, [rows, cols], self.warps, GEMV_UNROLL);
+            let spec = if self.ring {
+                GemmSpec::gemv_ring(types, majors, [rows, cols], self.warps, GEMV_RING_UNROLL)
+            } else {
+                GemmSpec::gemv(types, majors, [rows, cols], self.warps, GEMV_UNROLL)
+            };
             spec.validate()?;
             return Ok(spec);
         }
@@ -674,6 +694,7 @@ impl Sm90Pick {
             splits,
             swap: true,
             warps: 0,
+            ring: false,
         };
         let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
@@ -822,6 +843,7 @@ impl Sm90Pick {
             splits: 1,
             swap: false,
             warps: 0,
+            ring: false,
         })
     }
 
@@ -887,6 +909,9 @@ impl Sm90Pick {
         } else {
             GEMV_WARPS
         };
+        // 8 rows of 16-column blocks over a long K: the k-steps staged in
+        // a shared-memory ring.
+        let ring = facts.gemv_ring_ok && rows == 8 && cols == GEMV_TILE_N && k >= GEMV_RING_MIN_K;
         Some(Sm90Pick {
             schedule: KernelSchedule::Multistage,
             tile: [rows, cols, 64 / a.size_bytes().max(1)],
@@ -894,6 +919,7 @@ impl Sm90Pick {
             splits: 1,
             swap: false,
             warps,
+            ring,
         })
     }
 
@@ -977,6 +1003,7 @@ impl Sm90Pick {
             splits,
             swap: false,
             warps: 0,
+            ring: false,
         })
     }
 
@@ -1036,6 +1063,7 @@ impl Sm90Pick {
             splits,
             swap: false,
             warps: 0,
+            ring: false,
         })
     }
 
@@ -1108,6 +1136,7 @@ impl Sm90Pick {
             splits,
             swap: false,
             warps: 0,
+            ring: false,
         };
         let k_tiles = k.div_ceil(bk.max(1));
         let per_split = k_tiles / splits;
@@ -1157,6 +1186,7 @@ impl Sm90Pick {
             splits: 1,
             swap: false,
             warps: 0,
+            ring: false,
         }
     }
 
@@ -1285,6 +1315,7 @@ impl Sm90Pick {
                     splits: 1,
                     swap: false,
                     warps: 0,
+                    ring: false,
                 };
             }
             // A D the register-store epilogue writes (an FP8 D, an output
@@ -1301,6 +1332,7 @@ impl Sm90Pick {
                     splits: 1,
                     swap: false,
                     warps: 0,
+                    ring: false,
                 };
             }
             if !facts.tall_ok {
@@ -1372,6 +1404,7 @@ impl Sm90Pick {
             splits: 1,
             swap: false,
             warps: 0,
+            ring: false,
         };
         // 128x112 tiles where 128x128 ones take at least two rounds and
         // the narrower ones' rounds x tile area come out at least 10% less,
@@ -1501,6 +1534,10 @@ pub(crate) struct Sm90PickFacts {
     /// [`GEMV_NARROW_WARPS`] warps), for 16-bit inputs (the types it was
     /// measured with).
     pub(crate) gemv_narrow_ok: bool,
+    /// And its ring form ([`GemmSpec::gemv_ring`], 8 rows, 16 columns,
+    /// [`GEMV_RING_UNROLL`] k-steps in flight), for 16-bit inputs (the
+    /// types it was measured with).
+    pub(crate) gemv_ring_ok: bool,
     /// D is i32 (the exact sums of s8/u8 inputs): four bytes an element,
     /// as many as A and B bring per element of a square problem's K-tile
     /// pair, so the epilogue is worth hiding behind the other warpgroup's
@@ -1566,6 +1603,7 @@ impl Sm90PickFacts {
             splits: 2,
             swap: false,
             warps: 0,
+            ring: false,
         };
         let types = GemmTypes::new(a, b, d, d, acc);
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
@@ -1652,6 +1690,17 @@ impl Sm90PickFacts {
         )
         .validate()
         .is_ok();
+        let gemv_ring_ok = gemv_ok
+            && a.size_bytes() == 2
+            && GemmSpec::gemv_ring(
+                types,
+                GemmMajors::new(a_major, majors.b, majors.d),
+                [8, GEMV_TILE_N],
+                GEMV_WARPS,
+                GEMV_RING_UNROLL,
+            )
+            .validate()
+            .is_ok();
         let gemv_narrow_ok = gemv_ok
             && a.size_bytes() == 2
             && [8, 16].iter().all(|&rows| {
@@ -1683,6 +1732,7 @@ impl Sm90PickFacts {
             small_split_narrow_ok,
             gemv_ok,
             gemv_narrow_ok,
+            gemv_ring_ok,
             integer_d: d == ElementType::I32,
             register_store_d: d.size_bits() == 8,
             integer_mma: acc == ElementType::I32,

@@ -630,7 +630,7 @@ impl GemmSpec {
             }
             (
                 KernelSchedule::Multistage,
-                MainloopPolicy::MmaSyncGemv { .. },
+                MainloopPolicy::MmaSyncGemv { .. } | MainloopPolicy::MmaSyncGemvRing { .. },
                 EpiloguePolicy::Sm80Staged,
                 TileSchedulerPolicy::DataParallel,
             ) => {

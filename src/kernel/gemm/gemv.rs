@@ -27,6 +27,14 @@
 //! ([`EpilogueSm80::emit_staged`]) applies the fusion expression and stores
 //! D (rows past M and columns past N skipped).
 //!
+//! With the [`MmaSyncGemvRing`](MainloopPolicy::MmaSyncGemvRing) mainloop
+//! ([`GemmSpec::gemv_ring`]) warp `w` takes k-steps `w, w + W, ...` one at
+//! a time instead, and each lane stages its own 16 bytes of each line in its
+//! warp's shared-memory ring with `cp.async`, `unroll` k-steps ahead, then
+//! reads them back as its fragments: more bytes in flight for fewer
+//! registers (H200, bf16: 1 x 1024 x 4096 6.5 µs against 7.9 in registers,
+//! 8 in flight; slower with 16 rows of A or K = 1024).
+//!
 //! Measured (H200, 2026-11-27, bf16, cold L2): 1 x 4096 x 4096 in 13.6 µs
 //! (1.05x cuBLASLt; the swap-AB kernel took 15.0). Past 4096 x 4096 of B it
 //! gains nothing (8 x 8192 x 4096: 22.8 µs, as swap-AB), and at 134 MB it
@@ -37,7 +45,7 @@
 use super::gemm_universal::emit_tile_block;
 use super::{GemmKernel, GemmSpec, KernelSchedule, TileSchedulerPolicy};
 use crate::arch::ArchKind;
-use crate::atom::MmaAtom;
+use crate::atom::{MmaAtom, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL};
 use crate::collective::{
     BlockContext, Epilogue, EpiloguePolicy, EpilogueSm80, EpilogueSpec, MainloopPolicy,
     MainloopSpec, SharedStorage,
@@ -107,6 +115,45 @@ impl GemmSpec {
             schedule: KernelSchedule::Multistage,
         }
     }
+
+    /// [`gemv`](Self::gemv) with its k-steps in flight staged in a
+    /// shared-memory ring per warp
+    /// ([`MmaSyncGemvRing`](MainloopPolicy::MmaSyncGemvRing)): `unroll` (1
+    /// to 16) k-steps ahead, copied with `cp.async` and read back by the
+    /// lane that copied them.
+    ///
+    /// ```
+    /// use cutlet::gemm::{GemmMajors, GemmTypes};
+    /// use cutlet::kernel::gemm::{GemmSpec, OperandMajor, OutputMajor};
+    /// use cutlet::numeric::ElementType::{BF16, F32};
+    ///
+    /// let types = GemmTypes::new(BF16, BF16, BF16, BF16, F32);
+    /// let majors = GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N);
+    /// let spec = GemmSpec::gemv_ring(types, majors, [8, 16], 8, 8);
+    /// assert!(spec.validate().is_ok());
+    /// assert!(spec.kernel_name().ends_with("_gemv_ring"));
+    /// // The partial tiles and the staging tile, then each warp's ring: 8
+    /// // k-steps of 3 lines (a row of A, two 8-column groups of B), 16
+    /// // bytes a lane.
+    /// let tiles = 8 * 8 * 16 * 4 + 8 * (16 + 8) * 4;
+    /// assert_eq!(spec.shared_mem_bytes(), tiles + 8 * 8 * 3 * 32 * 16);
+    /// // At most 16 k-steps in flight, in the shared memory a block may use.
+    /// let err = GemmSpec::gemv_ring(types, majors, [8, 16], 8, 17).validate().unwrap_err();
+    /// assert!(err.to_string().contains("unroll 17"), "{err}");
+    /// let err = GemmSpec::gemv_ring(types, majors, [8, 64], 4, 16).validate().unwrap_err();
+    /// assert!(err.to_string().contains("the GEMV ring of 16 k-steps of 9 lines over 4 warps"), "{err}");
+    /// ```
+    pub fn gemv_ring(
+        types: GemmTypes,
+        majors: GemmMajors,
+        tile: [u32; 2],
+        warps: u32,
+        unroll: u32,
+    ) -> GemmSpec {
+        let mut spec = GemmSpec::gemv(types, majors, tile, warps, unroll);
+        spec.mainloop.policy = MainloopPolicy::MmaSyncGemvRing { unroll };
+        spec
+    }
 }
 
 /// A thread's place, worked out once: its `tid`, `warp`, `g` (lane / 4, its row
@@ -133,6 +180,10 @@ pub struct Gemv {
     tile: [u32; 3],
     warps: u32,
     unroll: u32,
+    /// The k-steps in flight staged in a shared-memory ring per warp
+    /// ([`MmaSyncGemvRing`](MainloopPolicy::MmaSyncGemvRing)) rather than
+    /// held in registers.
+    ring: bool,
     atom: MmaAtom,
     epilogue: EpilogueSm80,
     params: KernelParams,
@@ -142,8 +193,10 @@ impl Gemv {
     /// The kernel of `spec` (validated by the caller); `None` where its
     /// mainloop is not the GEMV one or its types have no mma atom.
     pub fn new(spec: &GemmSpec) -> Option<Gemv> {
-        let MainloopPolicy::MmaSyncGemv { unroll } = spec.mainloop.policy else {
-            return None;
+        let (unroll, ring) = match spec.mainloop.policy {
+            MainloopPolicy::MmaSyncGemv { unroll } => (unroll, false),
+            MainloopPolicy::MmaSyncGemvRing { unroll } => (unroll, true),
+            _ => return None,
         };
         let atom = MmaAtom::for_types(spec.types.a, spec.types.b, spec.types.acc)?;
         let epilogue = EpilogueSm80::new(&spec.context(), &spec.epilogue);
@@ -160,6 +213,7 @@ impl Gemv {
             tile: spec.tile,
             warps: spec.mainloop.warps[2],
             unroll,
+            ring,
             atom,
             epilogue,
             params,
@@ -202,7 +256,11 @@ impl Gemv {
         )?;
         let mut io = self.epilogue.emit_prologue(&mut k, &block, &scalars)?;
         let lanes = self.emit_lanes(&mut k, tid, [m, n]);
-        let acc = self.emit_mainloop(&mut k, &block, &lanes)?;
+        let acc = if self.ring {
+            self.emit_mainloop_ring(&mut k, &block, &lanes, smem)?
+        } else {
+            self.emit_mainloop(&mut k, &block, &lanes)?
+        };
         self.emit_reduction(&mut k, &lanes, smem, &acc)?;
         // The staging tile follows the partial tiles.
         let staging = k.reg(RegClass::B32);
@@ -223,12 +281,11 @@ impl Gemv {
         k.push(format!("and.b32 {lane}, {tid}, 31;"));
         k.push(format!("shr.u32 {g}, {lane}, 2;"));
         k.push(format!("and.b32 {t}, {lane}, 3;"));
-        // The lane's first byte of its warp's first run of k-steps.
+        // The lane's first byte of its warp's first run of k-steps (its
+        // first k-step, step `warp`, with the ring).
         let first = r32(k);
-        k.push(format!(
-            "mul.lo.u32 {first}, {warp}, {};",
-            self.unroll * STEP_BYTES
-        ));
+        let run = if self.ring { 1 } else { self.unroll };
+        k.push(format!("mul.lo.u32 {first}, {warp}, {};", run * STEP_BYTES));
         k.push(format!("mad.lo.u32 {first}, {t}, 16, {first};"));
         let first64 = k.reg(RegClass::B64);
         k.push(format!("cvt.u64.u32 {first64}, {first};"));
@@ -311,6 +368,159 @@ impl Gemv {
         k.place_label(&end);
         self.emit_tail(k, block, steps, lanes, (&acc, zero))?;
         Ok(acc)
+    }
+
+    /// Emits the sliced-K loop of the ring mainloop
+    /// ([`MmaSyncGemvRing`](MainloopPolicy::MmaSyncGemvRing)); returns the
+    /// lane's accumulators as [`emit_mainloop`](Self::emit_mainloop) does.
+    ///
+    /// Warp `w` takes k-steps `w, w + W, w + 2W, ...`. Each lane copies its
+    /// own 16 bytes of each line (row of A, column of B) of a k-step into
+    /// its warp's ring in shared memory with `cp.async`, `unroll` k-steps
+    /// ahead, and reads them back into its fragments once they have
+    /// landed: the lane reads only what it copied, so no barrier is needed.
+    /// A copy is issued only for a line inside M (N) and a k-step before
+    /// the last full one; the fragments of any other are zeros.
+    fn emit_mainloop_ring(
+        &self,
+        k: &mut Kernel,
+        block: &BlockContext<'_>,
+        lanes: &Lanes,
+        smem: Reg,
+    ) -> Result<Vec<Reg>, PtxError> {
+        let [_, bn, _] = self.tile;
+        let col_groups = (bn / 8) as usize;
+        let (w, slots) = (self.warps, self.unroll);
+        let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
+        let rows = self.emit_lines(k, block, GemmOperand::A, lanes)?;
+        let cols = self.emit_lines(k, block, GemmOperand::B, lanes)?;
+        let lines: Vec<(Reg, Reg)> = rows.iter().chain(&cols).copied().collect();
+        let acc: Vec<Reg> = (0..4 * col_groups).map(|_| k.reg(RegClass::F32)).collect();
+        for reg in &acc {
+            k.push(format!("mov.f32 {reg}, 0f00000000;"));
+        }
+        let zero = r32(k);
+        k.push(format!("mov.b32 {zero}, 0;"));
+        // The full k-steps (K / step); `step` is this warp's k-step at the
+        // top of the loop's body.
+        let (steps, step) = (r32(k), r32(k));
+        let step_elems = STEP_BYTES / self.types.a.size_bytes();
+        k.div_u32_by(steps, block.k, step_elems);
+        k.push(format!("mov.u32 {step}, {};", lanes.warp));
+        // The lane's place in its warp's ring: slot s, line i at
+        // ((s * lines + i) * 32) * 16 bytes from its first.
+        let (lane, ring) = (r32(k), r32(k));
+        k.push(format!("and.b32 {lane}, {}, 31;", lanes.tid));
+        k.push(format!(
+            "mad.lo.u32 {ring}, {}, {}, {lane};",
+            lanes.warp,
+            slots * self.lines() * 32
+        ));
+        k.push(format!("mad.lo.u32 {ring}, {ring}, 16, {smem};"));
+        k.push(format!("add.u32 {ring}, {ring}, {};", self.ring_offset()));
+        let slot_at = |slot: u32, line: usize| (slot * self.lines() + line as u32) * 32 * 16;
+        // Issues the copies of k-step `step + ahead * W` (`ahead` steps of
+        // the warp past the body's first) into `slot`, and closes the group.
+        let issue = |k: &mut Kernel, ahead: u32, slot: u32| -> Result<(), PtxError> {
+            let (next, live) = (r32(k), k.reg(RegClass::Pred));
+            k.push(format!("add.u32 {next}, {step}, {};", ahead * w));
+            k.push(format!("setp.lt.u32 {live}, {next}, {steps};"));
+            for (i, &(ptr, valid)) in lines.iter().enumerate() {
+                let pred = k.reg(RegClass::Pred);
+                k.push(format!("and.pred {pred}, {valid}, {live};"));
+                let dst = format!("{ring}+{}", slot_at(slot, i));
+                SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit_predicated_at(
+                    k,
+                    pred,
+                    &dst,
+                    (ptr, ahead * w * STEP_BYTES),
+                    &16,
+                )
+                .map_err(|e| self.unsupported(e))?;
+            }
+            SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit_commit(k).map_err(|e| self.unsupported(e))
+        };
+        // The first `slots - 1` k-steps in flight before the loop.
+        for ahead in 0..slots - 1 {
+            issue(k, ahead, ahead)?;
+        }
+        let (top, end) = (k.new_label("gemv_k")?, k.new_label("gemv_k_end")?);
+        k.place_label(&top);
+        let done = k.reg(RegClass::Pred);
+        k.push(format!("setp.ge.u32 {done}, {step}, {steps};"));
+        k.push(format!("@{done} bra {};", end.name()));
+        // `slots` k-steps a body, so that each one's slot is a constant:
+        // copy the one `slots - 1` ahead into the slot the last one read,
+        // wait for this one, read it back and multiply.
+        for s in 0..slots {
+            issue(k, s + slots - 1, (s + slots - 1) % slots)?;
+            SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit_wait(k, slots - 1)
+                .map_err(|e| self.unsupported(e))?;
+            let (here, live) = (r32(k), k.reg(RegClass::Pred));
+            k.push(format!("add.u32 {here}, {step}, {};", s * w));
+            k.push(format!("setp.lt.u32 {live}, {here}, {steps};"));
+            let frags: Vec<Vec<Reg>> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, &(_, valid))| {
+                    let (pred, words) = (k.reg(RegClass::Pred), k.regs(RegClass::B32, 4));
+                    k.push(format!("and.pred {pred}, {valid}, {live};"));
+                    for word in &words {
+                        k.push(format!("mov.b32 {word}, 0;"));
+                    }
+                    k.push(format!(
+                        "@{pred} ld.shared.v4.b32 {{{}, {}, {}, {}}}, [{ring}+{}];",
+                        words[0],
+                        words[1],
+                        words[2],
+                        words[3],
+                        slot_at(s, i)
+                    ));
+                    words
+                })
+                .collect();
+            let (a, b) = frags.split_at(rows.len());
+            self.emit_mmas(k, &acc, a, b, zero)?;
+        }
+        let advance = u64::from(slots * w * STEP_BYTES);
+        for &(ptr, _) in &lines {
+            k.push(format!("add.u64 {ptr}, {ptr}, {advance};"));
+        }
+        k.push(format!("add.u32 {step}, {step}, {};", slots * w));
+        k.push(format!("bra.uni {};", top.name()));
+        k.place_label(&end);
+        // Copies past the last k-step are none (their predicates are off),
+        // but the groups still count: nothing stays in flight past here.
+        SM80_CP_ASYNC_CACHEGLOBAL_ZFILL::emit_wait(k, 0).map_err(|e| self.unsupported(e))?;
+        self.emit_tail(k, block, steps, lanes, (&acc, zero))?;
+        Ok(acc)
+    }
+
+    /// Lines a lane copies per k-step: its rows of A and columns of B.
+    fn lines(&self) -> u32 {
+        let [bm, bn, _] = self.tile;
+        bm / 8 + bn / 8
+    }
+
+    /// Where the warps' rings start: after the partial tiles and the
+    /// staging tile, 16-byte aligned.
+    fn ring_offset(&self) -> u32 {
+        (self.partial_bytes() + self.epilogue.staging_bytes()).next_multiple_of(16)
+    }
+
+    /// Bytes of the warps' rings: `unroll` k-steps of every line, 16 bytes
+    /// a lane.
+    fn ring_bytes(&self) -> u32 {
+        self.warps * self.unroll * self.lines() * 32 * 16
+    }
+
+    /// The error of an instruction the ring cannot emit, naming the kernel.
+    fn unsupported(&self, e: impl std::fmt::Display) -> PtxError {
+        PtxError::UnsupportedSpec {
+            kernel: "gemv",
+            name: self.name.clone(),
+            reason: e.to_string(),
+        }
     }
 
     /// Emits this lane's rows of A (`op` A: rows `m0 + g + 8h`) or columns
@@ -534,10 +744,12 @@ impl GemmKernel for Gemv {
     }
 
     fn shared_storage(&self) -> SharedStorage {
-        SharedStorage {
-            bytes: self.partial_bytes() + self.epilogue.staging_bytes(),
-            align: 16,
-        }
+        let bytes = if self.ring {
+            self.ring_offset() + self.ring_bytes()
+        } else {
+            self.partial_bytes() + self.epilogue.staging_bytes()
+        };
+        SharedStorage { bytes, align: 16 }
     }
 
     fn block_threads(&self) -> u32 {

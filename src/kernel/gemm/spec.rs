@@ -141,6 +141,9 @@ impl GemmSpec {
             },
             MainloopPolicy::Sm70TwoStage => MainloopPolicy::Sm70TwoStage,
             MainloopPolicy::MmaSyncGemv { .. } => MainloopPolicy::MmaSyncGemv { unroll: stages },
+            MainloopPolicy::MmaSyncGemvRing { .. } => {
+                MainloopPolicy::MmaSyncGemvRing { unroll: stages }
+            }
         };
     }
 
@@ -233,6 +236,7 @@ impl GemmSpec {
             } => &format!("_promote{promotion_interval}"),
             MainloopPolicy::Sm70TwoStage => "_ml_sm70",
             MainloopPolicy::MmaSyncGemv { .. } => "_gemv",
+            MainloopPolicy::MmaSyncGemvRing { .. } => "_gemv_ring",
         };
         let epilogue = match self.epilogue.policy {
             EpiloguePolicy::Sm90TmaWarpSpecialized if warp_specialized => "",

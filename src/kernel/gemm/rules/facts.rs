@@ -201,10 +201,20 @@ impl ConfigFacts {
         if self.schedule.warp_specialized() {
             return self.warp_specialized_bytes_beside_epilogue() + self.epilogue_bytes();
         }
-        if let crate::collective::MainloopPolicy::MmaSyncGemv { .. } = self.mainloop.policy {
-            // The warps' partial tiles, then the epilogue's staging tile.
+        if self.mainloop.policy.is_gemv() {
+            // The warps' partial tiles, then the epilogue's staging tile;
+            // for the ring, then (16-byte aligned) each warp's ring of
+            // `unroll` k-steps: 16 bytes a lane of each row of A and column
+            // of B.
             let [bm, bn, _] = self.tile;
-            return self.mainloop.warps[2] * bm * bn * 4 + self.epilogue_bytes();
+            let warps = self.mainloop.warps[2];
+            let tiles = warps * bm * bn * 4 + self.epilogue_bytes();
+            return match self.mainloop.policy {
+                crate::collective::MainloopPolicy::MmaSyncGemvRing { unroll } => {
+                    tiles.next_multiple_of(16) + warps * unroll * (bm / 8 + bn / 8) * 32 * 16
+                }
+                _ => tiles,
+            };
         }
         let mainloop = self.mainloop.stages() * self.stage_bytes();
         let epilogue = self.epilogue_bytes();

@@ -18,11 +18,26 @@ use super::super::TileSchedulerPolicy;
 /// accumulators (addresses, counters, predicates), counted generously.
 const GEMV_OTHER_REGISTERS: u32 = 40;
 
+/// Most k-steps a warp of the register GEMV mainloop holds in flight.
+const GEMV_MAX_UNROLL: u32 = 8;
+
+/// Most k-steps a warp of the ring GEMV mainloop keeps in flight (its
+/// ring's slots).
+const GEMV_RING_MAX_UNROLL: u32 = 16;
+
 /// Checks the GEMV rules; the first broken one's sentence names the values.
 #[allow(clippy::result_large_err)]
 pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
-    let MainloopPolicy::MmaSyncGemv { unroll } = f.mainloop.policy else {
-        return Err(RuleMessage::new().s("expected the GEMV mainloop (MmaSyncGemv)"));
+    // The ring holds the k-steps in flight in shared memory: one k-step's
+    // fragments in registers.
+    let (unroll, max_unroll, held) = match f.mainloop.policy {
+        MainloopPolicy::MmaSyncGemv { unroll } => (unroll, GEMV_MAX_UNROLL, unroll),
+        MainloopPolicy::MmaSyncGemvRing { unroll } => (unroll, GEMV_RING_MAX_UNROLL, 1),
+        _ => {
+            return Err(
+                RuleMessage::new().s("expected a GEMV mainloop (MmaSyncGemv or MmaSyncGemvRing)")
+            );
+        }
     };
     if !matches!(f.epilogue, EpiloguePolicy::Sm80Staged)
         || !matches!(f.scheduler, TileSchedulerPolicy::DataParallel)
@@ -107,13 +122,15 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .warps([wm, wn, wk])
             .s(" with the GEMV mainloop: expected 1x1xW with 1 to 32 warps along K"));
     }
-    if unroll == 0 || unroll > 8 {
+    if unroll == 0 || unroll > max_unroll {
         return Err(RuleMessage::new()
             .s("unroll ")
             .n(unroll)
-            .s(" of the GEMV mainloop: expected 1 to 8 k-steps in flight"));
+            .s(" of the GEMV mainloop: expected 1 to ")
+            .n(max_unroll)
+            .s(" k-steps in flight"));
     }
-    let words = unroll * (bm / 8 + bn / 8) * 4 + bn / 8 * 4 * (bm / 8);
+    let words = held * (bm / 8 + bn / 8) * 4 + bn / 8 * 4 * (bm / 8);
     let budget = register_budget(wk * 32);
     if words + GEMV_OTHER_REGISTERS > budget {
         return Err(RuleMessage::new()
@@ -130,6 +147,23 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(" a thread of ")
             .n(wk * 32)
             .s(" may give them: expected a smaller tile or unroll"));
+    }
+    let (bytes, limit) = (f.shared_mem_bytes(), f.arch.max_dynamic_shared_bytes());
+    if held == 1 && bytes > limit {
+        return Err(RuleMessage::new()
+            .s("the GEMV ring of ")
+            .n(unroll)
+            .s(" k-steps of ")
+            .n(bm / 8 + bn / 8)
+            .s(" lines over ")
+            .n(wk)
+            .s(" warps takes ")
+            .n(bytes)
+            .s(" bytes of shared memory with the partial and staging tiles, more than the ")
+            .n(limit)
+            .s(" a block of ")
+            .s(f.arch.ptx_target())
+            .s(" may use: expected a smaller unroll, fewer warps or a smaller tile"));
     }
     check_shared_memory(f)
 }

@@ -82,7 +82,7 @@ pub const fn check_config(f: &ConfigFacts) -> Result<(), RuleMessage> {
     if f.schedule.warp_specialized() {
         return sm90::check_sm90(f);
     }
-    if matches!(f.mainloop.policy, MainloopPolicy::MmaSyncGemv { .. }) {
+    if f.mainloop.policy.is_gemv() {
         return gemv::check_gemv(f);
     }
     if matches!(f.arch, ArchKind::Sm70) || matches!(f.mainloop.policy, MainloopPolicy::Sm70TwoStage)
