@@ -457,7 +457,7 @@ fn tf32_with_row_and_column_biases_matches_the_host() {
 /// The GEMV kernel the pick runs for M up to 16 (K-major A and B): ragged
 /// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
 /// k-step nor of 8), both D majors, a fused epilogue with row and column
-/// biases and extra scalars, against the host; 2 x 1032 x 4100 runs the
+/// biases and extra scalars, against the host; 2 x 1032 x 4104 runs the
 /// ring form (8 rows, K past 4096).
 #[test]
 fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
@@ -483,7 +483,7 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
         (8, 129, 40),
         (13, 1040, 4104),
         (16, 24, 8),
-        (2, 1032, 4100),
+        (2, 1032, 4104),
     ];
     for (i, &(m, n, k)) in shapes.iter().enumerate() {
         for d_major in [OutputMajor::N, OutputMajor::M] {
