@@ -107,6 +107,11 @@ fn ring_of_k_steps_in_shared_memory_stores_bf16_and_f16() {
         ring(F16, F16, OutputMajor::M, [16, 16], 8, 4),
         false,
     );
+    sweep::<bf16, f32>(
+        "bf16_ring_narrow_blocks_on_sixteen_warps_store_f32",
+        ring(BF16, F32, OutputMajor::N, [8, 8], 16, 8),
+        false,
+    );
 }
 
 #[test]

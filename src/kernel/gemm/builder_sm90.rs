@@ -340,7 +340,21 @@ pub fn sm90_default_spec(
 /// // (8 x 16 x 4096: 2 blocks).
 /// let narrow = bf(8, 16, 4096);
 /// assert_eq!((narrow.tile, narrow.mainloop.warps), ([8, 8, 32], [1, 1, 16]));
-/// assert!(!bf(8, 16, 7168).kernel_name().ends_with("_gemv"));
+/// assert!(bf(8, 16, 4096).kernel_name().ends_with("_gemv"));
+/// assert!(!bf(8, 16, 7168).kernel_name().contains("_gemv"));
+/// // With 8 rows and N of 128 and more, the narrow form's ring (K = 4096),
+/// // and past K = 4096 up to K = 8192 the ring alone: 8 columns up to
+/// // N = 512, 16 past it; the swap-AB split kernel beyond (K = 16384).
+/// let ring = bf(8, 256, 4096);
+/// assert_eq!((ring.tile, ring.mainloop.warps), ([8, 8, 32], [1, 1, 16]));
+/// assert!(ring.kernel_name().ends_with("_gemv_ring"));
+/// assert_eq!(bf(1, 512, 8192).tile, [8, 8, 32]);
+/// assert!(bf(1, 512, 8192).kernel_name().ends_with("_gemv_ring"));
+/// let ring = bf(4, 1024, 8192);
+/// assert_eq!((ring.tile, ring.mainloop.warps), ([8, 16, 32], [1, 1, 8]));
+/// assert!(ring.kernel_name().ends_with("_gemv_ring"));
+/// assert!(!bf(8, 1024, 16384).kernel_name().contains("_gemv"));
+/// assert!(!bf(16, 512, 8192).kernel_name().contains("_gemv"));
 /// // K of at most 1024 over at least 3 rounds of 16-column blocks (16 x 8192
 /// // x 1024: 512 blocks on 132 SMs): 4 warps, each on 256 of K.
 /// assert_eq!(bf(16, 8192, 1024).mainloop.warps, [1, 1, 4]);
@@ -560,6 +574,22 @@ const GEMV_SHORT_WARPS: u32 = 4;
 /// K = 1024 (1x4096x1024 6.9-7.0 against 6.5, 8x8192x1024 10.4-10.6
 /// against 9.4).
 const GEMV_RING_MIN_K: u32 = 4096;
+/// Fewest N for which the GEMV's narrow form (8 columns, 16 warps) stages
+/// its k-steps in the ring ([`GEMV_RING_MIN_K`] and up), and the most N for
+/// which the ring past K = 4 N beyond [`GEMV_NARROW_MAX_K`] keeps 8-column
+/// blocks (16 past it). H200, 2026-11-29, bf16, µs, M = 1, 2, 4, 8, one
+/// call: at K = 4096 the narrow ring against the narrow registers,
+/// 128 columns 5.4-5.9 against 5.8-6.2, 256 columns 5.5-6.0 against
+/// 5.7-6.1; at K = 8192 against the pick's swap-AB 64x16 in 8 splits, N =
+/// 256 6.5-7.1 against 7.9-8.1, N = 512 6.9-8.0 against 8.8-9.0 (16
+/// columns: 7.5-8.1), N = 1024 with 16 columns 8.7-9.7 against 10.0-10.1
+/// (8 columns: 8.9-10.6). Below N = 128 neither was measured.
+const GEMV_NARROW_RING_MIN_N: u32 = 128;
+const GEMV_NARROW_RING_MAX_N: u32 = 512;
+/// Largest K the ring takes past K = 4 N beyond [`GEMV_NARROW_MAX_K`] (8
+/// rows). At K = 16384 the swap-AB split kernel held: 8x1024x16384 13.8 µs
+/// against the ring's 15.0 (M = 1: 13.0 against 13.5).
+const GEMV_RING_PAST_NARROW_MAX_K: u32 = 8192;
 const GEMV_RING_UNROLL: u32 = 8;
 const GEMV_SHORT_MAX_K: u32 = 1024;
 const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
@@ -875,6 +905,14 @@ impl Sm90Pick {
     /// the split kernels stayed ahead (16 x 128 x 7168 0.99 against 1.11,
     /// 8 x 32 x 16384 0.77 against 0.85), and 16-column blocks of 8 warps
     /// lost at K = 4096 (1.04-1.08).
+    ///
+    /// With 8 rows (M up to 8) of 16-bit inputs and K of
+    /// [`GEMV_RING_MIN_K`] and more, the k-steps are staged in a
+    /// shared-memory ring ([`GemmSpec::gemv_ring`]): 16-column blocks, and
+    /// the narrow form's from N = [`GEMV_NARROW_RING_MIN_N`]. Past K = 4 N
+    /// the ring also takes K up to [`GEMV_RING_PAST_NARROW_MAX_K`] from that
+    /// N, in 8-column blocks up to N = [`GEMV_NARROW_RING_MAX_N`] and in
+    /// 16-column ones past it (the constants give the figures).
     fn gemv(
         a: ElementType,
         [m, n, k, _]: [u32; 4],
@@ -891,15 +929,25 @@ impl Sm90Pick {
         {
             return None;
         }
-        // Past K = 4 N only a narrow B, in blocks of 8 columns.
+        let rows = if m <= 8 { 8 } else { 16 };
+        // Past K = 4 N only a narrow B, in blocks of 8 columns; with 8 rows
+        // up to K = 8192 the ring form, 8 columns up to N = 512 (the ring's
+        // narrow form) and 16 past it.
+        let ring_past_narrow = rows == 8
+            && k > GEMV_NARROW_MAX_K
+            && k <= GEMV_RING_PAST_NARROW_MAX_K
+            && n >= GEMV_NARROW_RING_MIN_N;
         let cols = if u64::from(k) <= 4 * u64::from(n) {
             GEMV_TILE_N
-        } else if facts.gemv_narrow_ok && k <= GEMV_NARROW_MAX_K {
+        } else if (facts.gemv_narrow_ok && k <= GEMV_NARROW_MAX_K)
+            || (ring_past_narrow && n <= GEMV_NARROW_RING_MAX_N && facts.gemv_narrow_ring_ok)
+        {
             GEMV_NARROW_TILE_N
+        } else if ring_past_narrow && n > GEMV_NARROW_RING_MAX_N && facts.gemv_ring_ok {
+            GEMV_TILE_N
         } else {
             return None;
         };
-        let rows = if m <= 8 { 8 } else { 16 };
         // A short K over many blocks: half the warps, each on twice the K.
         let blocks = u64::from(n.div_ceil(cols));
         let warps = if cols == GEMV_NARROW_TILE_N {
@@ -909,9 +957,15 @@ impl Sm90Pick {
         } else {
             GEMV_WARPS
         };
-        // 8 rows of 16-column blocks over a long K: the k-steps staged in
-        // a shared-memory ring.
-        let ring = facts.gemv_ring_ok && rows == 8 && cols == GEMV_TILE_N && k >= GEMV_RING_MIN_K;
+        // 8 rows over a long K: the k-steps staged in a shared-memory ring
+        // (8-column blocks from N = 128).
+        let ring = rows == 8
+            && k >= GEMV_RING_MIN_K
+            && if cols == GEMV_TILE_N {
+                facts.gemv_ring_ok
+            } else {
+                facts.gemv_narrow_ring_ok && n >= GEMV_NARROW_RING_MIN_N
+            };
         Some(Sm90Pick {
             schedule: KernelSchedule::Multistage,
             tile: [rows, cols, 64 / a.size_bytes().max(1)],
@@ -1538,6 +1592,9 @@ pub(crate) struct Sm90PickFacts {
     /// [`GEMV_RING_UNROLL`] k-steps in flight), for 16-bit inputs (the
     /// types it was measured with).
     pub(crate) gemv_ring_ok: bool,
+    /// And the ring form of its narrow form (8 rows, [`GEMV_NARROW_TILE_N`]
+    /// columns, [`GEMV_NARROW_WARPS`] warps), for 16-bit inputs.
+    pub(crate) gemv_narrow_ring_ok: bool,
     /// D is i32 (the exact sums of s8/u8 inputs): four bytes an element,
     /// as many as A and B bring per element of a square problem's K-tile
     /// pair, so the epilogue is worth hiding behind the other warpgroup's
@@ -1714,6 +1771,16 @@ impl Sm90PickFacts {
                 .validate()
                 .is_ok()
             });
+        let gemv_narrow_ring_ok = gemv_narrow_ok
+            && GemmSpec::gemv_ring(
+                types,
+                GemmMajors::new(a_major, majors.b, majors.d),
+                [8, GEMV_NARROW_TILE_N],
+                GEMV_NARROW_WARPS,
+                GEMV_RING_UNROLL,
+            )
+            .validate()
+            .is_ok();
         Sm90PickFacts {
             tall_ok,
             deep_ok,
@@ -1733,6 +1800,7 @@ impl Sm90PickFacts {
             gemv_ok,
             gemv_narrow_ok,
             gemv_ring_ok,
+            gemv_narrow_ring_ok,
             integer_d: d == ElementType::I32,
             register_store_d: d.size_bits() == 8,
             integer_mma: acc == ElementType::I32,
