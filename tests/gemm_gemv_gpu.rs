@@ -89,7 +89,7 @@ fn bf16_rows_of_16_on_four_warps_store_bf16() {
 /// The ring form (`GemmSpec::gemv_ring`): the pick's 8 rows with 8 k-steps
 /// in flight, and 16 rows with 4 storing a column-major D.
 #[test]
-fn ring_of_k_steps_in_shared_memory_stores_bf16_and_f16() {
+fn ring_of_k_steps_in_shared_memory_stores_bf16_f16_and_f32() {
     let ring = |ab, d, d_major, tile, warps, unroll| {
         let k = OperandMajor::K;
         let types = GemmTypes::new(ab, ab, d, d, F32);
