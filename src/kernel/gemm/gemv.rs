@@ -170,6 +170,18 @@ struct Lanes {
     n: Reg,
 }
 
+/// What [`Gemv::emit_loop_start`] emits for a mainloop: the lane's rows
+/// of A and columns of B (address, in-bounds predicate), its accumulators,
+/// a zero register, the full k-steps' count and the caller's step register.
+struct LoopStart {
+    rows: Vec<(Reg, Reg)>,
+    cols: Vec<(Reg, Reg)>,
+    acc: Vec<Reg>,
+    zero: Reg,
+    steps: Reg,
+    step: Reg,
+}
+
 /// The GEMV kernel of a spec whose mainloop is
 /// [`MmaSyncGemv`](MainloopPolicy::MmaSyncGemv) (see the module's docs).
 #[derive(Clone, Debug)]
@@ -300,6 +312,39 @@ impl Gemv {
         }
     }
 
+    /// Emits what both mainloops start with: the lane's rows of A and
+    /// columns of B, its accumulators (zeros), a zero register, and the
+    /// count of full k-steps (K / step); `step` is allocated for the caller
+    /// to set (its first k-step, or the first of its run).
+    fn emit_loop_start(
+        &self,
+        k: &mut Kernel,
+        block: &BlockContext<'_>,
+        lanes: &Lanes,
+    ) -> Result<LoopStart, PtxError> {
+        let [_, bn, _] = self.tile;
+        let col_groups = (bn / 8) as usize;
+        let rows = self.emit_lines(k, block, GemmOperand::A, lanes)?;
+        let cols = self.emit_lines(k, block, GemmOperand::B, lanes)?;
+        let acc: Vec<Reg> = (0..4 * col_groups).map(|_| k.reg(RegClass::F32)).collect();
+        for reg in &acc {
+            k.push(format!("mov.f32 {reg}, 0f00000000;"));
+        }
+        let zero = k.reg(RegClass::B32);
+        k.push(format!("mov.b32 {zero}, 0;"));
+        let (steps, step) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
+        let step_elems = STEP_BYTES / self.types.a.size_bytes();
+        k.div_u32_by(steps, block.k, step_elems);
+        Ok(LoopStart {
+            rows,
+            cols,
+            acc,
+            zero,
+            steps,
+            step,
+        })
+    }
+
     /// Emits the sliced-K loop; returns the lane's accumulators, four per
     /// 8-column group (`.f32`: rows `g` and `g + 8`, columns `2t, 2t + 1`).
     fn emit_mainloop(
@@ -308,24 +353,19 @@ impl Gemv {
         block: &BlockContext<'_>,
         lanes: &Lanes,
     ) -> Result<Vec<Reg>, PtxError> {
-        let [_, bn, _] = self.tile;
-        let col_groups = (bn / 8) as usize;
         let (w, u) = (self.warps, self.unroll);
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
         let warp = lanes.warp;
-        let rows = self.emit_lines(k, block, GemmOperand::A, lanes)?;
-        let cols = self.emit_lines(k, block, GemmOperand::B, lanes)?;
-        let acc: Vec<Reg> = (0..4 * col_groups).map(|_| k.reg(RegClass::F32)).collect();
-        for reg in &acc {
-            k.push(format!("mov.f32 {reg}, 0f00000000;"));
-        }
-        let zero = r32(k);
-        k.push(format!("mov.b32 {zero}, 0;"));
-        // The full k-steps (K / step): in runs of `unroll`, run `r` to warp
-        // `r % W`; this warp's next run starts at step `first_step`.
-        let (steps, first_step) = (r32(k), r32(k));
-        let step_elems = STEP_BYTES / self.types.a.size_bytes();
-        k.div_u32_by(steps, block.k, step_elems);
+        // In runs of `unroll` full k-steps, run `r` to warp `r % W`; this
+        // warp's next run starts at step `first_step`.
+        let LoopStart {
+            rows,
+            cols,
+            acc,
+            zero,
+            steps,
+            step: first_step,
+        } = self.emit_loop_start(k, block, lanes)?;
         k.push(format!("mul.lo.u32 {first_step}, {warp}, {u};"));
         let (top, end) = (k.new_label("gemv_k")?, k.new_label("gemv_k_end")?);
         k.place_label(&top);
@@ -388,24 +428,18 @@ impl Gemv {
         lanes: &Lanes,
         smem: Reg,
     ) -> Result<Vec<Reg>, PtxError> {
-        let [_, bn, _] = self.tile;
-        let col_groups = (bn / 8) as usize;
         let (w, slots) = (self.warps, self.unroll);
         let r32 = |k: &mut Kernel| k.reg(RegClass::B32);
-        let rows = self.emit_lines(k, block, GemmOperand::A, lanes)?;
-        let cols = self.emit_lines(k, block, GemmOperand::B, lanes)?;
+        // `step` is this warp's k-step at the top of the loop's body.
+        let LoopStart {
+            rows,
+            cols,
+            acc,
+            zero,
+            steps,
+            step,
+        } = self.emit_loop_start(k, block, lanes)?;
         let lines: Vec<(Reg, Reg)> = rows.iter().chain(&cols).copied().collect();
-        let acc: Vec<Reg> = (0..4 * col_groups).map(|_| k.reg(RegClass::F32)).collect();
-        for reg in &acc {
-            k.push(format!("mov.f32 {reg}, 0f00000000;"));
-        }
-        let zero = r32(k);
-        k.push(format!("mov.b32 {zero}, 0;"));
-        // The full k-steps (K / step); `step` is this warp's k-step at the
-        // top of the loop's body.
-        let (steps, step) = (r32(k), r32(k));
-        let step_elems = STEP_BYTES / self.types.a.size_bytes();
-        k.div_u32_by(steps, block.k, step_elems);
         k.push(format!("mov.u32 {step}, {};", lanes.warp));
         // The lane's place in its warp's ring: slot s, line i at
         // ((s * lines + i) * 32) * 16 bytes from its first.
