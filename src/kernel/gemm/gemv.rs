@@ -170,6 +170,27 @@ struct Lanes {
     n: Reg,
 }
 
+/// Emits a 16-byte load from `state_space` (`global.nc`, `shared`) at
+/// `address` into four new `.b32` registers where both `preds` hold, and
+/// zeros where either does not; returns the registers.
+fn emit_vector_or_zeros(
+    k: &mut Kernel,
+    state_space: &str,
+    [valid, live]: [Reg; 2],
+    address: &str,
+) -> Vec<Reg> {
+    let (pred, words) = (k.reg(RegClass::Pred), k.regs(RegClass::B32, 4));
+    k.push(format!("and.pred {pred}, {valid}, {live};"));
+    for word in &words {
+        k.push(format!("mov.b32 {word}, 0;"));
+    }
+    k.push(format!(
+        "@{pred} ld.{state_space}.v4.b32 {{{}, {}, {}, {}}}, [{address}];",
+        words[0], words[1], words[2], words[3]
+    ));
+    words
+}
+
 /// What [`Gemv::emit_loop_start`] emits for a mainloop: the lane's rows
 /// of A and columns of B (address, in-bounds predicate), its accumulators,
 /// a zero register, the full k-steps' count and the caller's step register.
@@ -382,16 +403,7 @@ impl Gemv {
             k.push(format!("setp.lt.u32 {live}, {next}, {steps};"));
             let offset = step * STEP_BYTES;
             let load = |k: &mut Kernel, (ptr, valid): (Reg, Reg)| {
-                let (pred, words) = (k.reg(RegClass::Pred), k.regs(RegClass::B32, 4));
-                k.push(format!("and.pred {pred}, {valid}, {live};"));
-                for word in &words {
-                    k.push(format!("mov.b32 {word}, 0;"));
-                }
-                k.push(format!(
-                    "@{pred} ld.global.nc.v4.b32 {{{}, {}, {}, {}}}, [{ptr}+{offset}];",
-                    words[0], words[1], words[2], words[3]
-                ));
-                words
+                emit_vector_or_zeros(k, "global.nc", [valid, live], &format!("{ptr}+{offset}"))
             };
             a_frags.push(rows.iter().map(|&row| load(k, row)).collect::<Vec<_>>());
             b_frags.push(cols.iter().map(|&col| load(k, col)).collect::<Vec<_>>());
@@ -497,20 +509,8 @@ impl Gemv {
                 .iter()
                 .enumerate()
                 .map(|(i, &(_, valid))| {
-                    let (pred, words) = (k.reg(RegClass::Pred), k.regs(RegClass::B32, 4));
-                    k.push(format!("and.pred {pred}, {valid}, {live};"));
-                    for word in &words {
-                        k.push(format!("mov.b32 {word}, 0;"));
-                    }
-                    k.push(format!(
-                        "@{pred} ld.shared.v4.b32 {{{}, {}, {}, {}}}, [{ring}+{}];",
-                        words[0],
-                        words[1],
-                        words[2],
-                        words[3],
-                        slot_at(s, i)
-                    ));
-                    words
+                    let at = format!("{ring}+{}", slot_at(s, i));
+                    emit_vector_or_zeros(k, "shared", [valid, live], &at)
                 })
                 .collect();
             let (a, b) = frags.split_at(rows.len());
