@@ -2,7 +2,8 @@
 //! issue's shapes for bf16 and f16 (f32 accumulate), tf32 at 4096³,
 //! MN-major operands at 4096³, both schedules pinned at 4096³ and 2048³, the
 //! skinny shapes, and split-K (the pick's and pinned split counts at the
-//! shapes of few tiles and a long K, and stream-K beside them); then the
+//! shapes of few tiles and a long K, and stream-K beside them), and the
+//! GEMV's decode shapes (the pick, its register form and its ring); then the
 //! host time of a cached `run` and a criterion group timing split-K,
 //! stream-K and swap-AB runs end to end.
 //!
@@ -57,6 +58,10 @@ fn device() -> Option<Device> {
 }
 
 /// Shapes of few output tiles and a long K, where the pick splits K.
+/// M x N x K where the pick runs the GEMV kernel's ring: a 1-row decode,
+/// 8 rows of a 4096 x 4096 weight, and a narrow B past K = 4 N.
+const GEMV_SHAPES: [(usize, usize, usize); 3] = [(1, 1024, 4096), (8, 4096, 4096), (1, 512, 8192)];
+
 const SPLIT_K_SHAPES: [(usize, usize, usize); 4] = [
     (512, 512, 16384),
     (128, 1536, 7168),
@@ -76,6 +81,9 @@ struct Case {
     /// Stream-K, pinned.
     stream_k: bool,
     schedule: ScheduleArg,
+    /// The GEMV kernel pinned: `ROWS, COLS, WARPS, UNROLL` and whether it
+    /// stages its k-steps in the shared-memory ring (`None`: the pick's).
+    gemv: Option<([u32; 4], bool)>,
 }
 
 fn options(case: &Case) -> DenseGemmArgs {
@@ -115,8 +123,8 @@ fn options(case: &Case) -> DenseGemmArgs {
         swap_ab: case.swap_ab,
         fast_accum: false,
         scale_mode: None,
-        gemv: None,
-        gemv_ring: false,
+        gemv: case.gemv.map(|(gemv, _)| gemv),
+        gemv_ring: case.gemv.is_some_and(|(_, ring)| ring),
         stages: None,
         reduction: cutlet::kernel::gemm::Reduction::Deterministic,
     }
@@ -135,6 +143,7 @@ fn cases() -> Vec<Case> {
                 splits: None,
                 swap_ab: None,
                 stream_k: false,
+                gemv: None,
             });
         }
     }
@@ -146,6 +155,7 @@ fn cases() -> Vec<Case> {
         splits: None,
         swap_ab: None,
         stream_k: false,
+        gemv: None,
     });
     for majors in [(mn, k), (k, mn), (mn, mn)] {
         cases.push(Case {
@@ -156,6 +166,7 @@ fn cases() -> Vec<Case> {
             splits: None,
             swap_ab: None,
             stream_k: false,
+            gemv: None,
         });
     }
     for shape in [SHAPES[0], SHAPES[3], SHAPES[4]] {
@@ -171,6 +182,7 @@ fn cases() -> Vec<Case> {
                 splits: None,
                 swap_ab: None,
                 stream_k: false,
+                gemv: None,
             });
         }
     }
@@ -182,6 +194,7 @@ fn cases() -> Vec<Case> {
         splits: None,
         swap_ab: None,
         stream_k: false,
+        gemv: None,
     });
     for shape in SPLIT_K_SHAPES {
         for (splits, swap_ab, stream_k) in [
@@ -200,6 +213,30 @@ fn cases() -> Vec<Case> {
                 splits,
                 swap_ab,
                 stream_k,
+                gemv: None,
+            });
+        }
+    }
+    // Decode shapes of the GEMV kernel: the pick (the ring form at all
+    // three), then its register form and its ring pinned.
+    for shape in GEMV_SHAPES {
+        let narrow = shape.2 > 4 * shape.1;
+        let cols = if narrow { 8 } else { 16 };
+        let warps = if narrow { 16 } else { 8 };
+        for gemv in [
+            None,
+            Some(([8, cols, warps, 4], false)),
+            Some(([8, cols, warps, 8], true)),
+        ] {
+            cases.push(Case {
+                shape,
+                element: ElementType::BF16,
+                majors: (k, k),
+                schedule: ScheduleArg::Auto,
+                splits: None,
+                swap_ab: None,
+                stream_k: false,
+                gemv,
             });
         }
     }
@@ -210,14 +247,18 @@ fn versus_cublas(device: &Device) {
     for case in cases() {
         let (m, n, k) = case.shape;
         let label = format!(
-            "{} {m}x{n}x{k} {}{} {:?} splits {:?} swap_ab {:?}{}",
+            "{} {m}x{n}x{k} {}{} {:?} splits {:?} swap_ab {:?}{}{}",
             case.element,
             case.majors.0.name(),
             case.majors.1.name(),
             case.schedule,
             case.splits,
             case.swap_ab,
-            if case.stream_k { " stream-K" } else { "" }
+            if case.stream_k { " stream-K" } else { "" },
+            match case.gemv {
+                Some((gemv, ring)) => format!(" gemv {gemv:?}{}", if ring { " ring" } else { "" }),
+                None => String::new(),
+            }
         );
         match run_dense_gemm(&options(&case), device) {
             Ok(report) => println!("{label}\n{report}\n"),
