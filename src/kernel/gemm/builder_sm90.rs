@@ -1738,49 +1738,31 @@ impl Sm90PickFacts {
             && SMALL_SPLIT_TILE_N[..2]
                 .iter()
                 .all(|&cols| small_split_builds(cols));
-        let gemv_ok = GemmSpec::gemv(
-            types,
-            GemmMajors::new(a_major, majors.b, majors.d),
-            [8, GEMV_TILE_N],
-            GEMV_WARPS,
-            GEMV_UNROLL,
-        )
-        .validate()
-        .is_ok();
-        let gemv_ring_ok = gemv_ok
-            && a.size_bytes() == 2
-            && GemmSpec::gemv_ring(
-                types,
-                GemmMajors::new(a_major, majors.b, majors.d),
-                [8, GEMV_TILE_N],
-                GEMV_WARPS,
-                GEMV_RING_UNROLL,
-            )
-            .validate()
-            .is_ok();
+        // The GEMV pick of `rows` x `cols` blocks on `warps` warps, in its
+        // register or ring form, builds (as `Sm90Pick::spec` makes it).
+        let gemv_builds = |rows, cols, warps, ring| {
+            let gemv = Sm90Pick {
+                schedule: KernelSchedule::Multistage,
+                tile: [rows, cols, bk],
+                cluster: ClusterShape::ONE,
+                splits: 1,
+                swap: false,
+                warps,
+                ring,
+            };
+            gemv.spec(types, GemmMajors::new(a_major, majors.b, majors.d))
+                .is_ok()
+        };
+        let gemv_ok = gemv_builds(8, GEMV_TILE_N, GEMV_WARPS, false);
+        let gemv_ring_ok =
+            gemv_ok && a.size_bytes() == 2 && gemv_builds(8, GEMV_TILE_N, GEMV_WARPS, true);
         let gemv_narrow_ok = gemv_ok
             && a.size_bytes() == 2
-            && [8, 16].iter().all(|&rows| {
-                GemmSpec::gemv(
-                    types,
-                    GemmMajors::new(a_major, majors.b, majors.d),
-                    [rows, GEMV_NARROW_TILE_N],
-                    GEMV_NARROW_WARPS,
-                    GEMV_UNROLL,
-                )
-                .validate()
-                .is_ok()
-            });
-        let gemv_narrow_ring_ok = gemv_narrow_ok
-            && GemmSpec::gemv_ring(
-                types,
-                GemmMajors::new(a_major, majors.b, majors.d),
-                [8, GEMV_NARROW_TILE_N],
-                GEMV_NARROW_WARPS,
-                GEMV_RING_UNROLL,
-            )
-            .validate()
-            .is_ok();
+            && [8, 16]
+                .iter()
+                .all(|&rows| gemv_builds(rows, GEMV_NARROW_TILE_N, GEMV_NARROW_WARPS, false));
+        let gemv_narrow_ring_ok =
+            gemv_narrow_ok && gemv_builds(8, GEMV_NARROW_TILE_N, GEMV_NARROW_WARPS, true);
         Sm90PickFacts {
             tall_ok,
             deep_ok,
