@@ -933,14 +933,14 @@ impl Sm90Pick {
         // Past K = 4 N only a narrow B, in blocks of 8 columns; with 8 rows
         // up to K = 8192 the ring form, 8 columns up to N = 512 (the ring's
         // narrow form) and 16 past it.
-        let ring_past_narrow = rows == 8
-            && k > GEMV_NARROW_MAX_K
-            && k <= GEMV_RING_PAST_NARROW_MAX_K
-            && n >= GEMV_NARROW_RING_MIN_N;
+        let ring_past_narrow =
+            rows == 8 && k > GEMV_NARROW_MAX_K && k <= GEMV_RING_PAST_NARROW_MAX_K;
+        // The narrow form's ring: 8 rows, from N = 128.
+        let narrow_ring = rows == 8 && n >= GEMV_NARROW_RING_MIN_N && facts.gemv_narrow_ring_ok;
         let cols = if u64::from(k) <= 4 * u64::from(n) {
             GEMV_TILE_N
         } else if (facts.gemv_narrow_ok && k <= GEMV_NARROW_MAX_K)
-            || (ring_past_narrow && n <= GEMV_NARROW_RING_MAX_N && facts.gemv_narrow_ring_ok)
+            || (ring_past_narrow && n <= GEMV_NARROW_RING_MAX_N && narrow_ring)
         {
             GEMV_NARROW_TILE_N
         } else if ring_past_narrow && n > GEMV_NARROW_RING_MAX_N && facts.gemv_ring_ok {
@@ -957,14 +957,12 @@ impl Sm90Pick {
         } else {
             GEMV_WARPS
         };
-        // 8 rows over a long K: the k-steps staged in a shared-memory ring
-        // (8-column blocks from N = 128).
-        let ring = rows == 8
-            && k >= GEMV_RING_MIN_K
+        // 8 rows over a long K: the k-steps staged in a shared-memory ring.
+        let ring = k >= GEMV_RING_MIN_K
             && if cols == GEMV_TILE_N {
-                facts.gemv_ring_ok
+                rows == 8 && facts.gemv_ring_ok
             } else {
-                facts.gemv_narrow_ring_ok && n >= GEMV_NARROW_RING_MIN_N
+                narrow_ring
             };
         Some(Sm90Pick {
             schedule: KernelSchedule::Multistage,
