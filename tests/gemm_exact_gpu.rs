@@ -458,8 +458,9 @@ fn tf32_with_row_and_column_biases_matches_the_host() {
 /// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
 /// k-step nor of 8), both D majors, a fused epilogue with row and column
 /// biases and extra scalars, against the host; 2 x 1032 x 4104 runs the
-/// ring form (8 rows, K past 4096), and past K = 4 N 3 x 300 x 4104 its
-/// 8-column blocks and 5 x 700 x 6000 its 16-column ones.
+/// ring form (8 rows, K past 4096), and past K = 4 N 3 x 300 x 4104 and
+/// 7 x 40 x 16384 its 8-column blocks, 5 x 700 x 6000 and 4 x 600 x 12000
+/// its 16-column ones.
 #[test]
 fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
     let test = "the_gemv_pick_fuses_the_epilogue_for_a_few_rows";
@@ -487,6 +488,8 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
         (2, 1032, 4104),
         (3, 300, 4104),
         (5, 700, 6000),
+        (7, 40, 16384),
+        (4, 600, 12000),
     ];
     for (i, &(m, n, k)) in shapes.iter().enumerate() {
         for d_major in [OutputMajor::N, OutputMajor::M] {

@@ -3,9 +3,9 @@
 //! B up to 4096 x 4096 elements and K at most 4 N (past it, a 16-bit B up
 //! to K = 4096 in 8-column blocks), swap-AB not forced; 8-row tiles up to
 //! M = 8, 16 above; 8-row tiles of a 16-bit type with K of 4096 and more
-//! stage their k-steps in a shared-memory ring (`_gemv_ring`; 8-column
-//! blocks from N = 128), which past K = 4 N also takes K up to 8192 from
-//! N = 128 (8-column blocks up to N = 512, 16-column past it).
+//! stage their k-steps in a shared-memory ring (`_gemv_ring`), which past
+//! K = 4 N also takes K up to 16384 (8-column blocks up to N = 512,
+//! 16-column past it, those up to K = 8192 beyond 4 rows).
 
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
@@ -86,33 +86,38 @@ fn eight_rows_over_a_long_k_stage_their_k_steps_in_a_ring() {
         let name = pick_name(shape);
         assert!(name.ends_with("_w1x1x8_s8_gemv_ring"), "{shape:?}: {name}");
     }
-    // Past K = 4 N: the narrow form's ring from N = 128 (K = 4096), and
-    // up to K = 8192 the ring in 8-column blocks up to N = 512, 16-column
-    // ones past it.
+    // Past K = 4 N: the narrow form's ring (K = 4096), and up to
+    // K = 16384 the ring in 8-column blocks up to N = 512, 16-column ones
+    // past it.
     for shape in [
         [8, 128, 4096],
+        [8, 16, 4096],
+        [1, 1, 4096],
         [3, 1000, 4096],
         [1, 512, 8192],
         [8, 256, 6000],
+        [8, 127, 8192],
+        [8, 100, 16384],
+        [2, 512, 16384],
     ] {
         let name = pick_name(shape);
         assert!(name.contains("_8x8x32_"), "{shape:?}: {name}");
         assert!(name.ends_with("_w1x1x16_s8_gemv_ring"), "{shape:?}: {name}");
     }
-    for shape in [[4, 1024, 8192], [8, 2000, 8192], [1, 513, 4100]] {
+    for shape in [
+        [4, 1024, 8192],
+        [8, 2000, 8192],
+        [1, 513, 4100],
+        [4, 1024, 16384],
+        [1, 600, 12000],
+    ] {
         let name = pick_name(shape);
         assert!(name.contains("_8x16x32_"), "{shape:?}: {name}");
         assert!(name.ends_with("_w1x1x8_s8_gemv_ring"), "{shape:?}: {name}");
     }
-    // 16 rows, K = 1024, the narrow form below N = 128 or with 16 rows,
-    // tf32: the registers.
-    for shape in [
-        [9, 4096, 4096],
-        [1, 4096, 1024],
-        [8, 16, 4096],
-        [8, 127, 4096],
-        [16, 256, 4096],
-    ] {
+    // 16 rows, K = 1024, the narrow form with 16 rows, tf32: the
+    // registers.
+    for shape in [[9, 4096, 4096], [1, 4096, 1024], [16, 256, 4096]] {
         let name = pick_name(shape);
         assert!(name.ends_with("_gemv"), "{shape:?}: {name}");
     }
@@ -129,17 +134,18 @@ fn eight_rows_over_a_long_k_stage_their_k_steps_in_a_ring() {
 #[test]
 fn past_its_bounds_the_pick_is_another_kernel() {
     // 17 rows; more than 4096 x 4096 elements of B; K over 4 N and over
-    // 4096; tf32 past K = 4 N.
+    // 4096 with 16 rows; tf32 past K = 4 N.
     assert_eq!(picks_gemv((BF16, BF16), KK, [17, 4096, 4096], None), None);
     assert_eq!(picks_gemv((BF16, BF16), KK, [1, 4096, 4104], None), None);
     assert_eq!(picks_gemv((BF16, BF16), KK, [1, 8192, 8192], None), None);
-    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 1024, 16384], None), None);
-    assert_eq!(picks_gemv((BF16, BF16), KK, [8, 16, 4104], None), None);
-    // The ring past K = 4096 beyond K = 4 N: not below N = 128, past
-    // K = 8192 or with 16 rows.
-    assert_eq!(picks_gemv((BF16, BF16), KK, [8, 127, 8192], None), None);
-    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 512, 8200], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 1024, 16400], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [16, 16, 4104], None), None);
+    // The ring past K = 4096 beyond K = 4 N: not past K = 16384 or with
+    // 16 rows; in 16-column blocks not past K = 8192 beyond 4 rows.
+    assert_eq!(picks_gemv((BF16, BF16), KK, [1, 512, 16400], None), None);
     assert_eq!(picks_gemv((BF16, BF16), KK, [9, 512, 8192], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [5, 1024, 8200], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [8, 1024, 16384], None), None);
     assert_eq!(picks_gemv((TF32, F32), KK, [4, 64, 1024], None), None);
     // Swap-AB forced; an M-major A or an N-major B; 8-bit inputs.
     assert_eq!(

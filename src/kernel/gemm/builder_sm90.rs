@@ -271,10 +271,10 @@ pub fn sm90_default_spec(
 /// // 64x16 where N is at most 16.
 /// assert_eq!(bf(8192, 16, 4096).tile, [64, 16, 64]);
 /// assert!(!bf(8192, 16, 4096).kernel_name().contains("splitk"));
-/// // 8 x 16 x 7168: one 64x16 tile, 8 splits of 14 k-tiles; 2048 x 64 x
+/// // 16 x 16 x 7168: one 64x16 tile, 8 splits of 14 k-tiles; 2048 x 64 x
 /// // 4096: 32 tiles of 64x64, 4 splits.
-/// assert_eq!(bf(8, 16, 7168).tile, [64, 16, 64]);
-/// assert!(bf(8, 16, 7168).kernel_name().ends_with("_splitk8"));
+/// assert_eq!(bf(16, 16, 7168).tile, [64, 16, 64]);
+/// assert!(bf(16, 16, 7168).kernel_name().ends_with("_splitk8"));
 /// assert!(bf(2048, 64, 4096).kernel_name().ends_with("_pingpong_c1x1_splitk4"));
 /// // Any split count with 64 k-tiles a split: 768 x 1024 is 48 tiles, 2
 /// // splits of 64 k-tiles at K = 8192, in 2x1; at K = 4096, 32: none.
@@ -337,20 +337,21 @@ pub fn sm90_default_spec(
 /// assert_eq!(bf(16, 4096, 4096).tile, [16, 16, 32]);
 /// assert!(bf(16, 4096, 4096).kernel_name().ends_with("_gemv"));
 /// // Past K = 4 N, a narrow B up to K = 4096: 8 columns a block, 16 warps
-/// // (8 x 16 x 4096: 2 blocks).
-/// let narrow = bf(8, 16, 4096);
-/// assert_eq!((narrow.tile, narrow.mainloop.warps), ([8, 8, 32], [1, 1, 16]));
-/// assert!(bf(8, 16, 4096).kernel_name().ends_with("_gemv"));
-/// assert!(!bf(8, 16, 7168).kernel_name().contains("_gemv"));
-/// // With 8 rows and N of 128 and more, the narrow form's ring (K = 4096),
-/// // and past K = 4096 up to K = 8192 the ring alone: 8 columns up to
-/// // N = 512, 16 past it; the swap-AB split kernel beyond (K = 16384).
-/// let ring = bf(8, 256, 4096);
+/// // (16 x 16 x 4096: 2 blocks); with 16 rows not past K = 4096.
+/// let narrow = bf(16, 16, 4096);
+/// assert_eq!((narrow.tile, narrow.mainloop.warps), ([16, 8, 32], [1, 1, 16]));
+/// assert!(narrow.kernel_name().ends_with("_gemv"));
+/// assert!(!bf(16, 16, 7168).kernel_name().contains("_gemv"));
+/// // With 8 rows the narrow form's ring (K = 4096), and past K = 4096 up
+/// // to K = 16384 the ring alone: 8 columns up to N = 512, 16 past it
+/// // (those up to K = 8192 beyond 4 rows); the swap-AB split kernel
+/// // beyond.
+/// let ring = bf(8, 16, 4096);
 /// assert_eq!((ring.tile, ring.mainloop.warps), ([8, 8, 32], [1, 1, 16]));
 /// assert!(ring.kernel_name().ends_with("_gemv_ring"));
-/// assert_eq!(bf(1, 512, 8192).tile, [8, 8, 32]);
-/// assert!(bf(1, 512, 8192).kernel_name().ends_with("_gemv_ring"));
-/// let ring = bf(4, 1024, 8192);
+/// assert_eq!(bf(1, 512, 16384).tile, [8, 8, 32]);
+/// assert!(bf(1, 512, 16384).kernel_name().ends_with("_gemv_ring"));
+/// let ring = bf(4, 1024, 16384);
 /// assert_eq!((ring.tile, ring.mainloop.warps), ([8, 16, 32], [1, 1, 8]));
 /// assert!(ring.kernel_name().ends_with("_gemv_ring"));
 /// assert!(!bf(8, 1024, 16384).kernel_name().contains("_gemv"));
@@ -574,22 +575,35 @@ const GEMV_SHORT_WARPS: u32 = 4;
 /// K = 1024 (1x4096x1024 6.9-7.0 against 6.5, 8x8192x1024 10.4-10.6
 /// against 9.4).
 const GEMV_RING_MIN_K: u32 = 4096;
-/// Fewest N for which the GEMV's narrow form (8 columns, 16 warps) stages
-/// its k-steps in the ring ([`GEMV_RING_MIN_K`] and up), and the most N for
-/// which the ring past K = 4 N beyond [`GEMV_NARROW_MAX_K`] keeps 8-column
-/// blocks (16 past it). H200, 2026-11-29, bf16, µs, M = 1, 2, 4, 8, one
-/// call: at K = 4096 the narrow ring against the narrow registers,
-/// 128 columns 5.4-5.9 against 5.8-6.2, 256 columns 5.5-6.0 against
-/// 5.7-6.1; at K = 8192 against the pick's swap-AB 64x16 in 8 splits, N =
-/// 256 6.5-7.1 against 7.9-8.1, N = 512 6.9-8.0 against 8.8-9.0 (16
-/// columns: 7.5-8.1), N = 1024 with 16 columns 8.7-9.7 against 10.0-10.1
-/// (8 columns: 8.9-10.6). Below N = 128 neither was measured.
-const GEMV_NARROW_RING_MIN_N: u32 = 128;
+/// Most N for which the ring past K = 4 N beyond [`GEMV_NARROW_MAX_K`]
+/// keeps the narrow form's 8-column blocks (16 past it). H200, 2026-11-29,
+/// bf16, µs, M = 1, 2, 4, 8, one call: at K = 4096 the narrow ring against
+/// the narrow registers, 128 columns 5.4-5.9 against 5.8-6.2, 256 columns
+/// 5.5-6.0 against 5.7-6.1; at K = 8192 against the pick's swap-AB 64x16
+/// in 8 splits, N = 256 6.5-7.1 against 7.9-8.1, N = 512 6.9-8.0 against
+/// 8.8-9.0 (16 columns: 7.5-8.1), N = 1024 with 16 columns 8.7-9.7
+/// against 10.0-10.1 (8 columns: 8.9-10.6). Below N = 128 (a later call
+/// the same day, M = 1 and 8, two rounds): at K = 4096 the narrow ring
+/// 5.1-5.6 against the registers' 5.4-6.1 (N = 8 to 100), at K = 8192
+/// 6.1-6.8 against the split kernel's 7.3-8.0.
 const GEMV_NARROW_RING_MAX_N: u32 = 512;
 /// Largest K the ring takes past K = 4 N beyond [`GEMV_NARROW_MAX_K`] (8
-/// rows). At K = 16384 the swap-AB split kernel held: 8x1024x16384 13.8 µs
-/// against the ring's 15.0 (M = 1: 13.0 against 13.5).
-const GEMV_RING_PAST_NARROW_MAX_K: u32 = 8192;
+/// rows; B's bound keeps N x K within [`GEMV_MAX_B_ELEMENTS`]). H200,
+/// 2026-11-29, bf16, µs, two rounds, against the pick's swap-AB 64x16 in
+/// 8 splits: at K = 16384 the 8-column ring 8.0-8.6 against 9.1-10.0 for
+/// M = 1 to 4 and N = 8 to 256, 9.1-9.5 against 9.2-9.9 for M = 8, N = 512
+/// 9.4-11.0 against 11.3-11.6.
+const GEMV_RING_PAST_NARROW_MAX_K: u32 = 16384;
+/// Largest K past [`GEMV_NARROW_MAX_K`] for which the ring in 16-column
+/// blocks (N past [`GEMV_NARROW_RING_MAX_N`], K past 4 N) serves more than
+/// [`GEMV_RING_LONG_WIDE_MAX_M`] rows. H200, 2026-11-29, bf16, µs, two
+/// rounds, the ring against the swap-AB split pick: N = 1024, K = 16384,
+/// M = 1, 2, 4 13.2-13.5 against 14.1-14.3, M = 8 14.6 against 14.3; K =
+/// 12288, M = 1 10.9-11.0 against 11.7-11.8, M = 8 12.3 against 12.0.
+const GEMV_RING_WIDE_MAX_K: u32 = 8192;
+/// Most rows for which the ring in 16-column blocks past K = 4 N runs
+/// beyond [`GEMV_RING_WIDE_MAX_K`] (up to [`GEMV_RING_PAST_NARROW_MAX_K`]).
+const GEMV_RING_LONG_WIDE_MAX_M: u32 = 4;
 const GEMV_RING_UNROLL: u32 = 8;
 const GEMV_SHORT_MAX_K: u32 = 1024;
 const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
@@ -908,11 +922,12 @@ impl Sm90Pick {
     ///
     /// With 8 rows (M up to 8) of 16-bit inputs and K of
     /// [`GEMV_RING_MIN_K`] and more, the k-steps are staged in a
-    /// shared-memory ring ([`GemmSpec::gemv_ring`]): 16-column blocks, and
-    /// the narrow form's from N = [`GEMV_NARROW_RING_MIN_N`]. Past K = 4 N
-    /// the ring also takes K up to [`GEMV_RING_PAST_NARROW_MAX_K`] from that
-    /// N, in 8-column blocks up to N = [`GEMV_NARROW_RING_MAX_N`] and in
-    /// 16-column ones past it (the constants give the figures).
+    /// shared-memory ring ([`GemmSpec::gemv_ring`]), in 16-column blocks and
+    /// in the narrow form's. Past K = 4 N the ring also takes K up to
+    /// [`GEMV_RING_PAST_NARROW_MAX_K`], in 8-column blocks up to N =
+    /// [`GEMV_NARROW_RING_MAX_N`] and in 16-column ones past it (those up
+    /// to K = [`GEMV_RING_WIDE_MAX_K`] beyond [`GEMV_RING_LONG_WIDE_MAX_M`]
+    /// rows; the constants give the figures).
     fn gemv(
         a: ElementType,
         [m, n, k, _]: [u32; 4],
@@ -931,19 +946,22 @@ impl Sm90Pick {
         }
         let rows = if m <= 8 { 8 } else { 16 };
         // Past K = 4 N only a narrow B, in blocks of 8 columns; with 8 rows
-        // up to K = 8192 the ring form, 8 columns up to N = 512 (the ring's
-        // narrow form) and 16 past it.
+        // up to K = 16384 the ring form, 8 columns up to N = 512 (the ring's
+        // narrow form) and 16 past it (up to K = 8192 beyond 4 rows).
         let ring_past_narrow =
             rows == 8 && k > GEMV_NARROW_MAX_K && k <= GEMV_RING_PAST_NARROW_MAX_K;
-        // The narrow form's ring: 8 rows, from N = 128.
-        let narrow_ring = rows == 8 && n >= GEMV_NARROW_RING_MIN_N && facts.gemv_narrow_ring_ok;
+        let narrow_ring = rows == 8 && facts.gemv_narrow_ring_ok;
+        let wide_ring_past_narrow = ring_past_narrow
+            && n > GEMV_NARROW_RING_MAX_N
+            && (k <= GEMV_RING_WIDE_MAX_K || m <= GEMV_RING_LONG_WIDE_MAX_M)
+            && facts.gemv_ring_ok;
         let cols = if u64::from(k) <= 4 * u64::from(n) {
             GEMV_TILE_N
         } else if (facts.gemv_narrow_ok && k <= GEMV_NARROW_MAX_K)
             || (ring_past_narrow && n <= GEMV_NARROW_RING_MAX_N && narrow_ring)
         {
             GEMV_NARROW_TILE_N
-        } else if ring_past_narrow && n > GEMV_NARROW_RING_MAX_N && facts.gemv_ring_ok {
+        } else if wide_ring_past_narrow {
             GEMV_TILE_N
         } else {
             return None;
