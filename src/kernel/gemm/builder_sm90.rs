@@ -609,6 +609,50 @@ const GEMV_SHORT_MAX_K: u32 = 1024;
 const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
 
 impl Sm90Pick {
+    /// Whole `tile` tiles on `schedule` (an SM90 kernel's), no cluster,
+    /// not swapped ([`in_cluster`](Self::in_cluster),
+    /// [`split`](Self::split) and [`swap_ab`](Self::swap_ab) change that).
+    fn whole_tiles(schedule: KernelSchedule, tile: [u32; 3]) -> Sm90Pick {
+        Sm90Pick {
+            schedule,
+            tile,
+            cluster: ClusterShape::ONE,
+            splits: 1,
+            swap: false,
+            warps: 0,
+            ring: false,
+        }
+    }
+
+    /// The GEMV kernel's pick ([`GemmSpec::gemv`], or
+    /// [`GemmSpec::gemv_ring`] where `ring`): `tile` blocks (rows,
+    /// columns, k-step) on `warps` warps slicing K.
+    fn gemv_kernel(tile: [u32; 3], warps: u32, ring: bool) -> Sm90Pick {
+        Sm90Pick {
+            warps,
+            ring,
+            ..Sm90Pick::whole_tiles(KernelSchedule::Multistage, tile)
+        }
+    }
+
+    /// This pick in a `[cm, cn]` cluster.
+    fn in_cluster(self, [cm, cn]: [u32; 2]) -> Sm90Pick {
+        Sm90Pick {
+            cluster: ClusterShape::new(cm, cn),
+            ..self
+        }
+    }
+
+    /// This pick with K split into `splits` units a tile (1: whole tiles).
+    fn split(self, splits: u32) -> Sm90Pick {
+        Sm90Pick { splits, ..self }
+    }
+
+    /// This pick for the transposed problem D^T = B^T · A^T (swap-AB).
+    fn swap_ab(self) -> Sm90Pick {
+        Sm90Pick { swap: true, ..self }
+    }
+
     /// The spec of this pick for `types` and `majors` (split-K: the
     /// split-K scheduler and [`GemmSpec::with_k_splitting_epilogue`]).
     ///
@@ -731,14 +775,10 @@ impl Sm90Pick {
         } else {
             bn
         };
-        let pick = |schedule, tile, splits| Sm90Pick {
-            schedule,
-            tile,
-            cluster: ClusterShape::ONE,
-            splits,
-            swap: true,
-            warps: 0,
-            ring: false,
+        let pick = |schedule, tile, splits| {
+            Sm90Pick::whole_tiles(schedule, tile)
+                .split(splits)
+                .swap_ab()
         };
         let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
@@ -880,15 +920,10 @@ impl Sm90Pick {
         } else {
             return None;
         };
-        (m.is_multiple_of(64) && tiles(bn) > 0).then_some(Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [64, bn, bk],
-            cluster: ClusterShape::ONE,
-            splits: 1,
-            swap: false,
-            warps: 0,
-            ring: false,
-        })
+        (m.is_multiple_of(64) && tiles(bn) > 0).then_some(Sm90Pick::whole_tiles(
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [64, bn, bk],
+        ))
     }
 
     /// The GEMV kernel's pick ([`GemmSpec::gemv`]): for M up to
@@ -982,15 +1017,8 @@ impl Sm90Pick {
             } else {
                 narrow_ring
             };
-        Some(Sm90Pick {
-            schedule: KernelSchedule::Multistage,
-            tile: [rows, cols, 64 / a.size_bytes().max(1)],
-            cluster: ClusterShape::ONE,
-            splits: 1,
-            swap: false,
-            warps,
-            ring,
-        })
+        let tile = [rows, cols, 64 / a.size_bytes().max(1)];
+        Some(Sm90Pick::gemv_kernel(tile, warps, ring))
     }
 
     /// The most splits (8, 4 or 2) whose units over a problem's `tile`
@@ -1066,15 +1094,10 @@ impl Sm90Pick {
                 .map(|s| (tiles * u64::from(s), s, bn))
         });
         let (units, splits, bn) = choices.max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
-        (4 * units >= 3 * sms).then_some(Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, bn, bk],
-            cluster: ClusterShape::ONE,
-            splits,
-            swap: false,
-            warps: 0,
-            ring: false,
-        })
+        (4 * units >= 3 * sms).then_some(
+            Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedCooperative, [128, bn, bk])
+                .split(splits),
+        )
     }
 
     /// Split-K on ping-pong 64-row tiles for an N of at most
@@ -1126,15 +1149,10 @@ impl Sm90Pick {
             tiles * u64::from(splits) <= u64::from(sm_count)
                 && k_tiles / splits >= SPLIT_MIN_K_TILES_PER_SPLIT
         })?;
-        Some(Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [64, bn, bk],
-            cluster: ClusterShape::ONE,
-            splits,
-            swap: false,
-            warps: 0,
-            ring: false,
-        })
+        Some(
+            Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedPingpong, [64, bn, bk])
+                .split(splits),
+        )
     }
 
     /// Split-K's pick: where the problem's 128x128 tiles fill at most half
@@ -1199,14 +1217,8 @@ impl Sm90Pick {
                 return Some(row);
             }
         }
-        let pick = |tile, splits| Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile,
-            cluster: ClusterShape::ONE,
-            splits,
-            swap: false,
-            warps: 0,
-            ring: false,
+        let pick = |tile, splits| {
+            Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedCooperative, tile).split(splits)
         };
         let k_tiles = k.div_ceil(bk.max(1));
         let per_split = k_tiles / splits;
@@ -1248,16 +1260,9 @@ impl Sm90Pick {
     }
 
     /// The cooperative kernel of whole `tile` tiles in a `[cm, cn]` cluster.
-    fn cooperative(tile: [u32; 3], [cm, cn]: [u32; 2]) -> Sm90Pick {
-        Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile,
-            cluster: ClusterShape::new(cm, cn),
-            splits: 1,
-            swap: false,
-            warps: 0,
-            ring: false,
-        }
+    fn cooperative(tile: [u32; 3], cluster: [u32; 2]) -> Sm90Pick {
+        Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedCooperative, tile)
+            .in_cluster(cluster)
     }
 
     /// The cooperative kernel of 256x128 or 128x256 tiles for a problem
@@ -1309,7 +1314,7 @@ impl Sm90Pick {
         let problem = [n, m, k, l];
         let facts = transposed();
         let pick = Sm90Pick::for_problem(types.b, majors.b, problem, sm_count, facts, Some(false));
-        Sm90Pick { swap: true, ..pick }
+        pick.swap_ab()
     }
 
     /// The pick for a problem `[m, n, k, l]` of A's element type and major
@@ -1378,15 +1383,11 @@ impl Sm90Pick {
             // 0.953 against 0.941; 8192³ 1.014 against 1.011; 256x128
             // tiles (3 stages) ran 0.83-0.95.
             if facts.integer_d {
-                return Sm90Pick {
-                    schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-                    tile: [128, 128, bk],
-                    cluster: ClusterShape::new(1, 2),
-                    splits: 1,
-                    swap: false,
-                    warps: 0,
-                    ring: false,
-                };
+                return Sm90Pick::whole_tiles(
+                    KernelSchedule::TmaWarpSpecializedPingpong,
+                    [128, 128, bk],
+                )
+                .in_cluster([1, 2]);
             }
             // A D the register-store epilogue writes (an FP8 D, an output
             // scale or amax): ping-pong 128x128 hides it behind the other
@@ -1395,15 +1396,10 @@ impl Sm90Pick {
             // 4096³ 0.945 against the cooperative 128x256's 0.820, 8192³
             // 1.006 against 0.903, 4096x14336x4096 0.929 against 0.796.
             if facts.register_store_d {
-                return Sm90Pick {
-                    schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-                    tile: [128, 128, bk],
-                    cluster: ClusterShape::ONE,
-                    splits: 1,
-                    swap: false,
-                    warps: 0,
-                    ring: false,
-                };
+                return Sm90Pick::whole_tiles(
+                    KernelSchedule::TmaWarpSpecializedPingpong,
+                    [128, 128, bk],
+                );
             }
             if !facts.tall_ok {
                 return wide;
@@ -1467,15 +1463,10 @@ impl Sm90Pick {
         };
         // No cluster: at 2048³ bf16 on the H100 a 2x1 cluster ran 454
         // TFLOP/s, none 519.
-        let pick = Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [128, tile_n, bk],
-            cluster: ClusterShape::ONE,
-            splits: 1,
-            swap: false,
-            warps: 0,
-            ring: false,
-        };
+        let pick = Sm90Pick::whole_tiles(
+            KernelSchedule::TmaWarpSpecializedPingpong,
+            [128, tile_n, bk],
+        );
         // 128x112 tiles where 128x128 ones take at least two rounds and
         // the narrower ones' rounds x tile area come out at least 10% less,
         // with at least two rows of tiles and K past 1024: at 256x14336,
@@ -1669,15 +1660,11 @@ impl Sm90PickFacts {
                 [1, 1],
             )
             .is_ok();
-        let split = Sm90Pick {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 128, bk],
-            cluster: ClusterShape::ONE,
-            splits: 2,
-            swap: false,
-            warps: 0,
-            ring: false,
-        };
+        let split = Sm90Pick::whole_tiles(
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 128, bk],
+        )
+        .split(2);
         let types = GemmTypes::new(a, b, d, d, acc);
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
         let narrow_builds = |kernels: &[(KernelSchedule, u32, u32)]| {
@@ -1712,12 +1699,9 @@ impl Sm90PickFacts {
         // And in clusters of 2 along M and along N (8 splits).
         let split_cluster_ok = split_ok
             && [[2, 1], [1, 2]].iter().all(|&[cm, cn]| {
-                let clustered = Sm90Pick {
-                    cluster: ClusterShape::new(cm, cn),
-                    splits: SPLIT_MAX,
-                    ..split
-                };
-                clustered
+                split
+                    .in_cluster([cm, cn])
+                    .split(SPLIT_MAX)
                     .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
                     .is_ok()
             });
@@ -1757,16 +1741,8 @@ impl Sm90PickFacts {
         // The GEMV pick of `rows` x `cols` blocks on `warps` warps, in its
         // register or ring form, builds (as `Sm90Pick::spec` makes it).
         let gemv_builds = |rows, cols, warps, ring| {
-            let gemv = Sm90Pick {
-                schedule: KernelSchedule::Multistage,
-                tile: [rows, cols, bk],
-                cluster: ClusterShape::ONE,
-                splits: 1,
-                swap: false,
-                warps,
-                ring,
-            };
-            gemv.spec(types, GemmMajors::new(a_major, majors.b, majors.d))
+            Sm90Pick::gemv_kernel([rows, cols, bk], warps, ring)
+                .spec(types, GemmMajors::new(a_major, majors.b, majors.d))
                 .is_ok()
         };
         let gemv_ok = gemv_builds(8, GEMV_TILE_N, GEMV_WARPS, false);
