@@ -267,7 +267,7 @@ impl DenseGemmArgs {
 
     /// The kernel spec these options select (no GPU needed).
     ///
-    /// Errors: [`Error::InvalidArgument`](cutlet::Error::InvalidArgument)
+    /// Errors: [`Error::InvalidArgument`]
     /// naming what the kernel generator cannot build.
     pub fn spec(&self) -> Result<GemmSpec> {
         if let Some([rows, cols, warps, unroll]) = self.gemv {

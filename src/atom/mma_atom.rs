@@ -1,6 +1,6 @@
 //! [`MmaAtom`]: one MMA instruction as a plain value, read from a table per
-//! architecture ([`SM80_MMA`](super::SM80_MMA), [`SM70_MMA`](super::SM70_MMA),
-//! [`UniversalFMA`](super::UniversalFMA)).
+//! architecture ([`SM80_MMA`], [`SM70_MMA`],
+//! [`UniversalFMA`]).
 
 use std::fmt;
 
@@ -100,7 +100,7 @@ pub struct MmaAtom {
 
 impl MmaAtom {
     /// Every MMA atom: the SM80 table, the SM70 table, then
-    /// [`UniversalFMA`](super::UniversalFMA).
+    /// [`UniversalFMA`].
     ///
     /// ```
     /// use cutlet::atom::{MmaAtom, SM70_MMA, SM80_MMA};
@@ -125,7 +125,7 @@ impl MmaAtom {
 
     /// The SM80 tensor-core atom for A, B and accumulator types, if the
     /// table has one. f32 A and B run as tf32 (rounded with `cvt.rna`).
-    /// Only [`SM80_MMA`](super::SM80_MMA) is searched: the SM70 `m8n8k4`
+    /// Only [`SM80_MMA`] is searched: the SM70 `m8n8k4`
     /// atoms are never picked here, since the PTX ISA says they may be much
     /// slower on sm_80 and later.
     ///

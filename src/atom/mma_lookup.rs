@@ -1,7 +1,7 @@
 //! [`MmaAtom::named`]: an atom found by its CuTe name among every atom the
 //! library lists ([`MmaAtom::ALL`] and the SM90 wgmma tables
-//! [`SM90_GMMA`](super::SM90_GMMA), [`SM90_GMMA_F8`](super::SM90_GMMA_F8) and
-//! [`SM90_GMMA_I8`](super::SM90_GMMA_I8)), so a new table row is found as soon
+//! [`SM90_GMMA`], [`SM90_GMMA_F8`] and
+//! [`SM90_GMMA_I8`]), so a new table row is found as soon
 //! as it is listed there.
 
 use super::mma_atom::MmaAtom;
@@ -11,8 +11,8 @@ use crate::{Error, Result};
 
 impl MmaAtom {
     /// The atom CuTe names `name` (ASCII case ignored), if the library
-    /// lists one in [`MmaAtom::ALL`], [`SM90_GMMA`](super::SM90_GMMA),
-    /// [`SM90_GMMA_F8`](super::SM90_GMMA_F8) or [`SM90_GMMA_I8`](super::SM90_GMMA_I8).
+    /// lists one in [`MmaAtom::ALL`], [`SM90_GMMA`],
+    /// [`SM90_GMMA_F8`] or [`SM90_GMMA_I8`].
     ///
     /// ```
     /// use cutlet::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN};

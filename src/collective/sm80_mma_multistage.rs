@@ -24,7 +24,7 @@
 
 //!
 //! Files: this one holds the mainloop (prologue, the loop) over the
-//! [`PipelineCpAsync`](crate::pipeline::PipelineCpAsync) ring of stages;
+//! [`PipelineCpAsync`] ring of stages;
 //! `g2s.rs` the `cp.async` copies, `s2r_mma.rs` the `ldmatrix` loads and
 //! the MMAs, each instruction emitted through its atom in [`crate::atom`].
 

@@ -41,8 +41,8 @@
 //! | [`TmaTiled`], [`TmaSwizzle`] | `tensor_map.rs` | a TMA tensor map: checked without a driver, encoded by `cuTensorMapEncodeTiled` into a [`TensorMapArg`] |
 //! | [`Elementwise`], [`check_arguments`], [`plan_problem`], [`check_overlap`] | `elementwise/` | elementwise kernels: validation, spec from the tensors, launch |
 //! | [`Reduce`], [`ReduceWorkspace`] | `reduce/` | reductions: checks, plan, workspace, launches |
-//! | [`quantize`], [`quantize_with_scale`] | `quantize.rs` | bf16/f16/f32 into e4m3, e5m2 or s8 with row, block or tensor scales from the data, or by a given tensor scale with its amax recorded: checks, cache, launches |
-//! | [`vector_add`] | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
+//! | [`quantize`](fn@quantize), [`quantize_with_scale`] | `quantize.rs` | bf16/f16/f32 into e4m3, e5m2 or s8 with row, block or tensor scales from the data, or by a given tensor scale with its amax recorded: checks, cache, launches |
+//! | [`vector_add`](fn@vector_add) | `vector_add.rs` | the proving kernel's host side: checks, cache, launch |
 //! | [`gemm`] | `gemm/` | `GemmUniversalAdapter`, the runtime `Gemm` builder and `TypedGemm`, arguments and their checks |
 //!
 //! # Assumptions

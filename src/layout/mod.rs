@@ -13,11 +13,11 @@
 //! | [`Layout`], [`Major`] | `cute/layout.hpp` |
 //! | [`Tiler`] | the `Tiler` argument of `logical_divide` and friends |
 //! | notation ([`Parser`]) | `print(layout)` |
-//! | [`coalesce`], [`filter`], [`composition`], [`complement`] | `cute/layout.hpp` |
+//! | [`coalesce`](fn@coalesce), [`filter`], [`composition`](fn@composition), [`complement`](fn@complement) | `cute/layout.hpp` |
 //! | [`right_inverse`], [`left_inverse`] | `cute/layout.hpp` |
 //! | divides and products | `cute/layout.hpp` |
 //! | [`make_layout_tv`] | CuTe DSL `cute.make_layout_tv` |
-//! | [`upcast`], [`downcast`], [`recast`], [`max_common_vector`] | `cute/layout.hpp` |
+//! | [`upcast`], [`downcast`], [`recast`](fn@recast), [`max_common_vector`] | `cute/layout.hpp` |
 
 mod coalesce;
 mod complement;

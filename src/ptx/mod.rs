@@ -22,7 +22,7 @@
 //! | [`Label`] | a unique branch target |
 //! | [`Kernel::div_u32_by`], [`Kernel::rem_u32_by`] | unsigned division by a divisor known at generation, without `div.u32`'s run-time sequence (`divide.rs`) |
 //! | [`LaunchDivisor`], [`Kernel::div_u32_by_param`] | unsigned division by a divisor known at launch: a multiplier and shift the host passes (`launch_divisor.rs`) |
-//! | [`snippet`], [`Snippet`] | the snippet store and hole filling |
+//! | [`snippet`](fn@snippet), [`Snippet`] | the snippet store and hole filling |
 //! | [`PtxError`] | everything that can go wrong, naming the values |
 
 mod divide;

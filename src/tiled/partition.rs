@@ -11,7 +11,7 @@ use crate::{Error, Result};
 /// The offset (in elements) of value `v` of thread `t` is
 /// `swizzle(offset + thr(t) + val[v])`, where
 /// - `thr` is a [`Layout`] of the thread index: the generator emits it once,
-///   with [`emit_layout_offset`](super::emit_layout_offset) on `%tid`;
+///   with [`emit_layout_offset`] on `%tid`;
 /// - `val[v]` are integers computed on the host: immediates in the PTX;
 /// - `swizzle` is the tile's swizzle ([`Swizzle::identity`] for a plain
 ///   layout) and `offset` the swizzled layout's offset (0 for a plain one).

@@ -26,7 +26,7 @@
 //! 16-byte vectors as `.b32` words, and the cut vectors' elements and the
 //! biases at the element's own type (`.f32`, `.b16`, or a bf16 as `.u16`).
 //!
-//! A fused [`Epilogue`](crate::kernel::gemm::Epilogue) replaces
+//! A fused [`Epilogue`] replaces
 //! `alpha * acc + beta * c` by its expression over (acc, c, bias...), with
 //! the bias vectors read as `epilogue_fusion.rs` says.
 

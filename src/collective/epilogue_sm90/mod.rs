@@ -149,7 +149,7 @@ fn emit_beta_nonzero(k: &mut Kernel, beta: Reg) -> Reg {
 /// C partition numbers a thread's values) in the epilogue's compute type:
 /// an f32 register (f16 accumulators converted; s32 ones rounded to the
 /// nearest f32), or, for an i32 D, the s32 value itself (the integer
-/// epilogue of [`apply`](crate::collective::epilogue_fusion::apply)).
+/// epilogue of [`apply`]).
 fn acc_value(k: &mut Kernel, types: GemmTypes, acc: &RegisterTensor, v: i64) -> Reg {
     let (reg, half) = acc.value(v);
     match types.acc {

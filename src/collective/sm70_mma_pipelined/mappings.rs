@@ -1,6 +1,6 @@
 //! The thread mappings of [`Sm70MmaPipelined`], taken from [`crate::tiled`]:
 //! the quad-pair tiled MMA and its permutation, each thread's 16-byte
-//! chunks of the global -> register -> shared copy (a [`TiledCopy`] of a
+//! chunks of the global -> register -> shared copy (a [`TiledCopy`](crate::tiled::TiledCopy) of a
 //! 128-bit atom over the block), and each fragment load's shared-memory
 //! offsets (the tiled MMA's A and B partitions of the swizzled stage). The
 //! bank-conflict model the shared layouts are checked against lives here

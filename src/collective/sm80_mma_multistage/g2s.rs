@@ -1,5 +1,5 @@
 //! The global-to-shared copies of [`Sm80MmaMultistage`]: each thread's
-//! `cp.async` (atom [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`]) of 16-byte chunks of
+//! `cp.async` (atom [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`](crate::atom::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL)) of 16-byte chunks of
 //! an operand's tile into its swizzled stage. Two paths: the fast one (M/N
 //! row predicates only, unrolled over passes, no branch) for tiles wholly
 //! inside K, and the general one (K predicate, zero-fill, chunks cut by an

@@ -188,7 +188,7 @@ impl GemmBuilder {
     /// 128x128x32 for tf32).
     ///
     /// Any tile builds whose warp tile the mma atom divides and that fits
-    /// the hardware; [`check_config`](crate::kernel::gemm::check_config) is
+    /// the hardware; [`check_config`] is
     /// the rule set (the typed `Config` checks the same at compile time):
     ///
     /// - BM a multiple of 16 x warps along M, BN of 8 x warps along N (the
@@ -1305,7 +1305,7 @@ impl Gemm {
     /// persistent (SM70, SM80) is unaffected. The result is the same bits.
     ///
     /// # Errors
-    /// As [`run`](Self::run); [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// As [`run`](Self::run); [`Error::InvalidArgument`]
     /// for `sm_count` 0.
     pub fn run_with_sm_count<A, B, C, D>(
         &self,

@@ -24,7 +24,7 @@
 //! | at least 2 stages, and shared memory within the architecture's opt-in limit | the pipeline; the shared memory |
 //!
 //! [`Config::CHECK`]: crate::device::gemm::Config::CHECK
-//! [`GemmSpec::validate`]: super::super::GemmSpec::validate
+//! [`GemmSpec::validate`]: crate::kernel::gemm::GemmSpec::validate
 
 //! | file | what it holds |
 //! |---|---|
