@@ -57,11 +57,18 @@ fn device() -> Option<Device> {
     Some(device)
 }
 
-/// Shapes of few output tiles and a long K, where the pick splits K.
 /// M x N x K where the pick runs the GEMV kernel's ring: a 1-row decode,
-/// 8 rows of a 4096 x 4096 weight, and a narrow B past K = 4 N.
-const GEMV_SHAPES: [(usize, usize, usize); 3] = [(1, 1024, 4096), (8, 4096, 4096), (1, 512, 8192)];
+/// 8 rows of a 4096 x 4096 weight, and narrow Bs past K = 4 N (below
+/// N = 128, and up to K = 16384).
+const GEMV_SHAPES: [(usize, usize, usize); 5] = [
+    (1, 1024, 4096),
+    (8, 4096, 4096),
+    (1, 512, 8192),
+    (8, 64, 8192),
+    (1, 512, 16384),
+];
 
+/// Shapes of few output tiles and a long K, where the pick splits K.
 const SPLIT_K_SHAPES: [(usize, usize, usize); 4] = [
     (512, 512, 16384),
     (128, 1536, 7168),
@@ -218,7 +225,7 @@ fn cases() -> Vec<Case> {
         }
     }
     // Decode shapes of the GEMV kernel: the pick (the ring form at all
-    // three), then its register form and its ring pinned.
+    // of them), then its register form and its ring pinned.
     for shape in GEMV_SHAPES {
         let narrow = shape.2 > 4 * shape.1;
         let cols = if narrow { 8 } else { 16 };
