@@ -30,6 +30,7 @@ fn gemv_kernels_assemble_without_spills() {
         spec.validate().unwrap();
         spec
     });
+    assert_layout_matches_rules(&specs);
     assert_none_spills(specs, "sm_90a");
 }
 
@@ -52,5 +53,22 @@ fn gemv_ring_kernels_assemble_without_spills() {
         spec.validate().unwrap();
         spec
     });
+    assert_layout_matches_rules(&specs);
     assert_none_spills(specs, "sm_90a");
+}
+
+/// The shared memory the kernel lays out (partial tiles, staging tile,
+/// rings) is the figure the rules check and the launch gives
+/// (`GemmSpec::shared_mem_bytes`), and its threads are the spec's.
+fn assert_layout_matches_rules(specs: &[GemmSpec]) {
+    for spec in specs {
+        let name = spec.kernel_name();
+        let kernel = spec.kernel().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            kernel.shared_storage().bytes,
+            spec.shared_mem_bytes(),
+            "{name}"
+        );
+        assert_eq!(kernel.block_threads(), spec.block_threads(), "{name}");
+    }
 }

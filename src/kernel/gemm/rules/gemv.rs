@@ -30,9 +30,9 @@ const GEMV_RING_MAX_UNROLL: u32 = 16;
 pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
     // The ring holds the k-steps in flight in shared memory: one k-step's
     // fragments in registers.
-    let (unroll, max_unroll, held) = match f.mainloop.policy {
-        MainloopPolicy::MmaSyncGemv { unroll } => (unroll, GEMV_MAX_UNROLL, unroll),
-        MainloopPolicy::MmaSyncGemvRing { unroll } => (unroll, GEMV_RING_MAX_UNROLL, 1),
+    let (unroll, max_unroll, ring) = match f.mainloop.policy {
+        MainloopPolicy::MmaSyncGemv { unroll } => (unroll, GEMV_MAX_UNROLL, false),
+        MainloopPolicy::MmaSyncGemvRing { unroll } => (unroll, GEMV_RING_MAX_UNROLL, true),
         _ => {
             return Err(
                 RuleMessage::new().s("expected a GEMV mainloop (MmaSyncGemv or MmaSyncGemvRing)")
@@ -130,6 +130,7 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .n(max_unroll)
             .s(" k-steps in flight"));
     }
+    let held = if ring { 1 } else { unroll };
     let words = held * (bm / 8 + bn / 8) * 4 + bn / 8 * 4 * (bm / 8);
     let budget = register_budget(wk * 32);
     if words + GEMV_OTHER_REGISTERS > budget {
@@ -149,7 +150,7 @@ pub(super) const fn check_gemv(f: &ConfigFacts) -> Result<(), RuleMessage> {
             .s(" may give them: expected a smaller tile or unroll"));
     }
     let (bytes, limit) = (f.shared_mem_bytes(), f.arch.max_dynamic_shared_bytes());
-    if held == 1 && bytes > limit {
+    if ring && bytes > limit {
         return Err(RuleMessage::new()
             .s("the GEMV ring of ")
             .n(unroll)
