@@ -548,7 +548,7 @@ impl Gemv {
         self.warps * self.unroll * self.lines() * 32 * 16
     }
 
-    /// The error of an instruction the ring cannot emit, naming the kernel.
+    /// The error of an instruction the kernel cannot emit, naming it.
     fn unsupported(&self, e: impl std::fmt::Display) -> PtxError {
         PtxError::UnsupportedSpec {
             kernel: "gemv",
@@ -614,11 +614,7 @@ impl Gemv {
                 let a_regs = [low(0, w0), low(1, w0), low(0, w1), low(1, w1)];
                 self.atom
                     .emit(k, d, &a_regs, &[b[w0], b[w1]], d)
-                    .map_err(|e| PtxError::UnsupportedSpec {
-                        kernel: "gemv",
-                        name: self.name.clone(),
-                        reason: e.to_string(),
-                    })?;
+                    .map_err(|e| self.unsupported(e))?;
             }
         }
         Ok(())
