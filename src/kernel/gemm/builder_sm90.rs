@@ -384,6 +384,13 @@ pub fn sm90_default_spec(
 /// let wave = bf(16, 8192, 4096);
 /// assert_eq!((wave.schedule, wave.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 16, 64]));
 /// assert!(!wave.kernel_name().contains("splitk"));
+/// // So do they at any K up to 32 rows (8 x 8192 x 16384: 128 blocks of
+/// // 256 k-tiles, 16 stages deep), past 32 rows only where the 2 splits
+/// // would keep at most 32 k-tiles each (64 x 8192 x 32768 keeps 2 splits).
+/// let long = bf(8, 8192, 16384);
+/// assert_eq!((long.tile, long.mainloop.stages()), ([64, 16, 64], 16));
+/// assert!(!long.kernel_name().contains("splitk"));
+/// assert!(bf(64, 8192, 32768).kernel_name().ends_with("_splitk2"));
 /// // 128 x 8192 x 4096: 2 x 64 = 128 whole ping-pong 64x128 tiles fill a
 /// // wave, unswapped; so do 256 x 4096 (4 x 32).
 /// assert_eq!((bf(128, 8192, 4096).schedule, bf(128, 8192, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
@@ -525,9 +532,9 @@ const SMALL_SPLIT_MAX_N: u32 = 512;
 const SMALL_SPLIT_TILE_N: [u32; 3] = [16, 32, 64];
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
-/// Swap-AB's split units of at most this many k-tiles give way to unsplit
-/// ping-pong 64-row tiles that make as many blocks
-/// ([`Sm90Pick::swapped`]).
+/// Past 32 rows of M, swap-AB's split units of at most this many k-tiles
+/// give way to unsplit ping-pong 64-row tiles that make as many blocks
+/// ([`Sm90Pick::swapped`]); up to 32 rows they do at any K.
 const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
 /// Swap-AB's split units of fewer k-tiles than this, past 32 rows of M,
 /// give way to tiles half as wide split to keep this many
@@ -724,14 +731,22 @@ impl Sm90Pick {
     ///   [`splits_for`](Self::splits_for) splits (16x4096x4096 1.00 with 4
     ///   splits, against 0.72 unswapped; 64x1024x16384 0.91 with 8,
     ///   against 0.71), unless the ping-pong 64 x N' kernel's tiles make
-    ///   at least as many blocks within one wave and the splits would keep
-    ///   at most 32 k-tiles each: then that one, unsplit (H200,
-    ///   2026-11-28, two to four rounds: 1x8192x4096 1.01 against
-    ///   0.92-0.93 in 2 splits, 16x8192x4096 0.99-1.01 against 0.90-0.92,
-    ///   32x8192x4096 0.99-1.00 against 0.90, 32x6144x4096 0.98 against
-    ///   0.94-0.96, 16x6144x4096 0.95 against 0.96-0.98; with 64 k-tiles a
-    ///   split the splits held: 8x8192x8192 0.94 against 0.97-0.98,
-    ///   2x8192x16384 0.97-0.98 against 1.01-1.02). Past 32 rows, where
+    ///   at least as many blocks within one wave (and, past 32 rows, the
+    ///   splits would keep at most 32 k-tiles each): then that one,
+    ///   unsplit, 16 stages deep (H200, 2026-11-28, two to four rounds:
+    ///   1x8192x4096 1.01 against 0.92-0.93 in 2 splits, 16x8192x4096
+    ///   0.99-1.01 against 0.90-0.92, 32x8192x4096 0.99-1.00 against 0.90,
+    ///   32x6144x4096 0.98 against 0.94-0.96, 16x6144x4096 0.95 against
+    ///   0.96-0.98. Longer splits held then, with 8 stages: 8x8192x8192
+    ///   0.94 against 0.97-0.98. With 16, 2026-11-29, µs, two rounds
+    ///   against the 2 splits: 8x8192x8192 35.7 against 37.0,
+    ///   1x8192x8192 35.6-36.1 against 36.9-37.0, 32x8192x8192 36.9-37.1
+    ///   against 37.7-37.8, 8x8192x16384 65.8-65.9 against 67.0-67.4,
+    ///   8x5120x6144 19.7-19.8 against 21.2-21.3, 32x7168x7168 29.4
+    ///   against 31.1, e4m3 1x7168x12288 26.0-26.2 against 26.9; lost by
+    ///   1-1.5%: 16x2048x16384 with L = 3, 54.3-54.4 against 53.8-53.9,
+    ///   tf32 16x6144x8192 54.3-54.5 against 53.6-53.7, and past 32 rows
+    ///   64x8192x32768 135.5-135.8 against 133.3-133.7). Past 32 rows, where
     ///   the splits would keep fewer than 16 k-tiles each, 128 x N'/2
     ///   tiles in splits of at least 16, where those fit one wave (H200,
     ///   2026-11-28, two rounds: 64x1024x4096, 128x32 tiles in 4 splits,
@@ -797,14 +812,14 @@ impl Sm90Pick {
             let tile = [128, bn, bk];
             if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
                 // Where the 64-row tiles alone make as many blocks, within
-                // one wave, and the splits would be short (at most
-                // SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT k-tiles), they run
-                // unsplit: no partial tiles to add.
+                // one wave, they run unsplit: no partial tiles to add (past
+                // 32 rows only where the splits would be short, at most
+                // SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT k-tiles).
                 let units = u64::from(n.div_ceil(128)) * u64::from(l) * u64::from(splits);
                 let per_split = k.div_ceil(bk.max(1)) / splits;
                 if narrow_tiles >= units
                     && narrow_tiles <= sms
-                    && per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT
+                    && (m <= 32 || per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT)
                 {
                     return Some(pick(pingpong, [64, bn, bk], 1));
                 }
