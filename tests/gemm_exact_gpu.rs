@@ -508,6 +508,63 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Swap-AB's 64-row ping-pong tiles with their 16-stage ring, as the
+/// pick runs them for a few rows and a long K: 3 x 4090 x 8200 in 2
+/// splits of K (where the cooperative 128-row kernel would take 4),
+/// 5 x 8190 x 8200 unsplit (where it would take 2); ragged N and K, both
+/// D majors, a fused epilogue with row and column biases, against the
+/// host.
+#[test]
+fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
+    let test = "the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue";
+    let Some(device) = device_or_skip(test) else {
+        return;
+    };
+    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
+        (acc * scalar(0) + c * scalar(1) + row * col).relu()
+    });
+    let fused = Fused {
+        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
+        scalars: vec![],
+    };
+    let mut failures = Vec::new();
+    for (i, (m, n, k, picks)) in [
+        (
+            3,
+            4090,
+            8200,
+            "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem_splitk2",
+        ),
+        (
+            5,
+            8190,
+            8200,
+            "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let pin = Pin {
+            picks: Some(picks),
+            ..Pin::default()
+        };
+        for d_major in [OutputMajor::N, OutputMajor::M] {
+            let case = Case {
+                m,
+                n,
+                k,
+                a_major: OperandMajor::K,
+                b_major: OperandMajor::K,
+                d_major,
+            };
+            let err = run_on::<bf16, f32>(&device, case, &fused, 120 + i as u64, pin);
+            check(test, &mut failures, case, err, 3e-3);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The atomic reduction of split-K and stream-K (`Reduction::Atomic`):
 /// the fused sweep's shapes (few tiles with a long K among them), each run
 /// three times on one GEMM and its workspace before D is checked, so that a

@@ -20,8 +20,20 @@ const MAX_SM90_STAGES: u32 = 8;
 /// 64x8192x4096 1.02 with 8, 1.04 with 12-13; 16x8192x4096 1.00 with 8,
 /// 1.02 with 13-20. The cooperative 128 x 16 kernel of 16x14336x4096
 /// gained nothing from 12, and split-K units of 8 to 16 k-tiles lost 1-3%
-/// (1x1024x8192, 32x1024x4096), so the others keep 8.
+/// (1x1024x8192, 32x1024x4096), so the others keep 8. A ping-pong
+/// kernel of K in 2 splits keeps them too where its tiles are at most
+/// [`MAX_SM90_DEEP_SPLIT_TILE_N`] wide (swap-AB's, for a few rows).
 const MAX_SM90_PINGPONG_STAGES: u32 = 16;
+/// Widest tile of a ping-pong kernel of K in 2 splits that keeps
+/// [`MAX_SM90_PINGPONG_STAGES`]. H200, 2026-11-29, µs, two rounds, 16
+/// stages against 8 in the cooperative 128-row kernel's 4 splits
+/// (swap-AB): 64x16 at 16x4096x16384 36.0-36.2 against 37.1-37.2,
+/// 1x4096x16384 35.5-35.7 against 36.3-36.4, 64x32 at 32x4096x4096
+/// 14.8-14.9 against 15.3. The 64x64 kernel of a small N in 2 splits,
+/// 13 stages against 8, went both ways: 192x256x7168 (L = 3) 13.8-13.9
+/// against 14.6-14.8, 256x256x4096 (L = 3) 12.0 against 12.3-12.4,
+/// 1024x256x6144 15.4-15.6 against 14.5-14.6; it keeps 8.
+const MAX_SM90_DEEP_SPLIT_TILE_N: u32 = 32;
 
 /// The SM90 warp-specialized GEMM of `schedule` for these types and majors
 /// (C and D of one type and major), with `tile` and `cluster` (M, N), the
@@ -360,11 +372,17 @@ pub fn sm90_default_spec(
 /// // x 1024: 512 blocks on 132 SMs): 4 warps, each on 256 of K.
 /// assert_eq!(bf(16, 8192, 1024).mainloop.warps, [1, 1, 4]);
 /// assert_eq!(bf(16, 4096, 1024).mainloop.warps, [1, 1, 8]);
-/// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 in 128x16 tiles
-/// // (D^T column-major), 32 tiles, 4 splits of 32 k-tiles.
+/// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 (D^T
+/// // column-major). 32 cooperative 128x16 tiles in 4 splits of 32 k-tiles
+/// // would make 128 units; 64 ping-pong 64x16 tiles in 2 splits make as
+/// // many (7/8 of a wave and more), and run, 16 stages deep.
 /// let decode = bf(16, 4096, 8192);
-/// assert_eq!((decode.tile, decode.majors.d), ([128, 16, 64], OutputMajor::M));
-/// assert!(decode.kernel_name().ends_with("_splitk4"));
+/// assert_eq!((decode.tile, decode.majors.d), ([64, 16, 64], OutputMajor::M));
+/// assert_eq!(decode.mainloop.stages(), 16);
+/// assert!(decode.kernel_name().ends_with("_splitk2"));
+/// // 16 x 3072: 24 tiles in 4 splits, 48 in 2: 96 units, under 7/8 of a
+/// // wave, stay cooperative.
+/// assert!(bf(16, 3072, 8192).kernel_name().contains("_128x16x64_w4x1x1_s8_cooperative_c1x1_epi_nosmem_splitk4"));
 /// // 16 x 14336 is 112 tiles of 128x16: no room for a second unit each.
 /// assert!(!bf(16, 14336, 4096).kernel_name().contains("splitk"));
 /// // 64 x 1024 x 8192: 1024 / 64 = 16 ping-pong 64x64 tiles, at most a
@@ -391,6 +409,17 @@ pub fn sm90_default_spec(
 /// assert_eq!((long.tile, long.mainloop.stages()), ([64, 16, 64], 16));
 /// assert!(!long.kernel_name().contains("splitk"));
 /// assert!(bf(64, 8192, 32768).kernel_name().ends_with("_splitk2"));
+/// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 (D^T
+/// // column-major). 32 cooperative 128x16 tiles in 4 splits of 32 k-tiles
+/// // would make 128 units; 64 ping-pong 64x16 tiles in 2 splits make as
+/// // many (7/8 of a wave and more), and run, 16 stages deep.
+/// let decode = bf(16, 4096, 8192);
+/// assert_eq!((decode.tile, decode.majors.d), ([64, 16, 64], OutputMajor::M));
+/// assert_eq!(decode.mainloop.stages(), 16);
+/// assert!(decode.kernel_name().ends_with("_splitk2"));
+/// // 16 x 3072: 24 tiles in 4 splits, 48 in 2: 96 units, under 7/8 of a
+/// // wave, stay cooperative.
+/// assert!(bf(16, 3072, 8192).kernel_name().contains("_128x16x64_w4x1x1_s8_cooperative_c1x1_epi_nosmem_splitk4"));
 /// // 128 x 8192 x 4096: 2 x 64 = 128 whole ping-pong 64x128 tiles fill a
 /// // wave, unswapped; so do 256 x 4096 (4 x 32).
 /// assert_eq!((bf(128, 8192, 4096).schedule, bf(128, 8192, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
@@ -536,6 +565,15 @@ const SWAP_MAX_M: u32 = 128;
 /// give way to unsplit ping-pong 64-row tiles that make as many blocks
 /// ([`Sm90Pick::swapped`]); up to 32 rows they do at any K.
 const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
+/// Eighths of a wave that swap-AB's 64-row ping-pong tiles in half the
+/// cooperative kernel's splits fill at least where they replace it
+/// ([`Sm90Pick::swapped`]). H200, 2026-11-29, µs, two rounds: with 128
+/// blocks of 132 they won (16x4096x16384 36.0-36.2 against 37.1-37.2,
+/// 32x4096x4096 14.8-14.9 against 15.3, 8x4224x7168 19.8 against
+/// 20.0-20.1); with 96 they tied or lost (24x3072x6144 16.1-16.2 either
+/// way, 16x1024x8192 with L = 3 18.3 against 18.0-18.1, 4x1024x32768
+/// with L = 3 53.5-53.6 against 52.5).
+const SWAP_HALF_SPLITS_MIN_EIGHTHS: u64 = 7;
 /// Swap-AB's split units of fewer k-tiles than this, past 32 rows of M,
 /// give way to tiles half as wide split to keep this many
 /// ([`Sm90Pick::swapped`]).
@@ -746,7 +784,12 @@ impl Sm90Pick {
     ///   against 31.1, e4m3 1x7168x12288 26.0-26.2 against 26.9; lost by
     ///   1-1.5%: 16x2048x16384 with L = 3, 54.3-54.4 against 53.8-53.9,
     ///   tf32 16x6144x8192 54.3-54.5 against 53.6-53.7, and past 32 rows
-    ///   64x8192x32768 135.5-135.8 against 133.3-133.7). Past 32 rows, where
+    ///   64x8192x32768 135.5-135.8 against 133.3-133.7). Up to 32 rows,
+    ///   where the 64 x N' tiles in half the splits make as many blocks
+    ///   and fill at least 7/8 of a wave, those, 16 stages deep
+    ///   ([`SWAP_HALF_SPLITS_MIN_EIGHTHS`], [`MAX_SM90_DEEP_SPLIT_TILE_N`]:
+    ///   16x4096x16384 in 2 splits 36.0-36.2 µs against 37.1-37.2 in 4).
+    ///   Past 32 rows, where
     ///   the splits would keep fewer than 16 k-tiles each, 128 x N'/2
     ///   tiles in splits of at least 16, where those fit one wave (H200,
     ///   2026-11-28, two rounds: 64x1024x4096, 128x32 tiles in 4 splits,
@@ -822,6 +865,20 @@ impl Sm90Pick {
                     && (m <= 32 || per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT)
                 {
                     return Some(pick(pingpong, [64, bn, bk], 1));
+                }
+                // Up to 32 rows, where the 64-row tiles in half the splits
+                // make as many blocks, filling 7/8 of a wave at least (4
+                // splits: 2), they run so, with a 16-stage ring
+                // (MAX_SM90_DEEP_SPLIT_TILE_N).
+                let halved = narrow_tiles * u64::from(splits / 2);
+                if m <= 32
+                    && splits >= 4
+                    && facts.swap_pingpong_split_ok
+                    && halved >= units
+                    && halved <= sms
+                    && 8 * halved >= SWAP_HALF_SPLITS_MIN_EIGHTHS * sms
+                {
+                    return Some(pick(pingpong, [64, bn, bk], splits / 2));
                 }
                 // Past 32 rows, splits shorter than
                 // SWAP_HALVED_MIN_K_TILES_PER_SPLIT k-tiles give way to
@@ -2035,7 +2092,8 @@ impl GemmSpec {
     /// The epilogue of a kernel whose scheduler splits K (split-K,
     /// stream-K): the TMA-store one where the tile is at most 128x128,
     /// else the register-store one; its stages recounted (at most 8, as
-    /// for every kernel but the whole-tile ping-pong one). A larger tile's accumulators (128 a
+    /// for every kernel but the ping-pong one of whole tiles or of K in 2
+    /// splits of narrow tiles). A larger tile's accumulators (128 a
     /// thread), the TMA store of C's subtiles and the reduction's loads
     /// spill (ptxas: 128x256 split-K 2 with C read, 8 spill stores). H100,
     /// 1536x1408x4096 as one wave of 128x128 tiles: the TMA store 32.1 µs,
@@ -2052,7 +2110,9 @@ impl GemmSpec {
             }
             policy => policy,
         };
-        // Recounted: a split ping-pong kernel keeps at most 8 stages.
+        // Recounted: a split ping-pong kernel keeps at most 8 stages,
+        // unless it splits K in 2 with narrow tiles
+        // (MAX_SM90_DEEP_SPLIT_TILE_N).
         self.with_sm90_epilogue(policy)
     }
 
@@ -2113,6 +2173,10 @@ impl GemmSpec {
             (KernelSchedule::TmaWarpSpecializedPingpong, TileSchedulerPolicy::Persistent) => {
                 MAX_SM90_PINGPONG_STAGES
             }
+            (
+                KernelSchedule::TmaWarpSpecializedPingpong,
+                TileSchedulerPolicy::SplitK { splits: 2 },
+            ) if self.tile[1] <= MAX_SM90_DEEP_SPLIT_TILE_N => MAX_SM90_PINGPONG_STAGES,
             _ => MAX_SM90_STAGES,
         };
         let mut stages = 2;
