@@ -315,3 +315,17 @@ fn stages_set_the_rings_depth_and_name_what_does_not_fit() {
     assert!(stderr.contains("16 stages of 16384 bytes"), "{stderr}");
     assert!(stderr.contains("exceeds the 232448 bytes"), "{stderr}");
 }
+
+/// `--gemv`'s UNROLL sets the GEMV kernel's k-steps in flight: `--stages`
+/// beside it is a usage error naming both options, exit code 2.
+#[test]
+fn stages_beside_gemv_is_a_usage_error() {
+    let output = cutlet_gemm(&["--emit-ptx", "--gemv", "8,16,8,4", "--stages", "6"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("--stages") && stderr.contains("--gemv"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}

@@ -141,9 +141,11 @@ pub struct DenseGemmArgs {
     /// `--stages`), set on whichever kernel runs, the pick's included;
     /// the kernel must still fit the GPU's shared memory. Default: the
     /// kernel's own (as many as fit, on SM90 at most 16 for a ping-pong
-    /// kernel of whole tiles and 8 for the others). Not taken by
-    /// the GEMV kernel (`--gemv` sets its k-steps in flight).
-    #[arg(long = "stages")]
+    /// kernel of whole tiles or of narrow tiles in 2 splits, 8 for the
+    /// others). Where the pick runs the GEMV kernel, the k-steps each of
+    /// its warps keeps in flight (its UNROLL). Not given with `--gemv`,
+    /// whose UNROLL sets them.
+    #[arg(long = "stages", conflicts_with = "gemv")]
     pub stages: Option<u32>,
 }
 
