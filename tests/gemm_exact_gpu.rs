@@ -454,69 +454,15 @@ fn tf32_with_row_and_column_biases_matches_the_host() {
     );
 }
 
-/// The GEMV kernel the pick runs for M up to 16 (K-major A and B): ragged
-/// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
-/// k-step nor of 8), both D majors, a fused epilogue with row and column
-/// biases and extra scalars, against the host; 2 x 1032 x 4104 runs the
-/// ring form (8 rows, K past 4096), and past K = 4 N 3 x 300 x 4104 and
-/// 7 x 40 x 16384 its 8-column blocks, 5 x 700 x 6000 and 4 x 600 x 12000
-/// its 16-column ones.
-#[test]
-fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
-    let test = "the_gemv_pick_fuses_the_epilogue_for_a_few_rows";
-    let Some(device) = device_or_skip(test) else {
-        return;
-    };
-    let e = Expression::from_fn(|acc: Expr, c: Expr, row: Expr, col: Expr| {
-        (acc * scalar(0) + c * scalar(1) + row * col).relu()
-    });
-    let fused = Fused {
-        epilogue: Epilogue::new(e, &[BiasAxis::Row, BiasAxis::Column]).unwrap(),
-        scalars: vec![],
-    };
-    let pin = Pin {
-        picks: Some("_gemv"),
-        ..Pin::default()
-    };
-    let mut failures = Vec::new();
-    let shapes = [
-        (1, 4096, 1024),
-        (3, 1000, 1000),
-        (8, 129, 40),
-        (13, 1040, 4104),
-        (16, 24, 8),
-        (2, 1032, 4104),
-        (3, 300, 4104),
-        (5, 700, 6000),
-        (7, 40, 16384),
-        (4, 600, 12000),
-    ];
-    for (i, &(m, n, k)) in shapes.iter().enumerate() {
-        for d_major in [OutputMajor::N, OutputMajor::M] {
-            let case = Case {
-                m,
-                n,
-                k,
-                a_major: OperandMajor::K,
-                b_major: OperandMajor::K,
-                d_major,
-            };
-            let err = run_on::<bf16, f32>(&device, case, &fused, 90 + i as u64, pin);
-            check(test, &mut failures, case, err, 3e-3);
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// Swap-AB's 64-row ping-pong tiles with their 16-stage ring, as the
-/// pick runs them for a few rows and a long K: 3 x 4090 x 8200 in 2
-/// splits of K (where the cooperative 128-row kernel would take 4),
-/// 5 x 8190 x 8200 unsplit (where it would take 2); ragged N and K, both
-/// D majors, a fused epilogue with row and column biases, against the
-/// host.
-#[test]
-fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
-    let test = "the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue";
+/// The pick's kernel for each `(m, n, k, part)` (bf16 K-major A and B into
+/// f32, both D majors), its name containing `part`, with the fused relu of
+/// alpha·acc + beta·C + row bias x column bias, against the host; the
+/// inputs' seeds count from `seed`.
+fn the_pick_fuses_row_and_column_biases(
+    test: &str,
+    shapes: &[(usize, usize, usize, &'static str)],
+    seed: u64,
+) {
     let Some(device) = device_or_skip(test) else {
         return;
     };
@@ -528,25 +474,9 @@ fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
         scalars: vec![],
     };
     let mut failures = Vec::new();
-    for (i, (m, n, k, picks)) in [
-        (
-            3,
-            4090,
-            8200,
-            "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem_splitk2",
-        ),
-        (
-            5,
-            8190,
-            8200,
-            "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem",
-        ),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, &(m, n, k, part)) in shapes.iter().enumerate() {
         let pin = Pin {
-            picks: Some(picks),
+            picks: Some(part),
             ..Pin::default()
         };
         for d_major in [OutputMajor::N, OutputMajor::M] {
@@ -558,11 +488,67 @@ fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
                 b_major: OperandMajor::K,
                 d_major,
             };
-            let err = run_on::<bf16, f32>(&device, case, &fused, 120 + i as u64, pin);
+            let err = run_on::<bf16, f32>(&device, case, &fused, seed + i as u64, pin);
             check(test, &mut failures, case, err, 3e-3);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The GEMV kernel the pick runs for M up to 16 (K-major A and B): ragged
+/// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
+/// k-step nor of 8), both D majors, a fused epilogue with row and column
+/// biases, against the host; 2 x 1032 x 4104 runs the
+/// ring form (8 rows, K past 4096), and past K = 4 N 3 x 300 x 4104 and
+/// 7 x 40 x 16384 its 8-column blocks, 5 x 700 x 6000 and 4 x 600 x 12000
+/// its 16-column ones.
+#[test]
+fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
+    let gemv = |m, n, k| (m, n, k, "_gemv");
+    the_pick_fuses_row_and_column_biases(
+        "the_gemv_pick_fuses_the_epilogue_for_a_few_rows",
+        &[
+            gemv(1, 4096, 1024),
+            gemv(3, 1000, 1000),
+            gemv(8, 129, 40),
+            gemv(13, 1040, 4104),
+            gemv(16, 24, 8),
+            gemv(2, 1032, 4104),
+            gemv(3, 300, 4104),
+            gemv(5, 700, 6000),
+            gemv(7, 40, 16384),
+            gemv(4, 600, 12000),
+        ],
+        90,
+    );
+}
+
+/// Swap-AB's 64-row ping-pong tiles with their 16-stage ring, as the
+/// pick runs them for a few rows and a long K: 3 x 4090 x 8200 in 2
+/// splits of K (where the cooperative 128-row kernel would take 4),
+/// 5 x 8190 x 8200 unsplit (where it would take 2); ragged N and K, both
+/// D majors, a fused epilogue with row and column biases, against the
+/// host.
+#[test]
+fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
+    the_pick_fuses_row_and_column_biases(
+        "the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue",
+        &[
+            (
+                3,
+                4090,
+                8200,
+                "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem_splitk2",
+            ),
+            (
+                5,
+                8190,
+                8200,
+                "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem",
+            ),
+        ],
+        120,
+    );
 }
 
 /// The atomic reduction of split-K and stream-K (`Reduction::Atomic`):
