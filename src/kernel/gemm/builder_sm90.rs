@@ -409,17 +409,6 @@ pub fn sm90_default_spec(
 /// assert_eq!((long.tile, long.mainloop.stages()), ([64, 16, 64], 16));
 /// assert!(!long.kernel_name().contains("splitk"));
 /// assert!(bf(64, 8192, 32768).kernel_name().ends_with("_splitk2"));
-/// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 (D^T
-/// // column-major). 32 cooperative 128x16 tiles in 4 splits of 32 k-tiles
-/// // would make 128 units; 64 ping-pong 64x16 tiles in 2 splits make as
-/// // many (7/8 of a wave and more), and run, 16 stages deep.
-/// let decode = bf(16, 4096, 8192);
-/// assert_eq!((decode.tile, decode.majors.d), ([64, 16, 64], OutputMajor::M));
-/// assert_eq!(decode.mainloop.stages(), 16);
-/// assert!(decode.kernel_name().ends_with("_splitk2"));
-/// // 16 x 3072: 24 tiles in 4 splits, 48 in 2: 96 units, under 7/8 of a
-/// // wave, stay cooperative.
-/// assert!(bf(16, 3072, 8192).kernel_name().contains("_128x16x64_w4x1x1_s8_cooperative_c1x1_epi_nosmem_splitk4"));
 /// // 128 x 8192 x 4096: 2 x 64 = 128 whole ping-pong 64x128 tiles fill a
 /// // wave, unswapped; so do 256 x 4096 (4 x 32).
 /// assert_eq!((bf(128, 8192, 4096).schedule, bf(128, 8192, 4096).tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
