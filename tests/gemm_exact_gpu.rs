@@ -511,7 +511,7 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
             gemv(1, 4096, 1024),
             gemv(3, 1000, 1000),
             gemv(8, 129, 40),
-            gemv(13, 1040, 4104),
+            gemv(13, 1040, 2052),
             gemv(16, 24, 8),
             gemv(2, 1032, 4104),
             gemv(3, 300, 4104),
@@ -523,12 +523,12 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
     );
 }
 
-/// Swap-AB's 64-row ping-pong tiles with their 16-stage ring, as the
-/// pick runs them for a few rows and a long K: 3 x 4090 x 8200 in 2
-/// splits of K (where the cooperative 128-row kernel would take 4),
-/// 5 x 8190 x 8200 unsplit (where it would take 2); ragged N and K, both
-/// D majors, a fused epilogue with row and column biases, against the
-/// host.
+/// Swap-AB's 64-row ping-pong tiles, as the pick runs them for a few rows
+/// and a long K: with their 16-stage ring 3 x 4090 x 8200 in 2 splits of K
+/// (where the cooperative 128-row kernel would take 4) and 5 x 8190 x 8200
+/// unsplit (where it would take 2); 11 x 2000 x 8200 in 4 splits, where
+/// the GEMV's 16-row tiles give way to them; ragged M, N and K, both D
+/// majors, a fused epilogue with row and column biases, against the host.
 #[test]
 fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
     the_pick_fuses_row_and_column_biases(
@@ -545,6 +545,12 @@ fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
                 8190,
                 8200,
                 "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem",
+            ),
+            (
+                11,
+                2000,
+                8200,
+                "_64x16x64_w4x1x1_s8_pingpong_c1x1_epi_nosmem_splitk4",
             ),
         ],
         120,

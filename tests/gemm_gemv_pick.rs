@@ -5,7 +5,9 @@
 //! M = 8, 16 above; 8-row tiles of a 16-bit type with K of 4096 and more
 //! stage their k-steps in a shared-memory ring (`_gemv_ring`), which past
 //! K = 4 N also takes K up to 16384 (8-column blocks up to N = 512,
-//! 16-column past it, those up to K = 8192 beyond 4 rows).
+//! 16-column past it, those up to K = 8192 beyond 4 rows); 16-row tiles
+//! give way to swap-AB's 64-row split tiles where K has 64 k-tiles or more
+//! and those tiles make at most a quarter of a wave.
 
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
@@ -44,7 +46,16 @@ fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
         Some([16, 16, 32])
     );
     assert_eq!(
-        picks_gemv((F16, F32), KK, [16, 1024, 4096], None),
+        picks_gemv((F16, F32), KK, [16, 1024, 1024], None),
+        Some([16, 16, 32])
+    );
+    // 16 rows with K of 4096 and more (at most 4 N) where swap-AB's 64-row
+    // tiles make at most a quarter of a wave: those, in splits.
+    assert_eq!(picks_gemv((F16, F32), KK, [16, 1024, 4096], None), None);
+    assert_eq!(picks_gemv((BF16, BF16), KK, [12, 2048, 8192], None), None);
+    // Not where swap-AB is turned off.
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [16, 2048, 8192], Some(false)),
         Some([16, 16, 32])
     );
     assert_eq!(

@@ -1024,9 +1024,19 @@ impl Sm90Pick {
     /// [`GEMV_NARROW_RING_MAX_N`] and in 16-column ones past it (those up
     /// to K = [`GEMV_RING_WIDE_MAX_K`] beyond [`GEMV_RING_LONG_WIDE_MAX_M`]
     /// rows; the constants give the figures).
+    ///
+    /// With 16 rows (M of 9 to 16) and K of at least [`SPLIT_MIN_K_TILES`]
+    /// k-tiles (and at most 4 N), where swap-AB's 64-row ping-pong tiles make at most a
+    /// quarter of a wave (N up to 2112 on 132 SMs), those run in splits
+    /// instead ([`swapped`](Self::swapped)). H200, 2026-11-29, bf16, µs,
+    /// pinned, two rounds: 16x2048x8192 64x16 in 4 splits 14.5-14.6 against
+    /// the GEMV's 17.0-17.1, 12x2048x8192 14.4 against 16.5, 16x2048x4096
+    /// 10.6 against 11.1-11.2, 16x1024x4096 8.4 (4 splits; the pick takes
+    /// 8) against 8.7; at 8 rows the ring stayed ahead (8x2048x8192 14.1
+    /// against 14.3-14.4).
     fn gemv(
         a: ElementType,
-        [m, n, k, _]: [u32; 4],
+        [m, n, k, l]: [u32; 4],
         sm_count: u32,
         facts: Sm90PickFacts,
         swap: Option<bool>,
@@ -1041,6 +1051,18 @@ impl Sm90Pick {
             return None;
         }
         let rows = if m <= 8 { 8 } else { 16 };
+        // 16 rows over a K long enough to split (and at most 4 N) give way
+        // to swap-AB's 64-row ping-pong tiles in splits, where those make
+        // at most a quarter of a wave (the swapped pick's small-split path).
+        let swapped_split = swap.is_none()
+            && u64::from(k) <= 4 * u64::from(n)
+            && facts.swap_ok
+            && facts.swap_pingpong_split_ok
+            && 4 * u64::from(n.div_ceil(64)) * u64::from(l) <= u64::from(sm_count)
+            && k.div_ceil(default_tile_k(a).max(1)) >= SPLIT_MIN_K_TILES;
+        if rows == 16 && swapped_split {
+            return None;
+        }
         // Past K = 4 N only a narrow B, in blocks of 8 columns; with 8 rows
         // up to K = 16384 the ring form, 8 columns up to N = 512 (the ring's
         // narrow form) and 16 past it (up to K = 8192 beyond 4 rows).
