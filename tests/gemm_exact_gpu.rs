@@ -497,7 +497,7 @@ fn the_pick_fuses_row_and_column_biases(
 
 /// The GEMV kernel the pick runs for M up to 16 (K-major A and B): ragged
 /// M (8- and 16-row tiles), N and K (K not a multiple of the 32-element
-/// k-step nor of 8), both D majors, a fused epilogue with row and column
+/// k-step), both D majors, a fused epilogue with row and column
 /// biases, against the host; 2 x 1032 x 4104 runs the
 /// ring form (8 rows, K past 4096), and past K = 4 N 3 x 300 x 4104 and
 /// 7 x 40 x 16384 its 8-column blocks, 5 x 700 x 6000 and 4 x 600 x 12000
@@ -511,7 +511,7 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
             gemv(1, 4096, 1024),
             gemv(3, 1000, 1000),
             gemv(8, 129, 40),
-            gemv(13, 1040, 2052),
+            gemv(13, 1040, 2056),
             gemv(16, 24, 8),
             gemv(2, 1032, 4104),
             gemv(3, 300, 4104),
@@ -526,9 +526,10 @@ fn the_gemv_pick_fuses_the_epilogue_for_a_few_rows() {
 /// Swap-AB's 64-row ping-pong tiles, as the pick runs them for a few rows
 /// and a long K: with their 16-stage ring 3 x 4090 x 8200 in 2 splits of K
 /// (where the cooperative 128-row kernel would take 4) and 5 x 8190 x 8200
-/// unsplit (where it would take 2); 11 x 2000 x 8200 in 4 splits, where
-/// the GEMV's 16-row tiles give way to them; ragged M, N and K, both D
-/// majors, a fused epilogue with row and column biases, against the host.
+/// unsplit (where it would take 2); where the GEMV gives way to them, 11 x
+/// 2000 x 8200 in 4 splits and 7 x 4200 x 2040 unsplit; ragged M, N and K,
+/// both D majors, a fused epilogue with row and column biases, against the
+/// host.
 #[test]
 fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
     the_pick_fuses_row_and_column_biases(
@@ -551,6 +552,12 @@ fn the_swapped_pick_s_deep_ping_pong_tiles_fuse_the_epilogue() {
                 2000,
                 8200,
                 "_64x16x64_w4x1x1_s8_pingpong_c1x1_epi_nosmem_splitk4",
+            ),
+            (
+                7,
+                4200,
+                2040,
+                "_64x16x64_w4x1x1_s16_pingpong_c1x1_epi_nosmem",
             ),
         ],
         120,

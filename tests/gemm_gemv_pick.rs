@@ -7,7 +7,9 @@
 //! K = 4 N also takes K up to 16384 (8-column blocks up to N = 512,
 //! 16-column past it, those up to K = 8192 beyond 4 rows); 16-row tiles
 //! give way to swap-AB's 64-row split tiles where K has 64 k-tiles or more
-//! and those tiles make at most a quarter of a wave.
+//! and those tiles make at most a quarter of a wave; from 5 rows, a K of at
+//! most 2048 over at least 4096 x 2048 elements of B (16-bit) gives way to
+//! swap-AB's whole 64-row tiles where those make at most one wave.
 
 use cutlet::gemm::{GemmMajors, GemmTypes};
 use cutlet::kernel::gemm::{sm90_pick_for_problem, OperandMajor, OutputMajor};
@@ -56,6 +58,43 @@ fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
     // Not where swap-AB is turned off.
     assert_eq!(
         picks_gemv((BF16, BF16), KK, [16, 2048, 8192], Some(false)),
+        Some([16, 16, 32])
+    );
+    // From 5 rows, K up to 2048 over at least 4096 x 2048 elements of a
+    // 16-bit B, where swap-AB's whole 64-row tiles make at most one wave
+    // (N up to 8448 on 132 SMs): those.
+    for shape in [
+        [16, 8192, 1024],
+        [5, 4096, 2048],
+        [8, 8192, 2048],
+        [12, 8448, 1000],
+    ] {
+        assert_eq!(picks_gemv((BF16, BF16), KK, shape, None), None, "{shape:?}");
+    }
+    // Not with 4 rows, half that B, K past 2048, more than a wave of
+    // tiles, tf32 or swap-AB turned off.
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [4, 8192, 2048], None),
+        Some([8, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [16, 4096, 1024], None),
+        Some([16, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [8, 4096, 4096], None),
+        Some([8, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [16, 14336, 1024], None),
+        Some([16, 16, 32])
+    );
+    assert_eq!(
+        picks_gemv((TF32, F32), KK, [16, 8192, 1024], None),
+        Some([16, 16, 16])
+    );
+    assert_eq!(
+        picks_gemv((BF16, BF16), KK, [16, 8192, 1024], Some(false)),
         Some([16, 16, 32])
     );
     assert_eq!(

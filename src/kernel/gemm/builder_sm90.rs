@@ -368,10 +368,16 @@ pub fn sm90_default_spec(
 /// assert!(ring.kernel_name().ends_with("_gemv_ring"));
 /// assert!(!bf(8, 1024, 16384).kernel_name().contains("_gemv"));
 /// assert!(!bf(16, 512, 8192).kernel_name().contains("_gemv"));
-/// // K of at most 1024 over at least 3 rounds of 16-column blocks (16 x 8192
+/// // K of at most 1024 over at least 3 rounds of 16-column blocks (4 x 8192
 /// // x 1024: 512 blocks on 132 SMs): 4 warps, each on 256 of K.
-/// assert_eq!(bf(16, 8192, 1024).mainloop.warps, [1, 1, 4]);
+/// assert_eq!(bf(4, 8192, 1024).mainloop.warps, [1, 1, 4]);
 /// assert_eq!(bf(16, 4096, 1024).mainloop.warps, [1, 1, 8]);
+/// // From 5 rows, K up to 2048 over at least 4096 x 2048 elements of B:
+/// // swap-AB's whole 64x16 ping-pong tiles where they make at most a wave
+/// // (16 x 8192 x 1024: 128 tiles).
+/// let swapped = bf(16, 8192, 1024);
+/// assert_eq!((swapped.schedule, swapped.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 16, 64]));
+/// assert_eq!(swapped.majors.d, OutputMajor::M);
 /// // Swap-AB past that: 16 x 4096 x 8192 runs as 4096 x 16 (D^T
 /// // column-major). 32 cooperative 128x16 tiles in 4 splits of 32 k-tiles
 /// // would make 128 units; 64 ping-pong 64x16 tiles in 2 splits make as
@@ -639,6 +645,24 @@ const GEMV_RING_WIDE_MAX_K: u32 = 8192;
 /// beyond [`GEMV_RING_WIDE_MAX_K`] (up to [`GEMV_RING_PAST_NARROW_MAX_K`]).
 const GEMV_RING_LONG_WIDE_MAX_M: u32 = 4;
 const GEMV_RING_UNROLL: u32 = 8;
+/// Fewest rows, least B (N x K elements) and most K at which the GEMV
+/// gives way to swap-AB's whole 64-row ping-pong tiles where those make at
+/// most one wave (16-bit inputs, K at most 4 N): N of 4096 to 8448 at
+/// K = 2048, 8192 to 8448 at K = 1024 on 132 SMs. H200, 2026-11-29, bf16,
+/// µs, the GEMV against swap-AB's pick (64x16 tiles, 16 stages, unsplit),
+/// two rounds in one call: 16x8192x2048 14.2-14.3 against 12.7,
+/// 16x8192x1024 9.4-9.5 against 8.8-8.9, 16x4096x2048 9.7-9.8 against
+/// 8.8-9.0, 12 rows the same within 0.1, 8x8192x2048 13.3-13.4 against
+/// 12.6, 8x8192x1024 9.1 against 8.8, 8x4096x2048 9.1-9.2 against 8.8.
+/// Below them the GEMV held: with 4 rows 13.2 against 12.5-12.6
+/// (8192x2048) but 8.8 against 8.7-8.8 (8192x1024) and 6.6-6.7 against
+/// 6.9 (4096x1024), with half the B (4096x1024, 2048x2048) 7.0-8.0
+/// against 6.9-8.3, past K = 2048 (4096x4096) 14.1-14.5 against 14.2-14.5,
+/// and past a wave of tiles (16x14336x1024, 128x16 tiles) 12.9 against
+/// 12.6.
+const GEMV_SWAP_SHORT_MIN_M: u32 = 5;
+const GEMV_SWAP_SHORT_MIN_B_ELEMENTS: u64 = 1 << 23;
+const GEMV_SWAP_SHORT_MAX_K: u32 = 2048;
 const GEMV_SHORT_MAX_K: u32 = 1024;
 const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
 
@@ -1033,7 +1057,11 @@ impl Sm90Pick {
     /// the GEMV's 17.0-17.1, 12x2048x8192 14.4 against 16.5, 16x2048x4096
     /// 10.6 against 11.1-11.2, 16x1024x4096 8.4 (4 splits; the pick takes
     /// 8) against 8.7; at 8 rows the ring stayed ahead (8x2048x8192 14.1
-    /// against 14.3-14.4).
+    /// against 14.3-14.4). From [`GEMV_SWAP_SHORT_MIN_M`] rows, with K at
+    /// most [`GEMV_SWAP_SHORT_MAX_K`] over at least
+    /// [`GEMV_SWAP_SHORT_MIN_B_ELEMENTS`] of B (16-bit inputs), swap-AB's
+    /// whole 64-row tiles run instead where they make at most one wave (the
+    /// constants give the figures).
     fn gemv(
         a: ElementType,
         [m, n, k, l]: [u32; 4],
@@ -1051,16 +1079,24 @@ impl Sm90Pick {
             return None;
         }
         let rows = if m <= 8 { 8 } else { 16 };
-        // 16 rows over a K long enough to split (and at most 4 N) give way
-        // to swap-AB's 64-row ping-pong tiles in splits, where those make
-        // at most a quarter of a wave (the swapped pick's small-split path).
-        let swapped_split = swap.is_none()
-            && u64::from(k) <= 4 * u64::from(n)
-            && facts.swap_ok
+        // Swap-AB's 64-row ping-pong tiles take over (the swapped pick)
+        // where they stream B faster: 16 rows over a K long enough to split
+        // where those tiles make at most a quarter of a wave (the swapped
+        // pick's small-split path), and from 5 rows a short K over half as
+        // many elements of B as the GEMV takes, where the whole tiles make
+        // at most one wave.
+        let swappable = swap.is_none() && u64::from(k) <= 4 * u64::from(n) && facts.swap_ok;
+        let tiles64 = u64::from(n.div_ceil(64)) * u64::from(l);
+        let long_k_split = rows == 16
             && facts.swap_pingpong_split_ok
-            && 4 * u64::from(n.div_ceil(64)) * u64::from(l) <= u64::from(sm_count)
+            && 4 * tiles64 <= u64::from(sm_count)
             && k.div_ceil(default_tile_k(a).max(1)) >= SPLIT_MIN_K_TILES;
-        if rows == 16 && swapped_split {
+        let short_k_wave = m >= GEMV_SWAP_SHORT_MIN_M
+            && a.size_bytes() == 2
+            && k <= GEMV_SWAP_SHORT_MAX_K
+            && b_elements >= GEMV_SWAP_SHORT_MIN_B_ELEMENTS
+            && tiles64 <= u64::from(sm_count);
+        if swappable && (long_k_split || short_k_wave) {
             return None;
         }
         // Past K = 4 N only a narrow B, in blocks of 8 columns; with 8 rows
