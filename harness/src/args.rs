@@ -129,7 +129,8 @@ pub struct DenseGemmArgs {
     /// Run the GEMV kernel (`GemmSpec::gemv`, K-major A and B) with these
     /// `ROWS,COLS,WARPS,UNROLL` (rows 8 or 16, columns a multiple of 8 up
     /// to 64, 1 to 32 warps slicing K, 1 to 8 k-steps in flight) instead of
-    /// the pick. Default: the pick (which takes it for M up to 16).
+    /// the pick. Default: the pick (which takes it for most problems of M up
+    /// to 16: the README's GEMV paragraph says which).
     #[arg(long = "gemv", value_parser = parse_gemv)]
     pub gemv: Option<[u32; 4]>,
     /// With `--gemv`: stage each warp's k-steps in a shared-memory ring

@@ -478,8 +478,8 @@ impl GemmBuilder {
     /// Unset, the GEMM swaps where the pick finds it pays (on compute
     /// capability 9.0, M at most 64 and N at least 4 M, with a K-major A:
     /// see [`sm90_spec_for_problem`](crate::kernel::gemm::sm90_spec_for_problem),
-    /// whose GEMV kernel takes M up to 16 with K-major A and B and B up to
-    /// 4096 x 4096 unswapped);
+    /// whose GEMV kernel takes most problems of M up to 16 with K-major A
+    /// and B and B up to 4096 x 4096, unswapped);
     /// `false` never swaps; `true` always does (on the SM90 kernels only:
     /// with arch `Sm80` or `Sm70` it is `Error::Config`). Where a tile,
     /// schedule, cluster or decomposition is also set they describe the

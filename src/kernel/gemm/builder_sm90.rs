@@ -657,11 +657,14 @@ const GEMV_RING_UNROLL: u32 = 8;
 /// Below them the GEMV held: with 4 rows 13.2 against 12.5-12.6
 /// (8192x2048) but 8.8 against 8.7-8.8 (8192x1024) and 6.6-6.7 against
 /// 6.9 (4096x1024), with half the B (4096x1024, 2048x2048) 7.0-8.0
-/// against 6.9-8.3, past K = 2048 (4096x4096) 14.1-14.5 against 14.2-14.5,
+/// against 6.9-8.2, past K = 2048 (4096x4096) 14.1-14.5 against 14.2-14.5,
 /// and past a wave of tiles (16x14336x1024, 128x16 tiles) 12.9 against
 /// 12.6.
 const GEMV_SWAP_SHORT_MIN_M: u32 = 5;
+/// Least B (N x K elements, 16.8 MB of a 16-bit type) for
+/// [`GEMV_SWAP_SHORT_MIN_M`]'s rule.
 const GEMV_SWAP_SHORT_MIN_B_ELEMENTS: u64 = 1 << 23;
+/// Most K for [`GEMV_SWAP_SHORT_MIN_M`]'s rule.
 const GEMV_SWAP_SHORT_MAX_K: u32 = 2048;
 const GEMV_SHORT_MAX_K: u32 = 1024;
 const GEMV_SHORT_MIN_ROUNDS: u64 = 3;
