@@ -73,30 +73,21 @@ fn a_few_rows_of_k_major_operands_take_the_gemv_kernel() {
     }
     // Not with 4 rows, half that B, K past 2048, more than a wave of
     // tiles, tf32 or swap-AB turned off.
-    assert_eq!(
-        picks_gemv((BF16, BF16), KK, [4, 8192, 2048], None),
-        Some([8, 16, 32])
-    );
-    assert_eq!(
-        picks_gemv((BF16, BF16), KK, [16, 4096, 1024], None),
-        Some([16, 16, 32])
-    );
-    assert_eq!(
-        picks_gemv((BF16, BF16), KK, [8, 4096, 4096], None),
-        Some([8, 16, 32])
-    );
-    assert_eq!(
-        picks_gemv((BF16, BF16), KK, [16, 14336, 1024], None),
-        Some([16, 16, 32])
-    );
-    assert_eq!(
-        picks_gemv((TF32, F32), KK, [16, 8192, 1024], None),
-        Some([16, 16, 16])
-    );
-    assert_eq!(
-        picks_gemv((BF16, BF16), KK, [16, 8192, 1024], Some(false)),
-        Some([16, 16, 32])
-    );
+    let held = [
+        ((BF16, BF16), [4, 8192, 2048], None, [8, 16, 32]),
+        ((BF16, BF16), [16, 4096, 1024], None, [16, 16, 32]),
+        ((BF16, BF16), [8, 4096, 4096], None, [8, 16, 32]),
+        ((BF16, BF16), [16, 14336, 1024], None, [16, 16, 32]),
+        ((TF32, F32), [16, 8192, 1024], None, [16, 16, 16]),
+        ((BF16, BF16), [16, 8192, 1024], Some(false), [16, 16, 32]),
+    ];
+    for (types, shape, swap, tile) in held {
+        assert_eq!(
+            picks_gemv(types, KK, shape, swap),
+            Some(tile),
+            "{types:?} {shape:?}"
+        );
+    }
     assert_eq!(
         picks_gemv((TF32, F32), KK, [4, 4096, 1024], None),
         Some([8, 16, 16])
