@@ -556,9 +556,14 @@ const SMALL_SPLIT_MAX_N: u32 = 512;
 const SMALL_SPLIT_TILE_N: [u32; 3] = [16, 32, 64];
 /// Largest M swap-AB takes without being asked.
 const SWAP_MAX_M: u32 = 128;
-/// Past 32 rows of M, swap-AB's split units of at most this many k-tiles
-/// give way to unsplit ping-pong 64-row tiles that make as many blocks
-/// ([`Sm90Pick::swapped`]); up to 32 rows they do at any K.
+/// Most rows of M for which swap-AB splits K whatever its length (past
+/// them, up to 64 rows, only where K is at least 4 N), and for which its
+/// ping-pong 64-row tiles run unsplit or in half the splits at any split
+/// length ([`Sm90Pick::swapped`]).
+const SWAP_FEW_ROWS: u32 = 32;
+/// Past [`SWAP_FEW_ROWS`] rows of M, swap-AB's split units of at most this
+/// many k-tiles give way to unsplit ping-pong 64-row tiles that make as
+/// many blocks ([`Sm90Pick::swapped`]); up to those rows they do at any K.
 const SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT: u32 = 32;
 /// Eighths of a wave that swap-AB's 64-row ping-pong tiles in half the
 /// cooperative kernel's splits fill at least where they replace it
@@ -859,7 +864,7 @@ impl Sm90Pick {
         let narrow_tiles = u64::from(n.div_ceil(64)) * u64::from(l);
         let sms = u64::from(sm_count);
         let long_k = u64::from(k) >= 4 * u64::from(n);
-        if (m <= 32 || (m <= 64 && long_k)) && facts.swap_split_ok {
+        if (m <= SWAP_FEW_ROWS || (m <= 64 && long_k)) && facts.swap_split_ok {
             // Where the 64-row tiles make at most a quarter of a wave,
             // they run split on the ping-pong schedule.
             if facts.swap_pingpong_split_ok && 4 * narrow_tiles <= sms {
@@ -878,7 +883,7 @@ impl Sm90Pick {
                 let per_split = k.div_ceil(bk.max(1)) / splits;
                 if narrow_tiles >= units
                     && narrow_tiles <= sms
-                    && (m <= 32 || per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT)
+                    && (m <= SWAP_FEW_ROWS || per_split <= SWAP_UNSPLIT_MAX_K_TILES_PER_SPLIT)
                 {
                     return Some(pick(pingpong, [64, bn, bk], 1));
                 }
@@ -887,7 +892,7 @@ impl Sm90Pick {
                 // splits: 2), they run so, with a 16-stage ring
                 // (MAX_SM90_DEEP_SPLIT_TILE_N).
                 let halved = narrow_tiles * u64::from(splits / 2);
-                if m <= 32
+                if m <= SWAP_FEW_ROWS
                     && splits >= 4
                     && facts.swap_pingpong_split_ok
                     && halved >= units
@@ -899,7 +904,7 @@ impl Sm90Pick {
                 // Past 32 rows, splits shorter than
                 // SWAP_HALVED_MIN_K_TILES_PER_SPLIT k-tiles give way to
                 // tiles half as wide in fewer, longer splits.
-                if m > 32 && per_split < SWAP_HALVED_MIN_K_TILES_PER_SPLIT {
+                if m > SWAP_FEW_ROWS && per_split < SWAP_HALVED_MIN_K_TILES_PER_SPLIT {
                     let half = [128, (bn / 2).next_multiple_of(8), bk];
                     let longer = Sm90Pick::splits_keeping(
                         half,
@@ -918,7 +923,7 @@ impl Sm90Pick {
             if narrow_tiles > sms {
                 return Some(pick(cooperative, [128, bn, bk], 1));
             }
-            if m <= 32 || 4 * narrow_tiles >= sms || forced {
+            if m <= SWAP_FEW_ROWS || 4 * narrow_tiles >= sms || forced {
                 return Some(pick(pingpong, [64, bn, bk], 1));
             }
             return None;
