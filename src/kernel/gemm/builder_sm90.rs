@@ -751,6 +751,17 @@ impl Sm90Pick {
         Ok(spec)
     }
 
+    /// Swap-AB's 64-row tiles of a problem of `n` columns (the kernel's M)
+    /// and `l` batches, and whether they run split on the ping-pong
+    /// schedule there, where they make at most a quarter of a wave of
+    /// `sm_count` SMs ([`swapped`](Self::swapped)'s first path, which
+    /// [`gemv`](Self::gemv) yields to).
+    fn swap_narrow_tiles(n: u32, l: u32, sm_count: u32, facts: Sm90PickFacts) -> (u64, bool) {
+        let tiles = u64::from(n.div_ceil(64)) * u64::from(l);
+        let split = facts.swap_pingpong_split_ok && 4 * tiles <= u64::from(sm_count);
+        (tiles, split)
+    }
+
     /// Whether `spec` is this pick's kernel shape.
     pub(crate) fn is(&self, spec: &GemmSpec) -> bool {
         let splits = match spec.scheduler {
@@ -861,13 +872,13 @@ impl Sm90Pick {
         };
         let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
         let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
-        let narrow_tiles = u64::from(n.div_ceil(64)) * u64::from(l);
+        let (narrow_tiles, small_split) = Sm90Pick::swap_narrow_tiles(n, l, sm_count, facts);
         let sms = u64::from(sm_count);
         let long_k = u64::from(k) >= 4 * u64::from(n);
         if (m <= SWAP_FEW_ROWS || (m <= 64 && long_k)) && facts.swap_split_ok {
             // Where the 64-row tiles make at most a quarter of a wave,
             // they run split on the ping-pong schedule.
-            if facts.swap_pingpong_split_ok && 4 * narrow_tiles <= sms {
+            if small_split {
                 let tile = [64, bn, bk];
                 if let Some(splits) = Sm90Pick::splits_for(tile, [n, m, k, l], sm_count) {
                     return Some(pick(pingpong, tile, splits));
@@ -1094,11 +1105,9 @@ impl Sm90Pick {
         // many elements of B as the GEMV takes, where the whole tiles make
         // at most one wave.
         let swappable = swap.is_none() && u64::from(k) <= 4 * u64::from(n) && facts.swap_ok;
-        let tiles64 = u64::from(n.div_ceil(64)) * u64::from(l);
-        let long_k_split = rows == 16
-            && facts.swap_pingpong_split_ok
-            && 4 * tiles64 <= u64::from(sm_count)
-            && k.div_ceil(default_tile_k(a).max(1)) >= SPLIT_MIN_K_TILES;
+        let (tiles64, small_split) = Sm90Pick::swap_narrow_tiles(n, l, sm_count, facts);
+        let long_k_split =
+            rows == 16 && small_split && k.div_ceil(default_tile_k(a).max(1)) >= SPLIT_MIN_K_TILES;
         let short_k_wave = m >= GEMV_SWAP_SHORT_MIN_M
             && a.size_bytes() == 2
             && k <= GEMV_SWAP_SHORT_MAX_K
