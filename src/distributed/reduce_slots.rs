@@ -341,7 +341,15 @@ impl Sum<'_> {
         // done (the group owns the slots); each signal is a u32 word of a
         // rank's flags, alive as long, and `flags` this rank's W words.
         // Vector loads are used only where every address is 16-byte
-        // aligned.
-        unsafe { kernel.function().launch(&config, args) }
+        // aligned. Launched as a dependent launch only where the kernel
+        // waits for the grid ahead first (`griddepcontrol.wait` in every
+        // thread before any global access).
+        unsafe {
+            if spec.dependent_launch() && crate::device::dependent_launch_enabled() {
+                kernel.function().launch_dependent(&config, (1, 1, 1), args)
+            } else {
+                kernel.function().launch(&config, args)
+            }
+        }
     }
 }

@@ -10,6 +10,10 @@
 //!
 //! How the ranks meet, with a counter `epoch` that grows by one a call
 //! (the same on every rank; it skips [`ABORT`]):
+//! 0. On SM90 the kernel launches as a programmatic dependent launch of
+//!    the GEMM ahead of it, so that its blocks are placed while that
+//!    GEMM's last tiles run; every thread first waits for the GEMM to
+//!    complete and its writes to be visible (`griddepcontrol.wait`).
 //! 1. Thread 0 of block 0 tells every other rank that this rank's part is
 //!    complete: `st.release.sys` of `epoch` into this rank's word of rank
 //!    p's flags (`signal_p`). The part was written by the kernels before
@@ -79,6 +83,10 @@ const BLOCKS_PER_SM: u64 = 4;
 /// assert_eq!(spec.blocks(16 * 8192, 132), 64);
 /// let ptx = spec.ptx().unwrap();
 /// assert!(ptx.contains("st.release.sys.global.u32") && ptx.contains("ld.acquire.sys.global.u32"));
+/// // On SM90 it waits for the GEMM ahead of it (a programmatic dependent launch).
+/// assert!(spec.dependent_launch() && ptx.contains("griddepcontrol.wait"));
+/// let sm80 = PeerAllReduceSpec { arch: ArchKind::Sm80, ..spec };
+/// assert!(!sm80.dependent_launch() && !sm80.ptx().unwrap().contains("griddepcontrol"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PeerAllReduceSpec {
@@ -104,6 +112,14 @@ impl PeerAllReduceSpec {
     /// Elements of one 16-byte vector: 8 for 16-bit types, 4 for f32.
     pub fn elements_per_vector(&self) -> u32 {
         VECTOR_BYTES / self.element.size_bytes()
+    }
+
+    /// Whether the kernel may launch as a programmatic dependent launch
+    /// (SM90): it then waits (`griddepcontrol.wait`) for the kernel ahead
+    /// of it on the stream before it signals or touches global memory, so
+    /// that its launch and placement overlap that kernel's last blocks.
+    pub fn dependent_launch(&self) -> bool {
+        self.arch == ArchKind::Sm90
     }
 
     /// Blocks of [`BLOCK_THREADS`] for `len` elements on `sm_count` SMs:
@@ -159,6 +175,13 @@ fn kernel(spec: &PeerAllReduceSpec) -> Result<Kernel, PtxError> {
     let rank = k.param_value("rank", ParamType::U32)?;
     let tid = k.special(SpecialReg::TidX);
     let block = k.special(SpecialReg::CtaidX);
+    if spec.dependent_launch() {
+        // Launched to depend on the GEMM ahead of it, the blocks may be
+        // placed while its last tiles run: every thread waits here for it
+        // to complete and its partials to be visible before any global
+        // access, the signal of step 1 included.
+        k.push("griddepcontrol.wait;");
+    }
     emit_meet(&mut k, [tid, block, epoch, rank, flags], &signals)?;
 
     // The thread's first index and the grid's stride, in threads.
