@@ -104,7 +104,17 @@ pub struct TpArgs {
     /// Skip checking the result against one GPU's GEMM.
     #[arg(long = "skip_ref_check")]
     pub skip_ref_check: bool,
+    /// Queue each timed run behind a 1 ms spin kernel on every rank's
+    /// stream, so that the figures are the GPUs' time without the host's
+    /// latency to the first launch (as `cutlet gemm` times); without it a
+    /// run's time includes that latency, as a caller's does.
+    #[arg(long = "launch_hidden")]
+    pub launch_hidden: bool,
 }
+
+/// How long `--launch_hidden`'s spin kernel holds each rank's stream:
+/// longer than the host takes to queue the slowest form's launches.
+const TP_SPIN_NS: u64 = 1_000_000;
 
 /// Runs `cutlet tp`.
 pub fn run(args: &TpArgs) -> ExitCode {
@@ -246,12 +256,13 @@ fn run_typed<T: TpElement + HostValue>(args: &TpArgs) -> Result<()> {
     };
     let bus_gbps = moved * factor / (collective * 1e-3) / 1e9;
     outln!(
-        "op: {:?} on {w} GPUs, {} {m}x{n}x{k} (each rank {}), overlapped over {transport} ({} chunks over NCCL), slowest rank's median of {} runs",
+        "op: {:?} on {w} GPUs, {} {m}x{n}x{k} (each rank {}), overlapped over {transport} ({} chunks over NCCL), slowest rank's median of {} runs{}",
         args.op,
         T::TYPE,
         if args.op == TpOp::AgGemm { format!("N = {}", n / w) } else { format!("K = {}", k / w) },
         args.chunks,
-        args.iterations
+        args.iterations,
+        if args.launch_hidden { ", launch latency hidden behind a spin kernel" } else { "" }
     );
     outln!("overlapped:  {:.1} us", overlapped * 1e3);
     outln!(
@@ -415,6 +426,9 @@ fn rank_run<T: TpElement + HostValue>(
             let form = (turn + iteration) % 4;
             barrier.wait();
             let (start, end) = (event()?, event()?);
+            if args.launch_hidden {
+                crate::bench::launch_spin(device, &stream, TP_SPIN_NS)?;
+            }
             start
                 .record(&stream)
                 .map_err(|e| Error::driver("recording a start event", e))?;

@@ -1,7 +1,8 @@
 //! `cutlet tp` as a user runs it: usage errors name the value and what is
 //! accepted; without the GPUs or NCCL it needs, one error line; on a
-//! machine of 2 GPUs with NCCL, a small all-gather + GEMM that passes its
-//! check against one GPU.
+//! machine of 2 GPUs with NCCL, each operation on a small problem passes
+//! its check against one GPU (GEMM + all-reduce timed with the launch
+//! latency hidden).
 
 mod common;
 
@@ -32,8 +33,8 @@ fn two_gpus_run_and_check_an_all_gather_gemm() {
         assert_one_error_line(&output);
         return;
     }
-    for op in ["ag-gemm", "gemm-rs", "gemm-ar"] {
-        let output = run_cutlet(&[
+    for (op, hidden) in [("ag-gemm", false), ("gemm-rs", false), ("gemm-ar", true)] {
+        let mut args = vec![
             "tp",
             "--gpus",
             "2",
@@ -47,7 +48,11 @@ fn two_gpus_run_and_check_an_all_gather_gemm() {
             "3",
             "--warmup_iterations",
             "1",
-        ]);
+        ];
+        if hidden {
+            args.push("--launch_hidden");
+        }
+        let output = run_cutlet(&args);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert_eq!(
             output.status.code(),
@@ -59,6 +64,11 @@ fn two_gpus_run_and_check_an_all_gather_gemm() {
         assert!(
             stdout.contains("overlapped") && stdout.contains("bus bandwidth"),
             "{stdout}"
+        );
+        assert_eq!(
+            stdout.contains("launch latency hidden"),
+            hidden,
+            "{op}: {stdout}"
         );
     }
 }

@@ -176,18 +176,14 @@ SPIN:
 /// far longer than the host needs to enqueue the launch and its events.
 const SPIN_NS: u64 = 200_000;
 
-/// Median of `runs` event-timed single calls of `f`, in ms, each enqueued
-/// behind a 200 us spin kernel: the start event fires when the spin ends,
-/// with `f`'s launch already queued, so the figure is the GPU's time for
-/// the call without the host's launch latency (nvbench's "GPU time"; the
-/// spin leaves no dirty lines in L2, unlike a previous call).
-fn time_launch_hidden(
+/// Queues a one-thread kernel on `stream` that keeps it busy for `ns`
+/// nanoseconds: work queued behind it starts when it ends, with its
+/// launches already made.
+pub(crate) fn launch_spin(
     device: &cutlet::device::Device,
     stream: &std::sync::Arc<cudarc::driver::CudaStream>,
-    runs: usize,
-    progress: &str,
-    mut f: impl FnMut() -> Result<()>,
-) -> Result<f64> {
+    ns: u64,
+) -> Result<()> {
     use cutlet::device::{get_or_load, KernelArgs, LaunchConfig};
     let spin = get_or_load(
         device,
@@ -200,15 +196,30 @@ fn time_launch_hidden(
         block: (1, 1, 1),
         shared_mem_bytes: 0,
     };
+    let mut args = KernelArgs::new(stream);
+    args.scalar(ns);
+    // SAFETY: `cutlet_bench_spin(.u64 ns)` takes one u64 and touches no
+    // memory; one thread in one block.
+    unsafe { spin.function().launch(&config, args) }
+}
+
+/// Median of `runs` event-timed single calls of `f`, in ms, each enqueued
+/// behind a 200 us spin kernel: the start event fires when the spin ends,
+/// with `f`'s launch already queued, so the figure is the GPU's time for
+/// the call without the host's launch latency (nvbench's "GPU time"; the
+/// spin leaves no dirty lines in L2, unlike a previous call).
+fn time_launch_hidden(
+    device: &cutlet::device::Device,
+    stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+    runs: usize,
+    progress: &str,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
     let mut times = Vec::with_capacity(runs);
     for i in 0..runs {
         eprint!("\r{progress} (launch hidden): run {}/{runs}   ", i + 1);
         let _ = std::io::stderr().flush();
-        let mut args = KernelArgs::new(stream);
-        args.scalar(SPIN_NS);
-        // SAFETY: `cutlet_bench_spin(.u64 ns)` takes one u64 and touches no
-        // memory; one thread in one block.
-        unsafe { spin.function().launch(&config, args) }?;
+        launch_spin(device, stream, SPIN_NS)?;
         let start = record(stream, "start")?;
         f()?;
         let end = record(stream, "end")?;
