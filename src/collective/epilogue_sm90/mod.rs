@@ -14,9 +14,9 @@
 //! D ([`OutputQuantization`](crate::gemm::OutputQuantization)) are applied
 //! here too (`output.rs`). C is read at the same places by the same thread,
 //! only where beta is not 0, so D may alias C; a row's (column-major D: a
-//! column's) C values are all loaded before its first store, so that the
-//! loads are in flight together. Rows and columns past M and N are
-//! skipped.
+//! column's) C values are loaded 16 at a time ahead of their stores, so
+//! that the loads are in flight together. Rows and columns past M and N
+//! are skipped.
 
 mod contract;
 mod output;
@@ -37,7 +37,9 @@ use crate::ptx::{Kernel, PtxError, Reg, RegClass};
 use crate::tiled::RegisterTensor;
 
 /// C values a thread loads before the stores they feed: enough loads in
-/// flight at once without spilling the accumulators of a 128x256 tile.
+/// flight at once without spilling the accumulators of a 128x256 tile
+/// (64 spilled FP8's). Even, so that a column pair of row-major D lies in
+/// one group.
 const C_LOADS_AHEAD: usize = 16;
 
 /// The SM90 epilogue that stores D from the wgmma accumulators.
