@@ -449,8 +449,8 @@ impl TpRank {
     /// decode sizes costs more than NCCL's all-reduce; without it they
     /// meet on the GPUs (see [`TpOptions::check_shapes`] for the contract
     /// that comes with it), and at M = 16 the call ran in 0.92x the time
-    /// of the sequential form on 4 H200s (docs/scale-out.md has the
-    /// figures).
+    /// of the sequential form on 4 H200s and 0.89-0.91x on 2
+    /// (docs/scale-out.md has the figures).
     ///
     /// Errors: as [`all_gather_gemm`](Self::all_gather_gemm).
     #[allow(clippy::too_many_arguments)]
