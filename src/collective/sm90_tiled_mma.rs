@@ -47,6 +47,9 @@ const ATOM_ROWS: u32 = 64;
 /// assert_eq!((mma.rows().thr().at(128), mma.rows().thr().at(37)), (128, 17));
 /// assert_eq!(mma.value_at(64, 1), Some(65));
 /// assert_eq!(mma.value_at(8, 0), Some(2));
+/// // Row 1 belongs to another thread: no value here, and an error naming it.
+/// assert_eq!(mma.value_at(1, 0), None);
+/// assert!(mma.held_value(1, 0).unwrap_err().to_string().contains("row 1, column 0"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sm90TiledMma {
@@ -182,6 +185,19 @@ impl Sm90TiledMma {
     /// thread's first element, if the thread holds one there.
     pub fn value_at(&self, row: u32, col: u32) -> Option<i64> {
         (0..self.values()).find(|&v| self.row_of(v) == row && self.col_of(v) == col)
+    }
+
+    /// [`value_at`](Self::value_at) for a place the thread must hold: an
+    /// [`Error::InvalidArgument`] naming the row and column where it holds
+    /// none (an epilogue walking places its tile does not have).
+    pub fn held_value(&self, row: u32, col: u32) -> Result<i64> {
+        self.value_at(row, col).ok_or_else(|| {
+            Error::invalid_argument(
+                "accumulator place",
+                format!("row {row}, column {col}"),
+                "a place the thread holds",
+            )
+        })
     }
 
     /// Emits the first row and column of consumer thread `index` (`.b32`,

@@ -397,13 +397,7 @@ impl EpilogueSm90NoSmem {
                             OutputMajor::N => (rows[oi], cols[ii]),
                             OutputMajor::M => (rows[ii], cols[oi]),
                         };
-                        let v = mma.value_at(row, col).ok_or_else(|| {
-                            err(crate::Error::invalid_argument(
-                                "accumulator place",
-                                format!("row {row}, column {col}"),
-                                "a place the thread holds",
-                            ))
-                        })?;
+                        let v = mma.held_value(row, col).map_err(err)?;
                         let a = acc_value(k, types, acc, v);
                         let mut bias = Vec::new();
                         for (i, axis) in biases.iter().enumerate() {

@@ -155,13 +155,7 @@ impl EpilogueSm90TmaStore {
                         };
                         let mut first = None;
                         for (e, &col_off) in pair.iter().enumerate() {
-                            let v = mma.value_at(row_off, col_off).ok_or_else(|| {
-                                atom_error(crate::Error::invalid_argument(
-                                    "accumulator place",
-                                    format!("row {row_off}, column {col_off}"),
-                                    "a place the thread holds",
-                                ))
-                            })?;
+                            let v = mma.held_value(row_off, col_off).map_err(atom_error)?;
                             first.get_or_insert(v);
                             let a = acc_value(k, types, acc, v);
                             let tma = tma_c.map(|_| match (c_words.get(&v), c_pair) {
