@@ -271,7 +271,7 @@ pub const DEPENDENT_LAUNCH_ENV: &str = "CUTLET_DEPENDENT_LAUNCH";
 
 /// Whether kernels that support it launch as programmatic dependent
 /// launches in this process: yes unless [`DEPENDENT_LAUNCH_ENV`] is `0`.
-pub(crate) fn dependent_launch_enabled() -> bool {
+fn dependent_launch_enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ENABLED.get_or_init(|| {
         std::env::var(DEPENDENT_LAUNCH_ENV)
@@ -370,6 +370,41 @@ impl Function {
         // waits for the grid ahead before touching global memory); the
         // cluster was checked above.
         unsafe { self.launch_with(config, cluster, true, args) }
+    }
+
+    /// Launches the function in clusters of `cluster` blocks (none where it
+    /// is `(1, 1, 1)`), as a programmatic dependent launch
+    /// ([`launch_dependent`](Self::launch_dependent)) where
+    /// `waits_for_grid_ahead` says the kernel is built for one and
+    /// [`DEPENDENT_LAUNCH_ENV`] does not turn them off, else as
+    /// [`launch`](Self::launch) or [`launch_cluster`](Self::launch_cluster):
+    /// the one place that decides how a kernel that may start early
+    /// launches.
+    ///
+    /// Errors: as the launch it makes.
+    ///
+    /// # Safety
+    ///
+    /// As [`launch`](Self::launch), and, where `waits_for_grid_ahead`, as
+    /// [`launch_dependent`](Self::launch_dependent).
+    pub(crate) unsafe fn launch_after_grid_ahead(
+        &self,
+        config: &LaunchConfig,
+        cluster: (u32, u32, u32),
+        waits_for_grid_ahead: bool,
+        args: KernelArgs<'_>,
+    ) -> Result<()> {
+        // SAFETY: the caller's guarantees, passed on unchanged; the
+        // dependent form only where the kernel waits for the grid ahead.
+        unsafe {
+            if waits_for_grid_ahead && dependent_launch_enabled() {
+                self.launch_dependent(config, cluster, args)
+            } else if cluster == (1, 1, 1) {
+                self.launch(config, args)
+            } else {
+                self.launch_cluster(config, cluster, args)
+            }
+        }
     }
 
     /// [`Error::UnsupportedArch`] naming `feature` where the function's

@@ -110,7 +110,6 @@ pub use elementwise::{
 };
 pub use function::Function;
 pub use jit::{Module, JIT_FAST_COMPILE_ENV, JIT_OPT_LEVEL_ENV};
-pub(crate) use launch::dependent_launch_enabled;
 pub use launch::{
     check_cluster, KernelArgs, LaunchConfig, TensorMapArg, DEPENDENT_LAUNCH_ENV,
     MAX_PORTABLE_CLUSTER,

@@ -345,11 +345,12 @@ impl Sum<'_> {
         // waits for the grid ahead first (`griddepcontrol.wait` in every
         // thread before any global access).
         unsafe {
-            if spec.dependent_launch() && crate::device::dependent_launch_enabled() {
-                kernel.function().launch_dependent(&config, (1, 1, 1), args)
-            } else {
-                kernel.function().launch(&config, args)
-            }
+            kernel.function().launch_after_grid_ahead(
+                &config,
+                (1, 1, 1),
+                spec.dependent_launch(),
+                args,
+            )
         }
     }
 }

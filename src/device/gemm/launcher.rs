@@ -958,16 +958,14 @@ impl Launcher {
         // memory (`dependent_launch`) may start before that grid ends.
         // The workspace (where the kernel has one) is held for this launch,
         // at least `workspace_size` bytes, its flags zero, on this device.
+        let [x, y, z] = composed.cluster().launch_dims();
         let launched = unsafe {
-            match composed.cluster().launch_dims() {
-                [x, y, z]
-                    if composed.dependent_launch() && crate::device::dependent_launch_enabled() =>
-                {
-                    function.launch_dependent(&config, (x, y, z), params)
-                }
-                [1, 1, 1] => function.launch(&config, params),
-                [x, y, z] => function.launch_cluster(&config, (x, y, z), params),
-            }
+            function.launch_after_grid_ahead(
+                &config,
+                (x, y, z),
+                composed.dependent_launch(),
+                params,
+            )
         };
         launched?;
         match workspace {
