@@ -448,8 +448,8 @@ impl TpRank {
     /// on the host (cross-GPU events, two exchanges a call), which at
     /// decode sizes costs more than NCCL's all-reduce; without it they
     /// meet on the GPUs (see [`TpOptions::check_shapes`] for the contract
-    /// that comes with it), and at M = 16 the call ran in 0.92x the time
-    /// of the sequential form on 4 H200s and 0.89-0.91x on 2
+    /// that comes with it), and at M = 16 the call ran in 0.83-0.90x the
+    /// time of the sequential form on 4 H200s and 0.89-0.91x on 2
     /// (docs/scale-out.md has the figures).
     ///
     /// Errors: as [`all_gather_gemm`](Self::all_gather_gemm).
