@@ -53,7 +53,15 @@
 //! it gains 3-5%: the kernels are bound by their L2 reads in the mainloop
 //! (ncu, H200, 512x512x16384: 155 MB through L2 at 5.6 TB/s, with the
 //! spread reduction or without; cuBLASLt's 128x64 tiles in 1x2 clusters
-//! read 115 MB).
+//! read 115 MB). Part of that difference is L2's request coalescer, which
+//! serves one L2 read to the SMs whose requests for the same sectors arrive
+//! together: it merges cuBLASLt's reads 2.2 to 1 there, and these
+//! kernels' 1.5 to 1 in 2x1 clusters (their multicast's share alone) and
+//! 1.13 to 1 without, because a tile's splits start together and read
+//! different k-ranges. Ordering the units with the
+//! splits outer gave the merges back without clusters (3.96 M sectors read
+//! -> 1.56 M, 8% faster at 128x128 tiles) but slowed the pick's narrow
+//! split-K tiles by 2-6% (BENCHMARKS.md, twenty-sixth stop).
 //!
 //! With [`Reduction::Atomic`](super::super::Reduction::Atomic) every split
 //! but the last adds its partial tile into the record's first slot with
