@@ -59,16 +59,23 @@ pub enum WalkDivisor {
     /// Tiles of the grouped dimension in the last group (the remainder of
     /// the dimension's tiles by the group, or a whole group).
     GroupTail,
+    /// Split-K's interleave: how many tiles' units alternate before the
+    /// split changes (1: a tile's splits are consecutive units; the tiles
+    /// per batch: the splits are the outer order). See
+    /// [`SplitK`](crate::kernel::gemm::SplitK).
+    SplitInterleave,
 }
 
 impl WalkDivisor {
-    /// `per_batch`, `per_group`, `group` or `group_tail`.
+    /// `per_batch`, `per_group`, `group`, `group_tail` or
+    /// `split_interleave`.
     pub const fn name(self) -> &'static str {
         match self {
             WalkDivisor::PerBatch => "per_batch",
             WalkDivisor::PerGroup => "per_group",
             WalkDivisor::Group => "group",
             WalkDivisor::GroupTail => "group_tail",
+            WalkDivisor::SplitInterleave => "split_interleave",
         }
     }
 }

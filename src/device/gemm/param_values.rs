@@ -130,9 +130,9 @@ impl ParamValues {
                 ParamRole::RasterLog => args.scalar(raster_log.ok_or_else(missing)?),
                 ParamRole::RasterOrder => args.scalar(raster_order.ok_or_else(missing)?),
                 ParamRole::WalkDivisor(_) => {
-                    let [m, n, ..] = self.extents;
+                    let [m, n, k, _] = self.extents;
                     let (log, order) = raster_log.zip(raster_order).ok_or_else(missing)?;
-                    let value = kernel.scheduler_launch_value(role, [m, n], [log, order]);
+                    let value = kernel.scheduler_launch_value(role, [m, n, k], [log, order]);
                     args.scalar(value.ok_or_else(missing)?)
                 }
                 ParamRole::Bias(i) => {

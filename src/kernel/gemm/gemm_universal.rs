@@ -51,15 +51,16 @@ pub trait GemmKernel: Send + Sync + std::fmt::Debug {
 
     /// The value the launcher passes for a scheduler parameter worked out
     /// for each launch (a [`ParamRole::WalkDivisor`]) for an `m x n`
-    /// output and the `[raster_log, raster_order]` the launch passes; `None`
-    /// where the kernel's scheduler has no such parameter (the default).
+    /// output over a K of `k` and the `[raster_log, raster_order]` the
+    /// launch passes; `None` where the kernel's scheduler has no such
+    /// parameter (the default).
     fn scheduler_launch_value(
         &self,
         role: ParamRole,
-        mn: [u32; 2],
+        mnk: [u32; 3],
         raster: [u32; 2],
     ) -> Option<u64> {
-        let _ = (role, mn, raster);
+        let _ = (role, mnk, raster);
         None
     }
 
@@ -340,11 +341,11 @@ where
     fn scheduler_launch_value(
         &self,
         role: ParamRole,
-        mn: [u32; 2],
+        [m, n, k]: [u32; 3],
         raster: [u32; 2],
     ) -> Option<u64> {
-        let [bm, bn, _] = self.tile;
-        let walk = WalkLaunch::of(mn, [bm, bn], raster);
+        let [bm, bn, bk] = self.tile;
+        let walk = WalkLaunch::of([m, n], [bm, bn], raster).with_k(k, bk);
         self.scheduler.launch_value(role, &walk)
     }
 

@@ -77,6 +77,6 @@ pub use tile_scheduler::{
     emit_raster, emit_tile_coord, raster_tile, DataParallel, Fixup, PartialTile, Persistent,
     PersistentParams, PersistentTileScheduler, RasterDivisors, RasterOrder, SplitK, StreamK,
     StreamKParams, StreamKPlan, StreamKSegment, TileCoord, TileScheduler, WalkLaunch,
-    BALANCED_ROUNDS, SPLIT_K_RECORD_HEADER, SPLIT_K_SPREAD_MIN_BYTES, STREAM_K_COUNTER_BYTES,
-    STREAM_K_MIN_K_TILES,
+    BALANCED_ROUNDS, SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT, SPLIT_K_RECORD_HEADER,
+    SPLIT_K_SPREAD_MIN_BYTES, STREAM_K_COUNTER_BYTES, STREAM_K_MIN_K_TILES,
 };

@@ -636,11 +636,11 @@ where
     fn scheduler_launch_value(
         &self,
         role: ParamRole,
-        mn: [u32; 2],
+        [m, n, k]: [u32; 3],
         raster: [u32; 2],
     ) -> Option<u64> {
-        let [bm, bn, _] = self.tile;
-        let walk = WalkLaunch::of(mn, [bm, bn], raster);
+        let [bm, bn, bk] = self.tile;
+        let walk = WalkLaunch::of([m, n], [bm, bn], raster).with_k(k, bk);
         self.scheduler.launch_value(role, &walk)
     }
 

@@ -12,7 +12,9 @@ pub use data_parallel::{emit_tile_coord, DataParallel, TileCoord};
 pub use partial_tile::PartialTile;
 pub use persistent::{Persistent, PersistentParams, BALANCED_ROUNDS};
 pub use raster::{emit_raster, raster_tile, RasterDivisors, RasterOrder};
-pub use split_k::{SplitK, SPLIT_K_RECORD_HEADER, SPLIT_K_SPREAD_MIN_BYTES};
+pub use split_k::{
+    SplitK, SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT, SPLIT_K_RECORD_HEADER, SPLIT_K_SPREAD_MIN_BYTES,
+};
 pub use stream_k::{
     StreamK, StreamKParams, StreamKPlan, StreamKSegment, STREAM_K_COUNTER_BYTES,
     STREAM_K_MIN_K_TILES,
@@ -22,8 +24,8 @@ use crate::gemm::{DeclaredParams, GemmShape, ParamRole};
 use crate::ptx::{Kernel, PtxError, Reg};
 
 /// What a launch tells a tile scheduler for its launch-time parameters
-/// ([`TileScheduler::launch_value`]): the problem's tiles and the raster
-/// the launch passes.
+/// ([`TileScheduler::launch_value`]): the problem's tiles, its k-tiles and
+/// the raster the launch passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WalkLaunch {
     /// Output tiles along M (`ceil(M / TileM)`).
@@ -34,17 +36,22 @@ pub struct WalkLaunch {
     pub raster_log: u32,
     /// Whether the `raster_order` passed is along M.
     pub along_m: bool,
+    /// The problem's k-tiles (`ceil(K / TileK)`; 0 where the launch does
+    /// not say).
+    pub k_tiles: u32,
 }
 
 impl WalkLaunch {
     /// The launch of an `m x n` output in `tile_m x tile_n` tiles with the
-    /// `[raster_log, raster_order]` parameters the launcher passes.
+    /// `[raster_log, raster_order]` parameters the launcher passes (its
+    /// k-tiles 0: [`with_k`](Self::with_k) sets them).
     ///
     /// ```
     /// use cutlet::kernel::gemm::WalkLaunch;
     ///
     /// let walk = WalkLaunch::of([1000, 300], [128, 64], [3, 1]);
     /// assert_eq!((walk.tiles_m, walk.tiles_n, walk.raster_log, walk.along_m), (8, 5, 3, true));
+    /// assert_eq!(walk.with_k(4100, 64).k_tiles, 65);
     /// ```
     pub fn of(
         [m, n]: [u32; 2],
@@ -56,6 +63,15 @@ impl WalkLaunch {
             tiles_n: n.div_ceil(tile_n.max(1)),
             raster_log,
             along_m: raster_order != 0,
+            k_tiles: 0,
+        }
+    }
+
+    /// The same launch over a K of `k` in k-tiles of `tile_k`.
+    pub fn with_k(self, k: u32, tile_k: u32) -> WalkLaunch {
+        WalkLaunch {
+            k_tiles: k.div_ceil(tile_k.max(1)),
+            ..self
         }
     }
 }

@@ -221,7 +221,12 @@ impl Persistent {
     }
 
     /// Emits the cluster tiles along M and N and per batch (at least 1).
-    fn emit_cluster_tiles(&self, k: &mut Kernel, tiles_m: Reg, tiles_n: Reg) -> [Reg; 3] {
+    pub(super) fn emit_cluster_tiles(
+        &self,
+        k: &mut Kernel,
+        tiles_m: Reg,
+        tiles_n: Reg,
+    ) -> [Reg; 3] {
         let [cm_size, cn_size] = self.cluster.mn();
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
         let (cm, cn, per_batch) = (r(k), r(k), r(k));
@@ -301,7 +306,7 @@ impl TileScheduler for Persistent {
     /// use cutlet::ptx::LaunchDivisor;
     ///
     /// let s = Persistent { raster_log: 3, cluster: ClusterShape::new(2, 1) };
-    /// let walk = WalkLaunch { tiles_m: 5, tiles_n: 7, raster_log: 3, along_m: false };
+    /// let walk = WalkLaunch { tiles_m: 5, tiles_n: 7, raster_log: 3, along_m: false, k_tiles: 64 };
     /// // 3 x 7 cluster tiles of 2 a batch.
     /// let per_batch = s.launch_value(ParamRole::WalkDivisor(WalkDivisor::PerBatch), &walk);
     /// assert_eq!(per_batch, Some(LaunchDivisor::new(21).unwrap().param()));
@@ -509,6 +514,7 @@ mod tests {
                         tiles_n,
                         raster_log: log,
                         along_m,
+                        k_tiles: 64,
                     };
                     let per_batch = s
                         .launch_value(ParamRole::WalkDivisor(WalkDivisor::PerBatch), &walk)

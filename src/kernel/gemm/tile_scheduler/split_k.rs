@@ -3,17 +3,30 @@
 //! `PersistentTileSchedulerSm90StreamK`) and adds their partial tiles in
 //! the kernel, in K order, through a workspace.
 //!
-//! Work unit `u` is split `u % splits` of tile `u / splits` (the tiles in
-//! the persistent scheduler's raster order), so a tile's splits are
-//! consecutive units that the grid's blocks take at once. In a cluster of
-//! `cluster_m x cluster_n` CTAs the unit is split `u % splits` of cluster
-//! tile `u / splits` (as [`Persistent`] walks them): every CTA of the
-//! cluster runs the same k-tiles of its own tile of the cluster tile, so
-//! that the cluster's multicast loads of A and B serve all of them, and
-//! each CTA reduces its tile through a record of its own. Split `s` runs
-//! k-tiles `[s * q + min(s, r), ..)`, `q + (s < r)` of them, where `q` and
-//! `r` are the quotient and remainder of the problem's k-tiles by `splits`
-//! (a split past the k-tiles runs none and adds zeros).
+//! A tile's splits are its work units. Which unit is which is set at
+//! launch by the split interleave `Q` ([`SplitK::interleave`]): unit `u` is
+//! split `(u / Q) % splits` of tile `(u / (Q x splits)) x Q + u % Q` (the
+//! tiles in the persistent scheduler's raster order, every batch's one
+//! after another). With `Q = 1` a tile's splits are consecutive units:
+//! unit `u` is split `u % splits` of tile `u / splits`. With `Q` the
+//! tiles per batch the splits are the outer order: the blocks that start
+//! together run the same split of neighbouring tiles, so they read the
+//! same rows of A and columns of B at the same k-steps, and L2's request
+//! coalescer serves their requests with one read (see below). The launch
+//! takes the splits outer where the kernel runs without clusters, the
+//! tiles lie at least two deep along both M and N (so both operands are
+//! shared), and each split runs at least
+//! [`SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT`] k-tiles; elsewhere `Q = 1`.
+//!
+//! In a cluster of `cluster_m x cluster_n` CTAs the unit is split
+//! `u % splits` of cluster tile `u / splits` (as [`Persistent`] walks
+//! them): every CTA of the cluster runs the same k-tiles of its own tile of
+//! the cluster tile, so that the cluster's multicast loads of A and B serve
+//! all of them, and each CTA reduces its tile through a record of its own.
+//! Split `s` runs k-tiles `[s * q + min(s, r), ..)`, `q + (s < r)` of
+//! them, where `q` and `r` are the quotient and remainder of the problem's
+//! k-tiles by `splits` (a split past the k-tiles runs none and adds
+//! zeros).
 //!
 //! On the ping-pong schedule the block's two consumer warpgroups take
 //! units in turn (the first unit `u`, the second `u + stride`, ...), and
@@ -37,12 +50,14 @@
 //! replayed from a CUDA graph needs: `tests/gemm_workspace_gpu.rs` replays
 //! one 50 times). Deadlock-free because every block walks its units in
 //! increasing order, every block of the persistent grid is resident,
-//! and only a tile's last unit waits, for units before it.
+//! and only a tile's last unit (its highest, whatever the interleave)
+//! waits, for units before it.
 //!
 //! Where the finisher would add at least [`SPLIT_K_SPREAD_MIN_BYTES`] of
 //! partial tiles ([`SplitK::spreads`]) the deterministic reduction is
-//! spread over the splits (where the grid holds at least `splits` blocks,
-//! so that a tile's units run at once; otherwise it runs as above). Every split but the last,
+//! spread over the splits, where a tile's units run at once: the grid
+//! holds at least `splits` blocks and the splits are consecutive units, or
+//! it holds every unit of the walk; otherwise it runs as above. Every split but the last,
 //! after its arrival, also waits until the counter reads `splits - 1`,
 //! adds one chunk of every slot (a `1 / (splits - 1)` share of the
 //! record, [`PartialTile::emit_chunk_sum`]) into slot 0, in K order, and
@@ -50,18 +65,19 @@
 //! slot 0 alone. The sums are the same bits as the unspread reduction's;
 //! the finisher reads one partial tile instead of `splits - 1`, which is
 //! what lets 16 splits run at all (see [`SPLIT_K_SPREAD_MIN_BYTES`]). At 8 splits
-//! it gains 3-5%: the kernels are bound by their L2 reads in the mainloop
-//! (ncu, H200, 512x512x16384: 155 MB through L2 at 5.6 TB/s, with the
-//! spread reduction or without; cuBLASLt's 128x64 tiles in 1x2 clusters
-//! read 115 MB). Part of that difference is L2's request coalescer, which
-//! serves one L2 read to the SMs whose requests for the same sectors arrive
-//! together: it merges cuBLASLt's reads 2.2 to 1 there, and these
-//! kernels' 1.5 to 1 in 2x1 clusters (their multicast's share alone) and
-//! 1.13 to 1 without, because a tile's splits start together and read
-//! different k-ranges. Ordering the units with the
-//! splits outer gave the merges back without clusters (3.96 M sectors read
-//! -> 1.56 M, 8% faster at 128x128 tiles) but slowed the pick's narrow
-//! split-K tiles by 2-6% (BENCHMARKS.md, twenty-sixth stop).
+//! it gains 3-5%.
+//!
+//! The splits' order matters because these kernels are bound by their L2
+//! reads in the mainloop (ncu, H200, 512x512x16384 in 8 splits of 128x128
+//! tiles: 155 MB through L2 at 5.6 TB/s; cuBLASLt's 128x64 tiles in 1x2
+//! clusters read 115 MB). L2's request coalescer serves one L2 read to the
+//! SMs whose requests for the same sectors arrive together: it merges
+//! cuBLASLt's reads 2.2 to 1 there, these kernels' 1.5 to 1 in 2x1
+//! clusters (their multicast's share alone), and 1.13 to 1 without
+//! clusters with a tile's splits consecutive, because those start together
+//! and read different k-ranges. With the splits outer 2.86 to 1 (3.96 M
+//! sectors read -> 1.56 M). See [`SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT`] for
+//! the times.
 //!
 //! With [`Reduction::Atomic`](super::super::Reduction::Atomic) every split
 //! but the last adds its partial tile into the record's first slot with
@@ -75,8 +91,8 @@ use super::{
     Fixup, PartialTile, Persistent, PersistentParams, PersistentTileScheduler, RasterOrder,
     TileCoord, TileScheduler,
 };
-use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole};
-use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::gemm::{ClusterShape, DeclaredParams, GemmShape, ParamRole, ProblemDim, WalkDivisor};
+use crate::ptx::{Kernel, LaunchDivisor, PtxError, Reg, RegClass};
 
 /// Bytes of a tile record's header (its flag, padded to a 128-byte line).
 pub const SPLIT_K_RECORD_HEADER: u32 = 128;
@@ -98,6 +114,32 @@ pub const SPLIT_K_RECORD_HEADER: u32 = 128;
 ///
 /// Below it the second wait costs more than the finisher's reads save.
 pub const SPLIT_K_SPREAD_MIN_BYTES: u32 = 448 * 1024;
+
+/// Fewest k-tiles each split runs for which a launch without clusters
+/// takes the splits as the outer order of the units (where the tiles lie
+/// at least two deep along M and N; [`SplitK::interleave`]). H200,
+/// 2026-11-29, bf16, cutlet / cuBLASLt in one process, two rounds, the
+/// splits outer against consecutive (cooperative, no cluster):
+///
+/// | problem, tiles, splits | k-tiles a split | consecutive | outer |
+/// |---|---|---|---|
+/// | 512x512x16384, 128x64, 4 | 64 | 0.669-0.670 | 0.941-0.957 |
+/// | 256x1024x16384, 128x64, 4 | 64 | 0.826-0.850 | 1.018-1.025 |
+/// | 512x1024x16384, 128x64, 2 | 128 | 0.827-0.835 | 0.986-0.989 |
+/// | 1024x512x16384, 128x64, 2 | 128 | 0.644-0.690 | 0.734-0.895 |
+/// | 512x1024x8192, 128x64, 2 | 64 | 0.954-0.961 | 1.035-1.062 |
+/// | 512x512x8192, 128x64, 4 | 32 | 0.848-0.859 | 0.979-0.981 |
+/// | 256x512x16384, 128x64, 8 | 32 | 0.799-0.804 | 0.893-0.897 |
+/// | 256x1024x8192, 128x64, 4 | 32 | 1.006-1.010 | 0.988-0.989 |
+/// | 512x1024x4096, 128x64, 2 | 32 | 0.871-0.877 | 0.859-0.864 |
+/// | 256x1024x4096, 128x64, 4 | 16 | 0.974-1.001 | 0.942-0.944 |
+///
+/// With 32 k-tiles a split it was a gain or a 1-2% loss, so it takes 64.
+/// With one row of tiles (128x1024xK, swap-AB's 64-row tiles at a small M,
+/// 128x1536x7168) the splits outer lost 2-6% at 16 to 43 k-tiles a split
+/// (2026-11-29, twenty-sixth stop): the units stream their own columns of
+/// B from DRAM and share little in L2.
+pub const SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT: u32 = 64;
 
 /// Split-K over a persistent walk of `BM x BN` tiles, in clusters of
 /// `cluster` CTAs.
@@ -186,22 +228,110 @@ impl SplitK {
                 >= u64::from(SPLIT_K_SPREAD_MIN_BYTES)
     }
 
-    /// Emits `linear / splits` and `linear % splits` of the unit index.
-    fn emit_tile_and_split(&self, k: &mut Kernel, p: &PersistentParams) -> (Reg, Reg) {
-        let (tile, split) = (k.reg(RegClass::B32), k.reg(RegClass::B32));
-        k.div_u32_by(tile, p.linear, self.splits);
-        k.rem_u32_by(split, p.linear, self.splits);
+    /// The split interleave a launch passes (see the module's docs): the
+    /// tiles per batch where the splits are the outer order (no cluster,
+    /// at least two tiles along M and along N, and at least
+    /// [`SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT`] k-tiles a split), else 1.
+    ///
+    /// ```
+    /// use cutlet::gemm::ClusterShape;
+    /// use cutlet::kernel::gemm::{SplitK, WalkLaunch};
+    ///
+    /// let s = SplitK { splits: 4, raster_log: 3, tile: [128, 64], cluster: ClusterShape::ONE };
+    /// // 512 x 512 x 16384: 4 x 8 tiles, 256 k-tiles, 64 a split.
+    /// let walk = WalkLaunch::of([512, 512], [128, 64], [3, 0]).with_k(16384, 64);
+    /// assert_eq!(s.interleave(&walk), 32);
+    /// // K = 8192 leaves 32 k-tiles a split; one row of tiles shares no B.
+    /// assert_eq!(s.interleave(&walk.with_k(8192, 64)), 1);
+    /// assert_eq!(s.interleave(&WalkLaunch::of([128, 1024], [128, 64], [3, 0]).with_k(16384, 64)), 1);
+    /// // In clusters the splits stay consecutive.
+    /// assert_eq!(SplitK { cluster: ClusterShape::new(2, 1), ..s }.interleave(&walk), 1);
+    /// ```
+    pub fn interleave(&self, walk: &super::WalkLaunch) -> u32 {
+        let outer = self.splits > 1
+            && self.cluster.mn() == [1, 1]
+            && walk.tiles_m >= 2
+            && walk.tiles_n >= 2
+            && walk.k_tiles / self.splits >= SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT;
+        if outer {
+            walk.tiles_m.saturating_mul(walk.tiles_n)
+        } else {
+            1
+        }
+    }
+
+    /// The `(tile, split)` of unit `unit` with split interleave
+    /// `interleave` (see the module's docs), as the kernel works them out:
+    /// `tile` counts (cluster) tiles over every batch.
+    ///
+    /// ```
+    /// use cutlet::gemm::ClusterShape;
+    /// use cutlet::kernel::gemm::SplitK;
+    ///
+    /// let s = SplitK { splits: 4, raster_log: 3, tile: [128, 64], cluster: ClusterShape::ONE };
+    /// // Consecutive: units 0..4 are tile 0's splits.
+    /// assert_eq!(s.unit(5, 1), (1, 1));
+    /// // 32 tiles a batch, the splits outer: units 0..32 are split 0 of every tile,
+    /// assert_eq!(s.unit(33, 32), (1, 1));
+    /// // and the second batch's units follow the first's 128.
+    /// assert_eq!(s.unit(128 + 70, 32), (32 + 6, 2));
+    /// ```
+    pub fn unit(&self, unit: u32, interleave: u32) -> (u32, u32) {
+        let (splits, q_len) = (self.splits.max(1), interleave.max(1));
+        let (q, within) = (unit / q_len, unit % q_len);
+        ((q / splits) * q_len + within, q % splits)
+    }
+
+    /// Emits the unit's (cluster) tile over every batch and its split, as
+    /// [`unit`](Self::unit) works them out from the interleave's divisor
+    /// (`interleave`, `.b64`) and the problem's `tiles` along M and N.
+    fn emit_tile_and_split(
+        &self,
+        k: &mut Kernel,
+        p: &PersistentParams,
+        tiles: &[Reg; 2],
+        interleave: Reg,
+    ) -> (Reg, Reg) {
+        let r = |k: &mut Kernel| k.reg(RegClass::B32);
+        let (tile, split) = (r(k), r(k));
+        if self.cluster.mn() != [1, 1] {
+            // The launch passes 1.
+            k.div_u32_by(tile, p.linear, self.splits);
+            k.rem_u32_by(split, p.linear, self.splits);
+            return (tile, split);
+        }
+        // The interleave is 1 or the tiles per batch.
+        let [_, _, per_batch] = self.tiles().emit_cluster_tiles(k, tiles[0], tiles[1]);
+        let outer = emit_outer(k, interleave);
+        let (q, q_len, within) = (r(k), r(k), r(k));
+        k.div_u32_by_param(q, p.linear, interleave);
+        k.push(format!("selp.u32 {q_len}, {per_batch}, 1, {outer};"));
+        k.push(format!("mul.lo.u32 {within}, {q}, {q_len};"));
+        k.push(format!("sub.u32 {within}, {}, {within};", p.linear));
+        k.rem_u32_by(split, q, self.splits);
+        k.div_u32_by(tile, q, self.splits);
+        k.push(format!("mad.lo.u32 {tile}, {tile}, {q_len}, {within};"));
         (tile, split)
     }
 }
 
+/// Emits the predicate "the splits are the outer order": the interleave's
+/// divisor (`.b64`) is not 1's.
+fn emit_outer(k: &mut Kernel, interleave: Reg) -> Reg {
+    let one = LaunchDivisor::new(1).map_or(0, LaunchDivisor::param);
+    let outer = k.reg(RegClass::Pred);
+    k.push(format!("setp.ne.b64 {outer}, {interleave}, {one};"));
+    outer
+}
+
 impl TileScheduler for SplitK {
     /// The persistent walk's registers, its tile counts, and the
-    /// workspace's address (`.b64`).
-    type Params = (PersistentParams, [Reg; 2], Reg);
+    /// workspace's address and the split interleave's divisor (`.b64`).
+    type Params = (PersistentParams, [Reg; 2], Reg, Reg);
 
     fn params(&self) -> Vec<ParamRole> {
         let mut roles = self.tiles().params();
+        roles.push(ParamRole::WalkDivisor(WalkDivisor::SplitInterleave));
         roles.push(ParamRole::Workspace);
         roles
     }
@@ -214,9 +344,15 @@ impl TileScheduler for SplitK {
         }
     }
 
-    /// The persistent walk's divisors over the tiles.
+    /// The persistent walk's divisors over the tiles, and the split
+    /// interleave's ([`interleave`](Self::interleave)).
     fn launch_value(&self, role: ParamRole, walk: &super::WalkLaunch) -> Option<u64> {
-        self.tiles().launch_value(role, walk)
+        match role {
+            ParamRole::WalkDivisor(WalkDivisor::SplitInterleave) => {
+                LaunchDivisor::new(self.interleave(walk)).map(LaunchDivisor::param)
+            }
+            _ => self.tiles().launch_value(role, walk),
+        }
     }
 
     fn grid(&self, tiles_m: u32, tiles_n: u32, l: u32) -> (u32, u32, u32) {
@@ -258,14 +394,28 @@ impl TileScheduler for SplitK {
         params: &DeclaredParams,
     ) -> Result<Self::Params, PtxError> {
         let (p, tiles) = self.tiles().emit_params(k, params)?;
+        let interleave = params.load(k, ParamRole::WalkDivisor(WalkDivisor::SplitInterleave))?;
         let workspace = params.load(k, ParamRole::Workspace)?;
-        Ok((p, tiles, workspace))
+        if self.cluster.mn() == [1, 1] {
+            // The tiles along M and N, which every role's units read: set
+            // here, before the roles part.
+            for (i, dim) in [ProblemDim::M, ProblemDim::N].into_iter().enumerate() {
+                let extent = params.load(k, ParamRole::Extent(dim))?;
+                k.push(format!(
+                    "add.u32 {}, {extent}, {};",
+                    tiles[i],
+                    self.tile[i] - 1
+                ));
+                k.div_u32_by(tiles[i], tiles[i], self.tile[i]);
+            }
+        }
+        Ok((p, tiles, workspace, interleave))
     }
 
     fn emit_first_work_tile(
         &self,
         k: &mut Kernel,
-        (p, tiles, _): &Self::Params,
+        (p, tiles, _, _): &Self::Params,
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> Result<TileCoord, PtxError> {
@@ -276,7 +426,7 @@ impl TileScheduler for SplitK {
     fn emit_next_work_tile(
         &self,
         k: &mut Kernel,
-        (p, tiles, _): &Self::Params,
+        (p, tiles, _, _): &Self::Params,
         current: &TileCoord,
     ) -> Result<Option<(TileCoord, Reg)>, PtxError> {
         self.tiles().emit_next_work_tile(k, &(*p, *tiles), current)
@@ -284,7 +434,7 @@ impl TileScheduler for SplitK {
 }
 
 impl PersistentTileScheduler for SplitK {
-    fn emit_walk_start(&self, k: &mut Kernel, (p, _, _): &Self::Params) {
+    fn emit_walk_start(&self, k: &mut Kernel, (p, _, _, _): &Self::Params) {
         self.tiles().emit_start(k, p);
     }
 
@@ -293,16 +443,16 @@ impl PersistentTileScheduler for SplitK {
     fn emit_walk_current(
         &self,
         k: &mut Kernel,
-        (p, _, _): &Self::Params,
+        (p, tiles, _, interleave): &Self::Params,
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> (TileCoord, Reg) {
-        let (tile, _) = self.emit_tile_and_split(k, p);
+        let (tile, _) = self.emit_tile_and_split(k, p, tiles, *interleave);
         let at_tile = PersistentParams { linear: tile, ..*p };
         self.tiles().emit_current(k, &at_tile, tiles_m, tiles_n)
     }
 
-    fn emit_walk_step(&self, k: &mut Kernel, (p, _, _): &Self::Params, steps: u32) {
+    fn emit_walk_step(&self, k: &mut Kernel, (p, _, _, _): &Self::Params, steps: u32) {
         self.tiles().emit_step(k, p, steps);
     }
 
@@ -310,7 +460,7 @@ impl PersistentTileScheduler for SplitK {
     fn emit_walk_total(
         &self,
         k: &mut Kernel,
-        (p, _, _): &Self::Params,
+        (p, _, _, _): &Self::Params,
         tiles_m: Reg,
         tiles_n: Reg,
     ) -> Reg {
@@ -319,7 +469,7 @@ impl PersistentTileScheduler for SplitK {
         total
     }
 
-    fn emit_walk_valid(&self, k: &mut Kernel, (p, _, _): &Self::Params, total: Reg) -> Reg {
+    fn emit_walk_valid(&self, k: &mut Kernel, (p, _, _, _): &Self::Params, total: Reg) -> Reg {
         self.tiles().emit_valid(k, p, total)
     }
 
@@ -337,11 +487,11 @@ impl PersistentTileScheduler for SplitK {
     fn emit_walk_k_range(
         &self,
         k: &mut Kernel,
-        (p, _, _): &Self::Params,
+        (p, tiles, _, interleave): &Self::Params,
         k_tiles: Reg,
     ) -> (Reg, Reg) {
         let r = |k: &mut Kernel| k.reg(RegClass::B32);
-        let (_, split) = self.emit_tile_and_split(k, p);
+        let (_, split) = self.emit_tile_and_split(k, p, tiles, *interleave);
         let (q, rem, first, count, extra) = (r(k), r(k), r(k), r(k), r(k));
         k.div_u32_by(q, k_tiles, self.splits);
         k.rem_u32_by(rem, k_tiles, self.splits);
@@ -358,7 +508,7 @@ impl PersistentTileScheduler for SplitK {
     fn emit_fixup(
         &self,
         k: &mut Kernel,
-        (p, _, workspace): &Self::Params,
+        (p, tiles, workspace, interleave): &Self::Params,
         fixup: &Fixup<'_>,
     ) -> Result<Option<Reg>, PtxError> {
         if self.splits <= 1 {
@@ -373,7 +523,7 @@ impl PersistentTileScheduler for SplitK {
             turns,
         } = *fixup;
         let atomic = reduction == super::super::Reduction::Atomic;
-        let (tile, split) = self.emit_tile_and_split(k, p);
+        let (tile, split) = self.emit_tile_and_split(k, p, tiles, *interleave);
         // The CTA's record (its counter): cluster tile `tile`'s, at the
         // CTA's rank in the cluster (M first); and this thread's first
         // value in the record's first partial slot.
@@ -408,7 +558,8 @@ impl PersistentTileScheduler for SplitK {
             self.splits - 1
         ));
         // Whether the reduction is spread (the grid holds every split of a
-        // tile at once), set before the paths part: both read it.
+        // tile at once: `splits` blocks where they are consecutive units,
+        // else every unit), set before the paths part: both read it.
         let parts = self.splits - 1;
         let spread = (self.spreads(reduction) && !turns).then(|| {
             let spread = k.reg(RegClass::Pred);
@@ -416,6 +567,15 @@ impl PersistentTileScheduler for SplitK {
                 "setp.ge.u32 {spread}, {}, {};",
                 p.stride, self.splits
             ));
+            if self.cluster.mn() == [1, 1] {
+                let outer = emit_outer(k, *interleave);
+                let total = self.tiles().emit_total(k, p, tiles[0], tiles[1]);
+                let (stride, all) = (k.reg(RegClass::B64), k.reg(RegClass::Pred));
+                k.push(format!("mul.lo.u64 {total}, {total}, {};", self.splits));
+                k.push(format!("cvt.u64.u32 {stride}, {};", p.stride));
+                k.push(format!("setp.ge.u64 {all}, {stride}, {total};"));
+                k.push(format!("@{outer} mov.pred {spread}, {all};"));
+            }
             spread
         });
         let last = k.new_label("splitk_last")?;
