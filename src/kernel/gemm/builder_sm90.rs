@@ -261,14 +261,21 @@ pub fn sm90_default_spec(
 /// assert_eq!((tf32(2048, 2048, 2048).schedule, tf32(2048, 2048, 2048).tile), (KernelSchedule::TmaWarpSpecializedCooperative, [128, 256, 32]));
 /// assert_eq!(tf32(4095, 4097, 4093).tile, [128, 256, 32]);
 /// assert_eq!(tf32(1000, 1000, 1000).schedule, KernelSchedule::TmaWarpSpecializedPingpong);
-/// // Split-K: 512x512 is 4 x 4 = 16 tiles of 128x128, 132 / 16 = 8 units
-/// // a tile fit one wave, and K = 16384 is 256 k-tiles, 32 a split.
+/// // Split-K with the splits outer: 512x512 is 4 x 8 = 32 tiles of 128x64,
+/// // 132 / 32 = 4 units a tile fit one wave (128 units), and K = 16384 is
+/// // 256 k-tiles, 64 a split: no cluster, the blocks that start together
+/// // on the same split of neighbouring tiles.
 /// let bf = |m, n, k| sm90_spec_for_problem(GemmTypes::new(BF16, BF16, BF16, BF16, F32), GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N), [m, n, k, 1], 132).unwrap();
-/// assert!(bf(512, 512, 16384).kernel_name().ends_with("_splitk8"));
-/// // 16 tiles, 32 k-tiles a split: in 2x1 clusters (4 tiles along M), two
-/// // CTAs on the same k-tiles of neighbouring tiles, B multicast. 3 x 4
-/// // tiles: along N.
-/// assert_eq!(bf(512, 512, 16384).cluster.mnk(), [2, 1, 1]);
+/// let outer = bf(512, 512, 16384);
+/// assert_eq!((outer.tile, outer.cluster.mnk()), ([128, 64, 64], [1, 1, 1]));
+/// assert!(outer.kernel_name().ends_with("_splitk4"));
+/// // 512x512x8192 would leave 32 k-tiles a split: 128x128 tiles, 16 of them,
+/// // 132 / 16 = 8 splits, in 2x1 clusters (4 tiles along M), two CTAs on
+/// // the same k-tiles of neighbouring tiles, B multicast. 3 x 4 tiles
+/// // (384x512, 3 x 8 tiles of 128x64 making 96 units in 4 splits, under
+/// // three quarters of the wave): along N.
+/// assert!(bf(512, 512, 8192).kernel_name().ends_with("_splitk8"));
+/// assert_eq!(bf(512, 512, 8192).cluster.mnk(), [2, 1, 1]);
 /// assert_eq!(bf(384, 512, 16384).cluster.mnk(), [1, 2, 1]);
 /// // 8 k-tiles a split (K = 4096): no cluster.
 /// assert_eq!(bf(512, 512, 4096).cluster.mnk(), [1, 1, 1]);
@@ -311,10 +318,16 @@ pub fn sm90_default_spec(
 /// // A row of 16 tiles of 128 columns (N = 2048) keeps 128x64 in 4.
 /// assert_eq!(bf(128, 2048, 8192).tile, [128, 64, 64]);
 /// // Unless 8 clustered splits of 128x128 tiles keep 32 k-tiles each:
-/// // 256 x 1024 x 16384 is 16 tiles, 8 splits of 32 k-tiles, 2x1.
-/// let long = bf(256, 1024, 16384);
-/// assert_eq!((long.tile, long.cluster.mnk()), ([128, 128, 64], [2, 1, 1]));
+/// // 128 x 2048 x 16384 is 16 tiles, 8 splits of 32 k-tiles, 1x2.
+/// let long = bf(128, 2048, 16384);
+/// assert_eq!((long.tile, long.cluster.mnk()), ([128, 128, 64], [1, 2, 1]));
 /// assert!(long.kernel_name().ends_with("_splitk8"));
+/// // Two to four rows of 128x64 tiles with 64 k-tiles a split run with
+/// // the splits outer, unclustered: 256 x 1024 x 16384 is 2 x 16 tiles in
+/// // 4 splits (128 units).
+/// let outer = bf(256, 1024, 16384);
+/// assert_eq!((outer.tile, outer.cluster.mnk()), ([128, 64, 64], [1, 1, 1]));
+/// assert!(outer.kernel_name().ends_with("_splitk4"));
 /// // 384 x 1024 x 4096: 24 tiles of 128x128 would take 4 splits of 16
 /// // k-tiles; 48 tiles of 128x64 in 2 splits (96 units, one wave) instead
 /// // (its 96 tiles of 64x64 fill less than three quarters of a wave). At
@@ -542,6 +555,9 @@ const SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT: u32 = 32;
 /// The most k-tiles a split of 128x128 tiles in 4 splits keeps where 128x64
 /// tiles in 2 splits replace them ([`Sm90Pick::split_k`]).
 const SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT: u32 = 16;
+/// Most 128-row tiles along M for which [`Sm90Pick::outer_split`] takes
+/// 128x64 tiles with the splits outer (M = 512).
+const OUTER_SPLIT_MAX_TILES_M: u32 = 4;
 /// The TileNs [`Sm90Pick::one_row`] weighs for a single row of 128-row
 /// split tiles, and the fewest k-tiles each of its splits keeps.
 const ONE_ROW_TILE_N: [u32; 3] = [32, 48, 64];
@@ -1339,6 +1355,11 @@ impl Sm90Pick {
     /// tiles in clusters lost everywhere else they were tried
     /// (128x1536x7168 0.90x against 0.95x, 128x1024x8192 0.81x against
     /// 0.88x, 256x1024x8192 0.93x against 0.98x).
+    ///
+    /// Since 2026-11-29 [`outer_split`](Self::outer_split) takes the
+    /// problems of two to four rows of 128x64 tiles with 64 k-tiles a split
+    /// before these rules see them (512x512x16384, 256x1024x16384 and
+    /// 512x1024x16384 among those above).
     fn split_k(
         bk: u32,
         problem: [u32; 4],
@@ -1392,6 +1413,41 @@ impl Sm90Pick {
         Some(Sm90Pick {
             cluster,
             ..pick(tile, splits)
+        })
+    }
+
+    /// Split-K over 128x64 tiles without a cluster, the splits the outer
+    /// order of the units ([`SplitK::interleave`](crate::kernel::gemm::SplitK::interleave)):
+    /// where the tiles lie two to [`OUTER_SPLIT_MAX_TILES_M`] deep along M
+    /// and at least two along N, the most splits (8, 4 or 2) whose units fit
+    /// one wave with at least
+    /// [`SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT`](crate::kernel::gemm::SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT)
+    /// k-tiles each, where they fill three quarters of the wave. On 132
+    /// SMs: 512 x 512 x 16384 (4 x 8 tiles, 256 k-tiles) in 4 splits, 128
+    /// units; 512 x 1024 x 16384 (4 x 16) in 2. The blocks that start
+    /// together run the same split of neighbouring tiles, and L2 serves
+    /// their reads of A and B once (see [`SplitK`](crate::kernel::gemm::SplitK)).
+    /// H200, 2026-11-29, bf16, cutlet / cuBLASLt, two rounds, against the
+    /// clustered 128x128 splits before it: 512x512x16384 0.941-0.957
+    /// against 0.844-0.860, 256x1024x16384 1.018-1.025 against
+    /// 0.918-0.932, 512x1024x16384 0.986-0.989 against 0.956-0.957.
+    /// Eight tiles deep it lost (1024x512x16384 0.734-0.895 against
+    /// 0.961-0.962).
+    fn outer_split(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
+        let (tiles_m, tiles_n) = (m.div_ceil(128), n.div_ceil(64));
+        if !(2..=OUTER_SPLIT_MAX_TILES_M).contains(&tiles_m) || tiles_n < 2 {
+            return None;
+        }
+        let tiles = u64::from(tiles_m) * u64::from(tiles_n) * u64::from(l);
+        let k_tiles = k.div_ceil(bk.max(1));
+        let sms = u64::from(sm_count);
+        let splits = [SPLIT_MAX, 4, 2].into_iter().find(|&s| {
+            tiles * u64::from(s) <= sms
+                && k_tiles / s >= crate::kernel::gemm::SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT
+        })?;
+        (4 * tiles * u64::from(splits) >= 3 * sms).then(|| {
+            Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedCooperative, [128, 64, bk])
+                .split(splits)
         })
     }
 
@@ -1480,6 +1536,11 @@ impl Sm90Pick {
             }
         }
         if facts.split_ok {
+            if facts.one_row_ok {
+                if let Some(pick) = Sm90Pick::outer_split(bk, [m, n, k, l], sm_count) {
+                    return pick;
+                }
+            }
             let split = Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts);
             // The small split yields to 128x128 splits in clusters, which
             // share their loads (512x512x16384: 0.65x in 2 splits of 64x64
