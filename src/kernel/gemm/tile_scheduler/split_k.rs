@@ -438,8 +438,9 @@ impl PersistentTileScheduler for SplitK {
         self.tiles().emit_start(k, p);
     }
 
-    /// The tile of unit `linear`: the persistent walk's tile
-    /// `linear / splits`.
+    /// The tile of unit `linear`: the persistent walk's tile of
+    /// [`unit`](SplitK::unit) (`linear / splits` where the splits are
+    /// consecutive).
     fn emit_walk_current(
         &self,
         k: &mut Kernel,
