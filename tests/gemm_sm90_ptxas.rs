@@ -242,25 +242,31 @@ fn assemble_k_splitting(spec: &GemmSpec, wait: &str, arrive: &str, bad: &mut Vec
 #[test]
 fn split_k_kernels_assemble_without_spills() {
     use cutlet::device::gemm::{Decomposition, Gemm};
-    use cutlet::kernel::gemm::{OutputMajor, TileSchedulerPolicy};
+    use cutlet::kernel::gemm::{KernelSchedule, OutputMajor, TileSchedulerPolicy};
     use cutlet::numeric::ElementType::{BF16, F16, F32, TF32};
     let mut bad = Vec::new();
-    for (ab, d, tile, splits, cluster) in [
-        (BF16, BF16, [128, 128, 64], 4, [1, 1]),
+    let cooperative = KernelSchedule::TmaWarpSpecializedCooperative;
+    let pingpong = KernelSchedule::TmaWarpSpecializedPingpong;
+    for (ab, d, tile, splits, cluster, schedule) in [
+        (BF16, BF16, [128, 128, 64], 4, [1, 1], cooperative),
         // 8 and 16 splits spread the reduction over the splits.
-        (BF16, BF16, [128, 128, 64], 8, [1, 1]),
-        (F16, F32, [128, 64, 64], 16, [1, 1]),
-        (TF32, F32, [128, 128, 32], 3, [1, 1]),
-        (BF16, BF16, [128, 256, 64], 2, [1, 1]),
+        (BF16, BF16, [128, 128, 64], 8, [1, 1], cooperative),
+        (F16, F32, [128, 64, 64], 16, [1, 1], cooperative),
+        (TF32, F32, [128, 128, 32], 3, [1, 1], cooperative),
+        (BF16, BF16, [128, 256, 64], 2, [1, 1], cooperative),
+        // The splits outer: the pick's 128x64 tiles, and ping-pong 64x128 ones.
+        (BF16, BF16, [128, 64, 64], 4, [1, 1], cooperative),
+        (BF16, BF16, [64, 128, 64], 2, [1, 1], pingpong),
         // In clusters: a record per CTA of the cluster tile.
-        (BF16, BF16, [128, 128, 64], 8, [2, 1]),
-        (BF16, BF16, [128, 64, 64], 4, [1, 2]),
-        (BF16, BF16, [128, 128, 64], 16, [2, 2]),
+        (BF16, BF16, [128, 128, 64], 8, [2, 1], cooperative),
+        (BF16, BF16, [128, 64, 64], 4, [1, 2], cooperative),
+        (BF16, BF16, [128, 128, 64], 16, [2, 2], cooperative),
     ] {
         let spec = Gemm::builder()
             .a(ab, OperandMajor::K)
             .b(ab, OperandMajor::K)
             .d(d, OutputMajor::N)
+            .schedule(schedule)
             .tile(tile)
             .cluster(cluster)
             .decomposition(Decomposition::SplitK(splits))

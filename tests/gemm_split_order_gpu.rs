@@ -1,8 +1,9 @@
 //! Split-K with the splits as the outer order of the units (`SplitK`'s
 //! interleave: no cluster, tiles at least two deep along M and N, at least
 //! `SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT` k-tiles a split), on an H100/H200:
-//! ragged M, N and K over three batches, and the spread reduction of 8
-//! splits of 128x128 tiles, each exact against the host (small integers,
+//! ragged M, N and K over three batches, the spread reduction of 8 splits
+//! of 128x128 tiles, and the ping-pong kernel's 64x128 tiles (its two
+//! warpgroups on units of their own), each exact against the host (small integers,
 //! an f32 D: every order of the sums gives the same bits), run twice on one
 //! workspace (a finisher that left its record dirty fails the second run),
 //! D poisoned first.
@@ -31,10 +32,16 @@ fn integers(len: usize, seed: u64) -> Vec<i64> {
 }
 
 /// Runs `m x n x k` over `l` batches (K-major A and B, row-major f32 D) on
-/// the cooperative kernel of `tile` tiles in `splits` splits without a
+/// the `schedule` kernel of `tile` tiles in `splits` splits without a
 /// cluster, twice, and checks every element of D against the host's exact
 /// sums; first checks that the launch takes the splits outer.
-fn check_outer(test: &str, [m, n, k, l]: [usize; 4], tile: [u32; 3], splits: u32) {
+fn check_outer(
+    test: &str,
+    [m, n, k, l]: [usize; 4],
+    schedule: KernelSchedule,
+    tile: [u32; 3],
+    splits: u32,
+) {
     let Some(device) = sm90_or_skip(test, "split-K's kernels") else {
         return;
     };
@@ -66,7 +73,7 @@ fn check_outer(test: &str, [m, n, k, l]: [usize; 4], tile: [u32; 3], splits: u32
         .a(ElementType::BF16, OperandMajor::K)
         .b(ElementType::BF16, OperandMajor::K)
         .d(ElementType::F32, OutputMajor::N)
-        .schedule(KernelSchedule::TmaWarpSpecializedCooperative)
+        .schedule(schedule)
         .tile(tile)
         .cluster([1, 1])
         .decomposition(Decomposition::SplitK(splits))
@@ -125,6 +132,7 @@ fn ragged_batched_splits_outer_match_the_host() {
     check_outer(
         "ragged_batched_splits_outer_match_the_host",
         [300, 200, 8232, 3],
+        KernelSchedule::TmaWarpSpecializedCooperative,
         [128, 64, 64],
         2,
     );
@@ -138,7 +146,22 @@ fn spread_reduction_with_the_splits_outer_matches_the_host() {
     check_outer(
         "spread_reduction_with_the_splits_outer_matches_the_host",
         [256, 256, 32808, 1],
+        KernelSchedule::TmaWarpSpecializedCooperative,
         [128, 128, 64],
         8,
+    );
+}
+
+/// Ping-pong 64x128 tiles in 2 splits over two batches of 100 x 600 x
+/// 8232 (2 x 5 tiles a batch, the second row and the last column partial):
+/// the two warpgroups take units of their own.
+#[test]
+fn ping_pong_splits_outer_match_the_host() {
+    check_outer(
+        "ping_pong_splits_outer_match_the_host",
+        [100, 600, 8232, 2],
+        KernelSchedule::TmaWarpSpecializedPingpong,
+        [64, 128, 64],
+        2,
     );
 }
