@@ -570,9 +570,9 @@ impl PersistentTileScheduler for SplitK {
             ));
             if self.cluster.mn() == [1, 1] {
                 let outer = emit_outer(k, *interleave);
-                let total = self.tiles().emit_total(k, p, tiles[0], tiles[1]);
+                let params = (*p, *tiles, *workspace, *interleave);
+                let total = self.emit_walk_total(k, &params, tiles[0], tiles[1]);
                 let (stride, all) = (k.reg(RegClass::B64), k.reg(RegClass::Pred));
-                k.push(format!("mul.lo.u64 {total}, {total}, {};", self.splits));
                 k.push(format!("cvt.u64.u32 {stride}, {};", p.stride));
                 k.push(format!("setp.ge.u64 {all}, {stride}, {total};"));
                 k.push(format!("@{outer} mov.pred {spread}, {all};"));
