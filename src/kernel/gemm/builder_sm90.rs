@@ -301,8 +301,9 @@ pub fn sm90_default_spec(
 /// assert!(square.kernel_name().ends_with("_splitk2"));
 /// assert_eq!(square.cluster.mnk(), [2, 1, 1]);
 /// assert_eq!(bf(768, 1024, 4096).cluster.mnk(), [1, 1, 1]);
-/// // One row of 32 tiles (M = 128): 1x2, 4 splits of 64 k-tiles.
-/// assert_eq!(bf(128, 4096, 16384).cluster.mnk(), [1, 2, 1]);
+/// // One row of 64 tiles (M = 128): 1x2, 2 splits of 128 k-tiles.
+/// assert_eq!(bf(128, 8192, 16384).cluster.mnk(), [1, 2, 1]);
+/// assert!(bf(128, 8192, 16384).kernel_name().ends_with("_splitk2"));
 /// // 128 x 1536: 12 tiles of 128x128 would take 8 splits; one row of
 /// // tiles runs narrow ones that fill the wave instead: 32 tiles of 128x48
 /// // in 4 splits of 28 k-tiles (128 units; 128x64 in 5: 120).
@@ -317,17 +318,21 @@ pub fn sm90_default_spec(
 /// assert!(bf(128, 1024, 8192).kernel_name().ends_with("_splitk6"));
 /// // A row of 16 tiles of 128 columns (N = 2048) keeps 128x64 in 4.
 /// assert_eq!(bf(128, 2048, 8192).tile, [128, 64, 64]);
-/// // Unless 8 clustered splits of 128x128 tiles keep 32 k-tiles each:
-/// // 128 x 2048 x 16384 is 16 tiles, 8 splits of 32 k-tiles, 1x2.
-/// let long = bf(128, 2048, 16384);
-/// assert_eq!((long.tile, long.cluster.mnk()), ([128, 128, 64], [1, 2, 1]));
-/// assert!(long.kernel_name().ends_with("_splitk8"));
 /// // Two to four rows of 128x64 tiles with 64 k-tiles a split run with
 /// // the splits outer, unclustered: 256 x 1024 x 16384 is 2 x 16 tiles in
 /// // 4 splits (128 units).
 /// let outer = bf(256, 1024, 16384);
 /// assert_eq!((outer.tile, outer.cluster.mnk()), ([128, 64, 64], [1, 1, 1]));
 /// assert!(outer.kernel_name().ends_with("_splitk4"));
+/// // And 72 to 128 rows two rows of ping-pong 64x128 tiles: 128 x 4096 x
+/// // 16384 is 2 x 32 of them in 2 splits of 128 k-tiles, 128 x 2048 x
+/// // 16384 2 x 16 in 4 of 64.
+/// let rows = bf(128, 4096, 16384);
+/// assert_eq!((rows.schedule, rows.tile), (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, 64]));
+/// assert!(rows.kernel_name().ends_with("_c1x1_splitk2"));
+/// assert!(bf(128, 2048, 16384).kernel_name().ends_with("_c1x1_splitk4"));
+/// // At 65 rows the second row would hold one: 128x128 splits in 1x2.
+/// assert_eq!(bf(65, 4096, 16384).tile, [128, 128, 64]);
 /// // 384 x 1024 x 4096: 24 tiles of 128x128 would take 4 splits of 16
 /// // k-tiles; 48 tiles of 128x64 in 2 splits (96 units, one wave) instead
 /// // (its 96 tiles of 64x64 fill less than three quarters of a wave). At
@@ -555,9 +560,15 @@ const SPLIT_CLUSTER_OVER_NARROW_K_TILES_PER_SPLIT: u32 = 32;
 /// The most k-tiles a split of 128x128 tiles in 4 splits keeps where 128x64
 /// tiles in 2 splits replace them ([`Sm90Pick::split_k`]).
 const SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT: u32 = 16;
-/// Most 128-row tiles along M for which [`Sm90Pick::outer_split`] takes
-/// 128x64 tiles with the splits outer (M = 512).
+/// Most tiles along M for which [`Sm90Pick::outer_split`] takes split
+/// tiles with the splits outer (M = 512 in 128x64 tiles).
 const OUTER_SPLIT_MAX_TILES_M: u32 = 4;
+/// Fewest rows for which [`Sm90Pick::outer_split`] takes two rows of
+/// ping-pong 64x128 tiles: the second row holds at least 8 of them. With
+/// one (65x4096x16384, H200, 2026-11-29) the rule lost, 0.843-0.856 against
+/// the clustered 128x128 splits' 0.901; at 72 rows it gained (72x2048x32768
+/// 0.895-0.899 against 0.882-0.883).
+const OUTER_SPLIT_PINGPONG_MIN_M: u32 = 72;
 /// The TileNs [`Sm90Pick::one_row`] weighs for a single row of 128-row
 /// split tiles, and the fewest k-tiles each of its splits keeps.
 const ONE_ROW_TILE_N: [u32; 3] = [32, 48, 64];
@@ -1416,25 +1427,53 @@ impl Sm90Pick {
         })
     }
 
-    /// Split-K over 128x64 tiles without a cluster, the splits the outer
-    /// order of the units ([`SplitK::interleave`](crate::kernel::gemm::SplitK::interleave)):
-    /// where the tiles lie two to [`OUTER_SPLIT_MAX_TILES_M`] deep along M
-    /// and at least two along N, the most splits (8, 4 or 2) whose units fit
-    /// one wave with at least
+    /// Split-K without a cluster, the splits the outer order of the units
+    /// ([`SplitK::interleave`](crate::kernel::gemm::SplitK::interleave)):
+    /// cooperative 128x64 tiles where they lie two to
+    /// [`OUTER_SPLIT_MAX_TILES_M`] deep along M, and ping-pong 64x128 tiles
+    /// for [`OUTER_SPLIT_PINGPONG_MIN_M`] to 128 rows (two rows of them); in
+    /// either case at least two
+    /// tiles along N, the most splits (8, 4 or 2) whose units fit one wave
+    /// with at least
     /// [`SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT`](crate::kernel::gemm::SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT)
     /// k-tiles each, where they fill three quarters of the wave. On 132
-    /// SMs: 512 x 512 x 16384 (4 x 8 tiles, 256 k-tiles) in 4 splits, 128
-    /// units; 512 x 1024 x 16384 (4 x 16) in 2. The blocks that start
-    /// together run the same split of neighbouring tiles, and L2 serves
-    /// their reads of A and B once (see [`SplitK`](crate::kernel::gemm::SplitK)).
+    /// SMs: 512 x 512 x 16384 (4 x 8 tiles of 128x64, 256 k-tiles) in 4
+    /// splits, 128 units; 512 x 1024 x 16384 (4 x 16) in 2; 128 x 4096 x
+    /// 16384 (2 x 32 tiles of 64x128) in 2. The blocks that start together
+    /// run the same split of neighbouring tiles, and L2 serves their reads
+    /// of A and B once (see [`SplitK`](crate::kernel::gemm::SplitK)).
     /// H200, 2026-11-29, bf16, cutlet / cuBLASLt, two rounds, against the
     /// clustered 128x128 splits before it: 512x512x16384 0.941-0.957
     /// against 0.844-0.860, 256x1024x16384 1.018-1.025 against
-    /// 0.918-0.932, 512x1024x16384 0.986-0.989 against 0.956-0.957.
-    /// Eight tiles deep it lost (1024x512x16384 0.734-0.895 against
-    /// 0.961-0.962).
-    fn outer_split(bk: u32, [m, n, k, l]: [u32; 4], sm_count: u32) -> Option<Sm90Pick> {
-        let (tiles_m, tiles_n) = (m.div_ceil(128), n.div_ceil(64));
+    /// 0.918-0.932, 512x1024x16384 0.986-0.989 against 0.956-0.957,
+    /// 128x4096x16384 1.005-1.014 against 0.962-0.963. The 64x128 tiles,
+    /// A/B against the rules after this one (H200, 2026-11-29, two
+    /// rounds): 128x2048x16384 in 4 splits 0.955-0.956 against 0.863,
+    /// 96x4096x12288 in 2 0.998-1.002 against 0.972-0.974,
+    /// 100x4096x24576 in 2 1.004-1.005 against 0.962-0.963,
+    /// 128x1024x32768 in 8 0.897 against 0.848, 72x2048x32768 in 4
+    /// 0.895-0.899 against 0.882-0.883. Eight tiles deep it lost
+    /// (1024x512x16384 0.734-0.895 against 0.961-0.962); where 64x128
+    /// tiles would need 8 splits of 32 k-tiles (128x1024x16384) it lost
+    /// too (0.79-0.86 against 0.93), and that is left to the rules after it.
+    fn outer_split(
+        bk: u32,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        facts: Sm90PickFacts,
+    ) -> Option<Sm90Pick> {
+        let (schedule, tile) = if (OUTER_SPLIT_PINGPONG_MIN_M..=128).contains(&m) {
+            if !(facts.small_split_ok && facts.wide64_ok) {
+                return None;
+            }
+            (KernelSchedule::TmaWarpSpecializedPingpong, [64, 128, bk])
+        } else {
+            if !facts.one_row_ok {
+                return None;
+            }
+            (KernelSchedule::TmaWarpSpecializedCooperative, [128, 64, bk])
+        };
+        let (tiles_m, tiles_n) = (m.div_ceil(tile[0]), n.div_ceil(tile[1]));
         if !(2..=OUTER_SPLIT_MAX_TILES_M).contains(&tiles_m) || tiles_n < 2 {
             return None;
         }
@@ -1445,10 +1484,8 @@ impl Sm90Pick {
             tiles * u64::from(s) <= sms
                 && k_tiles / s >= crate::kernel::gemm::SPLIT_K_OUTER_MIN_K_TILES_PER_SPLIT
         })?;
-        (4 * tiles * u64::from(splits) >= 3 * sms).then(|| {
-            Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedCooperative, [128, 64, bk])
-                .split(splits)
-        })
+        (4 * tiles * u64::from(splits) >= 3 * sms)
+            .then(|| Sm90Pick::whole_tiles(schedule, tile).split(splits))
     }
 
     /// The cooperative kernel of whole `tile` tiles in a `[cm, cn]` cluster.
@@ -1536,10 +1573,8 @@ impl Sm90Pick {
             }
         }
         if facts.split_ok {
-            if facts.one_row_ok {
-                if let Some(pick) = Sm90Pick::outer_split(bk, [m, n, k, l], sm_count) {
-                    return pick;
-                }
+            if let Some(pick) = Sm90Pick::outer_split(bk, [m, n, k, l], sm_count, facts) {
+                return pick;
             }
             let split = Sm90Pick::split_k(bk, [m, n, k, l], sm_count, facts);
             // The small split yields to 128x128 splits in clusters, which
