@@ -449,10 +449,20 @@ pub fn sm90_default_spec(
 /// // 64x128 tiles fill one (8 stages), where M is at least 128.
 /// let wide = bf(256, 4096, 4096);
 /// assert_eq!((wide.tile, wide.majors.d, wide.mainloop.stages()), ([64, 128, 64], OutputMajor::N, 8));
-/// // 256 x 14336: 2 x 112 = 224 tiles of 128x128 take 2 rounds of 132
-/// // (2 x 16384 elements of area), 2 x 128 = 256 of 128x112 take 2 as well
-/// // (2 x 14336), 12.5% less time: past the 10% margin.
-/// assert_eq!(bf(256, 14336, 4096).tile, [128, 112, 64]);
+/// // 256 x 14336: 2 x 112 = 224 tiles of 128x128 would take 2 rounds of
+/// // 132; one wave holds 66 tiles a row, 14336 / 66 -> 224 columns: 2 x 64
+/// // = 128 cooperative 128x224 tiles, no cluster.
+/// let one_wave = bf(256, 14336, 4096);
+/// assert_eq!((one_wave.schedule, one_wave.tile, one_wave.cluster.mnk()), (KernelSchedule::TmaWarpSpecializedCooperative, [128, 224, 64], [1, 1, 1]));
+/// // 256 x 6144: 96 tiles of 128x128 leave 36 SMs idle; 2 x 64 of 128x96.
+/// assert_eq!(bf(256, 6144, 4096).tile, [128, 96, 64]);
+/// // 512 x 8192 would take 128x256 tiles (33 a row): ping-pong 128x128.
+/// assert_eq!(bf(512, 8192, 4096).tile, [128, 128, 64]);
+/// // Where one wave would need more than 224 columns, 128x112 tiles if
+/// // their rounds take 10% less area: 256 x 28672 is 2 x 224 = 448 tiles of
+/// // 128x128 in 4 rounds of 132 (4 x 16384 elements of area), 2 x 256 =
+/// // 512 of 128x112 in 4 as well (4 x 14336), 12.5% less.
+/// assert_eq!(bf(256, 28672, 4096).tile, [128, 112, 64]);
 /// // One row of tiles keeps 128x128 (128 x 14336: 112 tiles, one round).
 /// assert_eq!(bf(128, 14336, 4096).tile, [128, 128, 64]);
 /// // s8 inputs into an i32 D: ping-pong 128x128 tiles of 128 k in a 1x2
@@ -563,6 +573,11 @@ const SPLIT_NARROW_PAIRS_MAX_K_TILES_PER_SPLIT: u32 = 16;
 /// Most tiles along M for which [`Sm90Pick::outer_split`] takes split
 /// tiles with the splits outer (M = 512 in 128x64 tiles).
 const OUTER_SPLIT_MAX_TILES_M: u32 = 4;
+/// The TileNs [`Sm90Pick::one_wave`] takes (multiples of 16).
+const ONE_WAVE_TILE_N: std::ops::RangeInclusive<u32> = 80..=224;
+/// Most 128-row tiles along M for which [`Sm90Pick::one_wave`] weighs one
+/// wave of wide tiles (M = 512).
+const ONE_WAVE_MAX_TILES_M: u32 = 4;
 /// Fewest rows for which [`Sm90Pick::outer_split`] takes two rows of
 /// ping-pong 64x128 tiles: the second row holds at least 8 of them. With
 /// one (65x4096x16384, H200, 2026-11-29) the rule lost, 0.843-0.856 against
@@ -1488,6 +1503,75 @@ impl Sm90Pick {
             .then(|| Sm90Pick::whole_tiles(schedule, tile).split(splits))
     }
 
+    /// One wave of whole cooperative 128xTN tiles without a cluster, for
+    /// two to [`ONE_WAVE_MAX_TILES_M`] rows of 128-row tiles where 128x128
+    /// tiles would take more than a wave, or fill it less than all but
+    /// not half (half or less is [`wave64`](Sm90Pick::wave64)'s): TN the
+    /// narrowest multiple of 16 whose tiles fit one wave, within
+    /// [`ONE_WAVE_TILE_N`] and not 128, where they fill three quarters of
+    /// it; K at least 1024. On 132 SMs: 256 x 14336 is 2 x 66 tiles a wave
+    /// at most, TN = 14336 / 66 -> 224 (2 x 64 tiles); 256 x 6144 -> 96;
+    /// 512 x 6144 (33 a row) -> 192; 512 x 8192 would take 256 (kept on
+    /// ping-pong 128x128). The tiles of a wave run at once, each streaming
+    /// its own columns of B once, where 128x128 tiles leave a second
+    /// round (or idle SMs) and ping-pong 128x112 a second tile on each SM.
+    /// H200, 2026-11-29, bf16, cutlet / cuBLASLt, two rounds, against the
+    /// pick before (ping-pong 128x128, or 128x112 from K = 2048):
+    ///
+    /// | problem | TN | before | one wave |
+    /// |---|---|---|---|
+    /// | 256x14336x1024 / 4096 | 224 | 0.965-0.968 / 0.990-0.993 | 1.016-1.018 / 1.009-1.019 |
+    /// | 256x14336x8192 / 16384 | 224 | 1.010-1.016 / 1.086-1.089 | 1.064-1.070 / 1.118 |
+    /// | 256x12288x1024 / 4096 | 192 | 0.907-0.916 / 0.904-0.905 | 1.044-1.058 / 1.027 |
+    /// | 256x10240x1024 / 4096 | 160 | 0.813-0.816 / 0.810-0.813 | 0.988-0.998 / 1.051-1.053 |
+    /// | 384x8192x1024 / 4096 | 192 | 0.899-0.902 / 0.901-0.903 | 1.049-1.050 / 1.022 |
+    /// | 512x6144x1024 / 4096 | 192 | 0.854-0.864 / 0.874-0.876 | 0.978-0.990 / 0.992-0.997 |
+    /// | 256x6144x4096 | 96 | 0.899-0.906 | 1.026-1.044 |
+    /// | 256x5120x4096 | 80 | 0.849-0.862 | 1.075-1.081 |
+    /// | 192x14336x1024 / 4096 | 224 | 0.848-0.855 / 0.587-0.600 | 0.937-0.944 / 0.894-0.898 |
+    /// | 256x11008x4096 | 176 | 0.823-0.825 | 0.916-0.924 |
+    /// | 256x7168x4096 | 112 | 0.927-0.957 | 0.969-1.003 |
+    /// | 256x6144x1024 | 96 | 0.962-0.964 | 1.058-1.069 |
+    /// | 320x6144x1024 | 144 | 0.783-0.788 | 0.869-0.942 |
+    /// | 384x3072x4096 | 80 | 0.719-0.722 | 0.938-0.946 |
+    /// | 512x3072x4096 | 96 | 0.840-0.845 | 1.023-1.030 |
+    /// | 192x12288x8192 | 192 | 0.753-0.790 | 1.078-1.099 |
+    /// | 160x14336x4096 | 224 | 0.460-0.462 | 0.795-0.797 |
+    /// | 129x7168x4096 | 112 | 0.465-0.475 | 0.501-0.502 |
+    ///
+    /// Where it lost: 512x8192x1024 and 4096 in 128x256 tiles (0.970 and
+    /// 1.003-1.005 against 0.994-1.003 and 1.020-1.022), hence TN at most
+    /// 224; 256x11008x1024 in 128x176 (0.791-0.795 against 0.818-0.827),
+    /// whose last column of tiles holds 96 of B's 176 rows, and two
+    /// batches of 129x3072x4096 in 128x96 (0.487-0.488 against
+    /// 0.547-0.548), whose second row of tiles holds one row of A: boxes
+    /// mostly past the operand's rows cost more than whole ones (see
+    /// [`TensorMapRequest::clip_rows`](crate::gemm::TensorMapRequest)).
+    /// 2x1 clusters of the same tiles ran 1-4% behind no cluster.
+    fn one_wave(
+        bk: u32,
+        [m, n, k, l]: [u32; 4],
+        sm_count: u32,
+        facts: Sm90PickFacts,
+    ) -> Option<Sm90Pick> {
+        let rows = m.div_ceil(128);
+        if !facts.one_wave_ok
+            || facts.register_store_d
+            || k < 1024
+            || !(2..=ONE_WAVE_MAX_TILES_M).contains(&rows)
+        {
+            return None;
+        }
+        let per_row = sm_count / rows.checked_mul(l)?;
+        let tile_n = n.div_ceil(per_row.max(1)).next_multiple_of(16);
+        if tile_n == 128 || !ONE_WAVE_TILE_N.contains(&tile_n) {
+            return None;
+        }
+        let tiles = u64::from(rows) * u64::from(n.div_ceil(tile_n)) * u64::from(l);
+        (tiles <= u64::from(sm_count) && 4 * tiles >= 3 * u64::from(sm_count))
+            .then(|| Sm90Pick::cooperative([128, tile_n, bk], [1, 1]))
+    }
+
     /// The cooperative kernel of whole `tile` tiles in a `[cm, cn]` cluster.
     fn cooperative(tile: [u32; 3], cluster: [u32; 2]) -> Sm90Pick {
         Sm90Pick::whole_tiles(KernelSchedule::TmaWarpSpecializedCooperative, tile)
@@ -1687,6 +1771,9 @@ impl Sm90Pick {
         if let Some(pick) = wave64 {
             return pick;
         }
+        if let Some(pick) = Sm90Pick::one_wave(bk, [m, n, k, l], sm_count, facts) {
+            return pick;
+        }
         let tiles = u64::from(m.div_ceil(128)) * u64::from(n.div_ceil(128)) * u64::from(l);
         let tile_n = if facts.narrow_ok && 2 * tiles <= u64::from(sm_count) {
             64
@@ -1780,6 +1867,11 @@ pub(crate) struct Sm90PickFacts {
     /// The ping-pong 128x112 kernel builds, where `deep_ok` holds (the
     /// types the pick measured it with; a K-major B).
     pub(crate) row112_ok: bool,
+    /// The cooperative kernels of [`Sm90Pick::one_wave`] build without a
+    /// cluster (128x80 to 128x224 tiles), where `deep_ok` holds and D is
+    /// written by the TMA-store epilogue (the types and outputs it was
+    /// measured with).
+    pub(crate) one_wave_ok: bool,
     /// The split-K kernel (cooperative 128x128 without a cluster) builds
     /// for these types and majors (f32 accumulation), and reads A from shared memory (split-K with A through registers is
     /// built only when asked for: the pick was measured without it).
@@ -1892,6 +1984,11 @@ impl Sm90PickFacts {
                 [1, 1],
             )
             .is_ok();
+        let one_wave_ok = deep_ok
+            && d != ElementType::I32
+            && [ONE_WAVE_TILE_N.start(), ONE_WAVE_TILE_N.end()]
+                .iter()
+                .all(|&&tn| stages([128, tn, bk], [1, 1]).is_ok());
         let split = Sm90Pick::whole_tiles(
             KernelSchedule::TmaWarpSpecializedCooperative,
             [128, 128, bk],
@@ -1992,6 +2089,7 @@ impl Sm90PickFacts {
             deep_ok,
             row224_ok,
             row112_ok,
+            one_wave_ok,
             split_ok,
             split_cluster_ok,
             one_row_ok,
