@@ -95,7 +95,7 @@ pub(crate) use sm90_mma_tma_gmma_ss_warpspecialized::{
     check_sm90_block_scales, check_sm90_mainloop, check_sm90_promotion, reads_a_from_registers,
 };
 pub use sm90_mma_tma_gmma_ss_warpspecialized::{
-    Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, MAX_ACCUMULATOR_REGISTERS,
+    EdgeMap, Sm90MainloopIo, Sm90TmaGmmaWarpSpecialized, MAX_ACCUMULATOR_REGISTERS,
     MAX_TRANSPOSED_BLOCK_SCALE_TILE_N, STAGE_ALIGN,
 };
 pub use sm90_tiled_mma::Sm90TiledMma;

@@ -119,6 +119,11 @@ pub enum ParamRole {
     Workspace,
     /// The operand's TMA tensor map, 128 bytes by value (64-byte aligned).
     TensorMap(GemmOperand),
+    /// The operand's tensor map for its last tile along the box's strided
+    /// dimension, whose box stops at the operand's rows
+    /// ([`TensorMapRequest::clip_rows`](crate::gemm::TensorMapRequest::clip_rows)),
+    /// 128 bytes by value (64-byte aligned).
+    EdgeTensorMap(GemmOperand),
 }
 
 impl ParamRole {
@@ -149,6 +154,7 @@ impl ParamRole {
             ParamRole::BlockScales(op) => format!("block_scales_{}", op.name()),
             ParamRole::Workspace => "workspace".to_string(),
             ParamRole::TensorMap(op) => format!("tmap_{}", op.name()),
+            ParamRole::EdgeTensorMap(op) => format!("tmap_{}_edge", op.name()),
         }
     }
 
@@ -166,7 +172,7 @@ impl ParamRole {
             | ParamRole::Workspace => ParamType::U64,
             ParamRole::Extent(_) | ParamRole::RasterLog | ParamRole::RasterOrder => ParamType::U32,
             ParamRole::Alpha | ParamRole::Beta | ParamRole::Scalar(_) => ParamType::F32,
-            ParamRole::TensorMap(_) => ParamType::TENSOR_MAP,
+            ParamRole::TensorMap(_) | ParamRole::EdgeTensorMap(_) => ParamType::TENSOR_MAP,
         }
     }
 }

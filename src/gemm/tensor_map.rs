@@ -36,19 +36,26 @@ pub struct TensorMapRequest {
     /// TMA store then never writes a partial chunk, which the H100 writes
     /// whole (see [`tma_store_rows_exact`]). The extent must hold one chunk.
     pub whole_chunks: bool,
-    /// The box's strided extent stops at the operand's own
-    /// ([`clipped_rows`](Self::clipped_rows)) where that is smaller: a
-    /// K-major operand of fewer rows than the tile (M = 80 under a 128-row
-    /// tile) loads its rows alone instead of a box whose rows past M the
-    /// TMA fills with zeros one by one; the kernel counts the box's bytes
-    /// at run time and never stores the rows past M.
+    /// The map of the operand's last tile along the box's strided
+    /// dimension (its [`ParamRole::EdgeTensorMap`](super::ParamRole::EdgeTensorMap)
+    /// parameter): the box's strided extent stops at the rows that tile
+    /// holds ([`edge_rows`](Self::edge_rows)). A K-major operand whose rows
+    /// do not fill its last tile (M = 160 under 128-row tiles: 32 rows in
+    /// the second) loads those rows alone instead of a box whose rows past
+    /// M the TMA fills with zeros one by one, which costs more than loading
+    /// whole rows (H200, 2026-11-29, ping-pong 128x128 tiles over N = 8192,
+    /// K = 4096: 41.6 µs at M = 160 with whole boxes against 27.4 at
+    /// M = 256, and 26.5 at M = 160 through this map). The kernel loads
+    /// its last tile through this map, counts its bytes at run time and
+    /// never stores the rows past M.
     pub clip_rows: bool,
 }
 
 impl TensorMapRequest {
-    /// The strided extent of a [`clip_rows`](Self::clip_rows) box over an
-    /// operand of `rows` rows: `rows` rounded up to a multiple of 8 (the
-    /// swizzle's repeat), at least 8 and at most `box_rows`.
+    /// The strided extent of a box of at most `box_rows` rows over `rows`
+    /// rows: `rows` rounded up to a multiple of 8 (the swizzle's repeat),
+    /// at least 8 and at most `box_rows` ([`edge_rows`](Self::edge_rows)
+    /// takes it over the rows of an operand's last tile).
     ///
     /// ```
     /// use cutlet::gemm::TensorMapRequest;
@@ -69,6 +76,29 @@ impl TensorMapRequest {
         } else {
             box_rows
         }
+    }
+
+    /// The strided extent of a [`clip_rows`](Self::clip_rows) box over an
+    /// operand of `rows` rows in tiles of `box_rows`: the rows of the last
+    /// tile, `(rows - 1) % box_rows + 1`, as [`clipped_rows`](Self::clipped_rows)
+    /// rounds them.
+    ///
+    /// ```
+    /// use cutlet::gemm::TensorMapRequest;
+    ///
+    /// // M = 160 in 128-row tiles: the second holds 32 rows.
+    /// assert_eq!(TensorMapRequest::edge_rows(128, 160), 32);
+    /// assert_eq!(TensorMapRequest::edge_rows(128, 129), 8);
+    /// assert_eq!(TensorMapRequest::edge_rows(128, 256), 128);
+    /// assert_eq!(TensorMapRequest::edge_rows(176, 11008), 96);
+    /// assert_eq!(TensorMapRequest::edge_rows(128, 80), 80);
+    /// assert_eq!(TensorMapRequest::edge_rows(128, 0), 8);
+    /// ```
+    pub const fn edge_rows(box_rows: u32, rows: u32) -> u32 {
+        if rows == 0 || box_rows == 0 {
+            return Self::clipped_rows(box_rows, rows);
+        }
+        Self::clipped_rows(box_rows, (rows - 1) % box_rows + 1)
     }
 
     /// (contiguous, strided) of A (M x K) or B (N x K) with `major`.

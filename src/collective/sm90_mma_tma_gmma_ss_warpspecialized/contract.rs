@@ -21,6 +21,12 @@ impl Mainloop for Sm90TmaGmmaWarpSpecialized {
             ParamRole::TensorMap(GemmOperand::A),
             ParamRole::TensorMap(GemmOperand::B),
         ];
+        for op in [GemmOperand::A, GemmOperand::B] {
+            if self.clips_rows(op) {
+                roles.push(ParamRole::EdgeTensorMap(op));
+                roles.push(ParamRole::Extent(super::edge_extent(op)));
+            }
+        }
         if self.block_scales {
             roles.extend([GemmOperand::A, GemmOperand::B].map(ParamRole::BlockScales));
             // Block scales index rows by M and column blocks by N.

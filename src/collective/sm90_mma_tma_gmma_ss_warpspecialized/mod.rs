@@ -8,7 +8,14 @@
 //! waits until the stage is empty, announces the stage's bytes on its
 //! `full` barrier and issues the boxes. In a cluster the CTAs that share a
 //! tile of A (same M, the cluster's row) or of B (same N) each load a share
-//! of it and multicast it to all of them. Consumer warpgroups wait on the
+//! of it and multicast it to all of them. The last tile along M (or N) of
+//! a K-major operand that no peer shares loads through a second tensor map
+//! whose box stops at the operand's rows, and its stages count that many
+//! bytes (`clips_rows`): the TMA would fill
+//! the rest of a whole box with zeros, row by row, slower than it reads
+//! rows. The rows of the stage past the box keep what they held; the
+//! accumulator rows they feed lie past M (N) and are never stored.
+//! Consumer warpgroups wait on the
 //! `full` barrier, issue `wgmma` with both operands read through
 //! shared-memory descriptors, keep one k-tile of wgmma in flight, and
 //! release each stage (to every CTA whose loads filled it) once the wgmma
@@ -67,7 +74,7 @@ use crate::numeric::ElementType;
 use crate::pipeline::{
     Pipeline, PipelineTmaAsync, Release, RemoteArrival, TmaAsyncConfig, TmaAsyncState,
 };
-use crate::ptx::{Kernel, PtxError, Reg, RegClass};
+use crate::ptx::{Kernel, Param, PtxError, Reg, RegClass};
 use crate::tiled::RegisterTensor;
 
 /// Whether the SM90 mainloop reads an A of `element` and `major` from
@@ -99,6 +106,27 @@ pub struct Sm90TmaGmmaWarpSpecialized {
     pub(crate) block_scales_transposed: bool,
 }
 
+/// The extent an operand's rows run along: M for A, N for B.
+pub(crate) const fn edge_extent(op: GemmOperand) -> ProblemDim {
+    match op {
+        GemmOperand::A => ProblemDim::M,
+        _ => ProblemDim::N,
+    }
+}
+
+/// An operand's tensor map for its last tile along M (A) or N (B), whose
+/// box stops at the operand's rows
+/// ([`TensorMapRequest::edge_rows`](crate::gemm::TensorMapRequest::edge_rows)):
+/// the parameters the producer reads for each tile (not registers held
+/// through the kernel, which the consumers' allocation would pay for).
+#[derive(Clone, Debug)]
+pub struct EdgeMap {
+    /// The map's parameter ([`ParamRole::EdgeTensorMap`]).
+    pub map: Param,
+    /// The operand's rows: M for A, N for B ([`ParamRole::Extent`]).
+    pub extent: Param,
+}
+
 /// What the prologue hands the producer and consumer parts.
 #[derive(Clone, Debug)]
 pub struct Sm90MainloopIo {
@@ -126,10 +154,10 @@ pub struct Sm90MainloopIo {
     pub k_split: Option<[Reg; 2]>,
     /// This CTA's position in its cluster, (M, N) (`.b32`).
     pub cta: [Reg; 2],
-    /// The bytes of a stage where A's box is clipped to M's rows
-    /// ([`TensorMapRequest::clip_rows`](crate::gemm::TensorMapRequest):
-    /// `.b32`, counted once); `None` where every stage has the tile's.
-    pub tx_bytes: Option<Reg>,
+    /// A's and B's maps of their last tiles, whose boxes stop at the
+    /// operand's rows ([`TensorMapRequest::clip_rows`](crate::gemm::TensorMapRequest));
+    /// `None` for an operand whose every tile loads whole boxes.
+    pub edges: [Option<EdgeMap>; 2],
     /// Byte offset of this consumer warpgroup's rows in a stage's A tile (`.b32`).
     pub a_rows_offset: Reg,
     /// Whether this thread releases stages (one per consumer warpgroup and
@@ -262,35 +290,49 @@ impl Sm90TmaGmmaWarpSpecialized {
         gmma_atom(t.a, t.b, t.acc, self.ctx.tile[1], self.a_source())
     }
 
-    /// The tensor maps of A and B: the box each TMA copy loads.
+    /// The tensor maps of A and B: the box each TMA copy loads; then, for
+    /// each operand whose last tile loads a box of its own rows
+    /// (`clips_rows`), that tile's map.
     pub fn tensor_map_requests(&self) -> Vec<crate::gemm::TensorMapRequest> {
         let [cm, cn] = self.cluster.mn();
-        [(GemmOperand::A, cn), (GemmOperand::B, cm)]
+        let whole = [(GemmOperand::A, cn), (GemmOperand::B, cm)].map(|(op, peers)| {
+            let tile = self.operand(op);
+            crate::gemm::TensorMapRequest {
+                operand: op,
+                dims: crate::gemm::TensorMapRequest::operand_dims(op, tile.major),
+                box_dims: tile.box_dims(peers),
+                swizzle_bytes: tile.swizzle_bytes(),
+                whole_chunks: false,
+                clip_rows: false,
+            }
+        });
+        let edges = whole
             .into_iter()
-            .map(|(op, peers)| {
-                let tile = self.operand(op);
-                crate::gemm::TensorMapRequest {
-                    operand: op,
-                    dims: crate::gemm::TensorMapRequest::operand_dims(op, tile.major),
-                    box_dims: tile.box_dims(peers),
-                    swizzle_bytes: tile.swizzle_bytes(),
-                    whole_chunks: false,
-                    clip_rows: op == GemmOperand::A && self.clips_a_rows(),
-                }
-            })
-            .collect()
+            .filter(|request| self.clips_rows(request.operand))
+            .map(|request| crate::gemm::TensorMapRequest {
+                clip_rows: true,
+                ..request
+            });
+        whole.into_iter().chain(edges).collect()
     }
 
-    /// Whether A's box stops at M's rows where M is below the tile
-    /// ([`TensorMapRequest::clip_rows`](crate::gemm::TensorMapRequest)):
-    /// a K-major A that no other CTA of the cluster loads a share of (its
-    /// rows are contiguous 128- or 64-byte lines, so the first rows of the
-    /// box land where a whole box puts them). H200, 2026-11-28: one
-    /// kernel (128x64 tiles, 4 splits, N = 1024, K = 16384) ran 21.3 µs
-    /// at M = 128 and 23.3 at M = 80, 25.7 at M = 65, with fewer bytes
-    /// read: the box's rows past M cost time.
-    pub(crate) fn clips_a_rows(&self) -> bool {
-        self.ctx.majors.a == OperandMajor::K && self.cluster.n == 1
+    /// Whether the operand's last tile along M (A) or N (B) loads its
+    /// rows through a map of their own, whose box stops at the operand's
+    /// rows ([`TensorMapRequest::clip_rows`](crate::gemm::TensorMapRequest)):
+    /// a K-major operand that no other CTA of the cluster loads a share of
+    /// (its rows are contiguous 128- or 64-byte lines, so the first rows
+    /// of the box land where a whole box puts them). The TMA fills the rows
+    /// of a box past the operand's with zeros one by one, which costs more
+    /// than reading rows. H200, 2026-11-28: one kernel (128x64 tiles, 4
+    /// splits, N = 1024, K = 16384) ran 21.3 µs at M = 128 and 23.3 at
+    /// M = 80, 25.7 at M = 65, with fewer bytes read; 2026-11-29, ping-pong
+    /// 128x128 tiles over N = 8192, K = 4096: 41.6 µs at M = 160, 34.1 at
+    /// 192, 27.4 at 224 and 256.
+    pub(crate) fn clips_rows(&self, op: GemmOperand) -> bool {
+        match op {
+            GemmOperand::A => self.ctx.majors.a == OperandMajor::K && self.cluster.n == 1,
+            _ => self.ctx.majors.b == OperandMajor::K && self.cluster.m == 1,
+        }
     }
 
     /// Emits the prologue (see the module docs): tensor-map addresses and
@@ -348,12 +390,29 @@ impl Sm90TmaGmmaWarpSpecialized {
                 .map_err(err)?;
         let leader = k.reg(RegClass::Pred);
         k.push(format!("setp.eq.u32 {leader}, {}, 0;", block.tid));
-        // Thread 0, the producer thread, prefetches both tensor maps before
+        // The last tiles' maps, for the producer to read at each tile.
+        let mut edges = [None, None];
+        for (i, op) in [GemmOperand::A, GemmOperand::B].into_iter().enumerate() {
+            if self.clips_rows(op) {
+                edges[i] = Some(EdgeMap {
+                    map: block.params.get(ParamRole::EdgeTensorMap(op))?.clone(),
+                    extent: block
+                        .params
+                        .get(ParamRole::Extent(edge_extent(op)))?
+                        .clone(),
+                });
+            }
+        }
+        // Thread 0, the producer thread, prefetches the tensor maps before
         // the barriers' setup, so that the descriptors are fetched while
         // the block initializes rather than in front of its first load.
         let prefetched = k.new_label("tensor_maps_prefetched")?;
         k.push(format!("@!{leader} bra {};", prefetched.name()));
         for map in maps {
+            emit_prefetch_tensor_map(k, map).map_err(pipeline_error)?;
+        }
+        for edge in edges.iter().flatten() {
+            let map = emit_tensor_map_address(k, &edge.map).map_err(err)?;
             emit_prefetch_tensor_map(k, map).map_err(pipeline_error)?;
         }
         k.place_label(&prefetched);
@@ -387,29 +446,6 @@ impl Sm90TmaGmmaWarpSpecialized {
         } else {
             k.push(format!("mov.u32 {a_rows_offset}, 0;"));
         }
-        // A's box rows: M's rows rounded up to 8, at most the tile's, as the
-        // launcher encodes the box (`TensorMapRequest::clipped_rows`); the
-        // stage's bytes are B's tile and that many rows of A.
-        let tx_bytes = match self.clips_a_rows() {
-            true => {
-                let a = self.operand(GemmOperand::A);
-                let row_bytes = a.bk * a.size;
-                let (rows, bytes) = (r(k), r(k));
-                let m = block.params.load(k, ParamRole::Extent(ProblemDim::M))?;
-                // Clamped to the tile first, so that the sum cannot wrap.
-                k.push(format!("min.u32 {rows}, {m}, {};", a.mn));
-                k.push(format!("max.u32 {rows}, {rows}, 1;"));
-                k.push(format!("add.u32 {rows}, {rows}, 7;"));
-                k.push(format!("and.b32 {rows}, {rows}, -8;"));
-                k.push(format!("min.u32 {rows}, {rows}, {};", a.mn));
-                k.push(format!(
-                    "mad.lo.u32 {bytes}, {rows}, {row_bytes}, {};",
-                    self.operand(GemmOperand::B).bytes()
-                ));
-                Some(bytes)
-            }
-            false => None,
-        };
         let block_scales = match self.block_scales {
             true => {
                 let mma = self.tiled_mma().map_err(err)?;
@@ -433,7 +469,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             k_tiles,
             k_split: None,
             cta: [cta_m, cta_n],
-            tx_bytes,
+            edges,
             a_rows_offset,
             signal,
             wg_thread,
@@ -507,6 +543,48 @@ impl Sm90TmaGmmaWarpSpecialized {
                 boxes: boxes0.len() as u32,
             });
         }
+        // A stage of a last tile lacks the rows past the operand's: its
+        // loads go through the edge map, and the stage counts fewer bytes.
+        let tx = io.edges.iter().any(Option::is_some).then(|| {
+            let tx = r(k);
+            k.push(format!("mov.u32 {tx}, {};", self.stage_bytes()));
+            tx
+        });
+        for (plan, edge) in plans.iter_mut().zip(&io.edges) {
+            let (Some(edge), Some(tx)) = (edge, tx) else {
+                continue;
+            };
+            let edge_map =
+                emit_tensor_map_address(k, &edge.map).map_err(|e| PtxError::UnsupportedSpec {
+                    kernel: "gemm",
+                    name: String::from("sm90 mainloop"),
+                    reason: e.to_string(),
+                })?;
+            let extent = k.load_param(&edge.extent)?;
+            // The last tile's rows, `(extent - 1) % rows + 1`, rounded up to 8
+            // and at most the tile's, as the launcher encodes its box
+            // (`TensorMapRequest::edge_rows`); its stages lack the rest.
+            let (rows, lack, end) = (r(k), r(k), r(k));
+            let mn = plan.tile.mn;
+            k.push(format!("max.u32 {rows}, {extent}, 1;"));
+            k.push(format!("sub.u32 {rows}, {rows}, 1;"));
+            k.rem_u32_by(rows, rows, mn);
+            k.push(format!("add.u32 {rows}, {rows}, 8;"));
+            k.push(format!("and.b32 {rows}, {rows}, -8;"));
+            k.push(format!("min.u32 {rows}, {rows}, {mn};"));
+            k.push(format!("mov.u32 {lack}, {mn};"));
+            k.push(format!("sub.u32 {lack}, {lack}, {rows};"));
+            let row_bytes = plan.tile.bk * plan.tile.size;
+            k.push(format!("mul.lo.u32 {lack}, {lack}, {row_bytes};"));
+            let last = k.reg(RegClass::Pred);
+            let map = k.reg(RegClass::B64);
+            k.push(format!("add.u32 {end}, {}, {mn};", plan.mn0));
+            k.push(format!("setp.gt.u32 {last}, {end}, {extent};"));
+            k.push(format!("selp.b64 {map}, {edge_map}, {}, {last};", plan.map));
+            k.push(format!("selp.b32 {lack}, {lack}, 0, {last};"));
+            k.push(format!("sub.u32 {tx}, {tx}, {lack};"));
+            plan.map = map;
+        }
         k.push(format!("mov.u32 {kt}, 0;"));
         match io.k_split {
             // The unit's first k-tile's K coordinate.
@@ -519,7 +597,7 @@ impl Sm90TmaGmmaWarpSpecialized {
         k.place_label(&top);
         k.push(format!("setp.ge.u32 {p}, {kt}, {};", io.k_tiles));
         k.push(format!("@{p} bra {};", done.name()));
-        match io.tx_bytes {
+        match tx {
             Some(bytes) => io
                 .pipeline
                 .producer_acquire_counted(k, &io.producer, bytes)

@@ -862,6 +862,7 @@ impl Launcher {
             block_scales: block.then_some(block_scales),
             workspace: 0,
             tensor_maps: [None; 4],
+            edge_tensor_maps: [None; 2],
             raster_log,
             raster_order: Some({
                 let (tiles_m, tiles_n) = spec.tiles(m, n);
@@ -883,7 +884,30 @@ impl Launcher {
             if op == c_slot && c_unread {
                 continue;
             }
-            values.tensor_maps[op] = Some(tensor_map(request, &values, map_element(spec, op))?);
+            // An edge map whose last tile holds whole boxes is never read
+            // (every tile loads through the whole map): its slot takes the
+            // whole map rather than one more encode on each launch.
+            let whole = request.clip_rows && {
+                let strided = values.extents[dim_index(request.dims[1])];
+                TensorMapRequest::edge_rows(request.box_dims[1], strided) == request.box_dims[1]
+            };
+            let map = match whole {
+                true => values.tensor_maps[op],
+                false => Some(tensor_map(request, &values, map_element(spec, op))?),
+            };
+            match request.clip_rows {
+                true => {
+                    let slot = values.edge_tensor_maps.get_mut(op).ok_or_else(|| {
+                        Error::invalid_argument(
+                            "a tensor map request",
+                            format!("an edge map of {}", request.operand.name()),
+                            "edge maps of A and B only",
+                        )
+                    })?;
+                    *slot = map;
+                }
+                false => values.tensor_maps[op] = map,
+            }
         }
         if c_unread && requests.iter().any(|r| r.operand as usize == c_slot) {
             values.tensor_maps[c_slot] = values.tensor_maps[d_slot];
@@ -1105,10 +1129,10 @@ fn tensor_map(
     } else {
         (ld * strided).next_multiple_of(16).max(16)
     };
-    // A box over fewer rows than the tile stops at the operand's own (the
-    // kernel counts the same bytes: `TensorMapRequest::clipped_rows`).
+    // The last tile's box stops at the operand's rows (the kernel counts
+    // the same bytes: `TensorMapRequest::edge_rows`).
     let rows = match request.clip_rows {
-        true => TensorMapRequest::clipped_rows(
+        true => TensorMapRequest::edge_rows(
             request.box_dims[1],
             u32::try_from(strided).unwrap_or(u32::MAX),
         ),

@@ -52,6 +52,10 @@ pub struct ParamValues {
     pub workspace: u64,
     /// The tensor maps of A, B, C, D, where a kernel reads them.
     pub tensor_maps: [Option<TensorMapArg>; 4],
+    /// The tensor maps of A's and B's last tiles, whose boxes stop at the
+    /// operand's rows ([`ParamRole::EdgeTensorMap`]), where a kernel reads
+    /// them.
+    pub edge_tensor_maps: [Option<TensorMapArg>; 2],
     /// The tile scheduler's rasterization swizzle, in place of the
     /// kernel's own ([`DEFAULT_RASTER_LOG`](super::DEFAULT_RASTER_LOG)) when set.
     pub raster_log: Option<u32>,
@@ -87,6 +91,10 @@ impl ParamValues {
             ParamRole::TensorMap(op) => {
                 self.tensor_maps[op as usize]?;
                 format!("tensor map of {}", op.name())
+            }
+            ParamRole::EdgeTensorMap(op) => {
+                (*self.edge_tensor_maps.get(op as usize)?)?;
+                format!("tensor map of {}'s last tile", op.name())
             }
             ParamRole::RasterLog => self.raster_log?.to_string(),
             ParamRole::RasterOrder => self.raster_order?.param().to_string(),
@@ -152,6 +160,13 @@ impl ParamValues {
                 ParamRole::TensorMap(op) => {
                     args.tensor_map(self.tensor_maps[op as usize].ok_or_else(missing)?)
                 }
+                ParamRole::EdgeTensorMap(op) => args.tensor_map(
+                    self.edge_tensor_maps
+                        .get(op as usize)
+                        .copied()
+                        .flatten()
+                        .ok_or_else(missing)?,
+                ),
             };
         }
         Ok(())
