@@ -17,7 +17,7 @@ use cutlet_harness::sm90_or_skip;
 use half::bf16;
 
 mod common;
-use common::exact::integers;
+use common::exact::{integers, wrong_products};
 
 /// The kernel to pin: its schedule, tile, cluster, splits (1: whole tiles)
 /// and whether it runs the problem swapped; and the operands whose last
@@ -29,6 +29,38 @@ struct Pinned {
     splits: u32,
     swap: bool,
     edges: &'static [GemmOperand],
+}
+
+impl Pinned {
+    /// The cooperative kernel of `tile` tiles in a `cluster`, in `splits`.
+    const fn cooperative(
+        tile: [u32; 3],
+        cluster: [u32; 2],
+        splits: u32,
+        edges: &'static [GemmOperand],
+    ) -> Pinned {
+        Pinned {
+            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
+            tile,
+            cluster,
+            splits,
+            swap: false,
+            edges,
+        }
+    }
+
+    /// The ping-pong kernel of whole `tile` tiles without a cluster,
+    /// swapped or not; both operands' last tiles clipped.
+    const fn ping_pong(tile: [u32; 3], swap: bool) -> Pinned {
+        Pinned {
+            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
+            tile,
+            cluster: [1, 1],
+            splits: 1,
+            swap,
+            edges: A_AND_B,
+        }
+    }
 }
 
 /// Elements after D's last that must keep their value.
@@ -98,26 +130,7 @@ fn check(test: &str, [m, n, k, l]: [usize; 4], pinned: Pinned) {
     gemm.run(&mut args, &stream).unwrap();
     drop(args);
     let got = stream.clone_dtoh(&dd).unwrap();
-    let mut wrong = 0;
-    for batch in 0..l {
-        for i in 0..m {
-            let row = &a[(batch * m + i) * k..][..k];
-            for j in 0..n {
-                let col = &b[(batch * n + j) * k..][..k];
-                let want: f64 = row.iter().zip(col).map(|(x, y)| x * y).sum();
-                let at = (batch * m + i) * n + j;
-                if got[at] != want as f32 {
-                    if wrong < 5 {
-                        eprintln!(
-                            "{test}: batch {batch} ({i}, {j}): {} against {want}",
-                            got[at]
-                        );
-                    }
-                    wrong += 1;
-                }
-            }
-        }
-    }
+    let wrong = wrong_products(test, [m, n, k, l], &a, &b, &got);
     assert_eq!(wrong, 0, "{test} ({name}): {wrong} elements wrong");
     let guard = &got[l * m * n..];
     assert!(
@@ -136,14 +149,7 @@ fn cooperative_partial_row_and_column_match_the_host() {
     check(
         "cooperative_partial_row_and_column_match_the_host",
         [160, 300, 1000, 2],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 128, 64],
-            cluster: [1, 1],
-            splits: 1,
-            swap: false,
-            edges: A_AND_B,
-        },
+        Pinned::cooperative([128, 128, 64], [1, 1], 1, A_AND_B),
     );
 }
 
@@ -154,14 +160,7 @@ fn ping_pong_one_row_past_the_tiles_matches_the_host() {
     check(
         "ping_pong_one_row_past_the_tiles_matches_the_host",
         [129, 200, 520, 1],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [64, 128, 64],
-            cluster: [1, 1],
-            splits: 1,
-            swap: false,
-            edges: A_AND_B,
-        },
+        Pinned::ping_pong([64, 128, 64], false),
     );
 }
 
@@ -171,14 +170,7 @@ fn wide_tiles_partial_row_and_column_match_the_host() {
     check(
         "wide_tiles_partial_row_and_column_match_the_host",
         [200, 500, 776, 1],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 224, 64],
-            cluster: [1, 1],
-            splits: 1,
-            swap: false,
-            edges: A_AND_B,
-        },
+        Pinned::cooperative([128, 224, 64], [1, 1], 1, A_AND_B),
     );
 }
 
@@ -189,14 +181,7 @@ fn clusters_along_m_clip_a_alone() {
     check(
         "clusters_along_m_clip_a_alone",
         [300, 260, 640, 1],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 128, 64],
-            cluster: [2, 1],
-            splits: 1,
-            swap: false,
-            edges: &[GemmOperand::A],
-        },
+        Pinned::cooperative([128, 128, 64], [2, 1], 1, &[GemmOperand::A]),
     );
 }
 
@@ -206,14 +191,7 @@ fn clusters_along_n_clip_b_alone() {
     check(
         "clusters_along_n_clip_b_alone",
         [300, 260, 640, 1],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 128, 64],
-            cluster: [1, 2],
-            splits: 1,
-            swap: false,
-            edges: &[GemmOperand::B],
-        },
+        Pinned::cooperative([128, 128, 64], [1, 2], 1, &[GemmOperand::B]),
     );
 }
 
@@ -224,14 +202,7 @@ fn split_k_partial_row_and_column_match_the_host() {
     check(
         "split_k_partial_row_and_column_match_the_host",
         [170, 130, 3000, 1],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedCooperative,
-            tile: [128, 64, 64],
-            cluster: [1, 1],
-            splits: 3,
-            swap: false,
-            edges: A_AND_B,
-        },
+        Pinned::cooperative([128, 64, 64], [1, 1], 3, A_AND_B),
     );
 }
 
@@ -243,13 +214,6 @@ fn swapped_narrow_tiles_match_the_host() {
     check(
         "swapped_narrow_tiles_match_the_host",
         [5, 1000, 2048, 1],
-        Pinned {
-            schedule: KernelSchedule::TmaWarpSpecializedPingpong,
-            tile: [64, 16, 64],
-            cluster: [1, 1],
-            splits: 1,
-            swap: true,
-            edges: A_AND_B,
-        },
+        Pinned::ping_pong([64, 16, 64], true),
     );
 }

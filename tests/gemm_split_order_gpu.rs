@@ -17,7 +17,7 @@ use cutlet_harness::sm90_or_skip;
 use half::bf16;
 
 mod common;
-use common::exact::integers;
+use common::exact::{integers, wrong_products};
 
 /// Runs `m x n x k` over `l` batches (K-major A and B, row-major f32 D) on
 /// the `schedule` kernel of `tile` tiles in `splits` splits without a
@@ -86,26 +86,7 @@ fn check_outer(
     }
     drop(args);
     let got = stream.clone_dtoh(&dd).unwrap();
-    let mut wrong = 0;
-    for batch in 0..l {
-        for i in 0..m {
-            let row = &a[(batch * m + i) * k..][..k];
-            for j in 0..n {
-                let col = &b[(batch * n + j) * k..][..k];
-                let want: f64 = row.iter().zip(col).map(|(x, y)| x * y).sum();
-                let at = (batch * m + i) * n + j;
-                if got[at] != want as f32 {
-                    if wrong < 5 {
-                        eprintln!(
-                            "{test}: batch {batch} ({i}, {j}): {} against {want}",
-                            got[at]
-                        );
-                    }
-                    wrong += 1;
-                }
-            }
-        }
-    }
+    let wrong = wrong_products(test, [m, n, k, l], &a, &b, &got);
     assert_eq!(wrong, 0, "{test} ({name}): {wrong} elements wrong");
 }
 

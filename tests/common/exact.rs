@@ -67,3 +67,38 @@ pub fn integers(seed: u64, len: usize, span: i32) -> Vec<f64> {
         .map(f64::from)
         .collect()
 }
+
+/// The elements of `got` (l batches of an `m x n` row-major D) that differ
+/// from the exact sums of `a` (l batches of `m x k`, K-major) times `b`
+/// (l batches of `n x k`, K-major): each sum in f64, compared as f32 (exact
+/// for small integers, whatever order the kernel added them in). The first
+/// five are printed under `test`.
+pub fn wrong_products(
+    test: &str,
+    [m, n, k, l]: [usize; 4],
+    a: &[f64],
+    b: &[f64],
+    got: &[f32],
+) -> usize {
+    let mut wrong = 0;
+    for batch in 0..l {
+        for i in 0..m {
+            let row = &a[(batch * m + i) * k..][..k];
+            for j in 0..n {
+                let col = &b[(batch * n + j) * k..][..k];
+                let want: f64 = row.iter().zip(col).map(|(x, y)| x * y).sum();
+                let at = (batch * m + i) * n + j;
+                if got[at] != want as f32 {
+                    if wrong < 5 {
+                        eprintln!(
+                            "{test}: batch {batch} ({i}, {j}): {} against {want}",
+                            got[at]
+                        );
+                    }
+                    wrong += 1;
+                }
+            }
+        }
+    }
+    wrong
+}
