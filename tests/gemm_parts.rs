@@ -284,3 +284,54 @@ fn a_persistent_scheduler_from_outside_composes_with_the_sm90_parts() {
         }
     }
 }
+
+/// The SM90 mainloop asks for a map of the last tile (`clip_rows`, its
+/// `EdgeTensorMap` parameter) for each K-major operand that no other CTA of
+/// the cluster loads a share of: both without a cluster, A alone in 2x1
+/// clusters (B multicast in halves), B alone in 1x2, neither in 2x2, and
+/// not for an M-major A.
+#[test]
+fn the_sm90_mainloop_maps_the_last_tiles_of_unshared_k_major_operands() {
+    use cutlet::gemm::GemmOperand::{A, B};
+    use cutlet::kernel::gemm::{sm90_spec, KernelSchedule};
+    for (a_major, cluster, edges) in [
+        (OperandMajor::K, [1, 1], vec![A, B]),
+        (OperandMajor::K, [2, 1], vec![A]),
+        (OperandMajor::K, [1, 2], vec![B]),
+        (OperandMajor::K, [2, 2], vec![]),
+        (OperandMajor::MN, [1, 1], vec![B]),
+    ] {
+        let spec = sm90_spec(
+            GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+            GemmMajors::new(a_major, OperandMajor::K, OutputMajor::N),
+            KernelSchedule::TmaWarpSpecializedCooperative,
+            [128, 128, 64],
+            cluster,
+        )
+        .unwrap();
+        let kernel = spec.kernel().unwrap();
+        let maps = kernel.tensor_maps();
+        let clipped: Vec<_> = maps
+            .iter()
+            .filter(|r| r.clip_rows)
+            .map(|r| r.operand)
+            .collect();
+        assert_eq!(clipped, edges, "{}", spec.kernel_name());
+        for request in maps.iter().filter(|r| r.clip_rows) {
+            let whole = maps
+                .iter()
+                .find(|r| r.operand == request.operand && !r.clip_rows)
+                .unwrap();
+            assert_eq!(request.box_dims, whole.box_dims, "{}", spec.kernel_name());
+        }
+        let params = kernel.params();
+        for op in [A, B] {
+            assert_eq!(
+                params.iter().any(|r| r == ParamRole::EdgeTensorMap(op)),
+                edges.contains(&op),
+                "{}: {op:?}",
+                spec.kernel_name()
+            );
+        }
+    }
+}
