@@ -309,3 +309,51 @@ fn non_finite_scalars_are_invalid_arguments_naming_the_scalar_and_value() {
         assert_names(&err.to_string(), &[named, "f32"]);
     }
 }
+
+/// The SM90 pick answers every problem, empty ones, SM counts of 0 and 1
+/// and a pinned swap-AB included, with a kernel or an error, never a panic
+/// (a division by the batches or the SMs).
+#[test]
+fn the_sm90_pick_answers_empty_problems_and_tiny_sm_counts() {
+    use cutlet::kernel::gemm::sm90_pick_for_problem;
+    use ElementType::{F16, F32, F8E4M3, I32, I8, TF32};
+    let dims = [0u32, 1, 72, 129, 256, 4096, 14336];
+    let all_types = [
+        GemmTypes::new(BF16, BF16, BF16, BF16, F32),
+        GemmTypes::new(F16, F16, F32, F32, F32),
+        GemmTypes::new(TF32, TF32, F32, F32, F32),
+        GemmTypes::new(F8E4M3, F8E4M3, BF16, BF16, F32),
+        GemmTypes::new(I8, I8, I32, I32, I32),
+    ];
+    let all_majors = [
+        GemmMajors::new(OperandMajor::K, OperandMajor::K, OutputMajor::N),
+        GemmMajors::new(OperandMajor::MN, OperandMajor::MN, OutputMajor::M),
+    ];
+    for (types, majors) in all_types
+        .into_iter()
+        .flat_map(|t| all_majors.map(|m| (t, m)))
+    {
+        for &m in &dims {
+            for &n in &dims {
+                for k in [0u32, 16384] {
+                    for l in [0u32, 1, 3] {
+                        for (sm_count, swap) in [0u32, 1, 132]
+                            .into_iter()
+                            .flat_map(|sms| [None, Some(true), Some(false)].map(|s| (sms, s)))
+                        {
+                            let problem = [m, n, k, l];
+                            let caught = std::panic::catch_unwind(|| {
+                                sm90_pick_for_problem(types, majors, problem, sm_count, swap)
+                                    .map(|(spec, _)| spec.kernel_name())
+                            });
+                            assert!(
+                                caught.is_ok(),
+                                "{types:?} {majors:?} {problem:?} on {sm_count} SMs, swap {swap:?}, panicked"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

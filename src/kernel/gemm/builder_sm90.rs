@@ -1562,7 +1562,8 @@ impl Sm90Pick {
         {
             return None;
         }
-        let per_row = sm_count / rows.checked_mul(l)?;
+        // No batch (L = 0) runs nothing: no pick of its own.
+        let per_row = sm_count.checked_div(rows.checked_mul(l)?)?;
         let tile_n = n.div_ceil(per_row.max(1)).next_multiple_of(16);
         if tile_n == 128 || !ONE_WAVE_TILE_N.contains(&tile_n) {
             return None;
