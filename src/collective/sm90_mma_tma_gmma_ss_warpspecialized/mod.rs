@@ -554,12 +554,7 @@ impl Sm90TmaGmmaWarpSpecialized {
             let (Some(edge), Some(tx)) = (edge, tx) else {
                 continue;
             };
-            let edge_map =
-                emit_tensor_map_address(k, &edge.map).map_err(|e| PtxError::UnsupportedSpec {
-                    kernel: "gemm",
-                    name: String::from("sm90 mainloop"),
-                    reason: e.to_string(),
-                })?;
+            let edge_map = emit_tensor_map_address(k, &edge.map).map_err(pipeline_error)?;
             let extent = k.load_param(&edge.extent)?;
             // The last tile's rows, `(extent - 1) % rows + 1`, rounded up to 8
             // and at most the tile's, as the launcher encodes its box
