@@ -36,8 +36,10 @@ pub struct FunctionReport {
 pub struct PtxasReport {
     /// One entry per function, in report order.
     pub functions: Vec<FunctionReport>,
-    /// ptxas's warnings, one line each (e.g. "Potential Performance Loss:
-    /// wgmma.mma_async instructions are serialized ...").
+    /// ptxas's warnings, one line each, and its "Potential Performance
+    /// Loss" notes (a serialized wgmma: "(C7514) Potential Performance
+    /// Loss: wgmma.mma_async instructions are serialized ...", which it
+    /// prints as an info line).
     pub warnings: Vec<String>,
 }
 
@@ -58,7 +60,11 @@ impl PtxasReport {
         let mut warnings = Vec::new();
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
-            if line.starts_with("ptxas") && line.contains("warning") {
+            // ptxas 12.9 reports a serialized wgmma as an info line:
+            // "ptxas info : (C7514) Potential Performance Loss: ...".
+            if line.starts_with("ptxas")
+                && (line.contains("warning") || line.contains("Potential Performance Loss"))
+            {
                 warnings.push(line.to_string());
                 continue;
             }
