@@ -3,7 +3,8 @@
 //! and f32 sums exactly, for every A/B type pair, the builder's pick and
 //! pinned tiles, ragged M and N, K a multiple of 16 (TMA's 16-byte row
 //! stride), alpha as the per-tensor scale, with fast accumulation and with
-//! promotion; and a sum whose low bits only promotion keeps.
+//! promotion; a sum whose low bits only promotion keeps; and promotion in
+//! turns against promotion with one set, bit for bit.
 
 use cutlet::device::gemm::{Decomposition, Gemm};
 use cutlet::float8::{F8E4M3, F8E5M2};
@@ -321,6 +322,81 @@ fn split_k_scaled_fp8_gemms_multiply_by_the_scales() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// The cooperative 128x128 kernel, whose consumers promote in turns (two
+/// partial sets, a round of 4 k-tiles), gives the same bits as the
+/// ping-pong 64x128 kernel, whose consumers promote with one set: both add
+/// each k-tile's wgmma sums into the f32 accumulators in K order. Values
+/// with many mantissa bits (so that the order of the additions shows), f32
+/// D, K from 0 to 13 k-tiles and past a few rounds, every count of k-tiles
+/// left over by a round.
+#[test]
+fn promotion_in_turns_gives_the_bits_of_one_set() {
+    let Some(device) = sm90_or_skip("promotion_in_turns_gives_the_bits_of_one_set", "FP8 GEMMs")
+    else {
+        return;
+    };
+    let stream = device.default_stream();
+    let values = |len: usize, seed: u64| -> Vec<F8E4M3> {
+        (0..len as u64)
+            .map(|i| {
+                let h = (i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 7) % 241;
+                F8E4M3::from_f64(h as f64 / 16.0 - 7.5)
+            })
+            .collect()
+    };
+    let (m, n) = (192, 136);
+    for k_tiles in [0, 1, 2, 3, 4, 5, 6, 7, 8, 13, 34] {
+        let k = 128 * k_tiles;
+        let a = stream.clone_htod(&values(m * k, 11)).unwrap();
+        let b = stream.clone_htod(&values(n * k, 12)).unwrap();
+        let run = |tile: [u32; 3], schedule| {
+            let gemm = Gemm::builder()
+                .a(ElementType::F8E4M3, OperandMajor::K)
+                .b(ElementType::F8E4M3, OperandMajor::K)
+                .d(ElementType::F32, OutputMajor::N)
+                .fast_accumulation(false)
+                .schedule(schedule)
+                .tile(tile)
+                .build(&device)
+                .unwrap();
+            let mut d = stream.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+            let mut args = packed_product((m, n, k), &a, &b, &mut d, n, 0.75);
+            gemm.run(&mut args, &stream).unwrap();
+            drop(args);
+            stream.clone_dtoh(&d).unwrap()
+        };
+        let in_turns = run(
+            [128, 128, 128],
+            KernelSchedule::TmaWarpSpecializedCooperative,
+        );
+        let one_set = run([64, 128, 128], KernelSchedule::TmaWarpSpecializedPingpong);
+        for (i, (x, y)) in in_turns.iter().zip(&one_set).enumerate() {
+            assert_eq!(
+                x.to_bits(),
+                y.to_bits(),
+                "K = {k}: D[{}][{}] {x} in turns, {y} with one set",
+                i / n,
+                i % n
+            );
+        }
+        if k_tiles == 34 {
+            // The sums carry rounding (so the order of the additions shows
+            // in the bits): the first rows differ from the exact sums.
+            let (a, b) = (values(m * k, 11), values(n * k, 12));
+            let exact = |i: usize, j: usize| -> f64 {
+                0.75 * (0..k)
+                    .map(|kk| a[i * k + kk].to_f64() * b[j * k + kk].to_f64())
+                    .sum::<f64>()
+            };
+            let rounded = (0..4 * n).filter(|&e| f64::from(in_turns[e]) != exact(e / n, e % n));
+            assert!(
+                rounded.count() > 0,
+                "every sum exact: the test shows no order"
+            );
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The SM90 kernels for FP8 inputs (K-major A and B, f32 accumulators)
-//! assemble for sm_90a with no spills: the fast-accumulation picks at
+//! assemble for sm_90a with no spills and no assembler warning: the fast-accumulation picks at
 //! large, long-K, decode (swap-AB) and ragged shapes, and the FP8 mainloop
 //! with promotion in its default tiles and intervals.
 
@@ -23,6 +23,8 @@ fn assert_no_spills(spec: &GemmSpec) {
     };
     let f = report.function(&name);
     assert_eq!((f.spill_stores, f.spill_loads), (0, 0), "{name}: {f:?}");
+    // No warning either: a serialized wgmma (C7514, C7515) is one.
+    assert!(report.warnings.is_empty(), "{name}: {:?}", report.warnings);
 }
 
 #[test]

@@ -51,6 +51,7 @@
 mod a_operand;
 mod contract;
 mod operand;
+mod promotion_in_turns;
 mod rules;
 
 pub(crate) use a_operand::{AOperand, DescriptorA};
@@ -745,10 +746,14 @@ impl Sm90TmaGmmaWarpSpecialized {
         reader: &R,
         mut overlap: Option<&mut crate::collective::ConsumerOverlap<'_>>,
     ) -> Result<Accumulators, PtxError> {
+        if self.promotes_in_turns(io, reader) {
+            return self.emit_mma_promoting_in_turns(k, io, reader, overlap);
+        }
         let err = pipeline_error;
         let acc = io.acc.clone();
         // With promotion the wgmmas write a second set of registers, added
-        // into the accumulators (zeroed here) at each promotion.
+        // into the accumulators (zeroed here) at each promotion (two sets
+        // taking turns where it promotes every k-tile: `promotion_in_turns.rs`).
         let promotion = self.promotion();
         let partial = match promotion {
             Some(_) => {

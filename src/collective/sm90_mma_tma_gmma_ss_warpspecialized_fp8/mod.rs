@@ -18,8 +18,11 @@
 //! `mma_promotion_interval` does (default 4, every 128 of K); it is a whole
 //! number of k-tiles, so that a promotion falls between two k-tiles. The
 //! wait costs the consumer the overlap of one k-tile's wgmmas with the
-//! next k-tile's issue; in the cooperative kernel the other warpgroup's
-//! wgmmas keep the tensor cores busy meanwhile.
+//! next k-tile's issue. Where it promotes after every k-tile (the default)
+//! on the cooperative schedule without block scales, the consumers keep
+//! two partial sets that take turns instead, adding one while the next
+//! k-tile's wgmmas write the other (`promotion_in_turns.rs` in the SS
+//! mainloop's folder): the same sums in the same order.
 //!
 //! With block scales ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block),
 //! `block_scales.rs`) the promotion multiplies each partial sum by its
@@ -48,6 +51,12 @@ impl Promotion {
         Promotion {
             k_tiles: (interval / steps.max(1)).max(1),
         }
+    }
+
+    /// Whether it promotes after every k-tile (an interval of one k-tile's
+    /// k-steps: the default, 4 k-steps of a 128-deep k-tile).
+    pub(crate) fn every_k_tile(&self) -> bool {
+        self.k_tiles == 1
     }
 
     /// A predicate, true where k-tile `kt` (`.b32`) of a unit adds into
