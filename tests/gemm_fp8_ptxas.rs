@@ -110,21 +110,31 @@ fn scaled_fp8_kernels_assemble_without_spills() {
                 .b(F8E4M3, OperandMajor::K)
                 .fast_accumulation(fast)
                 .scales(granularity);
-            // The TMA-store epilogue of the default tile, split-K's, and
-            // the register-store one on the 128 x 128 tile that runs where
-            // TMA cannot write D.
+            // The TMA-store epilogue of the default tile, split-K's, the
+            // register-store one on the 128 x 128 tile that runs where TMA
+            // cannot write D, ping-pong's and swap-AB's.
             let narrow = builder.clone().tile([128, 128, 128]).spec().unwrap();
             let split = builder
                 .clone()
                 .decomposition(cutlet::device::gemm::Decomposition::SplitK(4))
                 .spec()
                 .unwrap();
+            // Ping-pong's 64-row tiles (one partial set) and swap-AB's.
+            let pingpong = builder
+                .clone()
+                .schedule(KernelSchedule::TmaWarpSpecializedPingpong)
+                .tile([64, 128, 128])
+                .spec()
+                .unwrap();
+            let swapped = builder.clone().swap_ab(true).spec().unwrap();
             for spec in [
                 builder.spec().unwrap(),
                 split,
                 narrow
                     .with_sm90_epilogue(EpiloguePolicy::Sm90NoSmem)
                     .unwrap(),
+                pingpong,
+                swapped,
             ] {
                 let ptx = spec.ptx().unwrap();
                 // The scales are f32 reads.

@@ -464,17 +464,15 @@ impl GemmSpec {
             Sm90TmaGmmaWarpSpecialized::new(ctx, ml, cluster, consumers, wg_rows)
                 .with_block_scales(block_scales, fusion.block_scales_transposed())
         };
-        // Where the TMA-store epilogue reads its vectors: the promoting FP8
-        // mainloop keeps a second accumulator set (the first subtile's
-        // column values only); a split tile's fixup reads the partial sums
-        // into registers and the `_RS` mainloop holds A's fragments (the
-        // reads wait for the store). 128x128 tiles spill otherwise
-        // (`tests/gemm_epilogue_ptxas.rs`, `gemm_fp8_ptxas.rs`).
-        let promotes = matches!(
-            ml.policy,
-            crate::collective::MainloopPolicy::Sm90TmaGmmaWarpSpecializedFp8 { .. }
-        );
-        let columns = match promotes || splits_k || rs {
+        // Where the TMA-store epilogue reads its vectors: a split tile's
+        // fixup reads the partial sums into registers and the `_RS`
+        // mainloop holds A's fragments (the first subtile's column values
+        // only; the reads wait for the store). 128x128 tiles spill
+        // otherwise (`tests/gemm_epilogue_ptxas.rs`). The promoting FP8
+        // mainloop's partial sums are added before the tile's prologue
+        // runs, so its tiles hold every column value as the others do
+        // (`gemm_fp8_ptxas.rs`).
+        let columns = match splits_k || rs {
             true => 0,
             false => crate::collective::MAX_HELD_COLUMN_VALUES,
         };

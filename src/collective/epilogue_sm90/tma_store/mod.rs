@@ -235,9 +235,9 @@ impl EpilogueSm90TmaStore {
     /// This epilogue reading its bias and scale vectors' values where
     /// `reads` says (by default in the prologue, with
     /// [`MAX_HELD_COLUMN_VALUES`] registers for column values). A mainloop
-    /// that keeps registers beside its accumulators (the FP8 mainloop's
-    /// promoted set) gives fewer; a scheduler that splits K needs them until
-    /// its fixup ends.
+    /// that keeps registers beside its accumulators past its last wgmma
+    /// (the `_RS` mainloop's A fragments) gives fewer; a scheduler that
+    /// splits K needs them until its fixup ends.
     pub fn with_vector_reads(mut self, reads: VectorReads) -> Self {
         self.vector_reads = reads;
         self
