@@ -2,7 +2,8 @@
 //! for B, applied at each promotion) against the host: small integers with
 //! power-of-two scales, so every product and sum is exact in f32, through
 //! the builder's pick at large, ragged (M, N and K not multiples of 128),
-//! decode and batched shapes, ping-pong, split-K and stream-K; bf16 inputs
+//! decode and batched shapes, ping-pong, the cooperative kernel's promotion
+//! in turns, split-K and stream-K; bf16 inputs
 //! quantized by `device::quantize` and multiplied back; and the errors of
 //! missing and short scales.
 
@@ -124,6 +125,15 @@ fn block_scaled_fp8_gemms_apply_each_blocks_scales() {
         (264, 200, 1024, 1),
         "TileN 64",
     );
+    // The cooperative 128x128 kernel, whose consumers promote in turns in
+    // rounds of 8 k-tiles: 6 k-tiles (a round left early) and 12 (one
+    // round and 4), the last one partial.
+    let cooperative = block_scaled()
+        .schedule(KernelSchedule::TmaWarpSpecializedCooperative)
+        .tile([128, 128, 128]);
+    for shape in [(264, 200, 656, 1), (136, 264, 1424, 2)] {
+        check(&device, cooperative.clone(), shape, "cooperative 128x128");
+    }
     // K split across units: each unit's k-tiles read the scales of their
     // own blocks of K.
     for decomposition in [Decomposition::SplitK(3), Decomposition::StreamK] {

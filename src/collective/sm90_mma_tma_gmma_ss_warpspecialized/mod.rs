@@ -67,7 +67,7 @@ use crate::atom::{
     MmaAtom, MmaSource, ScaleD,
 };
 use crate::collective::sm90_mma_tma_gmma_ss_warpspecialized_fp8::{
-    emit_block_scale_setup, BlockScaleIo, Promotion,
+    emit_block_scale_setup, BlockScaleIo, Promotion, TileScales,
 };
 use crate::collective::Sm90TiledMma;
 use crate::gemm::{ClusterShape, GemmOperand, OperandMajor, ParamRole, ProblemDim};
@@ -763,27 +763,9 @@ impl Sm90TmaGmmaWarpSpecialized {
             None => acc.clone(),
         };
         let a_tile = reader.emit_tile_setup(self, k, io)?;
-        // Block scales: the tile's scale pointers and its first k-tile's
-        // scales; each k-tile loads the next one's before it waits for
-        // the stage. K-tile kt's block of K is kt, past the unit's first
-        // where a scheduler splits K.
-        let scales = match &io.block_scales {
-            Some(block) => {
-                let mma = self.tiled_mma().map_err(err)?;
-                let scales = block.emit_tile(k, &mma, io.tile);
-                let first = match io.k_split {
-                    Some([_, first]) => first,
-                    None => {
-                        let zero = k.reg(RegClass::B32);
-                        k.push(format!("mov.u32 {zero}, 0;"));
-                        zero
-                    }
-                };
-                scales.emit_first(k, first, io.k_tiles);
-                Some((scales, first))
-            }
-            None => None,
-        };
+        // Block scales: each k-tile loads the next one's before it waits
+        // for the stage.
+        let scales = self.emit_tile_scales(k, io)?;
         let emit_scale_load = |k: &mut Kernel, kt: Reg| {
             if let Some((scales, first)) = &scales {
                 let kb = k.reg(RegClass::B32);
@@ -928,6 +910,32 @@ impl Sm90TmaGmmaWarpSpecialized {
             overlap(k)?;
         }
         Ok(acc)
+    }
+
+    /// Emits a work tile's block scales where the mainloop has them: the
+    /// tile's scale pointers and the loads of its first k-tile's scales,
+    /// with the unit's first k-tile (`.b32`). K-tile kt's block of K is kt,
+    /// past the unit's first where a scheduler splits K.
+    fn emit_tile_scales(
+        &self,
+        k: &mut Kernel,
+        io: &Sm90MainloopIo,
+    ) -> Result<Option<(TileScales, Reg)>, PtxError> {
+        let Some(block) = &io.block_scales else {
+            return Ok(None);
+        };
+        let mma = self.tiled_mma().map_err(pipeline_error)?;
+        let scales = block.emit_tile(k, &mma, io.tile);
+        let first = match io.k_split {
+            Some([_, first]) => first,
+            None => {
+                let zero = k.reg(RegClass::B32);
+                k.push(format!("mov.u32 {zero}, 0;"));
+                zero
+            }
+        };
+        scales.emit_first(k, first, io.k_tiles);
+        Ok(Some((scales, first)))
     }
 
     /// Emits one work tile's MMAs by consumer warpgroup `slice` (`.b32`, 0

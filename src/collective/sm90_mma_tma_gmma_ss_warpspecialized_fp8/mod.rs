@@ -19,7 +19,7 @@
 //! number of k-tiles, so that a promotion falls between two k-tiles. The
 //! wait costs the consumer the overlap of one k-tile's wgmmas with the
 //! next k-tile's issue. Where it promotes after every k-tile (the default)
-//! on the cooperative schedule without block scales, the consumers keep
+//! on the cooperative schedule, the consumers keep
 //! two partial sets that take turns instead, adding one while the next
 //! k-tile's wgmmas write the other (`promotion_in_turns.rs` in the SS
 //! mainloop's folder): the same sums in the same order.
