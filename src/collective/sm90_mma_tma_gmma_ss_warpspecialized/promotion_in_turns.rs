@@ -55,9 +55,9 @@ pub(super) const IN_TURNS_ROUND: usize = 8;
 impl Sm90TmaGmmaWarpSpecialized {
     /// Whether this mainloop's consumers promote in turns (see the module's
     /// docs): the FP8 policy promoting after every k-tile (with block
-    /// scales or not), on the cooperative schedule (its consumers do not peel their
-    /// first k-tile), A read from shared memory, three accumulator sets in
-    /// [`IN_TURNS_MAX_REGISTERS`].
+    /// scales or not), on the cooperative schedule (its consumers do not
+    /// peel their first k-tile), A read from shared memory, three
+    /// accumulator sets in [`IN_TURNS_MAX_REGISTERS`].
     pub(super) fn promotes_in_turns<R: AOperand>(&self, io: &Sm90MainloopIo, reader: &R) -> bool {
         self.promotion().is_some_and(|p| p.every_k_tile())
             && !self.peels_first_k_tile()
@@ -67,8 +67,9 @@ impl Sm90TmaGmmaWarpSpecialized {
 
     /// Emits one work tile's MMAs by a cooperative consumer warpgroup that
     /// promotes in turns (see the module's docs) and returns its
-    /// accumulators (`io.acc`), with `overlap` emitted once, where the
-    /// consumer waits for its last k-tile's wgmmas.
+    /// accumulators (`io.acc`), with `overlap` emitted once, after the
+    /// last promotion (no wgmma in flight, as after the one-set
+    /// promotion).
     pub(super) fn emit_mma_promoting_in_turns<R: AOperand>(
         &self,
         k: &mut Kernel,

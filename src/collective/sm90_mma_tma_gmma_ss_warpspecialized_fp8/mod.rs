@@ -18,11 +18,11 @@
 //! `mma_promotion_interval` does (default 4, every 128 of K); it is a whole
 //! number of k-tiles, so that a promotion falls between two k-tiles. The
 //! wait costs the consumer the overlap of one k-tile's wgmmas with the
-//! next k-tile's issue. Where it promotes after every k-tile (the default)
-//! on the cooperative schedule, the consumers keep
-//! two partial sets that take turns instead, adding one while the next
-//! k-tile's wgmmas write the other (`promotion_in_turns.rs` in the SS
-//! mainloop's folder): the same sums in the same order.
+//! next k-tile's issue. Where it promotes after every k-tile (the
+//! default) on the cooperative schedule, the consumers keep two partial
+//! sets that take turns instead, adding one while the next k-tile's wgmmas
+//! write the other (`promotion_in_turns.rs` in the SS mainloop's folder):
+//! the same sums in the same order.
 //!
 //! With block scales ([`ScaleGranularity::Block`](crate::gemm::ScaleGranularity::Block),
 //! `block_scales.rs`) the promotion multiplies each partial sum by its
