@@ -11,12 +11,11 @@
 //! of it and multicast it to all of them. The last tile along M (or N) of
 //! a K-major operand that no peer shares loads through a second tensor map
 //! whose box stops at the operand's rows, and its stages count that many
-//! bytes (`clips_rows`): the TMA would fill
-//! the rest of a whole box with zeros, row by row, slower than it reads
-//! rows. The rows of the stage past the box keep what they held; the
-//! accumulator rows they feed lie past M (N) and are never stored.
-//! Consumer warpgroups wait on the
-//! `full` barrier, issue `wgmma` with both operands read through
+//! bytes (`clips_rows`): the TMA would fill the rest of a whole box with
+//! zeros, row by row, slower than it reads rows. The rows of the stage past
+//! the box keep what they held; the accumulator rows they feed lie past M
+//! (N) and are never stored. Consumer warpgroups wait on the `full`
+//! barrier, issue `wgmma` with both operands read through
 //! shared-memory descriptors, keep one k-tile of wgmma in flight, and
 //! release each stage (to every CTA whose loads filled it) once the wgmma
 //! that read it has completed.
